@@ -1,0 +1,23 @@
+/**
+ * Production API entry (`npm run api`): uses only the configured DATABASE_URL and
+ * TEMPORAL_ADDRESS, starts nothing else.
+ */
+import { migrate } from '../db/orm';
+import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting } from '../worker/main-support';
+import { startApi } from './server';
+
+async function main(): Promise<void> {
+  const settings = loadProcessSettings();
+  const log = mainLogger('api', settings);
+  const databaseUrl = requireSetting(settings.databaseUrl, 'DATABASE_URL');
+  requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');
+  await migrate(databaseUrl);
+  const api = await startApi({ ...settings, databaseUrl, log });
+  log.info(`API listening on ${api.url}`);
+  onShutdownSignal(log, () => api.stop());
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,42 @@
+import type { Middleware } from 'koa';
+import { DomainError } from '../../core/errors';
+import { parseExactJson } from '../http/exact-json';
+
+/**
+ * Reads the body up to a size limit and parses it losslessly (numbers keep their digits).
+ * The parsed value lands in ctx.state.body; GET requests carry none.
+ */
+export function bodyMiddleware(maxBodyBytes: number): Middleware {
+  return async (ctx, next) => {
+    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE') return next();
+    const declaredLength = Number(ctx.get('content-length') || '0');
+    if (declaredLength > maxBodyBytes) throw tooLarge(maxBodyBytes);
+    const text = await readBody(ctx.req, maxBodyBytes);
+    if (text.trim() === '') throw new DomainError('invalid-request', 'the request body must be a JSON object');
+    if (!ctx.is('application/json')) {
+      throw new DomainError('invalid-request', 'Content-Type must be application/json');
+    }
+    try {
+      ctx.state.body = parseExactJson(text);
+    } catch (error) {
+      throw new DomainError('invalid-request', `malformed JSON: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return next();
+  };
+}
+
+function tooLarge(maxBodyBytes: number): DomainError {
+  return new DomainError('payload-too-large', `the request body exceeds ${maxBodyBytes} bytes`);
+}
+
+async function readBody(stream: NodeJS.ReadableStream, maxBodyBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += buffer.length;
+    if (size > maxBodyBytes) throw tooLarge(maxBodyBytes);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,12 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/**
+ * Search attributes every money-moving workflow carries, so operators can filter in the Web UI
+ * (e.g. `PartnerId = "…" AND OperationStatus = "IN_PROGRESS_TR_DATA"`).
+ */
+export const PARTNER_ID = defineSearchAttributeKey('PartnerId', SearchAttributeType.KEYWORD);
+export const OPERATION_TYPE = defineSearchAttributeKey('OperationType', SearchAttributeType.KEYWORD);
+export const OPERATION_CURRENCY = defineSearchAttributeKey('OperationCurrency', SearchAttributeType.KEYWORD);
+export const OPERATION_STATUS = defineSearchAttributeKey('OperationStatus', SearchAttributeType.KEYWORD);
+
+export const SEARCH_ATTRIBUTE_KEYS = [PARTNER_ID, OPERATION_TYPE, OPERATION_CURRENCY, OPERATION_STATUS] as const;

@@ -1,0 +1,61 @@
+import path from 'node:path';
+import type { EurRates } from './rates';
+import { parseRateTable } from './rates';
+
+/**
+ * Every setting of the service, read once from the environment (README lists them). Pure: the
+ * caller passes the environment, so tests can build settings without touching process.env.
+ */
+export interface Settings {
+  port: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  databaseReadUrl: string | undefined;
+  embeddedPostgresPort: number;
+  temporalAddress: string | undefined;
+  temporalNamespace: string;
+  temporalTaskQueue: string;
+  temporalCliPath: string | undefined;
+  temporalPort: number;
+  temporalUiPort: number;
+  eurRates: EurRates;
+  defaultFeePercentage: string;
+  maxBodyBytes: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+function integer(env: Environment, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return Number(raw);
+}
+
+function text(env: Environment, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? undefined : raw;
+}
+
+export function loadSettings(env: Environment, projectRoot: string): Settings {
+  const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
+  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`LOG_LEVEL must be debug|info|warn|error`);
+  return {
+    port: integer(env, 'PORT', 3000),
+    dataDir: path.resolve(projectRoot, text(env, 'DATA_DIR') ?? '.data'),
+    databaseUrl: text(env, 'DATABASE_URL'),
+    databaseReadUrl: text(env, 'DATABASE_READ_URL'),
+    embeddedPostgresPort: integer(env, 'EMBEDDED_POSTGRES_PORT', 54320),
+    temporalAddress: text(env, 'TEMPORAL_ADDRESS'),
+    temporalNamespace: text(env, 'TEMPORAL_NAMESPACE') ?? 'default',
+    temporalTaskQueue: text(env, 'TEMPORAL_TASK_QUEUE') ?? 'partner-payments',
+    temporalCliPath: text(env, 'TEMPORAL_CLI_PATH'),
+    temporalPort: integer(env, 'TEMPORAL_PORT', 7233),
+    temporalUiPort: integer(env, 'TEMPORAL_UI_PORT', 8233),
+    eurRates: parseRateTable(text(env, 'EXCHANGE_RATES_JSON')),
+    defaultFeePercentage: text(env, 'DEFAULT_FEE_PERCENTAGE') ?? '1',
+    maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 64 * 1024),
+    logLevel: logLevel as Settings['logLevel'],
+  };
+}

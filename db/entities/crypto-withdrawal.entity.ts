@@ -1,0 +1,66 @@
+import { EntitySchema } from '@mikro-orm/core';
+import { DecimalStringType } from '../types/decimal-string.type';
+import type { OperationStatus } from './operation-status';
+
+export type WalletType = 'CUSTODIAL' | 'NON_CUSTODIAL' | 'OTHER';
+export type ReceiverType = 'NATURAL' | 'LEGAL';
+/** Where the workflow is; finer than the public status, for operators. */
+export type CryptoWithdrawalStage =
+  | 'RESERVED'
+  | 'AWAITING_TRAVEL_RULE_DATA'
+  | 'TRAVEL_RULE_CLEARED'
+  | 'BROADCAST'
+  | 'SETTLED'
+  | 'FAILED';
+
+export class CryptoWithdrawal {
+  id!: string;
+  partnerId!: string;
+  /** Set for withdrawals on behalf of a partner's user; null when the partner withdraws. */
+  userId?: string | null;
+  currency!: string;
+  network!: string;
+  amount!: string;
+  fee!: string;
+  destination!: string;
+  memo?: string | null;
+  walletType!: WalletType;
+  receiverType!: ReceiverType;
+  beneficiaryName!: string;
+  status!: OperationStatus;
+  stage!: CryptoWithdrawalStage;
+  /** EUR value at request time; decides whether the travel-rule threshold applies. */
+  amountEur!: string;
+  travelRule?: Record<string, unknown> | null;
+  transactionHash?: string | null;
+  failureReason?: string | null;
+  createdAt!: Date;
+  updatedAt!: Date;
+}
+
+export const CryptoWithdrawalSchema = new EntitySchema<CryptoWithdrawal>({
+  class: CryptoWithdrawal,
+  tableName: 'crypto_withdrawal',
+  properties: {
+    id: { type: 'uuid', primary: true },
+    partnerId: { type: 'uuid', fieldName: 'partner_id' },
+    userId: { type: 'uuid', fieldName: 'user_id', nullable: true },
+    currency: { type: 'text' },
+    network: { type: 'text' },
+    amount: { type: new DecimalStringType() },
+    fee: { type: new DecimalStringType() },
+    destination: { type: 'text' },
+    memo: { type: 'text', nullable: true },
+    walletType: { type: 'text', fieldName: 'wallet_type' },
+    receiverType: { type: 'text', fieldName: 'receiver_type' },
+    beneficiaryName: { type: 'text', fieldName: 'beneficiary_name' },
+    status: { type: 'text' },
+    stage: { type: 'text' },
+    amountEur: { type: new DecimalStringType(), fieldName: 'amount_eur' },
+    travelRule: { type: 'json', columnType: 'jsonb', fieldName: 'travel_rule', nullable: true },
+    transactionHash: { type: 'text', fieldName: 'transaction_hash', nullable: true },
+    failureReason: { type: 'text', fieldName: 'failure_reason', nullable: true },
+    createdAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'created_at' },
+    updatedAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'updated_at' },
+  },
+});

@@ -1,0 +1,22 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { assertInvariant } from '../../core/errors';
+import type { Currency } from '../../core/currencies';
+import { Account } from '../entities/account.entity';
+
+/** The house's accounts; one per code and currency, created by the first migration. */
+export type SystemAccountCode =
+  | 'EXTERNAL_DEPOSITS'
+  | 'FEE_INCOME'
+  | 'EXCHANGE_DESK'
+  | 'CRYPTO_WITHDRAWALS'
+  | 'SEPA_CLEARING';
+
+export async function findSystemAccount(em: EntityManager, code: SystemAccountCode, currency: Currency): Promise<Account> {
+  const account = await em.findOne(Account, { kind: 'SYSTEM', systemCode: code, currency });
+  assertInvariant(account, `system account ${code}/${currency} exists`);
+  return account;
+}
+
+export async function findPartnerAccount(em: EntityManager, partnerId: string, currency: Currency): Promise<Account | null> {
+  return em.findOne(Account, { kind: 'PARTNER', partnerId, currency });
+}

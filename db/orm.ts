@@ -1,0 +1,46 @@
+import pg from 'pg';
+import { MikroORM } from '@mikro-orm/postgresql';
+import type { Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { ENTITY_SCHEMAS } from './entities';
+import { MIGRATIONS } from './migrations';
+
+export function ormOptions(databaseUrl: string, poolMax = 10): Options {
+  return {
+    clientUrl: databaseUrl,
+    entities: ENTITY_SCHEMAS,
+    extensions: [Migrator],
+    migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, silent: true },
+    pool: { min: 0, max: poolMax },
+    // Logs would pollute the operator CLI's stdout; errors surface as exceptions instead.
+    debug: false,
+    allowGlobalContext: false,
+    discovery: { warnWhenNoEntities: true },
+  };
+}
+
+export async function openOrm(databaseUrl: string, poolMax = 10): Promise<MikroORM> {
+  return MikroORM.init(ormOptions(databaseUrl, poolMax));
+}
+
+/** Any constant works; it only has to be the same for every process of this service. */
+const MIGRATION_ADVISORY_LOCK = 727_001;
+
+/** Applies pending migrations; an advisory lock makes concurrent starts (API and worker) take turns. */
+export async function migrate(databaseUrl: string): Promise<string[]> {
+  const lockClient = new pg.Client({ connectionString: databaseUrl });
+  await lockClient.connect();
+  try {
+    await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_ADVISORY_LOCK]);
+    const orm = await openOrm(databaseUrl, 2);
+    try {
+      const applied = await orm.getMigrator().up();
+      return applied.map((migration) => migration.name);
+    } finally {
+      await orm.close(true);
+    }
+  } finally {
+    await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_ADVISORY_LOCK]).catch(() => undefined);
+    await lockClient.end();
+  }
+}

@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { CURRENCY_SCALE } from '../../core/currencies';
+import type { Currency } from '../../core/currencies';
+import { DomainError } from '../../core/errors';
+import { Decimal, MAX_AMOUNT } from '../../core/money';
+import { Deposit } from '../entities/deposit.entity';
+import type { DepositType } from '../entities/deposit.entity';
+import { postTransferDirectly } from '../ledger/ledger';
+import { findPartnerAccount, findSystemAccount } from '../ledger/system-accounts';
+import { requirePartner } from './partner.service';
+
+export interface NewDeposit {
+  partnerId: string;
+  currency: Currency;
+  amount: string;
+  type: DepositType;
+}
+
+/** Money arriving from outside: posted at once from the external-deposits system account. */
+export async function postDeposit(em: EntityManager, input: NewDeposit, now: Date): Promise<Deposit> {
+  await requirePartner(em, input.partnerId);
+  const amount = new Decimal(input.amount);
+  if (!amount.isFinite() || amount.lte(0) || amount.gt(MAX_AMOUNT)) {
+    throw new DomainError('invalid-request', 'amount must be a positive decimal');
+  }
+  if (amount.decimalPlaces() > CURRENCY_SCALE[input.currency]) {
+    throw new DomainError('invalid-request', `${input.currency} allows at most ${CURRENCY_SCALE[input.currency]} decimals`);
+  }
+  if (input.type === 'cryptoDeposit' && input.currency === 'eur') {
+    throw new DomainError('invalid-request', 'a cryptoDeposit must be in a crypto currency');
+  }
+  if (input.type !== 'cryptoDeposit' && input.currency !== 'eur') {
+    throw new DomainError('invalid-request', `a ${input.type} must be in eur`);
+  }
+  const account = await findPartnerAccount(em, input.partnerId, input.currency);
+  if (!account) throw new DomainError('not-found', `partner ${input.partnerId} has no ${input.currency} account`);
+  const source = await findSystemAccount(em, 'EXTERNAL_DEPOSITS', input.currency);
+  const id = randomUUID();
+  await postTransferDirectly(
+    em,
+    {
+      transferId: id,
+      kind: 'DEPOSIT',
+      postings: [
+        { accountId: source.id, amount: amount.negated().toFixed() },
+        { accountId: account.id, amount: amount.toFixed() },
+      ],
+    },
+    now,
+  );
+  const deposit = em.create(Deposit, {
+    id,
+    partnerId: input.partnerId,
+    accountId: account.id,
+    currency: input.currency,
+    amount: amount.toFixed(),
+    type: input.type,
+    createdAt: now,
+  });
+  await em.flush();
+  return deposit;
+}

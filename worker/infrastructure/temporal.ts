@@ -1,0 +1,206 @@
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../core/search-attributes';
+import type { Logger } from '../../core/logger';
+
+export const TEMPORAL_CLI_VERSION = 'v1.5.1';
+const TEMPORAL_CLI_MODULE = `github.com/temporalio/cli/cmd/temporal@${TEMPORAL_CLI_VERSION}`;
+const READY_TIMEOUT_MS = 90_000;
+
+export interface RunningTemporal {
+  address: string;
+  /** The Web UI, when this process started the dev server with it. */
+  uiUrl: string | undefined;
+  stop(): Promise<void>;
+}
+
+export interface TemporalOptions {
+  temporalAddress: string | undefined;
+  temporalCliPath: string | undefined;
+  namespace: string;
+  dataDir: string;
+  port: number;
+  uiPort: number;
+  /** False for test runs: no Web UI to bind. */
+  ui: boolean;
+  log: Logger;
+}
+
+/**
+ * TEMPORAL_ADDRESS if given. Else a dev server already listening on the port is reused, or one
+ * is started from a `temporal` binary found (or built) by `findTemporalCli`; without any binary
+ * and without Go, the SDK downloads one.
+ */
+export async function ensureTemporal(options: TemporalOptions): Promise<RunningTemporal> {
+  if (options.temporalAddress) {
+    await registerSearchAttributes(options.temporalAddress, options.namespace, options.log);
+    return { address: options.temporalAddress, uiUrl: undefined, stop: async () => undefined };
+  }
+  const address = `127.0.0.1:${options.port}`;
+  const uiUrl = options.ui ? `http://127.0.0.1:${options.uiPort}` : undefined;
+  if (await isServing(address)) {
+    options.log.info(`reusing the Temporal server already running on ${address}`);
+    await registerSearchAttributes(address, options.namespace, options.log);
+    return { address, uiUrl, stop: async () => undefined };
+  }
+  const cliPath = findTemporalCli(options.temporalCliPath, options.log);
+  if (!cliPath) return startDownloadedServer(options);
+  const child = startDevServer(cliPath, options);
+  try {
+    await waitUntilServing(address, child);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  await registerSearchAttributes(address, options.namespace, options.log);
+  options.log.info(`Temporal dev server on ${address}${uiUrl ? `, Web UI ${uiUrl}` : ''}`);
+  return { address, uiUrl, stop: () => stopChild(child) };
+}
+
+/** Per-user cache outside the checkout, keyed by version, so fresh clones reuse one build. */
+export function temporalCliCachePath(): string {
+  const cacheRoot = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(cacheRoot, 'fintech-partner-api', 'temporal-cli', TEMPORAL_CLI_VERSION, 'temporal');
+}
+
+export function findTemporalCli(explicitPath: string | undefined, log: Logger): string | undefined {
+  if (explicitPath) {
+    if (!isExecutable(explicitPath)) throw new Error(`TEMPORAL_CLI_PATH ${explicitPath} is not an executable file`);
+    return explicitPath;
+  }
+  const onPath = (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter(Boolean)
+    .map((directory) => path.join(directory, 'temporal'))
+    .find(isExecutable);
+  if (onPath) return onPath;
+  const cached = temporalCliCachePath();
+  if (isExecutable(cached)) return cached;
+  return buildTemporalCli(cached, log);
+}
+
+function buildTemporalCli(target: string, log: Logger): string | undefined {
+  const go = spawnSync('go', ['version'], { encoding: 'utf8' });
+  if (go.status !== 0) {
+    log.warn('no temporal binary and no Go toolchain: falling back to the SDK download');
+    return undefined;
+  }
+  log.info(`building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go into ${path.dirname(target)} (first run only; takes minutes)`);
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  const build = spawnSync('go', ['install', TEMPORAL_CLI_MODULE], {
+    env: { ...process.env, GOBIN: path.dirname(target) },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (build.status !== 0 || !isExecutable(target)) {
+    log.warn(`go install ${TEMPORAL_CLI_MODULE} failed: falling back to the SDK download`);
+    return undefined;
+  }
+  return target;
+}
+
+function startDevServer(cliPath: string, options: TemporalOptions): ChildProcess {
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--namespace',
+    options.namespace,
+    '--db-filename',
+    path.join(options.dataDir, 'temporal.db'),
+    '--log-level',
+    'warn',
+    ...SEARCH_ATTRIBUTE_KEYS.flatMap((key) => ['--search-attribute', `${key.name}=Keyword`]),
+    ...(options.ui ? ['--ui-port', String(options.uiPort)] : ['--headless']),
+  ];
+  const logFile = fs.openSync(path.join(options.dataDir, 'temporal.log'), 'a');
+  options.log.info(`starting ${cliPath} ${args.join(' ')}`);
+  return spawn(cliPath, args, { stdio: ['ignore', logFile, logFile] });
+}
+
+async function startDownloadedServer(options: TemporalOptions): Promise<RunningTemporal> {
+  const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+  const environment = await TestWorkflowEnvironment.createLocal({
+    server: {
+      ip: '127.0.0.1',
+      port: options.port,
+      namespace: options.namespace,
+      dbFilename: path.join(options.dataDir, 'temporal.db'),
+      searchAttributes: [...SEARCH_ATTRIBUTE_KEYS],
+      ui: options.ui,
+      uiPort: options.ui ? options.uiPort : undefined,
+    },
+  });
+  const address = `127.0.0.1:${options.port}`;
+  return {
+    address,
+    uiUrl: options.ui ? `http://127.0.0.1:${options.uiPort}` : undefined,
+    stop: () => environment.teardown(),
+  };
+}
+
+async function isServing(address: string): Promise<boolean> {
+  let connection: Connection | undefined;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: 1000 });
+    await connection.workflowService.getSystemInfo({});
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await connection?.close().catch(() => undefined);
+  }
+}
+
+async function waitUntilServing(address: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`temporal dev server exited with code ${child.exitCode}; see its log`);
+    if (await isServing(address)) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`temporal dev server not ready on ${address} after ${READY_TIMEOUT_MS} ms`);
+}
+
+/** Idempotent: a production cluster gets the same attributes the dev server is started with. */
+export async function registerSearchAttributes(address: string, namespace: string, log: Logger): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    const existing = await connection.operatorService.listSearchAttributes({ namespace });
+    const known = new Set(Object.keys(existing.customAttributes ?? {}));
+    const missing = SEARCH_ATTRIBUTE_KEYS.filter((key) => !known.has(key.name));
+    if (missing.length === 0) return;
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(missing.map((key) => [key.name, 2 /* INDEXED_VALUE_TYPE_KEYWORD */])),
+    });
+    log.info(`registered search attributes ${missing.map((key) => key.name).join(', ')}`);
+  } finally {
+    await connection.close();
+  }
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timeout = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timeout);
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * `npm start`: the whole service on one machine from nothing. Infrastructure (embedded Postgres
+ * and a Temporal dev server unless configured), migrations, the demo partner, the worker and the
+ * API, in this process and its children; Ctrl-C stops them all.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { startApi } from '../api/server';
+import { openOrm } from '../db/orm';
+import { ensureDemoPartner } from './demo-partner';
+import { startInfrastructure } from './infrastructure/infrastructure';
+import { loadProcessSettings, mainLogger, onShutdownSignal } from './main-support';
+import { ensureReconciliationSchedule } from './reconciliation-schedule';
+import { startWorker } from './worker';
+
+/** What this process started, stopped in reverse order on Ctrl-C or on a failed start. */
+const stops: Array<() => Promise<void>> = [];
+
+async function stopAll(): Promise<void> {
+  for (const stop of stops.splice(0).reverse()) await stop().catch((error: unknown) => process.stderr.write(`${String(error)}\n`));
+}
+
+async function main(): Promise<void> {
+  const settings = loadProcessSettings();
+  const log = mainLogger('start', settings);
+  onShutdownSignal(log, stopAll);
+  const infrastructure = await startInfrastructure(settings, { ui: true, log });
+  stops.push(() => infrastructure.stop());
+
+  const orm = await openOrm(infrastructure.databaseUrl, 2);
+  const demo = await ensureDemoPartner(orm, settings.dataDir);
+  await orm.close(true);
+
+  const connection = await Connection.connect({ address: infrastructure.temporalAddress });
+  await ensureReconciliationSchedule(new Client({ connection, namespace: settings.temporalNamespace }), settings.temporalTaskQueue, log);
+  await connection.close();
+
+  const worker = await startWorker({
+    databaseUrl: infrastructure.databaseUrl,
+    temporalAddress: infrastructure.temporalAddress,
+    namespace: settings.temporalNamespace,
+    taskQueue: settings.temporalTaskQueue,
+    log,
+  });
+  stops.push(() => worker.stop());
+  const api = await startApi({ ...settings, databaseUrl: infrastructure.databaseUrl, log });
+  stops.push(() => api.stop());
+
+  process.stdout.write(
+    [
+      '',
+      `API:              ${api.url}`,
+      `Temporal Web UI:  ${infrastructure.temporalUiUrl ?? '(configured Temporal: see its own UI)'}`,
+      `Demo API key:     ${demo.apiKey}`,
+      '',
+      `Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${api.url}/v1/partner/balances`,
+      'Ctrl-C stops everything.',
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch(async (error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  await stopAll();
+  process.exit(1);
+});

@@ -1,0 +1,35 @@
+/**
+ * Production worker entry (`npm run worker`): uses only the configured DATABASE_URL and
+ * TEMPORAL_ADDRESS; registers search attributes and the reconciliation schedule if missing.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { migrate } from '../db/orm';
+import { registerSearchAttributes } from './infrastructure/temporal';
+import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting } from './main-support';
+import { ensureReconciliationSchedule } from './reconciliation-schedule';
+import { startWorker } from './worker';
+
+async function main(): Promise<void> {
+  const settings = loadProcessSettings();
+  const log = mainLogger('worker', settings);
+  const databaseUrl = requireSetting(settings.databaseUrl, 'DATABASE_URL');
+  const temporalAddress = requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');
+  await migrate(databaseUrl);
+  await registerSearchAttributes(temporalAddress, settings.temporalNamespace, log);
+  const connection = await Connection.connect({ address: temporalAddress });
+  await ensureReconciliationSchedule(new Client({ connection, namespace: settings.temporalNamespace }), settings.temporalTaskQueue, log);
+  await connection.close();
+  const worker = await startWorker({
+    databaseUrl,
+    temporalAddress,
+    namespace: settings.temporalNamespace,
+    taskQueue: settings.temporalTaskQueue,
+    log,
+  });
+  onShutdownSignal(log, () => worker.stop());
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
