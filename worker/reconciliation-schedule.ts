@@ -1,4 +1,5 @@
-import { Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import type { Client} from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Logger } from '../core/logger';
 
 export const RECONCILIATION_SCHEDULE_ID = 'ledger-reconciliation';

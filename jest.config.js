@@ -1,0 +1,16 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    // Type checking runs once in `npm run typecheck`; here TypeScript is only transpiled.
+    '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }],
+  },
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testTimeout: 60_000,
+  maxWorkers: 2,
+  // The Temporal SDK keeps native handles open after tests finish (known SDK issue).
+  forceExit: true,
+};

@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { DomainError } from '../../core/errors';
+import { Decimal } from '../../core/money';
+import { Account } from '../../db/entities/account.entity';
+import { LedgerTransfer } from '../../db/entities/ledger-transfer.entity';
+import { postTransfer, postTransferDirectly, reserveTransfer, voidTransfer } from '../../db/ledger/ledger';
+import type { TransferInput } from '../../db/ledger/ledger';
+import { findSystemAccount } from '../../db/ledger/system-accounts';
+import { createTestPartner, openTestOrm } from '../support/fixtures';
+import type { TestPartner } from '../support/fixtures';
+
+let orm: MikroORM;
+beforeAll(async () => {
+  orm = await openTestOrm(40);
+});
+afterAll(async () => {
+  await orm.close(true);
+});
+
+async function account(id: string): Promise<Account> {
+  const found = await orm.em.fork().findOne(Account, { id });
+  if (!found) throw new Error(`no account ${id}`);
+  return found;
+}
+
+async function withdrawalInput(partner: TestPartner, amount: string, transferId = randomUUID()): Promise<TransferInput> {
+  const sink = await findSystemAccount(orm.em.fork(), 'CRYPTO_WITHDRAWALS', 'eth');
+  return {
+    transferId,
+    kind: 'CRYPTO_WITHDRAWAL',
+    postings: [
+      { accountId: partner.accounts.eth.id, amount: `-${amount}` },
+      { accountId: sink.id, amount },
+    ],
+  };
+}
+
+function inTransaction<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+  return orm.em.fork().transactional(work);
+}
+
+describe('ledger', () => {
+  it('a reservation lowers the available balance at once and leaves the posted balance alone', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '10' } });
+    const input = await withdrawalInput(partner, '4');
+    await inTransaction((em) => reserveTransfer(em, input, new Date()));
+    const eth = await account(partner.accounts.eth.id);
+    expect(new Decimal(eth.postedAmount).toFixed()).toBe('10');
+    expect(new Decimal(eth.pendingOutAmount).toFixed()).toBe('4');
+  });
+
+  it('posting a reservation moves the posted balances; posting again changes nothing', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '10' } });
+    const input = await withdrawalInput(partner, '4');
+    await inTransaction((em) => reserveTransfer(em, input, new Date()));
+    await inTransaction((em) => postTransfer(em, input.transferId, new Date()));
+    await inTransaction((em) => postTransfer(em, input.transferId, new Date()));
+    const eth = await account(partner.accounts.eth.id);
+    expect(new Decimal(eth.postedAmount).toFixed()).toBe('6');
+    expect(new Decimal(eth.pendingOutAmount).toFixed()).toBe('0');
+    const transfer = await orm.em.fork().findOneOrFail(LedgerTransfer, { id: input.transferId });
+    expect(transfer.state).toBe('POSTED');
+  });
+
+  it('voiding a reservation releases the funds; voiding again changes nothing', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '10' } });
+    const input = await withdrawalInput(partner, '4');
+    await inTransaction((em) => reserveTransfer(em, input, new Date()));
+    await inTransaction((em) => voidTransfer(em, input.transferId, new Date()));
+    await inTransaction((em) => voidTransfer(em, input.transferId, new Date()));
+    const eth = await account(partner.accounts.eth.id);
+    expect(new Decimal(eth.postedAmount).toFixed()).toBe('10');
+    expect(new Decimal(eth.pendingOutAmount).toFixed()).toBe('0');
+  });
+
+  it('a voided transfer cannot be posted, nor a posted one voided', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '10' } });
+    const voided = await withdrawalInput(partner, '1');
+    await inTransaction((em) => reserveTransfer(em, voided, new Date()));
+    await inTransaction((em) => voidTransfer(em, voided.transferId, new Date()));
+    await expect(inTransaction((em) => postTransfer(em, voided.transferId, new Date()))).rejects.toThrow(/invariant/);
+    const posted = await withdrawalInput(partner, '1');
+    await inTransaction((em) => reserveTransfer(em, posted, new Date()));
+    await inTransaction((em) => postTransfer(em, posted.transferId, new Date()));
+    await expect(inTransaction((em) => voidTransfer(em, posted.transferId, new Date()))).rejects.toThrow(/invariant/);
+  });
+
+  it('reserving the same transfer id twice reserves once', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '10' } });
+    const input = await withdrawalInput(partner, '3');
+    await inTransaction((em) => reserveTransfer(em, input, new Date()));
+    await inTransaction((em) => reserveTransfer(em, input, new Date()));
+    const eth = await account(partner.accounts.eth.id);
+    expect(new Decimal(eth.pendingOutAmount).toFixed()).toBe('3');
+  });
+
+  it('refuses a reservation larger than the available balance with insufficient-funds, and moves nothing', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    const input = await withdrawalInput(partner, '1.000000000000000001');
+    const attempt = inTransaction((em) => reserveTransfer(em, input, new Date()));
+    await expect(attempt).rejects.toBeInstanceOf(DomainError);
+    await expect(attempt).rejects.toMatchObject({ kind: 'insufficient-funds' });
+    const eth = await account(partner.accounts.eth.id);
+    expect(new Decimal(eth.pendingOutAmount).toFixed()).toBe('0');
+    expect(await orm.em.fork().findOne(LedgerTransfer, { id: input.transferId })).toBeNull();
+  });
+
+  it('refuses a transfer that does not balance', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '10' } });
+    const input = await withdrawalInput(partner, '1');
+    const unbalanced: TransferInput = { ...input, postings: [input.postings[0]!, { ...input.postings[1]!, amount: '0.9' }] };
+    await expect(inTransaction((em) => postTransferDirectly(em, unbalanced, new Date()))).rejects.toThrow(/balances/);
+  });
+
+  it('the database itself refuses unbalanced postings and overdrafts, whatever the code does', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    const connection = orm.em.fork().getConnection();
+    const transferId = randomUUID();
+    await expect(
+      connection.transactional(async (trx) => {
+        await connection.execute(`insert into ledger_transfer (id, kind, state, posted_at) values (?, 'DEPOSIT', 'POSTED', now())`, [transferId], 'run', trx);
+        await connection.execute(
+          `insert into ledger_posting (id, transfer_id, account_id, currency, amount) values (?, ?, ?, 'eth', 5)`,
+          [randomUUID(), transferId, partner.accounts.eth.id],
+          'run',
+          trx,
+        );
+      }),
+    ).rejects.toThrow(/does not balance/);
+    await expect(
+      connection.execute(`update account set pending_out_amount = 2 where id = ?`, [partner.accounts.eth.id]),
+    ).rejects.toThrow(/check constraint/);
+  });
+
+  it('keeps 18 decimals exactly', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '123456789.123456789123456789' } });
+    const input = await withdrawalInput(partner, '0.000000000000000001');
+    await inTransaction((em) => reserveTransfer(em, input, new Date()));
+    await inTransaction((em) => postTransfer(em, input.transferId, new Date()));
+    const eth = await account(partner.accounts.eth.id);
+    expect(new Decimal(eth.postedAmount).toFixed()).toBe('123456789.123456789123456788');
+  });
+
+  it('never overdraws under many parallel reservations, and the sums still hold', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '10' } });
+    const attempts = 60;
+    const inputs = await Promise.all(Array.from({ length: attempts }, () => withdrawalInput(partner, '0.7')));
+    const results = await Promise.allSettled(inputs.map((input) => inTransaction((em) => reserveTransfer(em, input, new Date()))));
+    const succeeded = results.filter((result) => result.status === 'fulfilled').length;
+    const refused = results.filter(
+      (result) => result.status === 'rejected' && result.reason instanceof DomainError && result.reason.kind === 'insufficient-funds',
+    ).length;
+    // 10 / 0.7 = 14.28…: exactly 14 fit, every other attempt is refused for funds, none for anything else.
+    expect(succeeded).toBe(14);
+    expect(refused).toBe(attempts - 14);
+
+    const eth = await account(partner.accounts.eth.id);
+    expect(new Decimal(eth.pendingOutAmount).toFixed()).toBe('9.8');
+    expect(new Decimal(eth.postedAmount).minus(eth.pendingOutAmount).toFixed()).toBe('0.2');
+    const pending = await orm.em.fork().getConnection().execute<{ total: string; count: string }[]>(
+      `select coalesce(-sum(p.amount), 0)::text as total, count(*)::text as count
+         from ledger_posting p join ledger_transfer t on t.id = p.transfer_id
+        where p.account_id = ? and t.state = 'PENDING'`,
+      [partner.accounts.eth.id],
+    );
+    expect(new Decimal(pending[0]!.total).toFixed()).toBe('9.8');
+    expect(pending[0]!.count).toBe('14');
+
+    // Settle half and release the rest, concurrently: balances still equal their postings.
+    const reserved = inputs.filter((_, index) => results[index]!.status === 'fulfilled');
+    await Promise.all(
+      reserved.map((input, index) =>
+        inTransaction((em) => (index % 2 === 0 ? postTransfer : voidTransfer)(em, input.transferId, new Date())),
+      ),
+    );
+    const settled = await account(partner.accounts.eth.id);
+    expect(new Decimal(settled.postedAmount).toFixed()).toBe('5.1');
+    expect(new Decimal(settled.pendingOutAmount).toFixed()).toBe('0');
+  });
+});

@@ -1,0 +1,46 @@
+import type { ChildProcess } from 'node:child_process';
+import pg from 'pg';
+import {
+  findBalanceMismatches,
+  findOverdrawnAccounts,
+  findUnbalancedTransfers,
+} from '../../db/queries/reconciliation.queries';
+
+/**
+ * After the whole suite: the ledger must still hold (every transfer balanced, every cached
+ * balance equal to its postings, no partner below zero); then the test stack stops.
+ */
+export default async function globalTeardown(): Promise<void> {
+  const child = (globalThis as { testStackProcess?: ChildProcess }).testStackProcess;
+  try {
+    const stack = JSON.parse(process.env.TEST_STACK ?? '{}') as { databaseUrl?: string };
+    if (stack.databaseUrl) await assertLedgerHolds(stack.databaseUrl);
+  } finally {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }
+}
+
+async function assertLedgerHolds(databaseUrl: string): Promise<void> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
+  try {
+    const [unbalanced, mismatches, overdrawn] = await Promise.all([
+      findUnbalancedTransfers(pool),
+      findBalanceMismatches(pool),
+      findOverdrawnAccounts(pool),
+    ]);
+    const transfers = await pool.query<{ count: string }>('select count(*) from ledger_transfer');
+    process.stderr.write(
+      `\nledger check after the suite: ${transfers.rows[0]?.count} transfers, ${unbalanced.length} unbalanced, ` +
+        `${mismatches.length} cached balances off, ${overdrawn.length} overdrawn\n`,
+    );
+    if (unbalanced.length + mismatches.length + overdrawn.length > 0) {
+      throw new Error(`ledger check failed: ${JSON.stringify({ unbalanced, mismatches, overdrawn })}`);
+    }
+  } finally {
+    await pool.end();
+  }
+}

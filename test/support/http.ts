@@ -1,0 +1,60 @@
+import { startApi } from '../../api/server';
+import type { RunningApi } from '../../api/server';
+import type { Clock } from '../../api/dependencies';
+import { createLogger } from '../../core/logger';
+import { DEFAULT_EUR_RATES } from '../../core/rates';
+import { testStack } from './stack';
+
+export interface TestResponse {
+  status: number;
+  /** The raw body: exact-number assertions read the digits from here. */
+  text: string;
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  headers: Headers;
+}
+
+export interface TestApi {
+  url: string;
+  request(method: string, path: string, options?: { apiKey?: string; body?: string | object; headers?: Record<string, string> }): Promise<TestResponse>;
+  stop(): Promise<void>;
+}
+
+/** The real HTTP API on a free port, against the run's Postgres. */
+export async function startTestApi(options: { clock?: Clock; databaseUrl?: string; maxBodyBytes?: number } = {}): Promise<TestApi> {
+  const api: RunningApi = await startApi({
+    port: 0,
+    databaseUrl: options.databaseUrl ?? testStack().databaseUrl,
+    databaseReadUrl: undefined,
+    eurRates: DEFAULT_EUR_RATES,
+    maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+    log: createLogger('test-api', 'error'),
+    clock: options.clock,
+  });
+  return {
+    url: api.url,
+    async request(method, path, requestOptions = {}) {
+      const headers: Record<string, string> = { ...requestOptions.headers };
+      if (requestOptions.apiKey) headers.authorization = `Bearer ${requestOptions.apiKey}`;
+      let body: string | undefined;
+      if (requestOptions.body !== undefined) {
+        body = typeof requestOptions.body === 'string' ? requestOptions.body : JSON.stringify(requestOptions.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const response = await fetch(api.url + path, { method, headers, body });
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = text ? JSON.parse(text) : undefined;
+      } catch {
+        json = undefined;
+      }
+      return { status: response.status, text, json, headers: response.headers };
+    },
+    stop: () => api.stop(),
+  };
+}
+
+export function fixedClock(iso: string): Clock & { set(iso: string): void } {
+  let now = new Date(iso);
+  return { now: () => new Date(now), set: (next) => (now = new Date(next)) };
+}
