@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     path.resolve(__dirname, '../..'),
   );
   const infrastructure = await startInfrastructure(settings, { ui: false, log });
-  const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: undefined });
+  const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: new DefaultLogger('WARN') });
   const workflowBundlePath = path.join(dataDir, 'workflow-bundle.js');
   fs.writeFileSync(workflowBundlePath, bundle.code);
   const worker = await startWorker({

@@ -1,0 +1,149 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import { createApp } from '../../api/app';
+import { systemClock } from '../../api/dependencies';
+import type { ApiDependencies } from '../../api/dependencies';
+import { createLogger } from '../../core/logger';
+import { DEFAULT_EUR_RATES } from '../../core/rates';
+import { revokeApiKey } from '../../db/services/partner.service';
+import { createTestPartner, openTestOrm } from '../support/fixtures';
+import type { TestPartner } from '../support/fixtures';
+import { startTestApi } from '../support/http';
+import type { TestApi } from '../support/http';
+import { testStack } from '../support/stack';
+
+let orm: MikroORM;
+let api: TestApi;
+let partner: TestPartner;
+beforeAll(async () => {
+  orm = await openTestOrm();
+  api = await startTestApi({ maxBodyBytes: 1024 });
+  partner = await createTestPartner(orm);
+});
+afterAll(async () => {
+  await api.stop();
+  await orm.close(true);
+});
+
+describe('authentication', () => {
+  it('a request without Authorization is 401 P401', async () => {
+    const response = await api.request('GET', '/v1/partner/balances');
+    expect(response.status).toBe(401);
+    expect(response.json).toMatchObject({ errorCode: 'P401', errorName: 'unauthorized' });
+  });
+
+  it('a scheme other than Bearer is 401 P401', async () => {
+    const response = await api.request('GET', '/v1/partner/balances', { headers: { authorization: `Basic ${partner.apiKey}` } });
+    expect(response.status).toBe(401);
+    expect(response.json.errorCode).toBe('P401');
+  });
+
+  it('an unknown key is 401 P401', async () => {
+    const response = await api.request('GET', '/v1/partner/balances', { apiKey: 'pk_not-a-real-key' });
+    expect(response.status).toBe(401);
+    expect(response.json).toMatchObject({ errorCode: 'P401', errorMessage: 'unknown or revoked API key' });
+  });
+
+  it('a revoked key is 401 P401 on every endpoint', async () => {
+    const revoked = await createTestPartner(orm);
+    await orm.em.fork().transactional((em) => revokeApiKey(em, revoked.apiKeyId, new Date()));
+    for (const path of [
+      '/v1/partner/balances',
+      '/v1/partner/get-lock',
+      '/v1/partner/transaction-history/1/2026',
+      '/v1/crypto-withdrawal/get-network-fee?currency=btc',
+    ]) {
+      const response = await api.request('GET', path, { apiKey: revoked.apiKey });
+      expect(response.status).toBe(401);
+      expect(response.json.errorCode).toBe('P401');
+    }
+  });
+
+  it('the key is accepted with any letter case of "Bearer"', async () => {
+    const response = await api.request('GET', '/v1/partner/balances', { headers: { authorization: `bearer ${partner.apiKey}` } });
+    expect(response.status).toBe(200);
+  });
+});
+
+describe('errors', () => {
+  it('an unknown route is 404 P404', async () => {
+    const response = await api.request('GET', '/v1/partner/nothing-here', { apiKey: partner.apiKey });
+    expect(response.status).toBe(404);
+    expect(response.json).toMatchObject({ errorCode: 'P404', errorName: 'not-found' });
+  });
+
+  it('malformed JSON is 400 P400 naming the problem', async () => {
+    const response = await api.request('POST', '/v1/partner/exchange', { apiKey: partner.apiKey, body: '{"amount": 1,' });
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ errorCode: 'P400', errorName: 'invalid-request' });
+    expect(response.json.errorMessage).toMatch(/^malformed JSON: /);
+  });
+
+  it('a body that is not JSON is 400 P400', async () => {
+    const response = await api.request('POST', '/v1/partner/exchange', {
+      apiKey: partner.apiKey,
+      body: 'amount=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(response.status).toBe(400);
+    expect(response.json.errorMessage).toBe('Content-Type must be application/json');
+  });
+
+  it('a body over the size limit is 413 P413', async () => {
+    const response = await api.request('POST', '/v1/partner/exchange', { apiKey: partner.apiKey, body: { memo: 'x'.repeat(2000) } });
+    expect(response.status).toBe(413);
+    expect(response.json).toMatchObject({ errorCode: 'P413', errorName: 'payload-too-large' });
+  });
+
+  it('an unexpected failure is 500 P500 and shows no internals', async () => {
+    const failing = await serve({
+      rateSource: { currentEurRates: () => Promise.reject(new Error('secret internal detail at /srv/rates.ts:42')) },
+    });
+    try {
+      const response = await fetch(`${failing.url}/v1/partner/get-lock`, { headers: { authorization: `Bearer ${partner.apiKey}` } });
+      expect(response.status).toBe(500);
+      const text = await response.text();
+      expect(JSON.parse(text)).toEqual({ errorCode: 'P500', errorName: 'internal-error' });
+      expect(text).not.toContain('secret');
+    } finally {
+      await failing.stop();
+    }
+  });
+
+  it('an unreachable database is 503 P503', async () => {
+    const unreachable = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none', connectionTimeoutMillis: 1000 });
+    const broken = await serve({ readPool: unreachable });
+    try {
+      const response = await fetch(`${broken.url}/v1/partner/balances`, { headers: { authorization: `Bearer ${partner.apiKey}` } });
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ errorCode: 'P503', errorName: 'service-unavailable' });
+    } finally {
+      await broken.stop();
+      await unreachable.end();
+    }
+  });
+});
+
+/** The app with some dependencies replaced, to provoke failures no real request can. */
+async function serve(overrides: Partial<ApiDependencies>): Promise<{ url: string; stop(): Promise<void> }> {
+  const readPool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 2 });
+  const app = createApp({
+    readPool,
+    rateSource: { currentEurRates: async () => DEFAULT_EUR_RATES },
+    clock: systemClock,
+    log: createLogger('test', 'error'),
+    maxBodyBytes: 1024,
+    ...overrides,
+  });
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async stop() {
+      await new Promise((resolve) => server.close(resolve));
+      await readPool.end();
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { createTestPartner, openTestOrm } from '../support/fixtures';
+import type { TestPartner } from '../support/fixtures';
+import { startTestApi } from '../support/http';
+import type { TestApi } from '../support/http';
+
+let orm: MikroORM;
+let api: TestApi;
+let partner: TestPartner;
+beforeAll(async () => {
+  orm = await openTestOrm();
+  api = await startTestApi();
+  partner = await createTestPartner(orm);
+});
+afterAll(async () => {
+  await api.stop();
+  await orm.close(true);
+});
+
+const fee = (query: string) => api.request('GET', `/v1/crypto-withdrawal/get-network-fee${query}`, { apiKey: partner.apiKey });
+
+describe('GET /v1/crypto-withdrawal/get-network-fee', () => {
+  it.each([
+    ['?currency=btc', '0.00005'],
+    ['?currency=doge', '2'],
+    ['?currency=eth', '0.0005'],
+    ['?currency=ltc', '0.0001'],
+    ['?currency=pol', '0.1'],
+    ['?currency=usdc', '3'],
+    ['?currency=usdc&network=polygon', '0.1'],
+    ['?currency=usdc&network=POLYGON', '0.1'],
+    ['?currency=usdc&network=ethereum', '3'],
+  ])('%s quotes %s', async (query, expected) => {
+    const response = await fee(query);
+    expect(response.status).toBe(200);
+    expect(response.text).toBe(`{"networkFee":${expected}}`);
+  });
+
+  it.each([
+    ['', 'currency: currency is required'],
+    ['?currency=xrp', 'currency: currency must be one of btc, doge, eth, ltc, pol, usdc'],
+    ['?currency=eur', 'currency: currency must be one of btc, doge, eth, ltc, pol, usdc'],
+    ['?currency=btc&network=polygon', 'network: network is only accepted for usdc, not for btc'],
+    ['?currency=usdc&network=solana', 'network: network must be one of ethereum, polygon for usdc'],
+    ['?currency=btc&currency=eth', 'currency'],
+  ])('%s is 400 P410 invalid-currency', async (query, message) => {
+    const response = await fee(query);
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ errorCode: 'P410', errorName: 'invalid-currency' });
+    expect(response.json.errorMessage).toContain(message);
+  });
+});

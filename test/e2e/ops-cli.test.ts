@@ -1,0 +1,109 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { openTestOrm } from '../support/fixtures';
+import { startTestApi } from '../support/http';
+import type { TestApi } from '../support/http';
+import { testStack } from '../support/stack';
+
+const run = promisify(execFile);
+const root = path.resolve(__dirname, '../..');
+
+/** Runs `npm run ops -- …` as an operator would (through tsx), against the run's database. */
+async function ops(...args: string[]): Promise<{ code: number; output: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  try {
+    const { stdout } = await run(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'worker/ops.cli.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: testStack().databaseUrl },
+    });
+    return { code: 0, output: JSON.parse(stdout) };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string };
+    return { code: failed.code, output: JSON.parse(failed.stdout) };
+  }
+}
+
+let orm: MikroORM;
+let api: TestApi;
+beforeAll(async () => {
+  orm = await openTestOrm();
+  api = await startTestApi();
+});
+afterAll(async () => {
+  await api.stop();
+  await orm.close(true);
+});
+
+describe('operator CLI', () => {
+  it('partner create gives a working key and an active EUR account plus one crypto account per currency, all at zero', async () => {
+    const created = await ops('partner', 'create', '--name', 'CLI Partner', '--fee-percentage', '0.25');
+    expect(created.code).toBe(0);
+    expect(Object.keys(created.output).sort()).toEqual(['apiKey', 'partnerId']);
+    const balances = await api.request('GET', '/v1/partner/balances', { apiKey: created.output.apiKey });
+    expect(balances.json.fiatBalances).toEqual([expect.objectContaining({ name: 'eur', amount: '0.00', status: 'ACTIVE' })]);
+    expect(balances.json.cryptoBalances.map((balance: { name: string }) => balance.name).sort()).toEqual(['btc', 'doge', 'eth', 'ltc', 'pol', 'usdc']);
+    const lock = await api.request('GET', '/v1/partner/get-lock', { apiKey: created.output.apiKey });
+    expect(lock.json.feePercentage).toBe(0.25);
+  });
+
+  it('deposit posts through the ledger: the balance and the history show it, to 18 decimals', async () => {
+    const { output: partner } = await ops('partner', 'create', '--name', 'Depositor');
+    const deposit = await ops('deposit', '--partner', partner.partnerId, '--currency', 'eth', '--amount', '1.000000000000000001');
+    expect(deposit.code).toBe(0);
+    expect(deposit.output).toEqual({ transactionId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    const balances = await api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
+    expect(balances.text).toContain('"amount":"1.000000000000000001"');
+    const now = new Date();
+    const history = await api.request('GET', `/v1/partner/transaction-history/${now.getUTCMonth() + 1}/${now.getUTCFullYear()}`, { apiKey: partner.apiKey });
+    expect(history.text).toContain('"amount":1.000000000000000001');
+    expect(history.json[0]).toMatchObject({ id: deposit.output.transactionId, type: 'cryptoDeposit', currency: 'eth', status: 'SUCCESSFUL' });
+  });
+
+  it('deposit accepts an explicit type and refuses too many decimals', async () => {
+    const { output: partner } = await ops('partner', 'create', '--name', 'Typed');
+    expect((await ops('deposit', '--partner', partner.partnerId, '--currency', 'eur', '--amount', '10', '--type', 'fiatDeposit')).code).toBe(0);
+    const refused = await ops('deposit', '--partner', partner.partnerId, '--currency', 'eur', '--amount', '10.001');
+    expect(refused.code).toBe(1);
+    expect(refused.output).toEqual({ error: 'invalid-request', message: 'eur allows at most 2 decimals' });
+  });
+
+  it('key create adds a key; key revoke shuts it out', async () => {
+    const { output: partner } = await ops('partner', 'create', '--name', 'Keys');
+    const key = await ops('key', 'create', '--partner', partner.partnerId);
+    expect(Object.keys(key.output).sort()).toEqual(['apiKey', 'apiKeyId']);
+    expect((await api.request('GET', '/v1/partner/balances', { apiKey: key.output.apiKey })).status).toBe(200);
+    expect((await ops('key', 'revoke', '--key', key.output.apiKeyId)).code).toBe(0);
+    expect((await api.request('GET', '/v1/partner/balances', { apiKey: key.output.apiKey })).status).toBe(401);
+    expect((await api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey })).status).toBe(200);
+  });
+
+  it('account set-status changes the EUR balance status', async () => {
+    const { output: partner } = await ops('partner', 'create', '--name', 'Status');
+    const changed = await ops('account', 'set-status', '--partner', partner.partnerId, '--currency', 'eur', '--status', 'WAITING_TO_BE_ACTIVATED');
+    expect(changed.output).toMatchObject({ currency: 'eur', status: 'WAITING_TO_BE_ACTIVATED' });
+    const balances = await api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
+    expect(balances.json.fiatBalances[0].status).toBe('WAITING_TO_BE_ACTIVATED');
+  });
+
+  it('user upsert registers a user once per external id and updates it after', async () => {
+    const { output: partner } = await ops('partner', 'create', '--name', 'Users');
+    const fields = ['--partner', partner.partnerId, '--external-user-id', 'ext-1', '--email', 'jan@example.com', '--first-name', 'Jan',
+      '--last-name', 'Kowalski', '--address', 'Prosta 1', '--city', 'Warszawa', '--country', 'PL', '--document-type', 'ID_CARD',
+      '--document-number', 'ABC123456', '--pesel', '90010112345', '--birth-country', 'PL', '--birth-date', '1990-01-01'];
+    const first = await ops('user', 'upsert', ...fields);
+    expect(first.code).toBe(0);
+    const second = await ops('user', 'upsert', ...fields.map((value) => (value === 'Prosta 1' ? 'Krzywa 2' : value)));
+    expect(second.output.userId).toBe(first.output.userId);
+    const rows = await orm.em.fork().getConnection().execute(`select address, pesel, birth_date::text from partner_user where id = ?`, [first.output.userId]);
+    expect(rows).toEqual([{ address: 'Krzywa 2', pesel: '90010112345', birth_date: '1990-01-01' }]);
+  });
+
+  it('bad input is one JSON error on stdout and exit code 1', async () => {
+    const result = await ops('user', 'upsert', '--partner', 'not-a-uuid', '--country', 'Poland');
+    expect(result.code).toBe(1);
+    expect(result.output.error).toBe('invalid-request');
+    expect(result.output.message).toContain('--partner must be a UUID');
+    expect(result.output.message).toContain('--country must be a two-letter country code');
+  });
+});
