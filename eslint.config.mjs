@@ -6,7 +6,7 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.data/**', 'coverage/**', 'eslint.config.mjs', 'jest.config.js'] },
+  { ignores: ['node_modules/**', 'dist/**', '.data/**', 'coverage/**', 'eslint.config.mjs', 'jest.config.js', 'test/support/summary-reporter.js'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -9,6 +9,7 @@ module.exports = {
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 60_000,
   maxWorkers: 2,
   // The Temporal SDK keeps native handles open after tests finish (known SDK issue).

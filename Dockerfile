@@ -1,0 +1,16 @@
+# One image for both production processes: `npm run api` and `npm run worker`.
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+COPY tsconfig.json ./
+COPY core ./core
+COPY db ./db
+COPY activities ./activities
+COPY workflows ./workflows
+COPY worker ./worker
+COPY api ./api
+USER node
+EXPOSE 3000
+CMD ["npm", "run", "api"]
