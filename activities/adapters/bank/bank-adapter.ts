@@ -1,0 +1,27 @@
+/** A SEPA credit transfer as handed to the bank, built from a stored sepa_transfer row. */
+export interface SepaPayment {
+  transferId: string;
+  /** ISO 20022 message id (MsgId), at most 35 characters, unique per message. */
+  messageId: string;
+  /** End-to-end id (EndToEndId), at most 35 characters; we use the transfer id without dashes. */
+  endToEndId: string;
+  /** Exact decimal string, two decimals, EUR. */
+  amount: string;
+  currency: 'EUR';
+  debtor: { name: string; iban: string };
+  creditor: { name: string; iban: string };
+  remittanceInformation: string;
+  /** YYYY-MM-DD */
+  requestedExecutionDate: string;
+  /** ISO 8601 creation time of the message. */
+  createdAt: string;
+}
+
+export type BankPaymentState = { state: 'PENDING' } | { state: 'SETTLED' } | { state: 'REJECTED'; reason: string };
+
+/** The bank connection. Real adapters (EBICS, a bank's API) implement this same interface. */
+export interface BankAdapter {
+  /** Idempotent on transferId: submitting the same payment again returns the same reference. */
+  submit(payment: SepaPayment, pain001Xml: string): Promise<{ bankReference: string }>;
+  paymentState(bankReference: string): Promise<BankPaymentState>;
+}
