@@ -1,9 +1,17 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { Logger } from '../core/logger';
+import type { BankAdapter } from './adapters/bank/bank-adapter';
+import type { ChainAdapter } from './adapters/chain/chain-adapter';
 
 export interface Clock {
   now(): Date;
+}
+
+export interface CompliancePolicy {
+  travelRuleThresholdEur: string;
+  travelRuleDeadlineMs: number;
+  denyListedAddresses: readonly string[];
 }
 
 /** Everything activities touch, injected so tests can hand in their own (STYLE: createActivities). */
@@ -12,4 +20,7 @@ export interface ActivityDependencies {
   pool: pg.Pool;
   clock: Clock;
   log: Logger;
+  chain: ChainAdapter;
+  bank: BankAdapter;
+  compliance: CompliancePolicy;
 }

@@ -10,9 +10,9 @@ async function main(): Promise<void> {
   const settings = loadProcessSettings();
   const log = mainLogger('api', settings);
   const databaseUrl = requireSetting(settings.databaseUrl, 'DATABASE_URL');
-  requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');
+  const temporalAddress = requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');
   await migrate(databaseUrl);
-  const api = await startApi({ ...settings, databaseUrl, log });
+  const api = await startApi({ ...settings, databaseUrl, temporalAddress, log });
   log.info(`API listening on ${api.url}`);
   onShutdownSignal(log, () => api.stop());
 }

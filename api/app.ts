@@ -5,6 +5,10 @@ import { authMiddleware } from './middleware/auth.middleware';
 import { bodyMiddleware } from './middleware/body.middleware';
 import { errorMiddleware } from './middleware/error.middleware';
 import { balancesRoute } from './routes/balances.route';
+import { cryptoWithdrawalRoute } from './routes/crypto-withdrawal.route';
+import { exchangeRoute } from './routes/exchange.route';
+import { sepaTransferRoute } from './routes/sepa-transfer.route';
+import { withdrawalDetailsRoute } from './routes/withdrawal-details.route';
 import { networkFeeRoute } from './routes/network-fee.route';
 import { rateLockRoute } from './routes/rate-lock.route';
 import { transactionHistoryRoute } from './routes/transaction-history.route';
@@ -22,7 +26,12 @@ export function createApp(deps: ApiDependencies): Koa {
   router.get('/v1/partner/balances', authenticate, balancesRoute(deps));
   router.get('/v1/partner/transaction-history/:month/:year', authenticate, transactionHistoryRoute(deps));
   router.get('/v1/partner/get-lock', authenticate, rateLockRoute(deps));
+  router.post('/v1/partner/exchange', authenticate, exchangeRoute(deps));
+  router.post('/v1/partner/crypto-withdrawal', authenticate, cryptoWithdrawalRoute(deps, 'partner'));
+  router.post('/v1/partner/sepa-transfer', authenticate, sepaTransferRoute(deps));
   router.get('/v1/crypto-withdrawal/get-network-fee', authenticate, networkFeeRoute(deps));
+  router.post('/v1/crypto-withdrawal', authenticate, cryptoWithdrawalRoute(deps, 'user'));
+  router.get('/v1/crypto-withdrawal/details/:withdrawalId', authenticate, withdrawalDetailsRoute(deps));
 
   app.use(errorMiddleware(deps.log));
   app.use(bodyMiddleware(deps.maxBodyBytes));

@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import type pg from 'pg';
 import type { Logger } from '../core/logger';
 import type { EurRates } from '../core/rates';
@@ -14,8 +15,12 @@ export interface Clock {
 export const systemClock: Clock = { now: () => new Date() };
 
 export interface ApiDependencies {
-  /** Reads (and the lock insert) go straight to Postgres; DATABASE_READ_URL may point it at a replica. */
+  /** The primary: rate locks and idempotency records are written here. */
+  pool: pg.Pool;
+  /** Read endpoints go straight to Postgres; DATABASE_READ_URL may point this at a replica. */
   readPool: pg.Pool;
+  /** Money moves only through workflows. */
+  temporal: { client: Client; taskQueue: string };
   rateSource: RateSource;
   clock: Clock;
   log: Logger;

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
+import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import type { Logger } from '../core/logger';
 import type { EurRates } from '../core/rates';
@@ -13,6 +14,9 @@ export interface ApiOptions {
   databaseUrl: string;
   /** Optional read replica for the read endpoints. */
   databaseReadUrl: string | undefined;
+  temporalAddress: string;
+  temporalNamespace: string;
+  temporalTaskQueue: string;
   eurRates: EurRates;
   maxBodyBytes: number;
   log: Logger;
@@ -25,11 +29,15 @@ export interface RunningApi {
 }
 
 export async function startApi(options: ApiOptions): Promise<RunningApi> {
-  const readPool = new pg.Pool({ connectionString: options.databaseReadUrl ?? options.databaseUrl, max: 20 });
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+  const readPool = options.databaseReadUrl ? new pg.Pool({ connectionString: options.databaseReadUrl, max: 20 }) : pool;
   // An idle client that loses its server must not crash the process; the next query reports it.
-  readPool.on('error', (error) => options.log.warn(`read pool: ${error.message}`));
+  for (const each of new Set([pool, readPool])) each.on('error', (error) => options.log.warn(`database pool: ${error.message}`));
+  const connection = await Connection.connect({ address: options.temporalAddress });
   const app = createApp({
+    pool,
     readPool,
+    temporal: { client: new Client({ connection, namespace: options.temporalNamespace }), taskQueue: options.temporalTaskQueue },
     rateSource: configuredRateSource(options.eurRates),
     clock: options.clock ?? systemClock,
     log: options.log,
@@ -46,7 +54,8 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      await readPool.end();
+      await connection.close();
+      for (const each of new Set([pool, readPool])) await each.end();
     },
   };
 }

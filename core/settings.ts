@@ -22,6 +22,18 @@ export interface Settings {
   defaultFeePercentage: string;
   maxBodyBytes: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Simulated chain: time from broadcast to confirmation. */
+  chainConfirmationDelayMs: number;
+  /** How long a withdrawal waits in IN_PROGRESS_TR_DATA before it fails and releases funds. */
+  travelRuleDeadlineMs: number;
+  travelRuleThresholdEur: string;
+  /** Destination addresses refused before broadcast (compared without regard to case). */
+  denyListedAddresses: readonly string[];
+  /** Simulated bank: time from submission to its answer. */
+  bankSettlementDelayMs: number;
+  bankOutboxDir: string;
+  /** Simulated bank: creditor IBANs it rejects, to exercise the release path. */
+  bankRejectIbans: readonly string[];
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -31,6 +43,13 @@ function integer(env: Environment, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return Number(raw);
+}
+
+function list(env: Environment, name: string): string[] {
+  return (text(env, name) ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 function text(env: Environment, name: string): string | undefined {
@@ -57,5 +76,12 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
     defaultFeePercentage: text(env, 'DEFAULT_FEE_PERCENTAGE') ?? '1',
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 64 * 1024),
     logLevel: logLevel as Settings['logLevel'],
+    chainConfirmationDelayMs: integer(env, 'CHAIN_CONFIRMATION_DELAY_MS', 5_000),
+    travelRuleDeadlineMs: integer(env, 'TRAVEL_RULE_DEADLINE_MS', 24 * 60 * 60 * 1000),
+    travelRuleThresholdEur: text(env, 'TRAVEL_RULE_THRESHOLD_EUR') ?? '1000',
+    denyListedAddresses: list(env, 'DENY_LIST_ADDRESSES'),
+    bankSettlementDelayMs: integer(env, 'BANK_SETTLEMENT_DELAY_MS', 5_000),
+    bankOutboxDir: path.resolve(projectRoot, text(env, 'BANK_OUTBOX_DIR') ?? path.join(text(env, 'DATA_DIR') ?? '.data', 'bank-outbox')),
+    bankRejectIbans: list(env, 'SIMULATED_BANK_REJECT_IBANS'),
   };
 }

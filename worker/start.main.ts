@@ -40,9 +40,15 @@ async function main(): Promise<void> {
     namespace: settings.temporalNamespace,
     taskQueue: settings.temporalTaskQueue,
     log,
+    settings,
   });
   stops.push(() => worker.stop());
-  const api = await startApi({ ...settings, databaseUrl: infrastructure.databaseUrl, log });
+  const api = await startApi({
+    ...settings,
+    databaseUrl: infrastructure.databaseUrl,
+    temporalAddress: infrastructure.temporalAddress,
+    log,
+  });
   stops.push(() => api.stop());
 
   process.stdout.write(

@@ -25,6 +25,7 @@ async function main(): Promise<void> {
     namespace: settings.temporalNamespace,
     taskQueue: settings.temporalTaskQueue,
     log,
+    settings,
   });
   onShutdownSignal(log, () => worker.stop());
 }

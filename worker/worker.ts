@@ -4,7 +4,10 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import pg from 'pg';
 import { createActivities } from '../activities';
 import type { Clock } from '../activities/dependencies';
+import { SimulatedBankAdapter } from '../activities/adapters/bank/simulated-bank.adapter';
+import { SimulatedChainAdapter } from '../activities/adapters/chain/simulated-chain.adapter';
 import type { Logger } from '../core/logger';
+import type { Settings } from '../core/settings';
 import { openOrm } from '../db/orm';
 
 export interface WorkerOptions {
@@ -13,6 +16,17 @@ export interface WorkerOptions {
   namespace: string;
   taskQueue: string;
   log: Logger;
+  /** Adapter and compliance settings (delays, deny list, outbox folder). */
+  settings: Pick<
+    Settings,
+    | 'chainConfirmationDelayMs'
+    | 'travelRuleDeadlineMs'
+    | 'travelRuleThresholdEur'
+    | 'denyListedAddresses'
+    | 'bankSettlementDelayMs'
+    | 'bankOutboxDir'
+    | 'bankRejectIbans'
+  >;
   clock?: Clock;
   /** A prebuilt workflow bundle (tests build one per run); otherwise workflows are bundled at start. */
   workflowBundlePath?: string;
@@ -42,7 +56,24 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     ...(options.workflowBundlePath
       ? { workflowBundle: { codePath: options.workflowBundlePath } }
       : { workflowsPath: workflowsPath() }),
-    activities: createActivities({ orm, pool, clock: options.clock ?? { now: () => new Date() }, log: options.log }),
+    activities: createActivities({
+      orm,
+      pool,
+      clock: options.clock ?? { now: () => new Date() },
+      log: options.log,
+      // The default adapters are simulations; real ones implement the same interfaces.
+      chain: new SimulatedChainAdapter({ confirmationDelayMs: options.settings.chainConfirmationDelayMs }),
+      bank: new SimulatedBankAdapter({
+        outboxDir: options.settings.bankOutboxDir,
+        settlementDelayMs: options.settings.bankSettlementDelayMs,
+        rejectCreditorIbans: options.settings.bankRejectIbans,
+      }),
+      compliance: {
+        travelRuleThresholdEur: options.settings.travelRuleThresholdEur,
+        travelRuleDeadlineMs: options.settings.travelRuleDeadlineMs,
+        denyListedAddresses: options.settings.denyListedAddresses,
+      },
+    }),
   });
   const running = worker.run();
   options.log.info(`worker polling task queue ${options.taskQueue}`);

@@ -15,7 +15,7 @@ export function rateLockRoute(deps: ApiDependencies) {
   return async (ctx: Context): Promise<void> => {
     const createdAt = deps.clock.now();
     const rates = await deps.rateSource.currentEurRates();
-    const lock = await insertRateLock(deps.readPool, {
+    const lock = await insertRateLock(deps.pool, {
       id: randomUUID(),
       partnerId: ctx.state.partnerId as string,
       rates,

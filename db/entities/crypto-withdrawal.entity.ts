@@ -1,6 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
 import { DecimalStringType } from '../types/decimal-string.type';
-import type { OperationStatus } from './operation-status';
+import type { OperationStatus } from '../../core/operation-status';
 
 export type WalletType = 'CUSTODIAL' | 'NON_CUSTODIAL' | 'OTHER';
 export type ReceiverType = 'NATURAL' | 'LEGAL';

@@ -1,6 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
 import { DecimalStringType } from '../types/decimal-string.type';
-import type { OperationStatus } from './operation-status';
+import type { OperationStatus } from '../../core/operation-status';
 
 /** A currency exchange at a locked rate; final in one transaction, so it is SUCCESSFUL once stored. */
 export class Exchange {

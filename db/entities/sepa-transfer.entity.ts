@@ -1,6 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
 import { DecimalStringType } from '../types/decimal-string.type';
-import type { OperationStatus } from './operation-status';
+import type { OperationStatus } from '../../core/operation-status';
 import type { ReceiverType } from './crypto-withdrawal.entity';
 
 export type SepaTransferStage = 'RESERVED' | 'SUBMITTED' | 'SETTLED' | 'REJECTED';

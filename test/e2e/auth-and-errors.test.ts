@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { createApp } from '../../api/app';
 import { systemClock } from '../../api/dependencies';
@@ -129,8 +130,11 @@ describe('errors', () => {
 /** The app with some dependencies replaced, to provoke failures no real request can. */
 async function serve(overrides: Partial<ApiDependencies>): Promise<{ url: string; stop(): Promise<void> }> {
   const readPool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 2 });
+  const temporalConnection = await Connection.connect({ address: testStack().temporalAddress });
   const app = createApp({
+    pool: readPool,
     readPool,
+    temporal: { client: new Client({ connection: temporalConnection, namespace: testStack().namespace }), taskQueue: testStack().taskQueue },
     rateSource: { currentEurRates: async () => DEFAULT_EUR_RATES },
     clock: systemClock,
     log: createLogger('test', 'error'),
@@ -143,6 +147,7 @@ async function serve(overrides: Partial<ApiDependencies>): Promise<{ url: string
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     async stop() {
       await new Promise((resolve) => server.close(resolve));
+      await temporalConnection.close();
       await readPool.end();
     },
   };

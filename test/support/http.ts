@@ -20,11 +20,14 @@ export interface TestApi {
 }
 
 /** The real HTTP API on a free port, against the run's Postgres. */
-export async function startTestApi(options: { clock?: Clock; databaseUrl?: string; maxBodyBytes?: number } = {}): Promise<TestApi> {
+export async function startTestApi(options: { clock?: Clock; databaseUrl?: string; maxBodyBytes?: number; taskQueue?: string } = {}): Promise<TestApi> {
   const api: RunningApi = await startApi({
     port: 0,
     databaseUrl: options.databaseUrl ?? testStack().databaseUrl,
     databaseReadUrl: undefined,
+    temporalAddress: testStack().temporalAddress,
+    temporalNamespace: testStack().namespace,
+    temporalTaskQueue: options.taskQueue ?? testStack().taskQueue,
     eurRates: DEFAULT_EUR_RATES,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
     log: createLogger('test-api', 'error'),

@@ -13,6 +13,7 @@ import { createLogger } from '../../core/logger';
 import { loadSettings } from '../../core/settings';
 import { startInfrastructure } from '../../worker/infrastructure/infrastructure';
 import { startWorker, workflowsPath } from '../../worker/worker';
+import { TEST_WORKER_SETTINGS } from './test-config';
 
 export interface TestStack {
   databaseUrl: string;
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
       TEMPORAL_PORT: String(await freePort()),
       EMBEDDED_POSTGRES_PORT: String(await freePort()),
       TEMPORAL_TASK_QUEUE: 'partner-payments-test',
+      ...TEST_WORKER_SETTINGS,
     },
     path.resolve(__dirname, '../..'),
   );
@@ -61,6 +63,7 @@ async function main(): Promise<void> {
     taskQueue: settings.temporalTaskQueue,
     workflowBundlePath,
     log,
+    settings,
   });
   const stack: TestStack = {
     databaseUrl: infrastructure.databaseUrl,

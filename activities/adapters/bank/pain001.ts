@@ -1,0 +1,171 @@
+import { isValidIBAN } from 'ibantools';
+import type { SepaPayment } from './bank-adapter';
+
+/**
+ * The SEPA (EPC) Latin character set for free text (names, remittance information). Banks may
+ * reject or silently mangle anything else, so titles and names are validated against this
+ * before a transfer is accepted.
+ */
+export const SEPA_TEXT_PATTERN: RegExp = /^[A-Za-z0-9/\-?:().,'+ ]+$/;
+
+const NAMESPACE = 'urn:iso:std:iso:20022:tech:xsd:pain.001.001.09';
+
+// EPC rulebook: 0.01 to 999999999.99 EUR with exactly two decimals. Checked on the string so the
+// amount never passes through a float.
+const AMOUNT_PATTERN = /^(0|[1-9][0-9]{0,8})\.[0-9]{2}$/;
+// EPC identifiers (MsgId, PmtInfId, EndToEndId): SEPA characters, no leading '/', no '//'.
+const SEPA_ID_PATTERN = /^(?!\/)(?!.*\/\/)[A-Za-z0-9/\-?:().,'+ ]+$/;
+const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/;
+
+const XML_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+};
+
+/** XML 1.0 Char production: no controls other than tab/LF/CR, no lone surrogates, no U+FFFE/U+FFFF. */
+function isXmlChar(codePoint: number): boolean {
+  return (
+    codePoint === 0x9 ||
+    codePoint === 0xa ||
+    codePoint === 0xd ||
+    (codePoint >= 0x20 && codePoint <= 0xd7ff) ||
+    (codePoint >= 0xe000 && codePoint <= 0xfffd) ||
+    (codePoint >= 0x10000 && codePoint <= 0x10ffff)
+  );
+}
+
+/** Escapes every text value; refuses characters XML 1.0 cannot represent even escaped. */
+function xmlText(value: string): string {
+  for (const char of value) {
+    if (!isXmlChar(char.codePointAt(0) ?? 0)) throw new Error('text contains a character XML cannot carry');
+  }
+  return value.replace(/[&<>"']/g, (char) => XML_ESCAPES[char] ?? char);
+}
+
+/** Length in characters (code points), as the schema counts, not UTF-16 units. */
+function charLength(value: string): number {
+  return [...value].length;
+}
+
+function requireText(field: string, value: string, maxLength: number): void {
+  const length = charLength(value);
+  if (length === 0) throw new Error(`${field} must not be empty`);
+  if (length > maxLength) throw new Error(`${field} is longer than ${maxLength} characters`);
+}
+
+function requireSepaId(field: string, value: string): void {
+  requireText(field, value, 35);
+  if (!SEPA_ID_PATTERN.test(value)) throw new Error(`${field} contains characters SEPA does not allow`);
+}
+
+function requireIban(field: string, value: string): void {
+  // Electronic format only (no spaces, upper case) with a valid checksum: what the schema expects.
+  if (!/^[A-Z]{2}[0-9]{2}[A-Z0-9]{1,30}$/.test(value) || !isValidIBAN(value)) throw new Error(`${field} is not a valid IBAN`);
+}
+
+function requireDate(value: string): void {
+  const match = DATE_PATTERN.exec(value);
+  const [, year, month, day] = match ?? [];
+  if (year === undefined || month === undefined || day === undefined) throw new Error('requestedExecutionDate must be YYYY-MM-DD');
+  // Round-trip through UTC to refuse dates such as 2026-02-30.
+  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  if (date.toISOString().slice(0, 10) !== value) throw new Error('requestedExecutionDate is not a calendar date');
+}
+
+function validate(payment: SepaPayment): void {
+  if (payment.currency !== 'EUR') throw new Error('SEPA credit transfers are in EUR only');
+  if (!AMOUNT_PATTERN.test(payment.amount) || payment.amount === '0.00') {
+    throw new Error('amount must be a positive decimal with exactly two decimals, at most 999999999.99');
+  }
+  requireSepaId('messageId', payment.messageId);
+  requireSepaId('endToEndId', payment.endToEndId);
+  requireText('debtor name', payment.debtor.name, 70);
+  requireText('creditor name', payment.creditor.name, 70);
+  requireText('remittanceInformation', payment.remittanceInformation, 140);
+  requireIban('debtor IBAN', payment.debtor.iban);
+  requireIban('creditor IBAN', payment.creditor.iban);
+  requireDate(payment.requestedExecutionDate);
+  if (!DATE_TIME_PATTERN.test(payment.createdAt) || Number.isNaN(Date.parse(payment.createdAt))) {
+    throw new Error('createdAt must be an ISO 8601 date-time');
+  }
+}
+
+/**
+ * ISO 20022 pain.001.001.09 CustomerCreditTransferInitiation for one SEPA credit transfer.
+ * Pure: the same payment always yields the same document, so a retried submission is identical.
+ */
+export function buildPain001(payment: SepaPayment): string {
+  validate(payment);
+  const t = xmlText;
+  // One transaction per message, so the control sums equal the amount itself.
+  const amount = t(payment.amount);
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="${NAMESPACE}">
+  <CstmrCdtTrfInitn>
+    <GrpHdr>
+      <MsgId>${t(payment.messageId)}</MsgId>
+      <CreDtTm>${t(payment.createdAt)}</CreDtTm>
+      <NbOfTxs>1</NbOfTxs>
+      <CtrlSum>${amount}</CtrlSum>
+      <InitgPty>
+        <Nm>${t(payment.debtor.name)}</Nm>
+      </InitgPty>
+    </GrpHdr>
+    <PmtInf>
+      <PmtInfId>${t(payment.messageId)}</PmtInfId>
+      <PmtMtd>TRF</PmtMtd>
+      <BtchBookg>false</BtchBookg>
+      <NbOfTxs>1</NbOfTxs>
+      <CtrlSum>${amount}</CtrlSum>
+      <PmtTpInf>
+        <SvcLvl>
+          <Cd>SEPA</Cd>
+        </SvcLvl>
+      </PmtTpInf>
+      <ReqdExctnDt>
+        <Dt>${t(payment.requestedExecutionDate)}</Dt>
+      </ReqdExctnDt>
+      <Dbtr>
+        <Nm>${t(payment.debtor.name)}</Nm>
+      </Dbtr>
+      <DbtrAcct>
+        <Id>
+          <IBAN>${t(payment.debtor.iban)}</IBAN>
+        </Id>
+      </DbtrAcct>
+      <DbtrAgt>
+        <FinInstnId>
+          <Othr>
+            <Id>NOTPROVIDED</Id>
+          </Othr>
+        </FinInstnId>
+      </DbtrAgt>
+      <ChrgBr>SLEV</ChrgBr>
+      <CdtTrfTxInf>
+        <PmtId>
+          <EndToEndId>${t(payment.endToEndId)}</EndToEndId>
+        </PmtId>
+        <Amt>
+          <InstdAmt Ccy="EUR">${amount}</InstdAmt>
+        </Amt>
+        <Cdtr>
+          <Nm>${t(payment.creditor.name)}</Nm>
+        </Cdtr>
+        <CdtrAcct>
+          <Id>
+            <IBAN>${t(payment.creditor.iban)}</IBAN>
+          </Id>
+        </CdtrAcct>
+        <RmtInf>
+          <Ustrd>${t(payment.remittanceInformation)}</Ustrd>
+        </RmtInf>
+      </CdtTrfTxInf>
+    </PmtInf>
+  </CstmrCdtTrfInitn>
+</Document>
+`;
+}

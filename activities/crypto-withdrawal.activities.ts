@@ -1,0 +1,219 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { CryptoCurrency, Network } from '../core/currencies';
+import { DomainError, assertInvariant } from '../core/errors';
+import type { OperationStatus } from '../core/operation-status';
+import { Decimal } from '../core/money';
+import { buildTravelRuleData } from '../core/travel-rule';
+import type { Originator } from '../core/travel-rule';
+import { CryptoWithdrawal } from '../db/entities/crypto-withdrawal.entity';
+import type { CryptoWithdrawalStage, ReceiverType, WalletType } from '../db/entities/crypto-withdrawal.entity';
+import { Partner } from '../db/entities/partner.entity';
+import { PartnerUser } from '../db/entities/partner-user.entity';
+import { postTransfer, reserveTransfer, voidTransfer } from '../db/ledger/ledger';
+import { findPartnerAccount, findSystemAccount } from '../db/ledger/system-accounts';
+import { withBusinessFailures } from './business-failure';
+import type { ActivityDependencies } from './dependencies';
+
+export interface CryptoWithdrawalInput {
+  withdrawalId: string;
+  partnerId: string;
+  /** The partner's user the withdrawal is made for; null when the partner withdraws. */
+  userId: string | null;
+  currency: CryptoCurrency;
+  network: Network;
+  amount: string;
+  fee: string;
+  destination: string;
+  memo: string | null;
+  walletType: WalletType;
+  receiverType: ReceiverType;
+  beneficiaryName: string;
+  amountEur: string;
+}
+
+export interface TravelRuleOutcome {
+  /** Set when the destination is deny-listed: the withdrawal must not be broadcast. */
+  deniedReason: string | null;
+  requiresCompletion: boolean;
+  deadlineMs: number;
+}
+
+export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
+  const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => deps.orm.em.fork().transactional(work);
+  const load = async (em: EntityManager, withdrawalId: string) => {
+    const withdrawal = await em.findOne(CryptoWithdrawal, { id: withdrawalId });
+    assertInvariant(withdrawal, `crypto withdrawal ${withdrawalId} exists`);
+    return withdrawal;
+  };
+
+  return {
+    /** Stores the withdrawal and holds amount + fee in one transaction; re-running finds it. */
+    async reserveWithdrawal(input: CryptoWithdrawalInput): Promise<{ withdrawalId: string }> {
+      return withBusinessFailures(() =>
+        inTransaction(async (em) => {
+          if (await em.findOne(CryptoWithdrawal, { id: input.withdrawalId })) return { withdrawalId: input.withdrawalId };
+          const now = deps.clock.now();
+          const account = await findPartnerAccount(em, input.partnerId, input.currency);
+          assertInvariant(account, `partner ${input.partnerId} has a ${input.currency} account`);
+          const sink = await findSystemAccount(em, 'CRYPTO_WITHDRAWALS', input.currency);
+          const feeIncome = await findSystemAccount(em, 'FEE_INCOME', input.currency);
+          const total = new Decimal(input.amount).plus(input.fee);
+          const postings = [
+            { accountId: account.id, amount: total.negated().toFixed() },
+            { accountId: sink.id, amount: input.amount },
+          ];
+          if (!new Decimal(input.fee).isZero()) postings.push({ accountId: feeIncome.id, amount: input.fee });
+          await reserveTransfer(em, { transferId: input.withdrawalId, kind: 'CRYPTO_WITHDRAWAL', postings }, now);
+          em.create(CryptoWithdrawal, {
+            id: input.withdrawalId,
+            partnerId: input.partnerId,
+            userId: input.userId,
+            currency: input.currency,
+            network: input.network,
+            amount: input.amount,
+            fee: input.fee,
+            destination: input.destination,
+            memo: input.memo,
+            walletType: input.walletType,
+            receiverType: input.receiverType,
+            beneficiaryName: input.beneficiaryName,
+            status: 'IN_PROGRESS',
+            stage: 'RESERVED',
+            amountEur: input.amountEur,
+            travelRule: null,
+            transactionHash: null,
+            failureReason: null,
+            createdAt: now,
+            updatedAt: now,
+          });
+          await em.flush();
+          return { withdrawalId: input.withdrawalId };
+        }),
+      );
+    },
+
+    /** Builds and stores the IVMS101 data, then applies the deny list and the EUR threshold. */
+    async checkTravelRule(withdrawalId: string): Promise<TravelRuleOutcome> {
+      return inTransaction(async (em) => {
+        const withdrawal = await load(em, withdrawalId);
+        const originator = await originatorOf(em, withdrawal);
+        const data = buildTravelRuleData(
+          originator,
+          { name: withdrawal.beneficiaryName, receiverType: withdrawal.receiverType, walletType: withdrawal.walletType, walletAddress: withdrawal.destination },
+          { currency: withdrawal.currency, network: withdrawal.network, amount: withdrawal.amount, amountEur: withdrawal.amountEur },
+          deps.compliance.travelRuleThresholdEur,
+        );
+        withdrawal.travelRule = { ...(withdrawal.travelRule ?? {}), ...(data as unknown as Record<string, unknown>) };
+        withdrawal.updatedAt = deps.clock.now();
+        await em.flush();
+        const denied = deps.compliance.denyListedAddresses.some((address) => address.toLowerCase() === withdrawal.destination.toLowerCase());
+        return {
+          deniedReason: denied ? 'destination address is on the deny list' : null,
+          requiresCompletion: data.requiresCompletion,
+          deadlineMs: deps.compliance.travelRuleDeadlineMs,
+        };
+      });
+    },
+
+    async recordTravelRuleCompletion(withdrawalId: string, completion: Record<string, unknown>): Promise<void> {
+      await inTransaction(async (em) => {
+        const withdrawal = await load(em, withdrawalId);
+        withdrawal.travelRule = { ...(withdrawal.travelRule ?? {}), completion: { ...completion, completedAt: deps.clock.now().toISOString() } };
+        await em.flush();
+      });
+    },
+
+    async setWithdrawalProgress(withdrawalId: string, progress: { status: OperationStatus; stage: CryptoWithdrawalStage }): Promise<void> {
+      await inTransaction(async (em) => {
+        const withdrawal = await load(em, withdrawalId);
+        if (withdrawal.status === 'SUCCESSFUL' || withdrawal.status === 'UNSUCCESSFUL') return; // final states stay final
+        withdrawal.status = progress.status;
+        withdrawal.stage = progress.stage;
+        withdrawal.updatedAt = deps.clock.now();
+        await em.flush();
+      });
+    },
+
+    /** The chain adapter is idempotent on the withdrawal id; the hash is stored outside any transaction with the call. */
+    async broadcastWithdrawal(withdrawalId: string): Promise<{ transactionHash: string; broadcastAt: string }> {
+      const withdrawal = await load(deps.orm.em.fork(), withdrawalId);
+      const result = await deps.chain.broadcast({
+        withdrawalId,
+        currency: withdrawal.currency as CryptoCurrency,
+        network: withdrawal.network as Network,
+        destination: withdrawal.destination,
+        amount: new Decimal(withdrawal.amount).toFixed(),
+        memo: withdrawal.memo ?? null,
+      });
+      await inTransaction(async (em) => {
+        const stored = await load(em, withdrawalId);
+        stored.transactionHash = result.transactionHash;
+        stored.stage = 'BROADCAST';
+        stored.updatedAt = deps.clock.now();
+        await em.flush();
+      });
+      return result;
+    },
+
+    /** Fails with a retryable "not yet" until the chain confirms; Temporal's retry policy is the poll loop. */
+    async awaitWithdrawalConfirmation(input: { network: Network; transactionHash: string; broadcastAt: string }): Promise<void> {
+      const state = await deps.chain.confirmationState(input);
+      if (state === 'CONFIRMED') return;
+      if (state === 'FAILED') {
+        throw ApplicationFailure.create({ type: 'transaction-failed', message: `transaction ${input.transactionHash} failed on chain`, nonRetryable: true });
+      }
+      throw ApplicationFailure.create({ type: 'not-confirmed-yet', message: `transaction ${input.transactionHash} not confirmed yet` });
+    },
+
+    /** Posts the reservation and marks the withdrawal SUCCESSFUL, in one transaction. */
+    async settleWithdrawal(withdrawalId: string): Promise<void> {
+      await inTransaction(async (em) => {
+        const withdrawal = await load(em, withdrawalId);
+        const now = deps.clock.now();
+        await postTransfer(em, withdrawalId, now);
+        withdrawal.status = 'SUCCESSFUL';
+        withdrawal.stage = 'SETTLED';
+        withdrawal.updatedAt = now;
+        await em.flush();
+      });
+    },
+
+    /** Voids the reservation and marks the withdrawal UNSUCCESSFUL, in one transaction. */
+    async releaseWithdrawal(withdrawalId: string, reason: string): Promise<void> {
+      await inTransaction(async (em) => {
+        const withdrawal = await load(em, withdrawalId);
+        const now = deps.clock.now();
+        await voidTransfer(em, withdrawalId, now);
+        withdrawal.status = 'UNSUCCESSFUL';
+        withdrawal.stage = 'FAILED';
+        withdrawal.failureReason = reason;
+        withdrawal.updatedAt = now;
+        await em.flush();
+      });
+    },
+  };
+}
+
+async function originatorOf(em: EntityManager, withdrawal: CryptoWithdrawal): Promise<Originator> {
+  if (withdrawal.userId) {
+    const user = await em.findOne(PartnerUser, { id: withdrawal.userId });
+    if (!user) throw new DomainError('invalid-user', 'the user of this withdrawal no longer exists');
+    return {
+      kind: 'NATURAL',
+      firstName: user.firstName,
+      lastName: user.lastName,
+      address: user.address,
+      city: user.city,
+      country: user.country,
+      documentType: user.documentType,
+      documentNumber: user.documentNumber,
+      birthDate: user.birthDate ?? null,
+      birthCountry: user.birthCountry ?? null,
+      customerId: user.externalUserId,
+    };
+  }
+  const partner = await em.findOne(Partner, { id: withdrawal.partnerId });
+  assertInvariant(partner, `partner ${withdrawal.partnerId} exists`);
+  return { kind: 'LEGAL', name: partner.name, customerId: partner.id };
+}

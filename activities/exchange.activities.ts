@@ -1,0 +1,105 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { CURRENCY_SCALE } from '../core/currencies';
+import type { Currency } from '../core/currencies';
+import { DomainError, assertInvariant } from '../core/errors';
+import { Decimal, roundDown } from '../core/money';
+import { Exchange } from '../db/entities/exchange.entity';
+import { RateLock } from '../db/entities/rate-lock.entity';
+import { postTransferDirectly } from '../db/ledger/ledger';
+import type { PostingInput } from '../db/ledger/ledger';
+import { findPartnerAccount, findSystemAccount } from '../db/ledger/system-accounts';
+import { withBusinessFailures } from './business-failure';
+import type { ActivityDependencies } from './dependencies';
+
+export interface ExchangeInput {
+  exchangeId: string;
+  partnerId: string;
+  lockId: string;
+  currencyFrom: Currency;
+  currencyTo: Currency;
+  /** In currencyFrom, exact decimal string. */
+  amount: string;
+}
+
+export interface ExchangeQuote {
+  amountTo: string;
+  feeAmount: string;
+  /** amountTo + feeAmount: what the exchange desk pays out in currencyTo. */
+  grossAmountTo: string;
+}
+
+/**
+ * DESIGN.md: credited = amount × rates[from] / rates[to] × (1 − fee/100), rounded down to the
+ * scale of currencyTo; the house keeps the difference to the gross amount, also rounded down.
+ */
+export function quoteExchange(input: { amount: string; currencyTo: Currency; rateFrom: string; rateTo: string; feePercentage: string }): ExchangeQuote {
+  const scale = CURRENCY_SCALE[input.currencyTo];
+  const exact = new Decimal(input.amount).times(input.rateFrom).dividedBy(input.rateTo);
+  const gross = roundDown(exact, scale);
+  const credited = roundDown(exact.times(new Decimal(1).minus(new Decimal(input.feePercentage).dividedBy(100))), scale);
+  return { amountTo: credited.toFixed(), feeAmount: gross.minus(credited).toFixed(), grossAmountTo: gross.toFixed() };
+}
+
+export function createExchangeActivities(deps: ActivityDependencies) {
+  return {
+    /** Consumes the lock and moves both currencies in one transaction; re-running finds the exchange. */
+    async executeExchange(input: ExchangeInput): Promise<{ exchangeId: string }> {
+      return withBusinessFailures(() =>
+        deps.orm.em.fork().transactional(async (em) => {
+          const existing = await em.findOne(Exchange, { id: input.exchangeId });
+          if (existing) return { exchangeId: existing.id };
+          await performExchange(em, input, deps.clock.now());
+          return { exchangeId: input.exchangeId };
+        }),
+      );
+    },
+  };
+}
+
+async function performExchange(em: EntityManager, input: ExchangeInput, now: Date): Promise<void> {
+  const lock = await em.findOne(RateLock, { id: input.lockId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  // Unknown, foreign, used and expired locks all look the same to the partner (DESIGN.md).
+  if (!lock || lock.partnerId !== input.partnerId) throw new DomainError('invalid-exchange-lock', 'the lock does not exist');
+  if (lock.usedAt) throw new DomainError('invalid-exchange-lock', 'the lock has already been used');
+  if (lock.validUntil.getTime() <= now.getTime()) throw new DomainError('invalid-exchange-lock', 'the lock has expired');
+  const rateFrom = lock.rates[input.currencyFrom];
+  const rateTo = lock.rates[input.currencyTo];
+  assertInvariant(rateFrom && rateTo, `lock ${lock.id} has rates for ${input.currencyFrom} and ${input.currencyTo}`);
+  const quote = quoteExchange({ amount: input.amount, currencyTo: input.currencyTo, rateFrom, rateTo, feePercentage: lock.feePercentage });
+  if (!new Decimal(quote.amountTo).isPositive() || new Decimal(quote.amountTo).isZero()) {
+    throw new DomainError('invalid-request', `amount is too small: it buys no ${input.currencyTo} after rounding`);
+  }
+
+  const [partnerFrom, partnerTo] = await Promise.all([
+    findPartnerAccount(em, input.partnerId, input.currencyFrom),
+    findPartnerAccount(em, input.partnerId, input.currencyTo),
+  ]);
+  assertInvariant(partnerFrom && partnerTo, `partner ${input.partnerId} has ${input.currencyFrom} and ${input.currencyTo} accounts`);
+  const deskFrom = await findSystemAccount(em, 'EXCHANGE_DESK', input.currencyFrom);
+  const deskTo = await findSystemAccount(em, 'EXCHANGE_DESK', input.currencyTo);
+  const feeIncome = await findSystemAccount(em, 'FEE_INCOME', input.currencyTo);
+  const postings: PostingInput[] = [
+    { accountId: partnerFrom.id, amount: new Decimal(input.amount).negated().toFixed() },
+    { accountId: deskFrom.id, amount: input.amount },
+    { accountId: deskTo.id, amount: new Decimal(quote.grossAmountTo).negated().toFixed() },
+    { accountId: partnerTo.id, amount: quote.amountTo },
+  ];
+  if (!new Decimal(quote.feeAmount).isZero()) postings.push({ accountId: feeIncome.id, amount: quote.feeAmount });
+  await postTransferDirectly(em, { transferId: input.exchangeId, kind: 'EXCHANGE', postings }, now);
+
+  lock.usedAt = now;
+  em.create(Exchange, {
+    id: input.exchangeId,
+    partnerId: input.partnerId,
+    lockId: lock.id,
+    currencyFrom: input.currencyFrom,
+    currencyTo: input.currencyTo,
+    amountFrom: input.amount,
+    amountTo: quote.amountTo,
+    feeAmount: quote.feeAmount,
+    status: 'SUCCESSFUL',
+    createdAt: now,
+  });
+  await em.flush();
+}

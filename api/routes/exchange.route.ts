@@ -1,0 +1,40 @@
+import type { Context } from 'koa';
+import type { ExchangeInput } from '../../activities/exchange.activities';
+import { OPERATION_CURRENCY, OPERATION_STATUS, OPERATION_TYPE, PARTNER_ID } from '../../core/search-attributes';
+import { workflowIds } from '../../workflows/definitions';
+import type { ApiDependencies } from '../dependencies';
+import { performIdempotently } from '../idempotency/idempotency';
+import { respondJson } from '../http/respond';
+import { exchangeBodySchema } from '../schemas/exchange.schema';
+import { parseOrThrow } from '../schemas/validation';
+import { executeWorkflow } from '../temporal/workflow-runner';
+
+/** POST /v1/partner/exchange: 201 once the exchange is final (the workflow has completed). */
+export function exchangeRoute(deps: ApiDependencies) {
+  return async (ctx: Context): Promise<void> => {
+    const partnerId = ctx.state.partnerId as string;
+    const body = parseOrThrow(exchangeBodySchema, ctx.state.body, 'invalid-request');
+    const response = await performIdempotently(deps.pool, {
+      partnerId,
+      operation: 'POST /v1/partner/exchange',
+      key: ctx.get('idempotency-key') || undefined,
+      body: ctx.state.body,
+      async perform(exchangeId) {
+        const input: ExchangeInput = { exchangeId, partnerId, ...body };
+        await executeWorkflow(deps.temporal.client, deps.temporal.taskQueue, {
+          workflowType: 'exchangeWorkflow',
+          workflowId: workflowIds.exchange(exchangeId),
+          args: [input],
+          searchAttributes: [
+            { key: PARTNER_ID, value: partnerId },
+            { key: OPERATION_TYPE, value: 'exchange' },
+            { key: OPERATION_CURRENCY, value: body.currencyFrom },
+            { key: OPERATION_STATUS, value: 'IN_PROGRESS' },
+          ],
+        });
+        return { status: 201, body: { exchangeId } };
+      },
+    });
+    respondJson(ctx, response.status, response.body);
+  };
+}

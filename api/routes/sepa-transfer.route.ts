@@ -1,0 +1,50 @@
+import type { Context } from 'koa';
+import type { SepaTransferInput } from '../../activities/sepa-transfer.activities';
+import { OPERATION_CURRENCY, OPERATION_STATUS, OPERATION_TYPE, PARTNER_ID } from '../../core/search-attributes';
+import { workflowIds } from '../../workflows/definitions';
+import type { ApiDependencies } from '../dependencies';
+import { performIdempotently } from '../idempotency/idempotency';
+import { respondJson } from '../http/respond';
+import { sepaTransferBodySchema } from '../schemas/sepa-transfer.schema';
+import { parseOrThrow } from '../schemas/validation';
+import { startAndAwaitReservation } from '../temporal/workflow-runner';
+
+/** POST /v1/partner/sepa-transfer: 201 with transferId once the amount is reserved. */
+export function sepaTransferRoute(deps: ApiDependencies) {
+  return async (ctx: Context): Promise<void> => {
+    const partnerId = ctx.state.partnerId as string;
+    const body = parseOrThrow(sepaTransferBodySchema, ctx.state.body, 'invalid-request');
+    const response = await performIdempotently(deps.pool, {
+      partnerId,
+      operation: 'POST /v1/partner/sepa-transfer',
+      key: ctx.get('idempotency-key') || undefined,
+      body: ctx.state.body,
+      async perform(transferId) {
+        const input: SepaTransferInput = {
+          transferId,
+          partnerId,
+          amount: body.amount,
+          receiverType: body.receiverType,
+          receiverFirstName: body.receiverFirstName ?? null,
+          receiverLastName: body.receiverLastName ?? null,
+          companyName: body.companyName ?? null,
+          destinationIban: body.destinationIban,
+          transferTitle: body.transferTitle,
+        };
+        await startAndAwaitReservation(deps.temporal.client, deps.temporal.taskQueue, {
+          workflowType: 'sepaTransferWorkflow',
+          workflowId: workflowIds.sepaTransfer(transferId),
+          args: [input],
+          searchAttributes: [
+            { key: PARTNER_ID, value: partnerId },
+            { key: OPERATION_TYPE, value: 'sepa-transfer' },
+            { key: OPERATION_CURRENCY, value: 'eur' },
+            { key: OPERATION_STATUS, value: 'IN_PROGRESS' },
+          ],
+        });
+        return { status: 201, body: { transferId } };
+      },
+    });
+    respondJson(ctx, response.status, response.body);
+  };
+}

@@ -1,0 +1,52 @@
+import { electronicFormatIBAN, isSEPACountry, validateIBAN } from 'ibantools';
+import { z } from 'zod';
+import { SEPA_TEXT_PATTERN } from '../../activities/adapters/bank/pain001';
+import { amountScaleProblem, amountSchema } from './amount.schema';
+
+const sepaText = (field: string, max: number) =>
+  z
+    .string({ error: `${field} is required` })
+    .trim()
+    .min(1, `${field} is required`)
+    .max(max, `${field} must be at most ${max} characters`)
+    .regex(SEPA_TEXT_PATTERN, `${field} may use only letters a-z, digits, spaces and / - ? : ( ) . , ' +`);
+
+/** POST /v1/partner/sepa-transfer: EUR only; amount as a decimal string or a JSON number. */
+export const sepaTransferBodySchema = z
+  .strictObject({
+    currency: z.string().trim().toLowerCase().pipe(z.literal('eur', { error: 'currency must be eur' })),
+    amount: amountSchema,
+    receiverType: z.enum(['NATURAL', 'LEGAL'], { error: 'receiverType must be NATURAL or LEGAL' }),
+    receiverFirstName: sepaText('receiverFirstName', 70).optional(),
+    receiverLastName: sepaText('receiverLastName', 70).optional(),
+    companyName: sepaText('companyName', 70).optional(),
+    destinationIban: z.string({ error: 'destinationIban is required' }),
+    transferTitle: sepaText('transferTitle', 140),
+  })
+  .superRefine((body, context) => {
+    const scaleProblem = amountScaleProblem(body.amount, 'eur');
+    if (scaleProblem) context.addIssue({ code: 'custom', path: ['amount'], message: scaleProblem });
+    if (body.receiverType === 'NATURAL') {
+      if (!body.receiverFirstName) context.addIssue({ code: 'custom', path: ['receiverFirstName'], message: 'receiverFirstName is required for a NATURAL receiver' });
+      if (!body.receiverLastName) context.addIssue({ code: 'custom', path: ['receiverLastName'], message: 'receiverLastName is required for a NATURAL receiver' });
+      if (body.companyName) context.addIssue({ code: 'custom', path: ['companyName'], message: 'companyName is only for a LEGAL receiver' });
+    } else {
+      if (!body.companyName) context.addIssue({ code: 'custom', path: ['companyName'], message: 'companyName is required for a LEGAL receiver' });
+      if (body.receiverFirstName || body.receiverLastName) {
+        context.addIssue({ code: 'custom', path: ['receiverFirstName'], message: 'receiver names are only for a NATURAL receiver' });
+      }
+    }
+    const ibanProblem = ibanProblemOf(body.destinationIban);
+    if (ibanProblem) context.addIssue({ code: 'custom', path: ['destinationIban'], message: ibanProblem });
+  });
+
+function ibanProblemOf(iban: string): string | undefined {
+  if (/\s/.test(iban)) return 'destinationIban must be written without spaces';
+  if (iban !== iban.toUpperCase()) return 'destinationIban must be upper case';
+  const result = validateIBAN(electronicFormatIBAN(iban) ?? iban);
+  if (!result.valid) return 'destinationIban is not a valid IBAN (format, length or check digits)';
+  if (!isSEPACountry(iban.slice(0, 2))) return `destinationIban country ${iban.slice(0, 2)} is not in the SEPA area`;
+  return undefined;
+}
+
+export type SepaTransferBody = z.output<typeof sepaTransferBodySchema>;

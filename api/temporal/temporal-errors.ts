@@ -1,0 +1,22 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { DomainError, isDomainErrorKind } from '../../core/errors';
+
+/**
+ * Finds the business error behind a Temporal failure (workflow failed, update failed, activity
+ * failed): an ApplicationFailure whose type is one of our error kinds. Anything else is not a
+ * partner's problem and stays unmapped (the error middleware answers P500 or P503).
+ */
+export function businessErrorOf(error: unknown): DomainError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 10 && current instanceof Error; depth += 1) {
+    if (current instanceof ApplicationFailure && isDomainErrorKind(current.type)) {
+      return new DomainError(current.type, current.message);
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export function rethrowAsBusinessError(error: unknown): never {
+  throw businessErrorOf(error) ?? error;
+}

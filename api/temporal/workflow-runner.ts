@@ -1,0 +1,67 @@
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
+import type { Workflow } from '@temporalio/common';
+import { fundsReservedUpdate } from '../../workflows/definitions';
+import { rethrowAsBusinessError } from './temporal-errors';
+
+export interface WorkflowStart {
+  workflowType: string;
+  workflowId: string;
+  args: unknown[];
+  searchAttributes: SearchAttributePair[];
+}
+
+/**
+ * The workflow id is the business key. A running workflow with the id is joined (USE_EXISTING);
+ * a closed one is never started again (REJECT_DUPLICATE): its outcome is read instead.
+ */
+const ID_POLICIES = { workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'REJECT_DUPLICATE' } as const;
+
+/** Starts (or joins) a workflow and waits for its result. */
+export async function executeWorkflow<Result>(client: Client, taskQueue: string, start: WorkflowStart): Promise<Result> {
+  try {
+    return (await client.workflow.execute<Workflow>(start.workflowType, {
+      taskQueue,
+      workflowId: start.workflowId,
+      args: start.args,
+      typedSearchAttributes: start.searchAttributes,
+      ...ID_POLICIES,
+    })) as Result;
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return closedWorkflowResult<Result>(client, start.workflowId);
+    return rethrowAsBusinessError(error);
+  }
+}
+
+/**
+ * Starts (or joins) a workflow and returns as soon as it has reserved the funds
+ * (Update-With-Start on the fundsReserved update); the workflow goes on without the caller.
+ */
+export async function startAndAwaitReservation(client: Client, taskQueue: string, start: WorkflowStart): Promise<{ id: string }> {
+  const operation = new WithStartWorkflowOperation<Workflow>(start.workflowType, {
+    taskQueue,
+    workflowId: start.workflowId,
+    args: start.args,
+    typedSearchAttributes: start.searchAttributes,
+    ...ID_POLICIES,
+  });
+  try {
+    return await client.workflow.executeUpdateWithStart(fundsReservedUpdate, { startWorkflowOperation: operation });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) {
+      // Closed already: it reserved if and only if it did not fail.
+      await closedWorkflowResult(client, start.workflowId);
+      return { id: start.workflowId };
+    }
+    return rethrowAsBusinessError(error);
+  }
+}
+
+async function closedWorkflowResult<Result>(client: Client, workflowId: string): Promise<Result> {
+  try {
+    return (await client.workflow.getHandle(workflowId).result()) as Result;
+  } catch (error) {
+    return rethrowAsBusinessError(error);
+  }
+}

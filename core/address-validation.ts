@@ -1,0 +1,114 @@
+import * as bitcoin from 'bitcoinjs-lib';
+import { isAddress } from 'viem';
+import { chainParameters } from './chain-parameters';
+import { CURRENCY_NETWORKS } from './currencies';
+import type { CryptoCurrency, Network } from './currencies';
+
+/**
+ * Checks a withdrawal destination against the currency's chain and the configured mainnet or
+ * testnet. Returns undefined for a valid address, otherwise a sentence the partner can act on
+ * (it becomes the errorMessage of a 400 P410, so it names the field and never internals).
+ */
+export function withdrawalAddressProblem(currency: CryptoCurrency, network: Network, mainnet: boolean, address: string): string | undefined {
+  if (!CURRENCY_NETWORKS[currency].includes(network)) return `network ${network} is not available for ${currency}`;
+  if (address.length === 0) return 'walletAddress must not be empty';
+  // Trimming silently would send to a string the partner did not send; make them fix it.
+  if (address.trim() !== address) return 'walletAddress must not have leading or trailing whitespace';
+
+  switch (currency) {
+    case 'eth':
+    case 'pol':
+    case 'usdc':
+      return evmAddressProblem(network, address);
+    case 'btc':
+    case 'ltc':
+    case 'doge':
+      return utxoAddressProblem(currency, network, mainnet, address);
+  }
+}
+
+/** EVM addresses look the same on mainnet and testnet, so only the format and checksum count. */
+function evmAddressProblem(network: Network, address: string): string | undefined {
+  if (isAddress(address, { strict: true })) return undefined;
+  // A well-formed address with a wrong checksum is most likely a typo: say so.
+  if (isAddress(address, { strict: false })) return `walletAddress has an invalid EIP-55 checksum (${network} address)`;
+  return `walletAddress is not a valid ${network} address`;
+}
+
+function utxoAddressProblem(currency: 'btc' | 'ltc' | 'doge', network: Network, mainnet: boolean, address: string): string | undefined {
+  if (isUtxoAddress(currency, mainnet, address)) return undefined;
+  const configured = mainnet ? 'mainnet' : 'testnet';
+  // Mixing up mainnet and testnet is the usual integration mistake; name it precisely.
+  if (isUtxoAddress(currency, !mainnet, address)) {
+    return `walletAddress is a ${network} ${mainnet ? 'testnet' : 'mainnet'} address, but withdrawals go to ${configured}`;
+  }
+  return `walletAddress is not a valid ${network} ${configured} address`;
+}
+
+function isUtxoAddress(currency: 'btc' | 'ltc' | 'doge', mainnet: boolean, address: string): boolean {
+  const parameters = chainParameters(currency, mainnet);
+  if (isBase58Check(address)) return hasOutputScript(address, parameters);
+
+  // Dogecoin has no segwit; its bech32 prefix in chainParameters is a placeholder that a crafted
+  // string could still carry, so bech32 is refused outright rather than by prefix mismatch.
+  if (currency === 'doge') return false;
+
+  let segwit: bitcoin.address.Bech32Result;
+  try {
+    segwit = bitcoin.address.fromBech32(address);
+  } catch {
+    return false;
+  }
+  if (segwit.prefix !== parameters.bech32) return false;
+  if (segwit.version === 0) return hasOutputScript(address, parameters);
+  // bitcoinjs-lib validates taproot keys only with an ECC library we do not load, so it would
+  // throw on every bc1p address; check the x-only key ourselves (BIP 341).
+  if (segwit.version === 1) return segwit.data.length === 32 && isSecp256k1XOnlyKey(segwit.data);
+  // Versions 2-16 have no spending rules yet: bitcoinjs-lib accepts them, but coins sent there
+  // may be lost, so they are not a withdrawal destination.
+  return false;
+}
+
+function isBase58Check(address: string): boolean {
+  try {
+    bitcoin.address.fromBase58Check(address);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** bitcoinjs-lib throws for a wrong version byte, bech32 prefix or program length. */
+function hasOutputScript(address: string, parameters: bitcoin.Network): boolean {
+  try {
+    bitcoin.address.toOutputScript(address, parameters);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const SECP256K1_FIELD_PRIME = 2n ** 256n - 2n ** 32n - 977n;
+
+/**
+ * A taproot output key is valid when it is the x coordinate of a curve point: x < p and
+ * x³ + 7 is a square mod p (Euler's criterion). Coins sent to any other key are unspendable.
+ */
+function isSecp256k1XOnlyKey(key: Uint8Array): boolean {
+  const x = BigInt('0x' + Array.from(key, (byte) => byte.toString(16).padStart(2, '0')).join(''));
+  if (x >= SECP256K1_FIELD_PRIME) return false;
+  const ySquared = (modularPower(x, 3n, SECP256K1_FIELD_PRIME) + 7n) % SECP256K1_FIELD_PRIME;
+  return modularPower(ySquared, (SECP256K1_FIELD_PRIME - 1n) / 2n, SECP256K1_FIELD_PRIME) === 1n;
+}
+
+function modularPower(base: bigint, exponent: bigint, modulus: bigint): bigint {
+  let result = 1n;
+  let factor = base % modulus;
+  let remaining = exponent;
+  while (remaining > 0n) {
+    if (remaining & 1n) result = (result * factor) % modulus;
+    factor = (factor * factor) % modulus;
+    remaining >>= 1n;
+  }
+  return result;
+}

@@ -1,0 +1,46 @@
+import type pg from 'pg';
+
+export async function findUserIdByExternalId(pool: pg.Pool, partnerId: string, externalUserId: string): Promise<string | undefined> {
+  const result = await pool.query<{ id: string }>(
+    `select id from partner_user where partner_id = $1 and external_user_id = $2`,
+    [partnerId, externalUserId],
+  );
+  return result.rows[0]?.id;
+}
+
+export interface WithdrawalDetailsRow {
+  id: string;
+  amount: string;
+  fee: string;
+  destination: string;
+  status: string;
+  transaction_hash: string | null;
+  currency: string;
+  network: string;
+  created_at: Date;
+  external_user_id: string | null;
+  email: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  address: string | null;
+  city: string | null;
+  country: string | null;
+  document_type: string | null;
+  document_number: string | null;
+  pesel: string | null;
+  birth_country: string | null;
+  birth_date: string | null;
+}
+
+/** Scoped to the partner: another partner's withdrawal is simply not found. */
+export async function findWithdrawalDetails(pool: pg.Pool, partnerId: string, withdrawalId: string): Promise<WithdrawalDetailsRow | undefined> {
+  const result = await pool.query<WithdrawalDetailsRow>(
+    `select w.id, w.amount::text, w.fee::text, w.destination, w.status, w.transaction_hash, w.currency, w.network, w.created_at,
+            u.external_user_id, u.email, u.first_name, u.last_name, u.address, u.city, u.country,
+            u.document_type, u.document_number, u.pesel, u.birth_country, u.birth_date::text
+       from crypto_withdrawal w left join partner_user u on u.id = w.user_id
+      where w.partner_id = $1 and w.id = $2`,
+    [partnerId, withdrawalId],
+  );
+  return result.rows[0];
+}

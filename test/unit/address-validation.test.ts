@@ -1,0 +1,230 @@
+import * as bitcoin from 'bitcoinjs-lib';
+import { getAddress } from 'viem';
+import { withdrawalAddressProblem } from '../../core/address-validation';
+import { chainParameters } from '../../core/chain-parameters';
+import type { CryptoCurrency, Network } from '../../core/currencies';
+
+/** Fixed bytes instead of random ones, so a failure reproduces. */
+function bytes(length: number, seed: number): Uint8Array {
+  return Uint8Array.from({ length }, (_, index) => (seed + index * 37) % 256);
+}
+
+function p2wpkh(currency: 'btc' | 'ltc', mainnet: boolean): string {
+  const address = bitcoin.payments.p2wpkh({ hash: bytes(20, 1), network: chainParameters(currency, mainnet) }).address;
+  if (address === undefined) throw new Error('no p2wpkh address');
+  return address;
+}
+
+function p2wsh(currency: 'btc' | 'ltc', mainnet: boolean): string {
+  const address = bitcoin.payments.p2wsh({ hash: bytes(32, 2), network: chainParameters(currency, mainnet) }).address;
+  if (address === undefined) throw new Error('no p2wsh address');
+  return address;
+}
+
+function p2pkh(currency: 'btc' | 'ltc' | 'doge', mainnet: boolean): string {
+  const address = bitcoin.payments.p2pkh({ hash: bytes(20, 3), network: chainParameters(currency, mainnet) }).address;
+  if (address === undefined) throw new Error('no p2pkh address');
+  return address;
+}
+
+function p2sh(currency: 'btc' | 'ltc' | 'doge', mainnet: boolean): string {
+  const address = bitcoin.payments.p2sh({ hash: bytes(20, 4), network: chainParameters(currency, mainnet) }).address;
+  if (address === undefined) throw new Error('no p2sh address');
+  return address;
+}
+
+/** A taproot-style program whose 32 bytes end in `lastByte` (x = 1 is on secp256k1, x = 5 is not). */
+function xOnlyKey(lastByte: number): Uint8Array {
+  const key = new Uint8Array(32);
+  key[31] = lastByte;
+  return key;
+}
+
+/** Changes one character so the base58 or bech32 checksum no longer matches. */
+function withTypo(address: string): string {
+  const index = address.length - 3;
+  const replacement = address[index] === 'q' ? 'p' : 'q';
+  return address.slice(0, index) + replacement + address.slice(index + 1);
+}
+
+/** Swaps the case of the first letter after 0x, which breaks the EIP-55 checksum. */
+function withBrokenChecksum(address: string): string {
+  const index = address.slice(2).search(/[a-fA-F]/) + 2;
+  const letter = address.charAt(index);
+  const swapped = letter === letter.toUpperCase() ? letter.toLowerCase() : letter.toUpperCase();
+  return address.slice(0, index) + swapped + address.slice(index + 1);
+}
+
+const evmLowercase = `0x${Buffer.from(bytes(20, 5)).toString('hex')}`;
+const evmChecksummed = getAddress(evmLowercase);
+
+describe('withdrawalAddressProblem for bitcoin', () => {
+  it.each([
+    ['p2wpkh', p2wpkh('btc', true)],
+    ['p2wsh', p2wsh('btc', true)],
+    ['p2pkh', p2pkh('btc', true)],
+    ['p2sh', p2sh('btc', true)],
+    ['p2tr', bitcoin.address.toBech32(xOnlyKey(1), 1, 'bc')],
+    ['upper-case p2wpkh', p2wpkh('btc', true).toUpperCase()],
+  ])('accepts a mainnet %s address on mainnet', (_kind, address) => {
+    expect(withdrawalAddressProblem('btc', 'bitcoin', true, address)).toBeUndefined();
+  });
+
+  it.each([
+    ['p2wpkh', p2wpkh('btc', false)],
+    ['p2pkh', p2pkh('btc', false)],
+    ['p2sh', p2sh('btc', false)],
+    ['p2tr', bitcoin.address.toBech32(xOnlyKey(1), 1, 'tb')],
+  ])('accepts a testnet %s address on testnet', (_kind, address) => {
+    expect(withdrawalAddressProblem('btc', 'bitcoin', false, address)).toBeUndefined();
+  });
+
+  it('rejects a testnet address on mainnet and says it is a testnet address', () => {
+    expect(withdrawalAddressProblem('btc', 'bitcoin', true, p2wpkh('btc', false))).toBe(
+      'walletAddress is a bitcoin testnet address, but withdrawals go to mainnet',
+    );
+    expect(withdrawalAddressProblem('btc', 'bitcoin', true, p2pkh('btc', false))).toBe(
+      'walletAddress is a bitcoin testnet address, but withdrawals go to mainnet',
+    );
+  });
+
+  it('rejects a mainnet address on testnet and says it is a mainnet address', () => {
+    expect(withdrawalAddressProblem('btc', 'bitcoin', false, p2wpkh('btc', true))).toBe(
+      'walletAddress is a bitcoin mainnet address, but withdrawals go to testnet',
+    );
+  });
+
+  it.each([
+    ['a bech32 checksum typo', withTypo(p2wpkh('btc', true))],
+    ['a base58 checksum typo', withTypo(p2pkh('btc', true))],
+    ['a litecoin segwit address', p2wpkh('ltc', true)],
+    ['a litecoin legacy address', p2pkh('ltc', true)],
+    ['a dogecoin address', p2pkh('doge', true)],
+    ['an ethereum address', evmChecksummed],
+    ['a taproot key that is not on the curve', bitcoin.address.toBech32(xOnlyKey(5), 1, 'bc')],
+    ['a future segwit version, whose coins could be lost', bitcoin.address.toBech32(bytes(32, 6), 2, 'bc')],
+    ['a segwit v0 program of the wrong length', bitcoin.address.toBech32(bytes(25, 7), 0, 'bc')],
+    ['random text', 'not-an-address'],
+  ])('rejects %s', (_description, address) => {
+    expect(withdrawalAddressProblem('btc', 'bitcoin', true, address)).toBe('walletAddress is not a valid bitcoin mainnet address');
+  });
+});
+
+describe('withdrawalAddressProblem for litecoin', () => {
+  it.each([
+    ['p2wpkh', p2wpkh('ltc', true)],
+    ['p2wsh', p2wsh('ltc', true)],
+    ['p2pkh', p2pkh('ltc', true)],
+    ['p2sh', p2sh('ltc', true)],
+  ])('accepts a mainnet %s address on mainnet', (_kind, address) => {
+    expect(withdrawalAddressProblem('ltc', 'litecoin', true, address)).toBeUndefined();
+  });
+
+  it('accepts testnet addresses on testnet', () => {
+    expect(withdrawalAddressProblem('ltc', 'litecoin', false, p2wpkh('ltc', false))).toBeUndefined();
+    expect(withdrawalAddressProblem('ltc', 'litecoin', false, p2pkh('ltc', false))).toBeUndefined();
+  });
+
+  it('rejects a testnet address on mainnet and says it is a testnet address', () => {
+    expect(withdrawalAddressProblem('ltc', 'litecoin', true, p2wpkh('ltc', false))).toBe(
+      'walletAddress is a litecoin testnet address, but withdrawals go to mainnet',
+    );
+  });
+
+  it.each([
+    ['a bitcoin segwit address', p2wpkh('btc', true)],
+    ['a bitcoin legacy address', p2pkh('btc', true)],
+    ['a checksum typo', withTypo(p2wpkh('ltc', true))],
+  ])('rejects %s', (_description, address) => {
+    expect(withdrawalAddressProblem('ltc', 'litecoin', true, address)).toBe('walletAddress is not a valid litecoin mainnet address');
+  });
+});
+
+describe('withdrawalAddressProblem for dogecoin', () => {
+  it('accepts p2pkh and p2sh addresses on mainnet', () => {
+    expect(withdrawalAddressProblem('doge', 'dogecoin', true, p2pkh('doge', true))).toBeUndefined();
+    expect(withdrawalAddressProblem('doge', 'dogecoin', true, p2sh('doge', true))).toBeUndefined();
+  });
+
+  it('accepts a testnet p2pkh address on testnet', () => {
+    expect(withdrawalAddressProblem('doge', 'dogecoin', false, p2pkh('doge', false))).toBeUndefined();
+  });
+
+  it('rejects a testnet address on mainnet and says it is a testnet address', () => {
+    expect(withdrawalAddressProblem('doge', 'dogecoin', true, p2pkh('doge', false))).toBe(
+      'walletAddress is a dogecoin testnet address, but withdrawals go to mainnet',
+    );
+  });
+
+  it.each([
+    ['a bech32 address with a doge prefix', bitcoin.address.toBech32(bytes(20, 8), 0, 'doge')],
+    ['a bech32 address carrying the placeholder prefix of chainParameters', bitcoin.address.toBech32(bytes(20, 8), 0, 'doge-unused')],
+    ['a bitcoin address', p2pkh('btc', true)],
+    ['a checksum typo', withTypo(p2pkh('doge', true))],
+  ])('rejects %s', (_description, address) => {
+    expect(withdrawalAddressProblem('doge', 'dogecoin', true, address)).toBe('walletAddress is not a valid dogecoin mainnet address');
+  });
+});
+
+describe('withdrawalAddressProblem for EVM currencies', () => {
+  const evmCases: [CryptoCurrency, Network][] = [
+    ['eth', 'ethereum'],
+    ['pol', 'polygon'],
+    ['usdc', 'ethereum'],
+    ['usdc', 'polygon'],
+  ];
+
+  it.each(evmCases)('accepts a checksummed and an all-lowercase %s address on %s, mainnet and testnet alike', (currency, network) => {
+    for (const mainnet of [true, false]) {
+      expect(withdrawalAddressProblem(currency, network, mainnet, evmChecksummed)).toBeUndefined();
+      expect(withdrawalAddressProblem(currency, network, mainnet, evmLowercase)).toBeUndefined();
+    }
+  });
+
+  it.each(evmCases)('rejects a mixed-case %s address on %s whose EIP-55 checksum is wrong', (currency, network) => {
+    expect(withdrawalAddressProblem(currency, network, true, withBrokenChecksum(evmChecksummed))).toBe(
+      `walletAddress has an invalid EIP-55 checksum (${network} address)`,
+    );
+  });
+
+  it.each([
+    ['too short', evmLowercase.slice(0, -2)],
+    ['too long', `${evmLowercase}00`],
+    ['missing the 0x prefix', evmLowercase.slice(2)],
+    ['with an upper-case 0X prefix', `0X${evmLowercase.slice(2)}`],
+    ['with a non-hex character', `${evmLowercase.slice(0, -1)}g`],
+    ['a bitcoin address', p2wpkh('btc', true)],
+  ])('rejects an address %s', (_description, address) => {
+    expect(withdrawalAddressProblem('eth', 'ethereum', true, address)).toBe('walletAddress is not a valid ethereum address');
+  });
+});
+
+describe('withdrawalAddressProblem for every currency', () => {
+  const validAddress: Record<CryptoCurrency, [Network, string]> = {
+    btc: ['bitcoin', p2wpkh('btc', true)],
+    ltc: ['litecoin', p2wpkh('ltc', true)],
+    doge: ['dogecoin', p2pkh('doge', true)],
+    eth: ['ethereum', evmChecksummed],
+    pol: ['polygon', evmChecksummed],
+    usdc: ['polygon', evmChecksummed],
+  };
+  const currencies = Object.keys(validAddress) as CryptoCurrency[];
+
+  it.each(currencies)('rejects an empty %s address', (currency) => {
+    const [network] = validAddress[currency];
+    expect(withdrawalAddressProblem(currency, network, true, '')).toBe('walletAddress must not be empty');
+  });
+
+  it.each(currencies)('rejects a %s address with leading or trailing whitespace', (currency) => {
+    const [network, address] = validAddress[currency];
+    for (const padded of [` ${address}`, `${address} `, `${address}\n`, `\t${address}`, `${address}\u00a0`]) {
+      expect(withdrawalAddressProblem(currency, network, true, padded)).toBe('walletAddress must not have leading or trailing whitespace');
+    }
+  });
+
+  it('rejects a network the currency does not move on', () => {
+    expect(withdrawalAddressProblem('btc', 'polygon', true, evmChecksummed)).toBe('network polygon is not available for btc');
+    expect(withdrawalAddressProblem('eth', 'polygon', true, evmChecksummed)).toBe('network polygon is not available for eth');
+    expect(withdrawalAddressProblem('pol', 'ethereum', true, evmChecksummed)).toBe('network ethereum is not available for pol');
+  });
+});

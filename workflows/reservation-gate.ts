@@ -1,0 +1,34 @@
+import { ApplicationFailure, allHandlersFinished, condition, setHandler } from '@temporalio/workflow';
+import { fundsReservedUpdate } from './definitions';
+
+/**
+ * The early return of money-moving workflows: the API waits on the fundsReserved update, which
+ * answers as soon as the reservation step has succeeded (or with the business error that stopped
+ * it), while the workflow goes on with the slow steps.
+ */
+export class ReservationGate {
+  private outcome: { reserved: true } | { error: ApplicationFailure } | undefined;
+
+  constructor(id: string) {
+    setHandler(fundsReservedUpdate, async () => {
+      await condition(() => this.outcome !== undefined);
+      if (this.outcome && 'error' in this.outcome) throw this.outcome.error;
+      return { id };
+    });
+  }
+
+  opened(): void {
+    this.outcome = { reserved: true };
+  }
+
+  /** Rejects every waiting caller with the cause, lets their updates finish, then fails the workflow. */
+  async refused(cause: unknown): Promise<never> {
+    const failure =
+      cause instanceof ApplicationFailure
+        ? cause
+        : ApplicationFailure.create({ type: 'internal-error', message: 'the reservation could not be made', nonRetryable: true });
+    this.outcome = { error: failure };
+    await condition(allHandlersFinished);
+    throw failure;
+  }
+}
