@@ -1,0 +1,97 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { newWalletAddress } from '../../db/services/account-identifiers';
+import { eventually } from '../support/eventually';
+import { createTestPartner, openTestOrm } from '../support/fixtures';
+import { startTestApi } from '../support/http';
+import type { TestApi } from '../support/http';
+import { balancesOf } from '../support/operations';
+import { testStack } from '../support/stack';
+
+const root = path.resolve(__dirname, '../..');
+const taskQueue = `worker-restart-${randomUUID()}`;
+
+/** The production worker entry point, as its own process, on a task queue only this test uses. */
+function startWorkerProcess(): ChildProcess {
+  return spawn(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'worker/worker.main.ts'], {
+    cwd: root,
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      DATABASE_URL: testStack().databaseUrl,
+      TEMPORAL_ADDRESS: testStack().temporalAddress,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      DATA_DIR: testStack().dataDir,
+      // Long enough to kill the worker while the withdrawal waits for its confirmation.
+      CHAIN_CONFIRMATION_DELAY_MS: '4000',
+      LOG_LEVEL: 'warn',
+    },
+  });
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+let orm: MikroORM;
+let api: TestApi;
+const workers: ChildProcess[] = [];
+beforeAll(async () => {
+  orm = await openTestOrm();
+  api = await startTestApi({ taskQueue });
+});
+afterAll(async () => {
+  await Promise.all(workers.map(kill));
+  await api.stop();
+  await orm.close(true);
+});
+
+describe('a worker killed mid-withdrawal', () => {
+  it('is replaced by a new one that completes the withdrawal exactly once', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    workers.push(startWorkerProcess());
+    const response = await api.request('POST', '/v1/partner/crypto-withdrawal', {
+      apiKey: partner.apiKey,
+      body: { currency: 'eth', amount: 0.25, walletAddress: newWalletAddress('eth'), name: 'Jan Kowalski', walletType: 'CUSTODIAL', receiverType: 'NATURAL' },
+    });
+    expect(response.status).toBe(200);
+    const withdrawalId = response.json.withdrawalId as string;
+    const connection = orm.em.fork().getConnection();
+    const stateOf = async () =>
+      (await connection.execute<{ stage: string; status: string; transaction_hash: string | null }[]>(
+        `select stage, status, transaction_hash from crypto_withdrawal where id = ?`,
+        [withdrawalId],
+      ))[0]!;
+
+    const broadcast = await eventually(async () => {
+      const state = await stateOf();
+      expect(state.stage).toBe('BROADCAST');
+      return state;
+    }, { timeoutMs: 60_000 });
+    await kill(workers[0]!);
+    expect((await stateOf()).status).toBe('IN_PROGRESS');
+
+    workers.push(startWorkerProcess());
+    const settled = await eventually(async () => {
+      const state = await stateOf();
+      expect(state.status).toBe('SUCCESSFUL');
+      return state;
+    }, { timeoutMs: 90_000 });
+    expect(settled.transaction_hash).toBe(broadcast.transaction_hash);
+
+    // Exactly once: one transfer, posted, with its three postings; the balance debited once.
+    const transfers = await connection.execute<{ state: string; postings: string }[]>(
+      `select t.state, count(p.id)::text as postings from ledger_transfer t join ledger_posting p on p.transfer_id = t.id
+        where t.id = ? group by t.state`,
+      [withdrawalId],
+    );
+    expect(transfers).toEqual([{ state: 'POSTED', postings: '3' }]);
+    expect((await balancesOf(api, partner)).eth).toBe('0.749500000000000000');
+  }, 180_000);
+});
