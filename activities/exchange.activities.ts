@@ -35,9 +35,14 @@ export interface ExchangeQuote {
  */
 export function quoteExchange(input: { amount: string; currencyTo: Currency; rateFrom: string; rateTo: string; feePercentage: string }): ExchangeQuote {
   const scale = CURRENCY_SCALE[input.currencyTo];
-  const exact = new Decimal(input.amount).times(input.rateFrom).dividedBy(input.rateTo);
-  const gross = roundDown(exact, scale);
-  const credited = roundDown(exact.times(new Decimal(1).minus(new Decimal(input.feePercentage).dividedBy(100))), scale);
+  // Multiply first and divide once, last: an intermediate quotient such as 1/3000 would be cut
+  // at the working precision and turn an exact 0.33 into 0.329999….
+  const value = new Decimal(input.amount).times(input.rateFrom);
+  const gross = roundDown(value.dividedBy(input.rateTo), scale);
+  const credited = roundDown(
+    value.times(new Decimal(100).minus(input.feePercentage)).dividedBy(new Decimal(input.rateTo).times(100)),
+    scale,
+  );
   return { amountTo: credited.toFixed(), feeAmount: gross.minus(credited).toFixed(), grossAmountTo: gross.toFixed() };
 }
 

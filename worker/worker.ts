@@ -48,6 +48,8 @@ export function workflowsPath(): string {
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const orm = await openOrm(options.databaseUrl);
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 5 });
+  // An idle client that loses its server (a restart, a failover) must not crash the worker.
+  pool.on('error', (error) => options.log.warn(`database pool: ${error.message}`));
   const connection = await NativeConnection.connect({ address: options.temporalAddress });
   const worker = await Worker.create({
     connection,
@@ -79,11 +81,14 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   options.log.info(`worker polling task queue ${options.taskQueue}`);
   return {
     async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running;
-      await connection.close();
-      await pool.end();
-      await orm.close(true);
+      try {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await running;
+        await connection.close();
+      } finally {
+        await pool.end();
+        await orm.close(true);
+      }
     },
   };
 }

@@ -36,7 +36,8 @@ async function freePort(): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  // Activity retries ("not confirmed yet") and business failures are expected here: log errors only.
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
   const log = createLogger('test-stack', (process.env.TEST_LOG_LEVEL as 'info' | undefined) ?? 'warn');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'partner-payments-test-'));
   // The embedded Postgres runs as the 'postgres' user when we are root: it must reach the folder.
