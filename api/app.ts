@@ -1,9 +1,11 @@
 import Router from '@koa/router';
+import compose from 'koa-compose';
 import Koa from 'koa';
 import type { ApiDependencies } from './dependencies';
 import { authMiddleware } from './middleware/auth.middleware';
 import { bodyMiddleware } from './middleware/body.middleware';
 import { errorMiddleware } from './middleware/error.middleware';
+import { rateLimitMiddleware } from './middleware/rate-limit.middleware';
 import { balancesRoute } from './routes/balances.route';
 import { cryptoWithdrawalRoute } from './routes/crypto-withdrawal.route';
 import { exchangeRoute } from './routes/exchange.route';
@@ -17,7 +19,8 @@ import { transactionHistoryRoute } from './routes/transaction-history.route';
 export function createApp(deps: ApiDependencies): Koa {
   const app = new Koa();
   app.proxy = true;
-  const authenticate = authMiddleware(deps.readPool);
+  // Authenticate, then limit per partner: every /v1 route goes through both.
+  const authenticate = compose([authMiddleware(deps.readPool), rateLimitMiddleware(deps.rateLimit, deps.clock)]);
   const router = new Router();
 
   router.get('/health', (ctx) => {

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type pg from 'pg';
 import type { Logger } from '../core/logger';
 import type { EurRates } from '../core/rates';
+import type { RateLimit } from './middleware/rate-limit.middleware';
 
 /** A source of current EUR prices; the default is the configured table (EXCHANGE_RATES_JSON). */
 export interface RateSource {
@@ -25,4 +26,5 @@ export interface ApiDependencies {
   clock: Clock;
   log: Logger;
   maxBodyBytes: number;
+  rateLimit: RateLimit;
 }

@@ -19,6 +19,8 @@ export interface ApiOptions {
   temporalTaskQueue: string;
   eurRates: EurRates;
   maxBodyBytes: number;
+  rateLimitPerSecond: number;
+  rateLimitBurst: number;
   log: Logger;
   clock?: Clock;
 }
@@ -42,6 +44,7 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
     clock: options.clock ?? systemClock,
     log: options.log,
     maxBodyBytes: options.maxBodyBytes,
+    rateLimit: { perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst },
   });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve, reject) => {

@@ -21,6 +21,9 @@ export interface Settings {
   eurRates: EurRates;
   defaultFeePercentage: string;
   maxBodyBytes: number;
+  /** Per partner and API process; 0 turns rate limiting off. */
+  rateLimitPerSecond: number;
+  rateLimitBurst: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Simulated chain: time from broadcast to confirmation. */
   chainConfirmationDelayMs: number;
@@ -75,6 +78,8 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
     eurRates: parseRateTable(text(env, 'EXCHANGE_RATES_JSON')),
     defaultFeePercentage: text(env, 'DEFAULT_FEE_PERCENTAGE') ?? '1',
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 64 * 1024),
+    rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 50),
+    rateLimitBurst: integer(env, 'RATE_LIMIT_BURST', 200),
     logLevel: logLevel as Settings['logLevel'],
     chainConfirmationDelayMs: integer(env, 'CHAIN_CONFIRMATION_DELAY_MS', 5_000),
     travelRuleDeadlineMs: integer(env, 'TRAVEL_RULE_DEADLINE_MS', 24 * 60 * 60 * 1000),

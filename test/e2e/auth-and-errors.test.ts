@@ -60,6 +60,13 @@ describe('authentication', () => {
       expect(response.status).toBe(401);
       expect(response.json.errorCode).toBe('P401');
     }
+    for (const path of ['/v1/partner/exchange', '/v1/partner/crypto-withdrawal', '/v1/partner/sepa-transfer', '/v1/crypto-withdrawal']) {
+      const response = await api.request('POST', path, { apiKey: revoked.apiKey, body: {} });
+      expect(response.status).toBe(401);
+      expect(response.json.errorCode).toBe('P401');
+    }
+    const details = await api.request('GET', `/v1/crypto-withdrawal/details/${revoked.partnerId}`, { apiKey: revoked.apiKey });
+    expect(details.status).toBe(401);
   });
 
   it('the key is accepted with any letter case of "Bearer"', async () => {
@@ -73,6 +80,12 @@ describe('errors', () => {
     const response = await api.request('GET', '/v1/partner/nothing-here', { apiKey: partner.apiKey });
     expect(response.status).toBe(404);
     expect(response.json).toMatchObject({ errorCode: 'P404', errorName: 'not-found' });
+  });
+
+  it('a known route with another method is 404 P404', async () => {
+    const response = await api.request('DELETE', '/v1/partner/balances', { apiKey: partner.apiKey });
+    expect(response.status).toBe(404);
+    expect(response.json.errorCode).toBe('P404');
   });
 
   it('malformed JSON is 400 P400 naming the problem', async () => {
@@ -96,6 +109,25 @@ describe('errors', () => {
     const response = await api.request('POST', '/v1/partner/exchange', { apiKey: partner.apiKey, body: { memo: 'x'.repeat(2000) } });
     expect(response.status).toBe(413);
     expect(response.json).toMatchObject({ errorCode: 'P413', errorName: 'payload-too-large' });
+  });
+
+  it('a partner over its request rate gets 429 P429 with Retry-After; other partners are unaffected', async () => {
+    const limited = await startTestApi({ rateLimit: { perSecond: 1, burst: 3 } });
+    try {
+      const statuses = [];
+      for (let index = 0; index < 5; index += 1) {
+        statuses.push((await limited.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey })).status);
+      }
+      expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+      const refused = await limited.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
+      expect(refused.status).toBe(429);
+      expect(refused.json).toMatchObject({ errorCode: 'P429', errorName: 'too-many-requests' });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      const other = await createTestPartner(orm);
+      expect((await limited.request('GET', '/v1/partner/balances', { apiKey: other.apiKey })).status).toBe(200);
+    } finally {
+      await limited.stop();
+    }
   });
 
   it('an unexpected failure is 500 P500 and shows no internals', async () => {
@@ -139,6 +171,7 @@ async function serve(overrides: Partial<ApiDependencies>): Promise<{ url: string
     clock: systemClock,
     log: createLogger('test', 'error'),
     maxBodyBytes: 1024,
+    rateLimit: { perSecond: 0, burst: 0 },
     ...overrides,
   });
   const server = http.createServer(app.callback());

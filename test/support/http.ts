@@ -20,7 +20,7 @@ export interface TestApi {
 }
 
 /** The real HTTP API on a free port, against the run's Postgres. */
-export async function startTestApi(options: { clock?: Clock; databaseUrl?: string; maxBodyBytes?: number; taskQueue?: string } = {}): Promise<TestApi> {
+export async function startTestApi(options: { clock?: Clock; databaseUrl?: string; maxBodyBytes?: number; taskQueue?: string; rateLimit?: { perSecond: number; burst: number } } = {}): Promise<TestApi> {
   const api: RunningApi = await startApi({
     port: 0,
     databaseUrl: options.databaseUrl ?? testStack().databaseUrl,
@@ -30,6 +30,8 @@ export async function startTestApi(options: { clock?: Clock; databaseUrl?: strin
     temporalTaskQueue: options.taskQueue ?? testStack().taskQueue,
     eurRates: DEFAULT_EUR_RATES,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+    rateLimitPerSecond: options.rateLimit?.perSecond ?? 0,
+    rateLimitBurst: options.rateLimit?.burst ?? 0,
     log: createLogger('test-api', 'error'),
     clock: options.clock,
   });
