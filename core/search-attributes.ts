@@ -1,4 +1,5 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { SearchAttributePair } from '@temporalio/common';
 
 /**
  * Search attributes every money-moving workflow carries, so operators can filter in the Web UI
@@ -10,3 +11,13 @@ export const OPERATION_CURRENCY = defineSearchAttributeKey('OperationCurrency', 
 export const OPERATION_STATUS = defineSearchAttributeKey('OperationStatus', SearchAttributeType.KEYWORD);
 
 export const SEARCH_ATTRIBUTE_KEYS = [PARTNER_ID, OPERATION_TYPE, OPERATION_CURRENCY, OPERATION_STATUS] as const;
+
+/** What every money-moving workflow starts with; OperationStatus is then kept current by the workflow. */
+export function operationSearchAttributes(partnerId: string, operationType: string, currency: string): SearchAttributePair[] {
+  return [
+    { key: PARTNER_ID, value: partnerId },
+    { key: OPERATION_TYPE, value: operationType },
+    { key: OPERATION_CURRENCY, value: currency },
+    { key: OPERATION_STATUS, value: 'IN_PROGRESS' },
+  ];
+}

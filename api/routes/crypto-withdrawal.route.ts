@@ -3,7 +3,7 @@ import type { CryptoWithdrawalInput } from '../../activities/crypto-withdrawal.a
 import { withdrawalAddressProblem } from '../../core/address-validation';
 import { DomainError, assertInvariant } from '../../core/errors';
 import { Decimal } from '../../core/money';
-import { OPERATION_CURRENCY, OPERATION_STATUS, OPERATION_TYPE, PARTNER_ID } from '../../core/search-attributes';
+import { operationSearchAttributes } from '../../core/search-attributes';
 import { findNetworkConfig } from '../../db/queries/balances.queries';
 import { findUserIdByExternalId } from '../../db/queries/crypto-withdrawal.queries';
 import { workflowIds } from '../../workflows/definitions';
@@ -57,12 +57,7 @@ export function cryptoWithdrawalRoute(deps: ApiDependencies, variant: 'partner' 
           workflowType: 'cryptoWithdrawalWorkflow',
           workflowId: workflowIds.cryptoWithdrawal(withdrawalId),
           args: [input],
-          searchAttributes: [
-            { key: PARTNER_ID, value: partnerId },
-            { key: OPERATION_TYPE, value: variant === 'partner' ? 'crypto-withdrawal' : 'user-crypto-withdrawal' },
-            { key: OPERATION_CURRENCY, value: body.currency },
-            { key: OPERATION_STATUS, value: 'IN_PROGRESS' },
-          ],
+          searchAttributes: operationSearchAttributes(partnerId, variant === 'partner' ? 'crypto-withdrawal' : 'user-crypto-withdrawal', body.currency),
         });
         return { status: 200, body: { withdrawalId } };
       },

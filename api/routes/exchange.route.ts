@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { ExchangeInput } from '../../activities/exchange.activities';
-import { OPERATION_CURRENCY, OPERATION_STATUS, OPERATION_TYPE, PARTNER_ID } from '../../core/search-attributes';
+import { operationSearchAttributes } from '../../core/search-attributes';
 import { workflowIds } from '../../workflows/definitions';
 import type { ApiDependencies } from '../dependencies';
 import { performIdempotently } from '../idempotency/idempotency';
@@ -25,12 +25,7 @@ export function exchangeRoute(deps: ApiDependencies) {
           workflowType: 'exchangeWorkflow',
           workflowId: workflowIds.exchange(exchangeId),
           args: [input],
-          searchAttributes: [
-            { key: PARTNER_ID, value: partnerId },
-            { key: OPERATION_TYPE, value: 'exchange' },
-            { key: OPERATION_CURRENCY, value: body.currencyFrom },
-            { key: OPERATION_STATUS, value: 'IN_PROGRESS' },
-          ],
+          searchAttributes: operationSearchAttributes(partnerId, 'exchange', body.currencyFrom),
         });
         return { status: 201, body: { exchangeId } };
       },

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { SepaTransferInput } from '../../activities/sepa-transfer.activities';
-import { OPERATION_CURRENCY, OPERATION_STATUS, OPERATION_TYPE, PARTNER_ID } from '../../core/search-attributes';
+import { operationSearchAttributes } from '../../core/search-attributes';
 import { workflowIds } from '../../workflows/definitions';
 import type { ApiDependencies } from '../dependencies';
 import { performIdempotently } from '../idempotency/idempotency';
@@ -35,12 +35,7 @@ export function sepaTransferRoute(deps: ApiDependencies) {
           workflowType: 'sepaTransferWorkflow',
           workflowId: workflowIds.sepaTransfer(transferId),
           args: [input],
-          searchAttributes: [
-            { key: PARTNER_ID, value: partnerId },
-            { key: OPERATION_TYPE, value: 'sepa-transfer' },
-            { key: OPERATION_CURRENCY, value: 'eur' },
-            { key: OPERATION_STATUS, value: 'IN_PROGRESS' },
-          ],
+          searchAttributes: operationSearchAttributes(partnerId, 'sepa-transfer', 'eur'),
         });
         return { status: 201, body: { transferId } };
       },
