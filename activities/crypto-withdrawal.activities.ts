@@ -1,8 +1,10 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CryptoCurrency, Network } from '../core/currencies';
 import { DomainError, assertInvariant } from '../core/errors';
-import type { OperationStatus } from '../core/operation-status';
+import { isFinal } from '../core/operation-status';
+import type { OperationState, OperationStatus } from '../core/operation-status';
 import { Decimal } from '../core/money';
 import { buildTravelRuleData } from '../core/travel-rule';
 import type { Originator } from '../core/travel-rule';
@@ -10,9 +12,11 @@ import { CryptoWithdrawal } from '../db/entities/crypto-withdrawal.entity';
 import type { CryptoWithdrawalStage, ReceiverType, WalletType } from '../db/entities/crypto-withdrawal.entity';
 import { Partner } from '../db/entities/partner.entity';
 import { PartnerUser } from '../db/entities/partner-user.entity';
+import { LedgerTransfer } from '../db/entities/ledger-transfer.entity';
 import { postTransfer, reserveTransfer, voidTransfer } from '../db/ledger/ledger';
 import { findPartnerAccount, findSystemAccount } from '../db/ledger/system-accounts';
 import { withBusinessFailures } from './business-failure';
+import type { BroadcastResult } from './adapters/chain/chain-adapter';
 import type { ActivityDependencies } from './dependencies';
 
 export interface CryptoWithdrawalInput {
@@ -48,11 +52,12 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
   };
 
   return {
-    /** Stores the withdrawal and holds amount + fee in one transaction; re-running finds it. */
-    async reserveWithdrawal(input: CryptoWithdrawalInput): Promise<{ withdrawalId: string }> {
+    /** Stores the withdrawal and holds amount + fee in one transaction; re-running returns its state. */
+    async reserveWithdrawal(input: CryptoWithdrawalInput): Promise<OperationState> {
       return withBusinessFailures(() =>
         inTransaction(async (em) => {
-          if (await em.findOne(CryptoWithdrawal, { id: input.withdrawalId })) return { withdrawalId: input.withdrawalId };
+          const existing = await em.findOne(CryptoWithdrawal, { id: input.withdrawalId });
+          if (existing) return { status: existing.status, stage: existing.stage };
           const now = deps.clock.now();
           const account = await findPartnerAccount(em, input.partnerId, input.currency);
           assertInvariant(account, `partner ${input.partnerId} has a ${input.currency} account`);
@@ -88,14 +93,28 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
             updatedAt: now,
           });
           await em.flush();
-          return { withdrawalId: input.withdrawalId };
+          return { status: 'IN_PROGRESS', stage: 'RESERVED' };
         }),
       );
     },
 
+    /**
+     * After a reservation whose outcome is unknown (its retries ran out): releases the hold if it
+     * was made after all, so no money stays reserved for an operation the caller was told failed.
+     */
+    async abandonWithdrawal(withdrawalId: string, reason: string): Promise<void> {
+      await inTransaction(async (em) => {
+        const withdrawal = await em.findOne(CryptoWithdrawal, { id: withdrawalId });
+        if (!withdrawal || isFinal(withdrawal.status)) return;
+        await voidTransfer(em, withdrawalId, deps.clock.now());
+        closeAs(withdrawal, 'UNSUCCESSFUL', 'FAILED', deps.clock.now(), reason);
+        await em.flush();
+      });
+    },
+
     /** Builds and stores the IVMS101 data, then applies the deny list and the EUR threshold. */
     async checkTravelRule(withdrawalId: string): Promise<TravelRuleOutcome> {
-      return inTransaction(async (em) => {
+      return withBusinessFailures(() => inTransaction(async (em) => {
         const withdrawal = await load(em, withdrawalId);
         const originator = await originatorOf(em, withdrawal);
         const data = buildTravelRuleData(
@@ -113,7 +132,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
           requiresCompletion: data.requiresCompletion,
           deadlineMs: deps.compliance.travelRuleDeadlineMs,
         };
-      });
+      }));
     },
 
     async recordTravelRuleCompletion(withdrawalId: string, completion: Record<string, unknown>): Promise<void> {
@@ -135,9 +154,26 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       });
     },
 
-    /** The chain adapter is idempotent on the withdrawal id; the hash is stored outside any transaction with the call. */
-    async broadcastWithdrawal(withdrawalId: string): Promise<{ transactionHash: string; broadcastAt: string }> {
-      const withdrawal = await load(deps.orm.em.fork(), withdrawalId);
+    /**
+     * Hands the withdrawal to the chain, only while it is open and its funds still held: a re-run
+     * after a reset (or a retry after retention) never sends a closed withdrawal. The adapter is
+     * idempotent on the withdrawal id, so a retry after a lost answer returns the same hash.
+     */
+    async broadcastWithdrawal(withdrawalId: string): Promise<BroadcastResult | { closed: OperationState }> {
+      const open = await inTransaction(async (em) => {
+        const withdrawal = await em.findOne(CryptoWithdrawal, { id: withdrawalId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        assertInvariant(withdrawal, `crypto withdrawal ${withdrawalId} exists`);
+        const transfer = await em.findOne(LedgerTransfer, { id: withdrawalId });
+        if (isFinal(withdrawal.status) || transfer?.state !== 'PENDING') {
+          return { kind: 'closed' as const, state: { status: withdrawal.status, stage: withdrawal.stage } };
+        }
+        withdrawal.stage = 'BROADCASTING';
+        withdrawal.updatedAt = deps.clock.now();
+        await em.flush();
+        return { kind: 'open' as const, withdrawal: { ...withdrawal } };
+      });
+      if (open.kind === 'closed') return { closed: open.state };
+      const { withdrawal } = open;
       const result = await deps.chain.broadcast({
         withdrawalId,
         currency: withdrawal.currency as CryptoCurrency,
@@ -170,11 +206,11 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     async settleWithdrawal(withdrawalId: string): Promise<void> {
       await inTransaction(async (em) => {
         const withdrawal = await load(em, withdrawalId);
+        if (withdrawal.status === 'SUCCESSFUL') return;
         const now = deps.clock.now();
+        // The ledger refuses to post a voided transfer, so a released withdrawal stays released.
         await postTransfer(em, withdrawalId, now);
-        withdrawal.status = 'SUCCESSFUL';
-        withdrawal.stage = 'SETTLED';
-        withdrawal.updatedAt = now;
+        closeAs(withdrawal, 'SUCCESSFUL', 'SETTLED', now, null);
         await em.flush();
       });
     },
@@ -183,16 +219,28 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     async releaseWithdrawal(withdrawalId: string, reason: string): Promise<void> {
       await inTransaction(async (em) => {
         const withdrawal = await load(em, withdrawalId);
+        if (withdrawal.status === 'UNSUCCESSFUL') return;
         const now = deps.clock.now();
+        // The ledger refuses to void a posted transfer, so a settled withdrawal stays settled.
         await voidTransfer(em, withdrawalId, now);
-        withdrawal.status = 'UNSUCCESSFUL';
-        withdrawal.stage = 'FAILED';
-        withdrawal.failureReason = reason;
-        withdrawal.updatedAt = now;
+        closeAs(withdrawal, 'UNSUCCESSFUL', 'FAILED', now, reason);
         await em.flush();
       });
     },
   };
+}
+
+function closeAs(
+  withdrawal: CryptoWithdrawal,
+  status: 'SUCCESSFUL' | 'UNSUCCESSFUL',
+  stage: CryptoWithdrawalStage,
+  now: Date,
+  failureReason: string | null,
+): void {
+  withdrawal.status = status;
+  withdrawal.stage = stage;
+  withdrawal.failureReason = failureReason;
+  withdrawal.updatedAt = now;
 }
 
 async function originatorOf(em: EntityManager, withdrawal: CryptoWithdrawal): Promise<Originator> {

@@ -20,6 +20,8 @@ export interface ExchangeInput {
   currencyTo: Currency;
   /** In currencyFrom, exact decimal string. */
   amount: string;
+  /** When the API received the request (ISO 8601): the lock must be valid at that moment. */
+  requestedAt: string;
 }
 
 export interface ExchangeQuote {
@@ -67,7 +69,9 @@ async function performExchange(em: EntityManager, input: ExchangeInput, now: Dat
   // Unknown, foreign, used and expired locks all look the same to the partner (DESIGN.md).
   if (!lock || lock.partnerId !== input.partnerId) throw new DomainError('invalid-exchange-lock', 'the lock does not exist');
   if (lock.usedAt) throw new DomainError('invalid-exchange-lock', 'the lock has already been used');
-  if (lock.validUntil.getTime() <= now.getTime()) throw new DomainError('invalid-exchange-lock', 'the lock has expired');
+  if (lock.validUntil.getTime() <= new Date(input.requestedAt).getTime()) {
+    throw new DomainError('invalid-exchange-lock', 'the lock has expired');
+  }
   const rateFrom = lock.rates[input.currencyFrom];
   const rateTo = lock.rates[input.currencyTo];
   assertInvariant(rateFrom && rateTo, `lock ${lock.id} has rates for ${input.currencyFrom} and ${input.currencyTo}`);

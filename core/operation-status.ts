@@ -1,2 +1,12 @@
 /** Public status of every money movement, as history and withdrawal details show it. */
 export type OperationStatus = 'IN_PROGRESS' | 'IN_PROGRESS_TR_DATA' | 'SUCCESSFUL' | 'UNSUCCESSFUL';
+
+export function isFinal(status: OperationStatus): boolean {
+  return status === 'SUCCESSFUL' || status === 'UNSUCCESSFUL';
+}
+
+/** What a reservation step found or made: a re-run after a reset learns the operation is over. */
+export interface OperationState {
+  status: OperationStatus;
+  stage: string;
+}

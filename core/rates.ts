@@ -1,3 +1,4 @@
+import { parse } from 'lossless-json';
 import type { Currency } from './currencies';
 import { CURRENCIES } from './currencies';
 import { isDecimalString } from './money';
@@ -19,9 +20,8 @@ export const DEFAULT_EUR_RATES: EurRates = {
 /** Reads a rate table from JSON text, e.g. {"btc":"90000.5"}; unnamed currencies keep defaults. */
 export function parseRateTable(jsonText: string | undefined): EurRates {
   if (!jsonText) return DEFAULT_EUR_RATES;
-  const parsed: unknown = JSON.parse(jsonText, (_key, value: unknown) =>
-    typeof value === 'number' ? String(value) : value,
-  );
+  // Parsed losslessly: a rate written as a JSON number keeps every digit it was given.
+  const parsed: unknown = parse(jsonText, undefined, (digits) => digits);
   if (typeof parsed !== 'object' || parsed === null) throw new Error('EXCHANGE_RATES_JSON must be an object');
   const rates: Record<string, string> = { ...DEFAULT_EUR_RATES };
   for (const [currency, rate] of Object.entries(parsed)) {

@@ -2,12 +2,12 @@ import { proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio
 import type { Activities } from '../activities';
 import type { ExchangeInput } from '../activities/exchange.activities';
 import { OPERATION_STATUS } from '../core/search-attributes';
-import { DATABASE_STEP } from './activity-options';
+import { BOUNDED_DATABASE_STEP } from './activity-options';
 import { businessCause } from './business-cause';
 import { statusQuery } from './definitions';
 import type { OperationProgress } from './definitions';
 
-const { executeExchange } = proxyActivities<Activities>(DATABASE_STEP);
+const { executeExchange } = proxyActivities<Activities>(BOUNDED_DATABASE_STEP);
 
 /** One step, one transaction: the exchange is final when this returns. */
 export async function exchangeWorkflow(input: ExchangeInput): Promise<{ exchangeId: string }> {

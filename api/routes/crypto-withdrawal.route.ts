@@ -25,19 +25,22 @@ export function cryptoWithdrawalRoute(deps: ApiDependencies, variant: 'partner' 
   return async (ctx: Context): Promise<void> => {
     const partnerId = ctx.state.partnerId as string;
     const body = parseOrThrow(schema, ctx.state.body, 'invalid-currency');
-    const { fee } = await checkAgainstNetworkConfig(deps, body);
-    let userId: string | null = null;
-    if (body.sourceExternalUserId !== null) {
-      userId = (await findUserIdByExternalId(deps.readPool, partnerId, body.sourceExternalUserId)) ?? null;
-      if (!userId) throw new DomainError('invalid-user', `no user with external id ${body.sourceExternalUserId}`);
-    }
-    const rates = await deps.rateSource.currentEurRates();
     const response = await performIdempotently(deps.pool, {
       partnerId,
       operation,
       key: ctx.get('idempotency-key') || undefined,
       body: ctx.state.body,
+      // Checks that read current data run inside: a replayed key gets its first answer even if
+      // the configured minimum has changed since, or the user is gone.
       async perform(withdrawalId) {
+        const { fee } = await checkAgainstNetworkConfig(deps, body);
+        let userId: string | null = null;
+        if (body.sourceExternalUserId !== null) {
+          // The primary, not a replica: a user registered a moment ago must be found.
+          userId = (await findUserIdByExternalId(deps.pool, partnerId, body.sourceExternalUserId)) ?? null;
+          if (!userId) throw new DomainError('invalid-user', `no user with external id ${body.sourceExternalUserId}`);
+        }
+        const rates = await deps.rateSource.currentEurRates();
         const input: CryptoWithdrawalInput = {
           withdrawalId,
           partnerId,
@@ -68,7 +71,7 @@ export function cryptoWithdrawalRoute(deps: ApiDependencies, variant: 'partner' 
 
 /** Minimum amount and address format depend on the configured network (mainnet or testnet). */
 async function checkAgainstNetworkConfig(deps: ApiDependencies, body: CryptoWithdrawalBody): Promise<{ fee: string }> {
-  const config = await findNetworkConfig(deps.readPool, body.currency, body.network);
+  const config = await findNetworkConfig(deps.pool, body.currency, body.network);
   assertInvariant(config, `network_config has ${body.currency}/${body.network}`);
   const problems: string[] = [];
   const minimum = new Decimal(config.min_withdrawal);

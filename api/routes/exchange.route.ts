@@ -1,4 +1,6 @@
 import type { Context } from 'koa';
+import { z } from 'zod';
+import { DomainError } from '../../core/errors';
 import type { ExchangeInput } from '../../activities/exchange.activities';
 import { operationSearchAttributes } from '../../core/search-attributes';
 import { workflowIds } from '../../workflows/definitions';
@@ -14,13 +16,16 @@ export function exchangeRoute(deps: ApiDependencies) {
   return async (ctx: Context): Promise<void> => {
     const partnerId = ctx.state.partnerId as string;
     const body = parseOrThrow(exchangeBodySchema, ctx.state.body, 'invalid-request');
+    if (!z.uuid().safeParse(body.lockId).success) throw new DomainError('invalid-exchange-lock', 'the lock does not exist');
+    // The lock must be valid when the request arrives, however long the worker takes to run it.
+    const requestedAt = deps.clock.now().toISOString();
     const response = await performIdempotently(deps.pool, {
       partnerId,
       operation: 'POST /v1/partner/exchange',
       key: ctx.get('idempotency-key') || undefined,
       body: ctx.state.body,
       async perform(exchangeId) {
-        const input: ExchangeInput = { exchangeId, partnerId, ...body };
+        const input: ExchangeInput = { exchangeId, partnerId, requestedAt, ...body };
         await executeWorkflow(deps.temporal.client, deps.temporal.taskQueue, {
           workflowType: 'exchangeWorkflow',
           workflowId: workflowIds.exchange(exchangeId),

@@ -10,7 +10,8 @@ export const exchangeBodySchema = z
     amount: amountSchema,
     currencyFrom: currency,
     currencyTo: currency,
-    lockId: z.uuid({ error: 'lockId must be the id of a lock from get-lock' }),
+    // Any text: a lockId that names no lock is P432 (spec), not a malformed body.
+    lockId: z.string({ error: 'lockId must be the id of a lock from get-lock' }).min(1, 'lockId must be the id of a lock from get-lock'),
   })
   .superRefine((body, context) => {
     if (body.currencyFrom === body.currencyTo) {

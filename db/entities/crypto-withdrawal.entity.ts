@@ -9,6 +9,7 @@ export type CryptoWithdrawalStage =
   | 'RESERVED'
   | 'AWAITING_TRAVEL_RULE_DATA'
   | 'TRAVEL_RULE_CLEARED'
+  | 'BROADCASTING'
   | 'BROADCAST'
   | 'SETTLED'
   | 'FAILED';

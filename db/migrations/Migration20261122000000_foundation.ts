@@ -117,7 +117,7 @@ begin
 end $$;
 create constraint trigger ledger_posting_balanced
   after insert or update on ledger_posting
- 
+  deferrable initially deferred
   for each row execute function ledger_transfer_must_balance();
 
 -- Postings are history: never rewritten.

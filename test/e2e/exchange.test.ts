@@ -82,6 +82,13 @@ describe('POST /v1/partner/exchange', () => {
     expect((await balances(partner)).eur).toBe('100.00');
   });
 
+  it('refuses a lockId that is not even a UUID with 400 P432, like any lock that does not exist', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+    const response = await exchange(partner, { amount: 10, currencyFrom: 'eur', currencyTo: 'eth', lockId: 'not-a-uuid' });
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ errorCode: 'P432', errorName: 'invalid-exchange-lock' });
+  });
+
   it('refuses a lock used once already with 400 P432: a lock buys one exchange', async () => {
     const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
     const lockId = await lockFor(partner);
@@ -122,7 +129,7 @@ describe('POST /v1/partner/exchange', () => {
     [{ amount: 1e30, currencyFrom: 'eur', currencyTo: 'btc' }, 'amount: amount must be at most'],
     [{ amount: 'ten', currencyFrom: 'eur', currencyTo: 'btc' }, 'amount: amount must be a decimal number'],
     [{ currencyFrom: 'eur', currencyTo: 'btc' }, 'amount'],
-    [{ amount: 10, currencyFrom: 'eur', currencyTo: 'btc', lockId: 'not-a-uuid' }, 'lockId: lockId must be the id of a lock'],
+    [{ amount: 10, currencyFrom: 'eur', currencyTo: 'btc', lockId: 42 }, 'lockId: lockId must be the id of a lock'],
     [{ amount: 10, currencyFrom: 'eur', currencyTo: 'btc', surprise: true }, 'surprise'],
   ])('refuses the invalid body %j with 400 P400', async (body, message) => {
     const partner = await createTestPartner(orm, { deposits: { eur: '100' } });

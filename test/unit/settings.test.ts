@@ -30,3 +30,9 @@ describe('settings', () => {
     expect(() => loadSettings({ PORT: 'eighty' }, '/')).toThrow(/PORT must be/);
   });
 });
+
+describe('rate table', () => {
+  it('keeps every digit of a rate given as a JSON number', () => {
+    expect(parseRateTable('{"btc": 91234.123456789012345678}').btc).toBe('91234.123456789012345678');
+  });
+});

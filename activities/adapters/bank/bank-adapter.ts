@@ -25,3 +25,11 @@ export interface BankAdapter {
   submit(payment: SepaPayment, pain001Xml: string): Promise<{ bankReference: string }>;
   paymentState(bankReference: string): Promise<BankPaymentState>;
 }
+
+/** The bank does not know the reference: no retry will change that, an operator must look. */
+export class UnknownBankReferenceError extends Error {
+  override readonly name = 'UnknownBankReferenceError';
+  constructor(bankReference: string) {
+    super(`unknown bank reference ${bankReference}`);
+  }
+}

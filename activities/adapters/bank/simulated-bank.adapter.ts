@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { UnknownBankReferenceError } from './bank-adapter';
 import type { BankAdapter, BankPaymentState, SepaPayment } from './bank-adapter';
 
 export interface SimulatedBankOptions {
@@ -69,9 +70,9 @@ export class SimulatedBankAdapter implements BankAdapter {
   }
 
   async paymentState(bankReference: string): Promise<BankPaymentState> {
-    if (!bankReference.startsWith(REFERENCE_PREFIX)) throw new Error('unknown bank reference');
+    if (!bankReference.startsWith(REFERENCE_PREFIX)) throw new UnknownBankReferenceError(bankReference);
     const transferId = bankReference.slice(REFERENCE_PREFIX.length);
-    if (!SAFE_ID.test(transferId)) throw new Error('unknown bank reference');
+    if (!SAFE_ID.test(transferId)) throw new UnknownBankReferenceError(bankReference);
     const file = this.fileFor(transferId);
 
     let submittedAtMs: number;
@@ -82,7 +83,7 @@ export class SimulatedBankAdapter implements BankAdapter {
       submittedAtMs = Math.floor((await stat(file)).mtimeMs);
       xml = await readFile(file, 'utf8');
     } catch (error) {
-      if (hasErrorCode(error, 'ENOENT')) throw new Error('unknown bank reference');
+      if (hasErrorCode(error, 'ENOENT')) throw new UnknownBankReferenceError(bankReference);
       throw error;
     }
 
