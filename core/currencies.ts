@@ -36,14 +36,6 @@ export function isCurrency(value: string): value is Currency {
   return (CURRENCIES as readonly string[]).includes(value);
 }
 
-export function isCryptoCurrency(value: string): value is CryptoCurrency {
-  return (CRYPTO_CURRENCIES as readonly string[]).includes(value);
-}
-
-export function isFiatCurrency(value: string): value is FiatCurrency {
-  return (FIAT_CURRENCIES as readonly string[]).includes(value);
-}
-
 export function defaultNetwork(currency: CryptoCurrency): Network {
   const network = CURRENCY_NETWORKS[currency][0];
   if (network === undefined) throw new Error(`no network configured for ${currency}`);

@@ -17,34 +17,13 @@ export function isDecimalString(text: string): boolean {
   return DECIMAL_PATTERN.test(text);
 }
 
-/** Parses a decimal from a string that may use exponent notation (as JSON numbers may). */
-export function parseDecimal(text: string): Decimal {
-  const value = new Decimal(text);
-  if (!value.isFinite()) throw new RangeError(`not a finite decimal: ${text}`);
-  return value;
-}
-
-export function decimalPlaces(value: Decimal): number {
-  return value.decimalPlaces();
-}
-
 /** Canonical text of a decimal: no exponent, no trailing zeros ("1.50" → "1.5"). */
 export function toDecimalString(value: Decimal | string): string {
   const decimal = typeof value === 'string' ? new Decimal(value) : value;
   return decimal.toFixed();
 }
 
-/** Text with exactly `scale` fraction digits, rounding toward zero (never credits more than owed). */
-export function toFixedScale(value: Decimal, scale: number): string {
-  return value.toFixed(scale, Decimal.ROUND_DOWN);
-}
-
 export function roundDown(value: Decimal, scale: number): Decimal {
   return value.toDecimalPlaces(scale, Decimal.ROUND_DOWN);
 }
 
-export function sum(values: Iterable<Decimal>): Decimal {
-  let total = new Decimal(0);
-  for (const value of values) total = total.plus(value);
-  return total;
-}
