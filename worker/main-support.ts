@@ -10,12 +10,21 @@ export function loadProcessSettings(): Settings {
   return loadSettings(process.env, PROJECT_ROOT);
 }
 
-/** Runs `cleanup` once on SIGINT/SIGTERM, then exits; a second signal exits at once. */
+/** A terminal's Ctrl-C reaches tsx and its child at once (one relayed, one direct): not an insist. */
+const REPEATED_SIGNAL_GRACE_MS = 3_000;
+
+/**
+ * Runs `cleanup` once on SIGINT/SIGTERM, then exits. A signal repeated after the grace period
+ * exits at once (the operator insists); one inside it is the same Ctrl-C arriving twice.
+ */
 export function onShutdownSignal(log: Logger, cleanup: () => Promise<void>): void {
-  let stopping = false;
+  let stoppingSinceMs: number | undefined;
   const handler = (signal: NodeJS.Signals): void => {
-    if (stopping) process.exit(130);
-    stopping = true;
+    if (stoppingSinceMs !== undefined) {
+      if (Date.now() - stoppingSinceMs > REPEATED_SIGNAL_GRACE_MS) process.exit(130);
+      return;
+    }
+    stoppingSinceMs = Date.now();
     log.info(`${signal}: stopping`);
     cleanup().then(
       () => process.exit(0),
