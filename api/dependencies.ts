@@ -1,8 +1,8 @@
-import type { Client } from '@temporalio/client';
 import type pg from 'pg';
 import type { Logger } from '../core/logger';
 import type { EurRates } from '../core/rates';
 import type { RateLimit } from './middleware/rate-limit.middleware';
+import type { WorkflowTarget } from './temporal/workflow-runner';
 
 /** A source of current EUR prices; the default is the configured table (EXCHANGE_RATES_JSON). */
 export interface RateSource {
@@ -21,7 +21,7 @@ export interface ApiDependencies {
   /** Read endpoints go straight to Postgres; DATABASE_READ_URL may point this at a replica. */
   readPool: pg.Pool;
   /** Money moves only through workflows. */
-  temporal: { client: Client; taskQueue: string };
+  temporal: WorkflowTarget;
   rateSource: RateSource;
   clock: Clock;
   log: Logger;

@@ -17,6 +17,7 @@ export interface ApiOptions {
   temporalAddress: string;
   temporalNamespace: string;
   temporalTaskQueue: string;
+  operationResponseTimeoutMs: number;
   eurRates: EurRates;
   maxBodyBytes: number;
   rateLimitPerSecond: number;
@@ -39,7 +40,11 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
   const app = createApp({
     pool,
     readPool,
-    temporal: { client: new Client({ connection, namespace: options.temporalNamespace }), taskQueue: options.temporalTaskQueue },
+    temporal: {
+      client: new Client({ connection, namespace: options.temporalNamespace }),
+      taskQueue: options.temporalTaskQueue,
+      responseTimeoutMs: options.operationResponseTimeoutMs,
+    },
     rateSource: configuredRateSource(options.eurRates),
     clock: options.clock ?? systemClock,
     log: options.log,

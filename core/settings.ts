@@ -15,6 +15,8 @@ export interface Settings {
   temporalAddress: string | undefined;
   temporalNamespace: string;
   temporalTaskQueue: string;
+  /** How long a POST waits for its workflow's answer before 503 (the operation goes on). */
+  operationResponseTimeoutMs: number;
   temporalCliPath: string | undefined;
   temporalPort: number;
   temporalUiPort: number;
@@ -72,6 +74,7 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
     temporalAddress: text(env, 'TEMPORAL_ADDRESS'),
     temporalNamespace: text(env, 'TEMPORAL_NAMESPACE') ?? 'default',
     temporalTaskQueue: text(env, 'TEMPORAL_TASK_QUEUE') ?? 'partner-payments',
+    operationResponseTimeoutMs: integer(env, 'OPERATION_RESPONSE_TIMEOUT_MS', 30_000),
     temporalCliPath: text(env, 'TEMPORAL_CLI_PATH'),
     temporalPort: integer(env, 'TEMPORAL_PORT', 7233),
     temporalUiPort: integer(env, 'TEMPORAL_UI_PORT', 8233),

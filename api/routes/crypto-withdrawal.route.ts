@@ -56,7 +56,7 @@ export function cryptoWithdrawalRoute(deps: ApiDependencies, variant: 'partner' 
           beneficiaryName: body.name,
           amountEur: new Decimal(body.amount).times(rates[body.currency]).toFixed(),
         };
-        await startAndAwaitReservation(deps.temporal.client, deps.temporal.taskQueue, {
+        await startAndAwaitReservation(deps.temporal, {
           workflowType: 'cryptoWithdrawalWorkflow',
           workflowId: workflowIds.cryptoWithdrawal(withdrawalId),
           args: [input],

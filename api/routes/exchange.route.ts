@@ -26,7 +26,7 @@ export function exchangeRoute(deps: ApiDependencies) {
       body: ctx.state.body,
       async perform(exchangeId) {
         const input: ExchangeInput = { exchangeId, partnerId, requestedAt, ...body };
-        await executeWorkflow(deps.temporal.client, deps.temporal.taskQueue, {
+        await executeWorkflow(deps.temporal, {
           workflowType: 'exchangeWorkflow',
           workflowId: workflowIds.exchange(exchangeId),
           args: [input],

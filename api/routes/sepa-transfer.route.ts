@@ -31,7 +31,7 @@ export function sepaTransferRoute(deps: ApiDependencies) {
           destinationIban: body.destinationIban,
           transferTitle: body.transferTitle,
         };
-        await startAndAwaitReservation(deps.temporal.client, deps.temporal.taskQueue, {
+        await startAndAwaitReservation(deps.temporal, {
           workflowType: 'sepaTransferWorkflow',
           workflowId: workflowIds.sepaTransfer(transferId),
           args: [input],

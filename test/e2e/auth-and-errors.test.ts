@@ -8,7 +8,11 @@ import { systemClock } from '../../api/dependencies';
 import type { ApiDependencies } from '../../api/dependencies';
 import { createLogger } from '../../core/logger';
 import { DEFAULT_EUR_RATES } from '../../core/rates';
+import { loadSettings } from '../../core/settings';
 import { revokeApiKey } from '../../db/services/partner.service';
+import { startWorker } from '../../worker/worker';
+import type { RunningWorker } from '../../worker/worker';
+import { TEST_WORKER_SETTINGS } from '../support/test-config';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { startTestApi } from '../support/http';
@@ -130,6 +134,47 @@ describe('errors', () => {
     }
   });
 
+  it('an operation no worker confirms in time is 503 P503, and nothing is lost: the same key joins it later', async () => {
+    const taskQueue = `late-worker-${Date.now()}`;
+    const unserved = await startTestApi({ taskQueue, responseTimeoutMs: 1500 });
+    let worker: RunningWorker | undefined;
+    try {
+      const funded = await createTestPartner(orm, { deposits: { eur: '100' } });
+      const body = {
+        currency: 'eur',
+        amount: '10',
+        receiverType: 'LEGAL',
+        companyName: 'Acme GmbH',
+        destinationIban: 'DE89370400440532013000',
+        transferTitle: 'Rent',
+      };
+      const response = await unserved.request('POST', '/v1/partner/sepa-transfer', { apiKey: funded.apiKey, body, headers: { 'idempotency-key': 'unserved-1' } });
+      expect(response.status).toBe(503);
+      expect(response.json).toMatchObject({ errorCode: 'P503', errorName: 'service-unavailable' });
+      expect(response.json.errorMessage).toContain('retry with the same Idempotency-Key');
+      // No worker polls that queue yet: nothing was reserved.
+      const balances = await unserved.request('GET', '/v1/partner/balances', { apiKey: funded.apiKey });
+      expect(balances.json.fiatBalances[0].amount).toBe('100.00');
+
+      worker = await startWorker({
+        databaseUrl: testStack().databaseUrl,
+        temporalAddress: testStack().temporalAddress,
+        namespace: testStack().namespace,
+        taskQueue,
+        workflowBundlePath: testStack().workflowBundlePath,
+        log: createLogger('late-worker', 'error'),
+        settings: loadSettings({ ...TEST_WORKER_SETTINGS, DATA_DIR: testStack().dataDir }, '/'),
+      });
+      const retried = await unserved.request('POST', '/v1/partner/sepa-transfer', { apiKey: funded.apiKey, body, headers: { 'idempotency-key': 'unserved-1' } });
+      expect(retried.status).toBe(201);
+      const after = await unserved.request('GET', '/v1/partner/balances', { apiKey: funded.apiKey });
+      expect(after.json.fiatBalances[0].amount).toBe('90.00');
+    } finally {
+      await worker?.stop();
+      await unserved.stop();
+    }
+  });
+
   it('an unexpected failure is 500 P500 and shows no internals', async () => {
     const failing = await serve({
       rateSource: { currentEurRates: () => Promise.reject(new Error('secret internal detail at /srv/rates.ts:42')) },
@@ -166,7 +211,11 @@ async function serve(overrides: Partial<ApiDependencies>): Promise<{ url: string
   const app = createApp({
     pool: readPool,
     readPool,
-    temporal: { client: new Client({ connection: temporalConnection, namespace: testStack().namespace }), taskQueue: testStack().taskQueue },
+    temporal: {
+      client: new Client({ connection: temporalConnection, namespace: testStack().namespace }),
+      taskQueue: testStack().taskQueue,
+      responseTimeoutMs: 30_000,
+    },
     rateSource: { currentEurRates: async () => DEFAULT_EUR_RATES },
     clock: systemClock,
     log: createLogger('test', 'error'),

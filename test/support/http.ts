@@ -20,7 +20,7 @@ export interface TestApi {
 }
 
 /** The real HTTP API on a free port, against the run's Postgres. */
-export async function startTestApi(options: { clock?: Clock; databaseUrl?: string; maxBodyBytes?: number; taskQueue?: string; rateLimit?: { perSecond: number; burst: number } } = {}): Promise<TestApi> {
+export async function startTestApi(options: { clock?: Clock; databaseUrl?: string; maxBodyBytes?: number; taskQueue?: string; responseTimeoutMs?: number; rateLimit?: { perSecond: number; burst: number } } = {}): Promise<TestApi> {
   const api: RunningApi = await startApi({
     port: 0,
     databaseUrl: options.databaseUrl ?? testStack().databaseUrl,
@@ -28,6 +28,7 @@ export async function startTestApi(options: { clock?: Clock; databaseUrl?: strin
     temporalAddress: testStack().temporalAddress,
     temporalNamespace: testStack().namespace,
     temporalTaskQueue: options.taskQueue ?? testStack().taskQueue,
+    operationResponseTimeoutMs: options.responseTimeoutMs ?? 30_000,
     eurRates: DEFAULT_EUR_RATES,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
     rateLimitPerSecond: options.rateLimit?.perSecond ?? 0,
