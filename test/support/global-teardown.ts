@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import pg from 'pg';
 import {
   findBalanceMismatches,
@@ -12,8 +13,8 @@ import {
  */
 export default async function globalTeardown(): Promise<void> {
   const child = (globalThis as { testStackProcess?: ChildProcess }).testStackProcess;
+  const stack = JSON.parse(process.env.TEST_STACK ?? '{}') as { databaseUrl?: string; dataDir?: string };
   try {
-    const stack = JSON.parse(process.env.TEST_STACK ?? '{}') as { databaseUrl?: string };
     if (stack.databaseUrl) await assertLedgerHolds(stack.databaseUrl);
   } finally {
     if (child && child.exitCode === null) {
@@ -21,6 +22,8 @@ export default async function globalTeardown(): Promise<void> {
       child.kill('SIGTERM');
       await exited;
     }
+    // The stack removes its folder itself; this catches a stack that could not.
+    if (stack.dataDir) fs.rmSync(stack.dataDir, { recursive: true, force: true });
   }
 }
 

