@@ -117,7 +117,7 @@ describe('errors', () => {
   });
 
   it('a partner over its request rate gets 429 P429 with Retry-After; other partners are unaffected', async () => {
-    const limited = await startTestApi({ rateLimit: { perSecond: 1, burst: 3 } });
+    const limited = await startTestApi({ rateLimit: { perSecond: 0.01, burst: 3 } });
     try {
       const statuses = [];
       for (let index = 0; index < 5; index += 1) {
