@@ -1,12 +1,11 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
+import type { Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import type { BankAdapter } from './adapters/bank/bank-adapter';
 import type { ChainAdapter } from './adapters/chain/chain-adapter';
 
-export interface Clock {
-  now(): Date;
-}
+export type { Clock } from '../core/clock';
 
 export interface CompliancePolicy {
   travelRuleThresholdEur: string;

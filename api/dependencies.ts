@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import type { EurRates } from '../core/rates';
 import type { RateLimit } from './middleware/rate-limit.middleware';
@@ -9,11 +10,8 @@ export interface RateSource {
   currentEurRates(): Promise<EurRates>;
 }
 
-export interface Clock {
-  now(): Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
+export type { Clock } from '../core/clock';
+export { systemClock } from '../core/clock';
 
 export interface ApiDependencies {
   /** The primary: rate locks and idempotency records are written here. */

@@ -6,6 +6,7 @@ import { createActivities } from '../activities';
 import type { Clock } from '../activities/dependencies';
 import { SimulatedBankAdapter } from '../activities/adapters/bank/simulated-bank.adapter';
 import { SimulatedChainAdapter } from '../activities/adapters/chain/simulated-chain.adapter';
+import { systemClock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import type { Settings } from '../core/settings';
 import { openOrm } from '../db/orm';
@@ -61,7 +62,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     activities: createActivities({
       orm,
       pool,
-      clock: options.clock ?? { now: () => new Date() },
+      clock: options.clock ?? systemClock,
       log: options.log,
       // The default adapters are simulations; real ones implement the same interfaces.
       chain: new SimulatedChainAdapter({ confirmationDelayMs: options.settings.chainConfirmationDelayMs }),
