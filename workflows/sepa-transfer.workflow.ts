@@ -1,13 +1,9 @@
-import { allHandlersFinished, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { SepaTransferInput } from '../activities/sepa-transfer.activities';
-import { isFinal } from '../core/operation-status';
-import { OPERATION_STATUS } from '../core/search-attributes';
 import { BOUNDED_DATABASE_STEP, DURABLE_DATABASE_STEP, EXTERNAL_CALL, POLL_UNTIL_FINAL } from './activity-options';
-import { businessCause, isBusinessFailure } from './business-cause';
-import { statusQuery } from './definitions';
 import type { OperationProgress } from './definitions';
-import { ReservationGate } from './reservation-gate';
+import { OperationTracker } from './operation-tracker';
 
 const reserving = proxyActivities<Activities>(BOUNDED_DATABASE_STEP);
 const durable = proxyActivities<Activities>(DURABLE_DATABASE_STEP);
@@ -21,46 +17,26 @@ const polling = proxyActivities<Activities>(POLL_UNTIL_FINAL);
  */
 export async function sepaTransferWorkflow(input: SepaTransferInput): Promise<OperationProgress> {
   const id = input.transferId;
-  let progress: OperationProgress = { status: 'IN_PROGRESS', stage: 'RESERVING' };
-  setHandler(statusQuery, () => progress);
-  const gate = new ReservationGate(id);
-  const report = (next: OperationProgress): void => {
-    progress = next;
-    upsertSearchAttributes([{ key: OPERATION_STATUS, value: next.status }]);
-  };
-  const finish = async (): Promise<OperationProgress> => {
-    await condition(allHandlersFinished);
-    return progress;
-  };
-
-  try {
-    const state = await reserving.reserveSepaTransfer(input);
-    gate.opened();
-    if (isFinal(state.status)) {
-      report({ status: state.status, stage: state.stage });
-      return finish();
-    }
-  } catch (error) {
-    const cause = businessCause(error);
-    if (!isBusinessFailure(cause)) await durable.abandonSepaTransfer(id, 'the reservation could not be confirmed');
-    report({ status: 'UNSUCCESSFUL', stage: 'NOT_RESERVED' });
-    return gate.refused(cause);
-  }
-  report({ status: 'IN_PROGRESS', stage: 'RESERVED' });
+  const tracker = new OperationTracker(id);
+  const open = await tracker.reserve(
+    () => reserving.reserveSepaTransfer(input),
+    () => durable.abandonSepaTransfer(id, 'the reservation could not be confirmed'),
+  );
+  if (!open) return tracker.finish();
 
   const submitted = await external.submitSepaTransfer(id);
   if ('closed' in submitted) {
-    report({ status: submitted.closed.status, stage: submitted.closed.stage });
-    return finish();
+    tracker.report({ status: submitted.closed.status, stage: submitted.closed.stage });
+    return tracker.finish();
   }
-  report({ status: 'IN_PROGRESS', stage: 'SUBMITTED' });
+  tracker.report({ status: 'IN_PROGRESS', stage: 'SUBMITTED' });
   const answer = await polling.awaitBankAnswer(submitted.bankReference);
   if (answer.state === 'SETTLED') {
     await durable.settleSepaTransfer(id);
-    report({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+    tracker.report({ status: 'SUCCESSFUL', stage: 'SETTLED' });
   } else {
     await durable.releaseSepaTransfer(id, answer.reason);
-    report({ status: 'UNSUCCESSFUL', stage: 'REJECTED', failureReason: answer.reason });
+    tracker.report({ status: 'UNSUCCESSFUL', stage: 'REJECTED', failureReason: answer.reason });
   }
-  return finish();
+  return tracker.finish();
 }

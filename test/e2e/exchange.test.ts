@@ -4,6 +4,7 @@ import { createTestPartner, openTestOrm } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { startTestApi } from '../support/http';
 import type { TestApi } from '../support/http';
+import { balancesOf } from '../support/operations';
 
 let orm: MikroORM;
 let api: TestApi;
@@ -21,12 +22,7 @@ async function lockFor(partner: TestPartner): Promise<string> {
   return response.json.id;
 }
 
-async function balances(partner: TestPartner): Promise<Record<string, string>> {
-  const response = await api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
-  return Object.fromEntries(
-    [...response.json.fiatBalances, ...response.json.cryptoBalances].map((balance: { name: string; amount: string }) => [balance.name, balance.amount]),
-  );
-}
+const balances = (partner: TestPartner) => balancesOf(api, partner);
 
 const exchange = (partner: TestPartner, body: unknown, headers: Record<string, string> = {}) =>
   api.request('POST', '/v1/partner/exchange', { apiKey: partner.apiKey, body: typeof body === 'string' ? body : (body as object), headers });
