@@ -1,20 +1,9 @@
 import type { SepaPayment } from '../../activities/adapters/bank/bank-adapter';
+import { samplePayment } from '../support/sepa-payment.fixture';
 import { buildPain001, SEPA_TEXT_PATTERN } from '../../activities/adapters/bank/pain001';
 
 function payment(overrides: Partial<SepaPayment> = {}): SepaPayment {
-  return {
-    transferId: '5f0c1e2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
-    messageId: 'MSG-20260301-0001',
-    endToEndId: '5f0c1e2a3b4d4e5f8a9b0c1d2e3f4a5b',
-    amount: '1234.50',
-    currency: 'EUR',
-    debtor: { name: 'Partner Payments GmbH', iban: 'DE89370400440532013000' },
-    creditor: { name: 'Jane Doe', iban: 'FR1420041010050500013M02606' },
-    remittanceInformation: 'Invoice 2026/11-03',
-    requestedExecutionDate: '2026-03-02',
-    createdAt: '2026-03-01T10:15:30.123Z',
-    ...overrides,
-  };
+  return samplePayment(overrides);
 }
 
 /** The text of the first element reached by a path of nested tags, whitespace between tags allowed. */

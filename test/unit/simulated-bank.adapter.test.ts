@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SepaPayment } from '../../activities/adapters/bank/bank-adapter';
+import { samplePayment } from '../support/sepa-payment.fixture';
 import { buildPain001 } from '../../activities/adapters/bank/pain001';
 import { SimulatedBankAdapter } from '../../activities/adapters/bank/simulated-bank.adapter';
 
@@ -9,19 +10,7 @@ const DELAY_MS = 60_000;
 const REJECTED_IBAN = 'NL91ABNA0417164300';
 
 function payment(overrides: Partial<SepaPayment> = {}): SepaPayment {
-  return {
-    transferId: '5f0c1e2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
-    messageId: 'MSG-20260301-0001',
-    endToEndId: '5f0c1e2a3b4d4e5f8a9b0c1d2e3f4a5b',
-    amount: '250.00',
-    currency: 'EUR',
-    debtor: { name: 'Partner Payments GmbH', iban: 'DE89370400440532013000' },
-    creditor: { name: 'Jane Doe', iban: 'FR1420041010050500013M02606' },
-    remittanceInformation: 'Invoice 2026/11-03',
-    requestedExecutionDate: '2026-03-02',
-    createdAt: '2026-03-01T10:15:30.123Z',
-    ...overrides,
-  };
+  return samplePayment({ amount: '250.00', ...overrides });
 }
 
 describe('SimulatedBankAdapter', () => {
