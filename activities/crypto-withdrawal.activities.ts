@@ -4,16 +4,17 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CryptoCurrency, Network } from '../core/currencies';
 import { DomainError, assertInvariant } from '../core/errors';
 import { isFinal } from '../core/operation-status';
-import type { OperationState, OperationStatus } from '../core/operation-status';
+import type { OperationState, OperationStatus, ReleaseOutcome } from '../core/operation-status';
 import { Decimal } from '../core/money';
 import { buildTravelRuleData } from '../core/travel-rule';
 import type { Originator } from '../core/travel-rule';
+import type { TravelRuleCompletion } from '../core/travel-rule-completion';
 import { CryptoWithdrawal } from '../db/entities/crypto-withdrawal.entity';
 import type { CryptoWithdrawalStage, ReceiverType, WalletType } from '../db/entities/crypto-withdrawal.entity';
 import { Partner } from '../db/entities/partner.entity';
 import { PartnerUser } from '../db/entities/partner-user.entity';
 import { LedgerTransfer } from '../db/entities/ledger-transfer.entity';
-import { postTransfer, reserveTransfer, voidTransfer } from '../db/ledger/ledger';
+import { postTransfer, reserveTransfer, tombstoneTransfer, voidTransfer } from '../db/ledger/ledger';
 import { findPartnerAccount, findSystemAccount } from '../db/ledger/system-accounts';
 import { withBusinessFailures } from './business-failure';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
@@ -41,6 +42,8 @@ export interface TravelRuleOutcome {
   deniedReason: string | null;
   requiresCompletion: boolean;
   deadlineMs: number;
+  /** Already handed to the chain (a re-run after a Reset): the checks are over. */
+  handedOff: boolean;
 }
 
 export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
@@ -99,13 +102,15 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     },
 
     /**
-     * After a reservation whose outcome is unknown (its retries ran out): releases the hold if it
-     * was made after all, so no money stays reserved for an operation the caller was told failed.
+     * After a reservation whose outcome is unknown (its retries ran out, or it was cancelled):
+     * leaves a tombstone so a late attempt can never commit, or releases the hold if the
+     * reservation committed first. Either way no money stays held for an operation given up on.
      */
     async abandonWithdrawal(withdrawalId: string, reason: string): Promise<void> {
       await inTransaction(async (em) => {
-        const withdrawal = await em.findOne(CryptoWithdrawal, { id: withdrawalId });
-        if (!withdrawal || isFinal(withdrawal.status)) return;
+        if ((await tombstoneTransfer(em, withdrawalId, 'CRYPTO_WITHDRAWAL')) === 'TOMBSTONED') return;
+        const withdrawal = await em.findOne(CryptoWithdrawal, { id: withdrawalId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        if (!withdrawal || isFinal(withdrawal.status) || isHandedOff(withdrawal)) return;
         await voidTransfer(em, withdrawalId, deps.clock.now());
         closeAs(withdrawal, 'UNSUCCESSFUL', 'FAILED', deps.clock.now(), reason);
         await em.flush();
@@ -116,6 +121,11 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     async checkTravelRule(withdrawalId: string): Promise<TravelRuleOutcome> {
       return withBusinessFailures(() => inTransaction(async (em) => {
         const withdrawal = await load(em, withdrawalId);
+        // A reset that re-runs the checks of a withdrawal already handed to the chain: the
+        // coins may have left, so nothing decided before the hand-off is decided again.
+        if (isHandedOff(withdrawal) || isFinal(withdrawal.status)) {
+          return { deniedReason: null, requiresCompletion: false, deadlineMs: 0, handedOff: true };
+        }
         const originator = await originatorOf(em, withdrawal);
         const data = buildTravelRuleData(
           originator,
@@ -131,16 +141,20 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
           deniedReason: denied ? 'destination address is on the deny list' : null,
           requiresCompletion: data.requiresCompletion,
           deadlineMs: deps.compliance.travelRuleDeadlineMs,
+          handedOff: false,
         };
       }));
     },
 
-    async recordTravelRuleCompletion(withdrawalId: string, completion: Record<string, unknown>): Promise<void> {
-      await inTransaction(async (em) => {
-        const withdrawal = await load(em, withdrawalId);
-        withdrawal.travelRule = { ...(withdrawal.travelRule ?? {}), completion: { ...completion, completedAt: deps.clock.now().toISOString() } };
-        await em.flush();
-      });
+    /** Stores who completed the travel-rule data, when, and the beneficiary data they gave. */
+    async recordTravelRuleCompletion(withdrawalId: string, completion: TravelRuleCompletion): Promise<void> {
+      await withBusinessFailures(() =>
+        inTransaction(async (em) => {
+          const withdrawal = await load(em, withdrawalId);
+          withdrawal.travelRule = { ...(withdrawal.travelRule ?? {}), completion: { ...completion, completedAt: deps.clock.now().toISOString() } };
+          await em.flush();
+        }),
+      );
     },
 
     async setWithdrawalProgress(withdrawalId: string, progress: { status: OperationStatus; stage: CryptoWithdrawalStage }): Promise<void> {
@@ -168,6 +182,8 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
           return { kind: 'closed' as const, state: { status: withdrawal.status, stage: withdrawal.stage } };
         }
         withdrawal.stage = 'BROADCASTING';
+        // Committed before the chain is called: from here on only the chain's answer may release.
+        withdrawal.handedOffAt ??= deps.clock.now();
         withdrawal.updatedAt = deps.clock.now();
         await em.flush();
         return { kind: 'open' as const, withdrawal: { ...withdrawal } };
@@ -215,19 +231,54 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       });
     },
 
-    /** Voids the reservation and marks the withdrawal UNSUCCESSFUL, in one transaction. */
-    async releaseWithdrawal(withdrawalId: string, reason: string): Promise<void> {
+    /**
+     * Before the hand-off: voids the reservation and marks the withdrawal UNSUCCESSFUL, in one
+     * transaction. Once handed off it releases nothing and says so: a Reset or a retry that
+     * re-decides to fail must not refund coins that may be on chain (the database refuses too).
+     */
+    async releaseWithdrawal(withdrawalId: string, reason: string, stage: 'FAILED' | 'CANCELLED' = 'FAILED'): Promise<ReleaseOutcome> {
+      return inTransaction(async (em) => {
+        const withdrawal = await em.findOne(CryptoWithdrawal, { id: withdrawalId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        assertInvariant(withdrawal, `crypto withdrawal ${withdrawalId} exists`);
+        if (withdrawal.status === 'UNSUCCESSFUL') return 'RELEASED';
+        if (withdrawal.status === 'SUCCESSFUL' || isHandedOff(withdrawal)) return 'HANDED_OFF';
+        const now = deps.clock.now();
+        await voidTransfer(em, withdrawalId, now);
+        closeAs(withdrawal, 'UNSUCCESSFUL', stage, now, reason);
+        await em.flush();
+        return 'RELEASED';
+      });
+    },
+
+    /** The chain's definite answer that the coins did not leave: records it, then releases. */
+    async rejectWithdrawal(withdrawalId: string, reason: string): Promise<void> {
       await inTransaction(async (em) => {
-        const withdrawal = await load(em, withdrawalId);
+        const withdrawal = await em.findOne(CryptoWithdrawal, { id: withdrawalId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        assertInvariant(withdrawal, `crypto withdrawal ${withdrawalId} exists`);
         if (withdrawal.status === 'UNSUCCESSFUL') return;
         const now = deps.clock.now();
-        // The ledger refuses to void a posted transfer, so a settled withdrawal stays settled.
+        withdrawal.externalRejection = reason;
+        // Flushed first: the database lets the void through only once the rejection is stored.
+        await em.flush();
         await voidTransfer(em, withdrawalId, now);
-        closeAs(withdrawal, 'UNSUCCESSFUL', 'FAILED', now, reason);
+        closeAs(withdrawal, 'UNSUCCESSFUL', 'REJECTED', now, reason);
+        await em.flush();
+      });
+    },
+
+    /** An operator asked to cancel after the hand-off: noted; the money waits for the chain. */
+    async recordWithdrawalCancellation(withdrawalId: string): Promise<void> {
+      await inTransaction(async (em) => {
+        const withdrawal = await load(em, withdrawalId);
+        withdrawal.cancelRequestedAt ??= deps.clock.now();
         await em.flush();
       });
     },
   };
+}
+
+function isHandedOff(withdrawal: CryptoWithdrawal): boolean {
+  return Boolean(withdrawal.handedOffAt || withdrawal.transactionHash);
 }
 
 function closeAs(

@@ -3,10 +3,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { CURRENCY_SCALE } from '../core/currencies';
 import type { Currency } from '../core/currencies';
 import { DomainError, assertInvariant } from '../core/errors';
-import { Decimal, roundDown } from '../core/money';
+import { Decimal, MAX_AMOUNT, roundDown } from '../core/money';
 import { Exchange } from '../db/entities/exchange.entity';
 import { RateLock } from '../db/entities/rate-lock.entity';
-import { postTransferDirectly } from '../db/ledger/ledger';
+import { postTransferDirectly, tombstoneTransfer } from '../db/ledger/ledger';
+import type { TombstoneOutcome } from '../db/ledger/ledger';
 import type { PostingInput } from '../db/ledger/ledger';
 import { findPartnerAccount, findSystemAccount } from '../db/ledger/system-accounts';
 import { withBusinessFailures } from './business-failure';
@@ -50,6 +51,14 @@ export function quoteExchange(input: { amount: string; currencyTo: Currency; rat
 
 export function createExchangeActivities(deps: ActivityDependencies) {
   return {
+    /**
+     * After an exchange whose outcome is unknown (retries ran out, or cancelled): leaves a
+     * tombstone so a late attempt can never commit, or reports that it committed first.
+     */
+    async abandonExchange(exchangeId: string): Promise<TombstoneOutcome> {
+      return deps.orm.em.fork().transactional((em) => tombstoneTransfer(em, exchangeId, 'EXCHANGE'));
+    },
+
     /** Consumes the lock and moves both currencies in one transaction; re-running finds the exchange. */
     async executeExchange(input: ExchangeInput): Promise<{ exchangeId: string }> {
       return withBusinessFailures(() =>
@@ -78,6 +87,11 @@ async function performExchange(em: EntityManager, input: ExchangeInput, now: Dat
   const quote = quoteExchange({ amount: input.amount, currencyTo: input.currencyTo, rateFrom, rateTo, feePercentage: lock.feePercentage });
   if (!new Decimal(quote.amountTo).isPositive() || new Decimal(quote.amountTo).isZero()) {
     throw new DomainError('invalid-request', `amount is too small: it buys no ${input.currencyTo} after rounding`);
+  }
+  // The API bounds the debited amount; a rate ratio can still make the credited one larger than
+  // any balance may hold (numeric(38,18)). The gross amount is checked: it is never less.
+  if (new Decimal(quote.grossAmountTo).gt(MAX_AMOUNT)) {
+    throw new DomainError('invalid-request', `amount is too large: it would credit more than ${MAX_AMOUNT.toFixed()} ${input.currencyTo}`);
   }
 
   const [partnerFrom, partnerTo] = await Promise.all([

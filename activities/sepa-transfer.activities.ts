@@ -3,14 +3,14 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, assertInvariant } from '../core/errors';
 import { isFinal } from '../core/operation-status';
-import type { OperationState } from '../core/operation-status';
+import type { OperationState, ReleaseOutcome } from '../core/operation-status';
 import { Decimal } from '../core/money';
 import { LedgerTransfer } from '../db/entities/ledger-transfer.entity';
 import { Partner } from '../db/entities/partner.entity';
 import { SepaTransfer } from '../db/entities/sepa-transfer.entity';
 import type { SepaTransferStage } from '../db/entities/sepa-transfer.entity';
 import type { ReceiverType } from '../db/entities/crypto-withdrawal.entity';
-import { postTransfer, reserveTransfer, voidTransfer } from '../db/ledger/ledger';
+import { postTransfer, reserveTransfer, tombstoneTransfer, voidTransfer } from '../db/ledger/ledger';
 import { findPartnerAccount, findSystemAccount } from '../db/ledger/system-accounts';
 import { buildPain001 } from './adapters/bank/pain001';
 import { UnknownBankReferenceError } from './adapters/bank/bank-adapter';
@@ -81,37 +81,55 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
       );
     },
 
-    /** After a reservation whose outcome is unknown: releases the hold if it was made after all. */
+    /**
+     * After a reservation whose outcome is unknown: leaves a tombstone so a late attempt can
+     * never commit, or releases the hold if the reservation committed first.
+     */
     async abandonSepaTransfer(transferId: string, reason: string): Promise<void> {
       await inTransaction(async (em) => {
-        const transfer = await em.findOne(SepaTransfer, { id: transferId });
-        if (!transfer || isFinal(transfer.status)) return;
+        if ((await tombstoneTransfer(em, transferId, 'SEPA_TRANSFER')) === 'TOMBSTONED') return;
+        const transfer = await em.findOne(SepaTransfer, { id: transferId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        if (!transfer || isFinal(transfer.status) || isHandedOff(transfer)) return;
         await voidTransfer(em, transferId, deps.clock.now());
-        closeAs(transfer, 'UNSUCCESSFUL', 'REJECTED', deps.clock.now(), reason);
+        closeAs(transfer, 'UNSUCCESSFUL', 'FAILED', deps.clock.now(), reason);
         await em.flush();
       });
     },
 
     /**
      * Builds the pain.001 message and hands it to the bank (idempotent on the transfer id), only
-     * while the transfer is open and its funds still held.
+     * while the transfer is open and its funds still held. A payment the message cannot carry is
+     * refused (non-retryable) before the hand-off is recorded, so the workflow releases the funds.
      */
     async submitSepaTransfer(transferId: string): Promise<{ bankReference: string } | { closed: OperationState }> {
-      const open = await inTransaction(async (em) => {
-        const transfer = await em.findOne(SepaTransfer, { id: transferId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        assertInvariant(transfer, `SEPA transfer ${transferId} exists`);
-        const hold = await em.findOne(LedgerTransfer, { id: transferId });
-        if (isFinal(transfer.status) || hold?.state !== 'PENDING') {
-          return { kind: 'closed' as const, state: { status: transfer.status, stage: transfer.stage } };
-        }
-        const partner = await em.findOne(Partner, { id: transfer.partnerId });
-        const account = await findPartnerAccount(em, transfer.partnerId, 'eur');
-        assertInvariant(partner && account?.iban, `partner ${transfer.partnerId} and its IBAN exist`);
-        return { kind: 'open' as const, payment: sepaPaymentOf(transfer, partner.name, account.iban) };
-      });
+      const open = await withBusinessFailures(() =>
+        inTransaction(async (em) => {
+          const transfer = await em.findOne(SepaTransfer, { id: transferId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+          assertInvariant(transfer, `SEPA transfer ${transferId} exists`);
+          const hold = await em.findOne(LedgerTransfer, { id: transferId });
+          if (isFinal(transfer.status) || hold?.state !== 'PENDING') {
+            return { kind: 'closed' as const, state: { status: transfer.status, stage: transfer.stage } };
+          }
+          const partner = await em.findOne(Partner, { id: transfer.partnerId });
+          const account = await findPartnerAccount(em, transfer.partnerId, 'eur');
+          assertInvariant(partner && account?.iban, `partner ${transfer.partnerId} and its IBAN exist`);
+          const payment = sepaPaymentOf(transfer, partner.name, account.iban);
+          let xml: string;
+          try {
+            xml = buildPain001(payment);
+          } catch (error) {
+            throw new DomainError('invalid-request', `the payment cannot be sent: ${error instanceof Error ? error.message : String(error)}`);
+          }
+          // Committed before the bank is called: from here on only the bank's answer may release.
+          transfer.handedOffAt ??= deps.clock.now();
+          transfer.updatedAt = deps.clock.now();
+          await em.flush();
+          return { kind: 'open' as const, payment, xml };
+        }),
+      );
       if (open.kind === 'closed') return { closed: open.state };
-      const { payment } = open;
-      const { bankReference } = await deps.bank.submit(payment, buildPain001(payment));
+      const { payment, xml } = open;
+      const { bankReference } = await deps.bank.submit(payment, xml);
       await inTransaction(async (tx) => {
         const stored = await load(tx, transferId);
         stored.messageId = payment.messageId;
@@ -152,18 +170,53 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
       });
     },
 
-    /** Voids the reservation on the bank's rejection; the ledger refuses to void a posted one. */
-    async releaseSepaTransfer(transferId: string, reason: string): Promise<void> {
+    /**
+     * Before the hand-off: voids the reservation and marks the transfer UNSUCCESSFUL. Once handed
+     * to the bank it releases nothing and says so (the database refuses too).
+     */
+    async releaseSepaTransfer(transferId: string, reason: string, stage: 'FAILED' | 'CANCELLED' = 'FAILED'): Promise<ReleaseOutcome> {
+      return inTransaction(async (em) => {
+        const transfer = await em.findOne(SepaTransfer, { id: transferId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        assertInvariant(transfer, `SEPA transfer ${transferId} exists`);
+        if (transfer.status === 'UNSUCCESSFUL') return 'RELEASED';
+        if (transfer.status === 'SUCCESSFUL' || isHandedOff(transfer)) return 'HANDED_OFF';
+        const now = deps.clock.now();
+        await voidTransfer(em, transferId, now);
+        closeAs(transfer, 'UNSUCCESSFUL', stage, now, reason);
+        await em.flush();
+        return 'RELEASED';
+      });
+    },
+
+    /** The bank's definite rejection: records it, then releases (the ledger refuses a posted one). */
+    async rejectSepaTransfer(transferId: string, reason: string): Promise<void> {
       await inTransaction(async (em) => {
-        const transfer = await load(em, transferId);
+        const transfer = await em.findOne(SepaTransfer, { id: transferId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        assertInvariant(transfer, `SEPA transfer ${transferId} exists`);
         if (transfer.status === 'UNSUCCESSFUL') return;
         const now = deps.clock.now();
+        transfer.externalRejection = reason;
+        // Flushed first: the database lets the void through only once the rejection is stored.
+        await em.flush();
         await voidTransfer(em, transferId, now);
         closeAs(transfer, 'UNSUCCESSFUL', 'REJECTED', now, reason);
         await em.flush();
       });
     },
+
+    /** An operator asked to cancel after the submission: noted; the money waits for the bank. */
+    async recordSepaCancellation(transferId: string): Promise<void> {
+      await inTransaction(async (em) => {
+        const transfer = await load(em, transferId);
+        transfer.cancelRequestedAt ??= deps.clock.now();
+        await em.flush();
+      });
+    },
   };
+}
+
+function isHandedOff(transfer: SepaTransfer): boolean {
+  return Boolean(transfer.handedOffAt || transfer.bankReference);
 }
 
 function sepaPaymentOf(transfer: SepaTransfer, debtorName: string, debtorIban: string): SepaPayment {

@@ -44,6 +44,7 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
       client: new Client({ connection, namespace: options.temporalNamespace }),
       taskQueue: options.temporalTaskQueue,
       responseTimeoutMs: options.operationResponseTimeoutMs,
+      pool,
     },
     rateSource: configuredRateSource(options.eurRates),
     clock: options.clock ?? systemClock,

@@ -20,6 +20,8 @@ export const DOMAIN_ERROR_KINDS = [
   'invalid-date',
   'internal-error',
   'service-unavailable',
+  /** Given up before anything was held; a tombstone guarantees nothing ever will be. Safe to retry. */
+  'operation-abandoned',
 ] as const;
 
 export type DomainErrorKind = (typeof DOMAIN_ERROR_KINDS)[number];

@@ -10,3 +10,6 @@ export interface OperationState {
   status: OperationStatus;
   stage: string;
 }
+
+/** What releasing an outgoing payment did: RELEASED voided the hold; HANDED_OFF released nothing, the money may have left. */
+export type ReleaseOutcome = 'RELEASED' | 'HANDED_OFF';

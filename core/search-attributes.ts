@@ -9,8 +9,10 @@ export const PARTNER_ID = defineSearchAttributeKey('PartnerId', SearchAttributeT
 export const OPERATION_TYPE = defineSearchAttributeKey('OperationType', SearchAttributeType.KEYWORD);
 export const OPERATION_CURRENCY = defineSearchAttributeKey('OperationCurrency', SearchAttributeType.KEYWORD);
 export const OPERATION_STATUS = defineSearchAttributeKey('OperationStatus', SearchAttributeType.KEYWORD);
+/** Finer than the status, and says why an operation ended: REFUSED_INSUFFICIENT_FUNDS, CANCELLED, … */
+export const OPERATION_STAGE = defineSearchAttributeKey('OperationStage', SearchAttributeType.KEYWORD);
 
-export const SEARCH_ATTRIBUTE_KEYS = [PARTNER_ID, OPERATION_TYPE, OPERATION_CURRENCY, OPERATION_STATUS] as const;
+export const SEARCH_ATTRIBUTE_KEYS = [PARTNER_ID, OPERATION_TYPE, OPERATION_CURRENCY, OPERATION_STATUS, OPERATION_STAGE] as const;
 
 /** What every money-moving workflow starts with; OperationStatus is then kept current by the workflow. */
 export function operationSearchAttributes(partnerId: string, operationType: string, currency: string): SearchAttributePair[] {
@@ -19,5 +21,6 @@ export function operationSearchAttributes(partnerId: string, operationType: stri
     { key: OPERATION_TYPE, value: operationType },
     { key: OPERATION_CURRENCY, value: currency },
     { key: OPERATION_STATUS, value: 'IN_PROGRESS' },
+    { key: OPERATION_STAGE, value: 'RESERVING' },
   ];
 }

@@ -8,6 +8,7 @@ export const BUSINESS_ERROR_TYPES = [
   'invalid-currency',
   'invalid-user',
   'partner-not-found',
+  'operation-abandoned',
 ];
 
 /** Definite answers from outside: the money did not leave, so the reservation may be released. */

@@ -1,5 +1,6 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import { BUSINESS_ERROR_TYPES } from './activity-options';
+import { BUSINESS_ERROR_TYPES, DEFINITE_FAILURE_TYPES } from './activity-options';
+import type { OperationRefusal } from './definitions';
 
 /** Fails the workflow with the business error itself, not the activity wrapper around it. */
 export function businessCause(error: unknown): unknown {
@@ -10,4 +11,24 @@ export function businessCause(error: unknown): unknown {
 /** A refusal with a partner-facing reason (insufficient funds, …), as opposed to a fault of ours. */
 export function isBusinessFailure(cause: unknown): cause is ApplicationFailure {
   return cause instanceof ApplicationFailure && BUSINESS_ERROR_TYPES.includes(cause.type ?? '');
+}
+
+/** The chain or the bank said for certain that the money did not leave. */
+export function isDefiniteFailure(cause: unknown): cause is ApplicationFailure {
+  return cause instanceof ApplicationFailure && DEFINITE_FAILURE_TYPES.includes(cause.type ?? '');
+}
+
+/** A failure no retry will change (validation inside an activity, a refusal). */
+export function isNonRetryableFailure(cause: unknown): cause is ApplicationFailure {
+  return cause instanceof ApplicationFailure && (cause.nonRetryable || isBusinessFailure(cause));
+}
+
+export function refusalOf(cause: ApplicationFailure): OperationRefusal {
+  return { kind: cause.type ?? 'internal-error', message: cause.message };
+}
+
+/** Why an operation ended, as operators read it in the OperationStage search attribute. */
+export function refusalStage(refusal: OperationRefusal): string {
+  if (refusal.kind === 'operation-abandoned') return 'ABANDONED';
+  return `REFUSED_${refusal.kind.toUpperCase().replace(/-/g, '_')}`;
 }

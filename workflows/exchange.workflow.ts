@@ -1,28 +1,44 @@
-import { proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { CancellationScope, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ExchangeInput } from '../activities/exchange.activities';
-import { OPERATION_STATUS } from '../core/search-attributes';
-import { BOUNDED_DATABASE_STEP } from './activity-options';
-import { businessCause } from './business-cause';
+import { OPERATION_STAGE, OPERATION_STATUS } from '../core/search-attributes';
+import { BOUNDED_DATABASE_STEP, DURABLE_DATABASE_STEP } from './activity-options';
+import { businessCause, isBusinessFailure, refusalOf, refusalStage } from './business-cause';
 import { statusQuery } from './definitions';
 import type { OperationProgress } from './definitions';
 
 const { executeExchange } = proxyActivities<Activities>(BOUNDED_DATABASE_STEP);
+const { abandonExchange } = proxyActivities<Activities>(DURABLE_DATABASE_STEP);
 
-/** One step, one transaction: the exchange is final when this returns. */
-export async function exchangeWorkflow(input: ExchangeInput): Promise<{ exchangeId: string }> {
+/**
+ * One step, one transaction: the exchange is final when this returns. A refusal (expired lock,
+ * insufficient funds) is the result, not a failure; an exchange whose outcome is unknown is
+ * settled by the same tombstone the API uses: it either committed, or never will.
+ */
+export async function exchangeWorkflow(input: ExchangeInput): Promise<OperationProgress & { exchangeId: string }> {
   let progress: OperationProgress = { status: 'IN_PROGRESS', stage: 'EXCHANGING' };
   setHandler(statusQuery, () => progress);
+  const report = (next: OperationProgress) => {
+    progress = next;
+    upsertSearchAttributes([
+      { key: OPERATION_STATUS, value: next.status },
+      { key: OPERATION_STAGE, value: next.stage },
+    ]);
+    return { ...next, exchangeId: input.exchangeId };
+  };
   try {
-    const result = await executeExchange(input);
-    progress = { status: 'SUCCESSFUL', stage: 'SETTLED' };
-    upsertSearchAttributes([{ key: OPERATION_STATUS, value: progress.status }]);
-    return result;
+    await executeExchange(input);
+    return report({ status: 'SUCCESSFUL', stage: 'SETTLED' });
   } catch (error) {
     const cause = businessCause(error);
-    progress = { status: 'UNSUCCESSFUL', stage: 'REFUSED', failureReason: cause instanceof Error ? cause.message : undefined };
-    upsertSearchAttributes([{ key: OPERATION_STATUS, value: progress.status }]);
+    if (isBusinessFailure(cause)) {
+      const refusal = refusalOf(cause);
+      return report({ status: 'UNSUCCESSFUL', stage: refusalStage(refusal), failureReason: refusal.message, refusal });
+    }
+    if ((await CancellationScope.nonCancellable(() => abandonExchange(input.exchangeId))) === 'MOVED') {
+      return report({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+    }
+    report({ status: 'UNSUCCESSFUL', stage: 'ABANDONED', failureReason: 'the exchange could not be confirmed; nothing was moved' });
     throw cause;
   }
 }
-

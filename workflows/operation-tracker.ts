@@ -1,15 +1,16 @@
-import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { isFinal } from '../core/operation-status';
 import type { OperationState } from '../core/operation-status';
-import { OPERATION_STATUS } from '../core/search-attributes';
-import { businessCause, isBusinessFailure } from './business-cause';
+import { OPERATION_STAGE, OPERATION_STATUS } from '../core/search-attributes';
+import { businessCause, isBusinessFailure, refusalOf, refusalStage } from './business-cause';
 import { statusQuery } from './definitions';
 import type { OperationProgress } from './definitions';
 import { ReservationGate } from './reservation-gate';
 
 /**
  * What every money-moving workflow shares: the progress behind the `status` query and the
- * OperationStatus search attribute, and the reservation step that answers the waiting caller.
+ * OperationStatus / OperationStage search attributes, and the reservation step that answers the
+ * waiting caller.
  */
 export class OperationTracker {
   private progress: OperationProgress = { status: 'IN_PROGRESS', stage: 'RESERVING' };
@@ -20,21 +21,30 @@ export class OperationTracker {
     this.gate = new ReservationGate(id);
   }
 
+  get current(): OperationProgress {
+    return this.progress;
+  }
+
   report(next: OperationProgress): void {
     this.progress = next;
-    upsertSearchAttributes([{ key: OPERATION_STATUS, value: next.status }]);
+    upsertSearchAttributes([
+      { key: OPERATION_STATUS, value: next.status },
+      { key: OPERATION_STAGE, value: next.stage },
+    ]);
   }
 
   /** Lets pending update and signal handlers finish, then gives the final progress. */
   async finish(): Promise<OperationProgress> {
-    await condition(allHandlersFinished);
+    // Non-cancellable: a workflow that was cancelled still lets its handlers answer.
+    await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
     return this.progress;
   }
 
   /**
    * Runs the reservation and answers the caller. Returns true when the workflow should go on;
-   * false when a re-run found the operation already over. A refused reservation fails the
-   * workflow with its business error; one whose outcome is unknown is abandoned (voided if made).
+   * false when it is over: refused (the refusal is the workflow's result, not a failure), or a
+   * re-run found the operation already closed. A reservation whose outcome is unknown (retries
+   * ran out, or cancelled) is abandoned first, so nothing stays held, then the error is thrown.
    */
   async reserve(reservation: () => Promise<OperationState>, abandon: () => Promise<void>): Promise<boolean> {
     let state: OperationState;
@@ -42,9 +52,18 @@ export class OperationTracker {
       state = await reservation();
     } catch (error) {
       const cause = businessCause(error);
-      if (!isBusinessFailure(cause)) await abandon();
-      this.report({ status: 'UNSUCCESSFUL', stage: 'NOT_RESERVED' });
-      return this.gate.refused(cause);
+      if (isBusinessFailure(cause)) {
+        const refusal = refusalOf(cause);
+        this.report({ status: 'UNSUCCESSFUL', stage: refusalStage(refusal), failureReason: refusal.message, refusal });
+        this.gate.refused(cause);
+        return false;
+      }
+      await CancellationScope.nonCancellable(abandon);
+      const refusal = { kind: 'operation-abandoned', message: 'the reservation could not be confirmed; nothing was moved' };
+      this.report({ status: 'UNSUCCESSFUL', stage: 'ABANDONED', failureReason: refusal.message });
+      this.gate.refused(ApplicationFailure.create({ type: refusal.kind, message: refusal.message, nonRetryable: true }));
+      await this.finish();
+      throw cause;
     }
     this.gate.opened();
     if (isFinal(state.status)) {

@@ -1,4 +1,5 @@
-import { ApplicationFailure, allHandlersFinished, condition, setHandler } from '@temporalio/workflow';
+import { condition, setHandler } from '@temporalio/workflow';
+import type { ApplicationFailure } from '@temporalio/workflow';
 import { fundsReservedUpdate } from './definitions';
 
 /**
@@ -21,14 +22,8 @@ export class ReservationGate {
     this.outcome = { reserved: true };
   }
 
-  /** Rejects every waiting caller with the cause, lets their updates finish, then fails the workflow. */
-  async refused(cause: unknown): Promise<never> {
-    const failure =
-      cause instanceof ApplicationFailure
-        ? cause
-        : ApplicationFailure.create({ type: 'internal-error', message: 'the reservation could not be made', nonRetryable: true });
+  /** Rejects every waiting caller with the refusal; the workflow itself ends with it as its result. */
+  refused(failure: ApplicationFailure): void {
     this.outcome = { error: failure };
-    await condition(allHandlersFinished);
-    throw failure;
   }
 }

@@ -4,6 +4,7 @@ import type { SepaTransferInput } from '../activities/sepa-transfer.activities';
 import { BOUNDED_DATABASE_STEP, DURABLE_DATABASE_STEP, EXTERNAL_CALL, POLL_UNTIL_FINAL } from './activity-options';
 import type { OperationProgress } from './definitions';
 import { OperationTracker } from './operation-tracker';
+import { runOutgoingPayment } from './outgoing-payment';
 
 const reserving = proxyActivities<Activities>(BOUNDED_DATABASE_STEP);
 const durable = proxyActivities<Activities>(DURABLE_DATABASE_STEP);
@@ -13,7 +14,7 @@ const polling = proxyActivities<Activities>(POLL_UNTIL_FINAL);
 /**
  * Reserve → pain.001 to the bank → settle on its acceptance, release on its rejection. Once the
  * payment is submitted only the bank's answer decides; waiting has no deadline, because the bank
- * may still execute a payment we stopped waiting for.
+ * may still execute a payment we stopped waiting for (see runOutgoingPayment).
  */
 export async function sepaTransferWorkflow(input: SepaTransferInput): Promise<OperationProgress> {
   const id = input.transferId;
@@ -24,19 +25,21 @@ export async function sepaTransferWorkflow(input: SepaTransferInput): Promise<Op
   );
   if (!open) return tracker.finish();
 
-  const submitted = await external.submitSepaTransfer(id);
-  if ('closed' in submitted) {
-    tracker.report({ status: submitted.closed.status, stage: submitted.closed.stage });
-    return tracker.finish();
-  }
-  tracker.report({ status: 'IN_PROGRESS', stage: 'SUBMITTED' });
-  const answer = await polling.awaitBankAnswer(submitted.bankReference);
-  if (answer.state === 'SETTLED') {
-    await durable.settleSepaTransfer(id);
-    tracker.report({ status: 'SUCCESSFUL', stage: 'SETTLED' });
-  } else {
-    await durable.releaseSepaTransfer(id, answer.reason);
-    tracker.report({ status: 'UNSUCCESSFUL', stage: 'REJECTED', failureReason: answer.reason });
-  }
-  return tracker.finish();
+  return runOutgoingPayment(tracker, {
+    // The payment is validated against pain.001 as part of the hand-off, before it is recorded.
+    checks: async () => undefined,
+    release: (reason, stage) => durable.releaseSepaTransfer(id, reason, stage),
+    async handOff() {
+      const submitted = await external.submitSepaTransfer(id);
+      return 'closed' in submitted ? submitted : { reference: submitted.bankReference };
+    },
+    handedOffStage: 'SUBMITTED',
+    async awaitAnswer(bankReference) {
+      const answer = await polling.awaitBankAnswer(bankReference);
+      return answer.state === 'SETTLED' ? { state: 'SETTLED' } : { state: 'REJECTED', reason: answer.reason };
+    },
+    settle: () => durable.settleSepaTransfer(id),
+    reject: (reason) => durable.rejectSepaTransfer(id, reason),
+    recordCancellationRequest: () => durable.recordSepaCancellation(id),
+  });
 }

@@ -25,6 +25,7 @@ export const HTTP_ERRORS: Readonly<Record<DomainErrorKind, HttpError>> = {
   'invalid-date': { status: 400, errorCode: 'P435', errorName: 'invalid-date' },
   'internal-error': { status: 500, errorCode: 'P500', errorName: 'internal-error' },
   'service-unavailable': { status: 503, errorCode: 'P503', errorName: 'service-unavailable' },
+  'operation-abandoned': { status: 503, errorCode: 'P503', errorName: 'service-unavailable' },
 };
 
 export interface ErrorBody {

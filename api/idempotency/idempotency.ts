@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { DomainError } from '../../core/errors';
-import { claimIdempotencyKey, completeIdempotencyRecord } from '../../db/queries/idempotency.queries';
+import { claimIdempotencyKey, completeIdempotencyRecord, releaseIdempotencyClaim } from '../../db/queries/idempotency.queries';
 import { HTTP_ERRORS, errorBody } from '../http/error-mapping';
 import { isJsonNumber, stringifyExactJson } from '../http/exact-json';
 
@@ -29,7 +29,8 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * once; the same key with another body is 409 P409. The database's unique (partner, key) decides
  * concurrent first requests; the resource id it stores becomes the Temporal workflow id, which
  * deduplicates the work itself. Business errors are answers too and are replayed; failures of
- * our own (5xx) are not stored, so a retry can still succeed.
+ * our own (5xx) are not stored, so a retry can still succeed; a key whose operation was given up
+ * on before it moved anything is freed, so its retry starts a new operation.
  */
 export async function performIdempotently(pool: pg.Pool, request: IdempotentRequest): Promise<OperationResponse> {
   if (request.key === undefined) return request.perform(randomUUID());
@@ -60,6 +61,7 @@ export async function performIdempotently(pool: pg.Pool, request: IdempotentRequ
     if (error instanceof DomainError && HTTP_ERRORS[error.kind].status < 500) {
       await completeIdempotencyRecord(pool, record.id, HTTP_ERRORS[error.kind].status, errorBody(error.kind, error.detail));
     }
+    if (error instanceof DomainError && error.kind === 'operation-abandoned') await releaseIdempotencyClaim(pool, record.id);
     throw error;
   }
 }

@@ -61,6 +61,7 @@ export function cryptoWithdrawalRoute(deps: ApiDependencies, variant: 'partner' 
           workflowId: workflowIds.cryptoWithdrawal(withdrawalId),
           args: [input],
           searchAttributes: operationSearchAttributes(partnerId, variant === 'partner' ? 'crypto-withdrawal' : 'user-crypto-withdrawal', body.currency),
+          operation: { id: withdrawalId, ledgerKind: 'CRYPTO_WITHDRAWAL' },
         });
         return { status: 200, body: { withdrawalId } };
       },

@@ -31,6 +31,7 @@ export function exchangeRoute(deps: ApiDependencies) {
           workflowId: workflowIds.exchange(exchangeId),
           args: [input],
           searchAttributes: operationSearchAttributes(partnerId, 'exchange', body.currencyFrom),
+          operation: { id: exchangeId, ledgerKind: 'EXCHANGE' },
         });
         return { status: 201, body: { exchangeId } };
       },

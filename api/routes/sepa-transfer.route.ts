@@ -36,6 +36,7 @@ export function sepaTransferRoute(deps: ApiDependencies) {
           workflowId: workflowIds.sepaTransfer(transferId),
           args: [input],
           searchAttributes: operationSearchAttributes(partnerId, 'sepa-transfer', 'eur'),
+          operation: { id: transferId, ledgerKind: 'SEPA_TRANSFER' },
         });
         return { status: 201, body: { transferId } };
       },

@@ -2,16 +2,22 @@ import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from
 import type { Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Workflow } from '@temporalio/common';
-import { DomainError } from '../../core/errors';
+import type pg from 'pg';
+import { DomainError, isDomainErrorKind } from '../../core/errors';
+import type { LedgerTransferKind } from '../../db/entities/ledger-transfer.entity';
+import { tombstoneOperation } from '../../db/queries/ledger-tombstone.queries';
 import { fundsReservedUpdate } from '../../workflows/definitions';
+import type { OperationProgress } from '../../workflows/definitions';
 import { rethrowAsBusinessError } from './temporal-errors';
 
 /** Where to run workflows, and how long a caller may wait for the answer. */
 export interface WorkflowTarget {
   client: Client;
   taskQueue: string;
-  /** Past this the caller gets 503 P503; the operation goes on and a retry with the same key joins it. */
+  /** Past this the API decides the race with the workflow itself (see decideAfterTimeout). */
   responseTimeoutMs: number;
+  /** The primary, where the tombstone that decides a timed-out request is written. */
+  pool: pg.Pool;
 }
 
 export interface WorkflowStart {
@@ -19,6 +25,8 @@ export interface WorkflowStart {
   workflowId: string;
   args: unknown[];
   searchAttributes: SearchAttributePair[];
+  /** The operation's id and the kind of its ledger transfer (the transfer's id is the operation's). */
+  operation: { id: string; ledgerKind: LedgerTransferKind };
 }
 
 /**
@@ -27,30 +35,32 @@ export interface WorkflowStart {
  */
 const ID_POLICIES = { workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'REJECT_DUPLICATE' } as const;
 
-/** Starts (or joins) a workflow and waits for its result. */
-export async function executeWorkflow<Result>(target: WorkflowTarget, start: WorkflowStart): Promise<Result> {
+/** Starts (or joins) a workflow whose result is final (the exchange) and waits for it. */
+export async function executeWorkflow(target: WorkflowTarget, start: WorkflowStart): Promise<void> {
   const { client, taskQueue } = target;
+  let progress: OperationProgress | undefined;
   try {
-    return await withinResponseTime(target, () =>
-      client.workflow.execute<Workflow>(start.workflowType, {
+    progress = await withinResponseTime(target, start, async () =>
+      (await client.workflow.execute<Workflow>(start.workflowType, {
         taskQueue,
         workflowId: start.workflowId,
         args: start.args,
         typedSearchAttributes: start.searchAttributes,
         ...ID_POLICIES,
-      }) as Promise<Result>,
+      })) as OperationProgress,
     );
   } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) return closedWorkflowResult<Result>(client, start.workflowId);
-    return rethrowAsBusinessError(error);
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) return rethrowAsBusinessError(error);
+    progress = await closedWorkflowResult(client, start.workflowId);
   }
+  throwIfRefused(progress);
 }
 
 /**
  * Starts (or joins) a workflow and returns as soon as it has reserved the funds
  * (Update-With-Start on the fundsReserved update); the workflow goes on without the caller.
  */
-export async function startAndAwaitReservation(target: WorkflowTarget, start: WorkflowStart): Promise<{ id: string }> {
+export async function startAndAwaitReservation(target: WorkflowTarget, start: WorkflowStart): Promise<void> {
   const { client, taskQueue } = target;
   const operation = new WithStartWorkflowOperation<Workflow>(start.workflowType, {
     taskQueue,
@@ -60,38 +70,46 @@ export async function startAndAwaitReservation(target: WorkflowTarget, start: Wo
     ...ID_POLICIES,
   });
   try {
-    return await withinResponseTime(target, () =>
+    await withinResponseTime(target, start, () =>
       client.workflow.executeUpdateWithStart(fundsReservedUpdate, { startWorkflowOperation: operation }),
     );
   } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) {
-      // Closed already: it reserved if and only if it did not fail.
-      await closedWorkflowResult(client, start.workflowId);
-      return { id: start.workflowId };
-    }
-    return rethrowAsBusinessError(error);
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) return rethrowAsBusinessError(error);
+    // Closed already: it reserved unless its result is a refusal.
+    throwIfRefused(await closedWorkflowResult(client, start.workflowId));
   }
 }
 
-/** Bounds the wait (no worker polling, a stuck reservation) so a partner never hangs. */
-async function withinResponseTime<Result>(target: WorkflowTarget, call: () => Promise<Result>): Promise<Result> {
+/**
+ * Bounds the wait (no worker polling, a stuck reservation) so a partner never hangs, and never
+ * answers "maybe": when the time is up the API writes a tombstone under the operation's id. If
+ * the workflow's transfer committed first, the operation happened and the caller gets the usual
+ * answer; otherwise nothing was moved and nothing ever will be, and the 503 says so.
+ */
+async function withinResponseTime<Result>(target: WorkflowTarget, start: WorkflowStart, call: () => Promise<Result>): Promise<Result | undefined> {
   const signal = AbortSignal.timeout(target.responseTimeoutMs);
   try {
     return await target.client.withAbortSignal(signal, call);
   } catch (error) {
-    if (signal.aborted) {
-      throw new DomainError(
-        'service-unavailable',
-        'the operation was not confirmed in time; retry with the same Idempotency-Key to learn its outcome',
-      );
-    }
-    throw error;
+    if (!signal.aborted) throw error;
+    if ((await tombstoneOperation(target.pool, start.operation.id, start.operation.ledgerKind)) === 'MOVED') return undefined;
+    throw new DomainError(
+      'operation-abandoned',
+      'the operation was not confirmed in time, so it was cancelled: nothing was moved and nothing will be; it is safe to retry',
+    );
   }
 }
 
-async function closedWorkflowResult<Result>(client: Client, workflowId: string): Promise<Result> {
+/** A workflow's result that is a refusal becomes the partner's error (P432, P433, …). */
+function throwIfRefused(progress: OperationProgress | undefined): void {
+  const refusal = progress?.refusal;
+  if (refusal) throw isDomainErrorKind(refusal.kind) ? new DomainError(refusal.kind, refusal.message) : new Error(`workflow refused: ${refusal.kind}`);
+  if (progress?.stage === 'ABANDONED') throw new DomainError('operation-abandoned', 'the operation was given up on: nothing was moved; it is safe to retry');
+}
+
+async function closedWorkflowResult(client: Client, workflowId: string): Promise<OperationProgress | undefined> {
   try {
-    return (await client.workflow.getHandle(workflowId).result()) as Result;
+    return (await client.workflow.getHandle(workflowId).result()) as OperationProgress | undefined;
   } catch (error) {
     return rethrowAsBusinessError(error);
   }

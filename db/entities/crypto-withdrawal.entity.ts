@@ -12,7 +12,9 @@ export type CryptoWithdrawalStage =
   | 'BROADCASTING'
   | 'BROADCAST'
   | 'SETTLED'
-  | 'FAILED';
+  | 'FAILED'
+  | 'REJECTED'
+  | 'CANCELLED';
 
 export class CryptoWithdrawal {
   id!: string;
@@ -35,6 +37,12 @@ export class CryptoWithdrawal {
   travelRule?: Record<string, unknown> | null;
   transactionHash?: string | null;
   failureReason?: string | null;
+  /** Set before the chain or bank is called: from then on the money may have left. */
+  handedOffAt?: Date | null;
+  /** The chain's or bank's definite answer that the money did not leave; only it may release after hand-off. */
+  externalRejection?: string | null;
+  /** An operator asked to cancel after the hand-off: recorded, the money waits for the answer. */
+  cancelRequestedAt?: Date | null;
   createdAt!: Date;
   updatedAt!: Date;
 }
@@ -61,6 +69,9 @@ export const CryptoWithdrawalSchema = new EntitySchema<CryptoWithdrawal>({
     travelRule: { type: 'json', columnType: 'jsonb', fieldName: 'travel_rule', nullable: true },
     transactionHash: { type: 'text', fieldName: 'transaction_hash', nullable: true },
     failureReason: { type: 'text', fieldName: 'failure_reason', nullable: true },
+    handedOffAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'handed_off_at', nullable: true },
+    externalRejection: { type: 'text', fieldName: 'external_rejection', nullable: true },
+    cancelRequestedAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'cancel_requested_at', nullable: true },
     createdAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'created_at' },
     updatedAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'updated_at' },
   },

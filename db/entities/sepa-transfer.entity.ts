@@ -3,7 +3,7 @@ import { DecimalStringType } from '../types/decimal-string.type';
 import type { OperationStatus } from '../../core/operation-status';
 import type { ReceiverType } from './crypto-withdrawal.entity';
 
-export type SepaTransferStage = 'RESERVED' | 'SUBMITTED' | 'SETTLED' | 'REJECTED';
+export type SepaTransferStage = 'RESERVED' | 'SUBMITTED' | 'SETTLED' | 'REJECTED' | 'FAILED' | 'CANCELLED';
 
 export class SepaTransfer {
   id!: string;
@@ -22,6 +22,12 @@ export class SepaTransfer {
   messageId?: string | null;
   bankReference?: string | null;
   failureReason?: string | null;
+  /** Set before the chain or bank is called: from then on the money may have left. */
+  handedOffAt?: Date | null;
+  /** The chain's or bank's definite answer that the money did not leave; only it may release after hand-off. */
+  externalRejection?: string | null;
+  /** An operator asked to cancel after the hand-off: recorded, the money waits for the answer. */
+  cancelRequestedAt?: Date | null;
   createdAt!: Date;
   updatedAt!: Date;
 }
@@ -45,6 +51,9 @@ export const SepaTransferSchema = new EntitySchema<SepaTransfer>({
     messageId: { type: 'text', fieldName: 'message_id', nullable: true },
     bankReference: { type: 'text', fieldName: 'bank_reference', nullable: true },
     failureReason: { type: 'text', fieldName: 'failure_reason', nullable: true },
+    handedOffAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'handed_off_at', nullable: true },
+    externalRejection: { type: 'text', fieldName: 'external_rejection', nullable: true },
+    cancelRequestedAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'cancel_requested_at', nullable: true },
     createdAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'created_at' },
     updatedAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'updated_at' },
   },

@@ -107,8 +107,30 @@ async function findExistingTransfer(em: EntityManager, input: TransferInput): Pr
   const existing = await em.findOne(LedgerTransfer, { id: input.transferId });
   if (existing) {
     assertInvariant(existing.kind === input.kind, `transfer ${input.transferId} re-run with the same kind`);
+    // Callers look for their business record first, so a transfer without one is a tombstone:
+    // the operation was given up on and must never move money.
+    if (existing.state === 'VOIDED') throw abandoned();
   }
   return existing;
+}
+
+function abandoned(): DomainError {
+  return new DomainError('operation-abandoned', 'this operation was given up on before anything was moved; nothing was or will be moved');
+}
+
+export type TombstoneOutcome = 'TOMBSTONED' | 'MOVED';
+
+/**
+ * Gives up on an operation: writes a voided, empty transfer under its id unless one committed
+ * first (the database function waits for a concurrent reservation of the id to end). TOMBSTONED
+ * means nothing was and nothing ever will be moved under this id; MOVED that money was held or
+ * posted first. One statement, shared with the API (db/queries/ledger-tombstone.queries.ts).
+ */
+export async function tombstoneTransfer(em: EntityManager, transferId: string, kind: LedgerTransferKind): Promise<TombstoneOutcome> {
+  const rows = await em.execute<{ outcome: TombstoneOutcome }[]>('select ledger_tombstone(?, ?) as outcome', [transferId, kind]);
+  const outcome = rows[0]?.outcome;
+  assertInvariant(outcome === 'TOMBSTONED' || outcome === 'MOVED', `ledger_tombstone answered for ${transferId}`);
+  return outcome;
 }
 
 /** Locks the accounts in id order: the same order everywhere, so no two transfers deadlock. */

@@ -17,6 +17,18 @@ export async function claimIdempotencyKey(
   pool: pg.Pool,
   claim: { id: string; partnerId: string; key: string; operation: string; requestHash: string; resourceId: string },
 ): Promise<{ claimed: boolean; record: IdempotencyRow }> {
+  // A claim released between our insert and select (see releaseIdempotencyClaim) is tried again.
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const found = await claimOnce(pool, claim);
+    if (found) return found;
+  }
+  throw new Error('idempotency record kept vanishing between insert and select');
+}
+
+async function claimOnce(
+  pool: pg.Pool,
+  claim: { id: string; partnerId: string; key: string; operation: string; requestHash: string; resourceId: string },
+): Promise<{ claimed: boolean; record: IdempotencyRow } | undefined> {
   const inserted = await pool.query<IdempotencyRow>(
     `insert into idempotency_record (id, partner_id, idempotency_key, operation, request_hash, resource_id)
      values ($1, $2, $3, $4, $5, $6)
@@ -31,8 +43,15 @@ export async function claimIdempotencyKey(
     [claim.partnerId, claim.key],
   );
   const record = existing.rows[0];
-  if (!record) throw new Error('idempotency record vanished between insert and select');
-  return { claimed: false, record };
+  return record ? { claimed: false, record } : undefined;
+}
+
+/**
+ * Frees a key whose operation was given up on before it moved anything (a tombstone guarantees
+ * it never will), so a retry with the same key starts a new operation instead of the dead one.
+ */
+export async function releaseIdempotencyClaim(pool: pg.Pool, id: string): Promise<void> {
+  await pool.query(`delete from idempotency_record where id = $1 and response_status is null`, [id]);
 }
 
 /** Stores the final answer; the first stored answer wins, so replays always see the same one. */

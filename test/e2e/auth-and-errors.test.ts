@@ -219,6 +219,7 @@ async function serve(overrides: Partial<ApiDependencies>): Promise<{ url: string
       client: new Client({ connection: temporalConnection, namespace: testStack().namespace }),
       taskQueue: testStack().taskQueue,
       responseTimeoutMs: 30_000,
+      pool: readPool,
     },
     rateSource: { currentEurRates: async () => DEFAULT_EUR_RATES },
     clock: systemClock,

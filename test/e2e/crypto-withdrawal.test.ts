@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { newWalletAddress } from '../../db/services/account-identifiers';
-import { travelRuleDataCompletedSignal, statusQuery, workflowIds } from '../../workflows/definitions';
+import { completeTravelRuleUpdate, statusQuery, workflowIds } from '../../workflows/definitions';
 import { eventually } from '../support/eventually';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
@@ -151,7 +151,20 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
       expect(entry).toMatchObject({ id: withdrawalId, status: 'IN_PROGRESS_TR_DATA' });
       const handle = temporal.client.workflow.getHandle(workflowIds.cryptoWithdrawal(withdrawalId));
       expect(await handle.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
-      await handle.signal(travelRuleDataCompletedSignal, { completedBy: 'compliance@test', beneficiary: { country: 'DE' } });
+      // A bad payload is refused by the validator and changes nothing.
+      for (const bad of [42, 'done', {}, { completedBy: 'not an email' }, { completedBy: 'compliance@example.com', beneficiary: { country: 'DE' } }]) {
+        await expect(handle.executeUpdate(completeTravelRuleUpdate, { args: [bad as never] })).rejects.toThrow();
+      }
+      expect(await handle.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
+      const accepted = await handle.executeUpdate(completeTravelRuleUpdate, {
+        args: [{
+          completedBy: 'compliance@example.com',
+          beneficiary: { beneficiaryPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: 'Kowalski', secondaryIdentifier: 'Jan', nameIdentifierType: 'LEGL' }] } } }] },
+        }],
+      });
+      expect(accepted).toEqual({ withdrawalId, status: 'IN_PROGRESS' });
+      const row = (await orm.em.fork().getConnection().execute(`select travel_rule from crypto_withdrawal where id = ?`, [withdrawalId]))[0]!;
+      expect(row.travel_rule.completion).toMatchObject({ completedBy: 'compliance@example.com' });
       await settledDetails(partner, withdrawalId);
       expect((await balancesOf(api, partner)).eth).toBe('0.499500000000000000');
     });

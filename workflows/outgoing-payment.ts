@@ -1,0 +1,105 @@
+import { CancellationScope, CancelledFailure, condition, isCancellation } from '@temporalio/workflow';
+import type { ReleaseOutcome } from '../core/operation-status';
+import { businessCause, isDefiniteFailure, isNonRetryableFailure } from './business-cause';
+import type { OperationProgress } from './definitions';
+import type { OperationTracker } from './operation-tracker';
+
+/** What the chain or the bank answered about money handed to it. */
+export type ExternalAnswer = { state: 'SETTLED' } | { state: 'REJECTED'; reason: string };
+
+/** The steps of one kind of outgoing payment (crypto withdrawal, SEPA transfer). */
+export interface OutgoingPayment<Reference> {
+  /** Checks before the hand-off; a reason to fail, 'HANDED_OFF' when a re-run finds them over. */
+  checks(): Promise<string | 'HANDED_OFF' | undefined>;
+  release(reason: string, stage: 'FAILED' | 'CANCELLED'): Promise<ReleaseOutcome>;
+  /** Hands the money over (idempotent); `closed` when the operation turned out to be over. */
+  handOff(): Promise<{ reference: Reference } | { closed: { status: OperationProgress['status']; stage: string } }>;
+  /** The stage reported once handed off: BROADCAST, SUBMITTED. */
+  handedOffStage: string;
+  awaitAnswer(reference: Reference): Promise<ExternalAnswer>;
+  settle(): Promise<void>;
+  /** Releases on a definite rejection from the chain or bank, recording it. */
+  reject(reason: string): Promise<void>;
+  recordCancellationRequest(): Promise<void>;
+}
+
+const CANCELLED_BEFORE_HAND_OFF = 'cancelled by an operator before the money was handed off';
+
+/**
+ * One lifecycle for money going out: (reserved) → checks → hand-off → await answer → settle or
+ * release.
+ * - Before the hand-off any failure, and a cancellation, releases the funds (in a
+ *   non-cancellable scope) and ends UNSUCCESSFUL with the reason.
+ * - From the hand-off on nothing can be cancelled: a cancellation is recorded and the money stays
+ *   held until the chain or bank answers; only a definite answer releases it. Uncertain failures
+ *   fail the workflow with the money held, for an operator (see `ops operation resolve`).
+ * - A release that finds the money already handed off (a Reset re-ran the checks) releases
+ *   nothing and continues with the hand-off, which is idempotent.
+ */
+export async function runOutgoingPayment<Reference>(tracker: OperationTracker, payment: OutgoingPayment<Reference>): Promise<OperationProgress> {
+  let cancelRequested = false;
+  CancellationScope.current().cancelRequested.catch(() => {
+    cancelRequested = true;
+  });
+
+  let failure: { reason: string; stage: 'FAILED' | 'CANCELLED' } | undefined;
+  try {
+    const checked = await payment.checks();
+    if (cancelRequested) failure = { reason: CANCELLED_BEFORE_HAND_OFF, stage: 'CANCELLED' };
+    else if (checked !== undefined && checked !== 'HANDED_OFF') failure = { reason: checked, stage: 'FAILED' };
+  } catch (error) {
+    if (isCancellation(error)) failure = { reason: CANCELLED_BEFORE_HAND_OFF, stage: 'CANCELLED' };
+    else failure = { reason: reasonOf(error, 'a check before the hand-off failed'), stage: 'FAILED' };
+  }
+
+  return CancellationScope.nonCancellable(async () => {
+    if (failure && (await payment.release(failure.reason, failure.stage)) === 'RELEASED') {
+      tracker.report({ status: 'UNSUCCESSFUL', stage: failure.stage, failureReason: failure.reason });
+      const progress = await tracker.finish();
+      if (failure.stage === 'CANCELLED') throw new CancelledFailure(failure.reason);
+      return progress;
+    }
+    // From here on a cancellation is only noted: the money may be on its way.
+    const noted = condition(() => cancelRequested).then(() => payment.recordCancellationRequest());
+    const progress = await handOffAndSettle(tracker, payment);
+    if (cancelRequested) await noted;
+    return progress;
+  });
+}
+
+async function handOffAndSettle<Reference>(tracker: OperationTracker, payment: OutgoingPayment<Reference>): Promise<OperationProgress> {
+  let answer: ExternalAnswer;
+  try {
+    const handOff = await payment.handOff();
+    if ('closed' in handOff) {
+      tracker.report({ status: handOff.closed.status, stage: handOff.closed.stage });
+      return tracker.finish();
+    }
+    tracker.report({ status: 'IN_PROGRESS', stage: payment.handedOffStage });
+    answer = await payment.awaitAnswer(handOff.reference);
+  } catch (error) {
+    const cause = businessCause(error);
+    if (isDefiniteFailure(cause)) {
+      answer = { state: 'REJECTED', reason: cause.message };
+    } else if (isNonRetryableFailure(cause) && (await payment.release(cause.message, 'FAILED')) === 'RELEASED') {
+      // Refused before the hand-off was recorded (e.g. a payment the bank format cannot carry).
+      tracker.report({ status: 'UNSUCCESSFUL', stage: 'FAILED', failureReason: cause.message });
+      return tracker.finish();
+    } else {
+      throw cause;
+    }
+  }
+  if (answer.state === 'SETTLED') {
+    await payment.settle();
+    tracker.report({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+  } else {
+    await payment.reject(answer.reason);
+    tracker.report({ status: 'UNSUCCESSFUL', stage: 'REJECTED', failureReason: answer.reason });
+  }
+  return tracker.finish();
+}
+
+function reasonOf(error: unknown, fallback: string): string {
+  const cause = businessCause(error);
+  return cause instanceof Error && cause.message ? cause.message : fallback;
+}
