@@ -3,6 +3,7 @@ import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import pg from 'pg';
 import { createActivities } from '../activities';
+import type { Activities } from '../activities';
 import type { Clock } from '../activities/dependencies';
 import { SimulatedBankAdapter } from '../activities/adapters/bank/simulated-bank.adapter';
 import { SimulatedChainAdapter } from '../activities/adapters/chain/simulated-chain.adapter';
@@ -31,6 +32,8 @@ export interface WorkerOptions {
   clock?: Clock;
   /** A prebuilt workflow bundle (tests build one per run); otherwise workflows are bundled at start. */
   workflowBundlePath?: string;
+  /** Decorates the activities (tests delay or observe a step); the real ones run inside. */
+  wrapActivities?: (activities: Activities) => Activities;
 }
 
 export interface RunningWorker {
@@ -59,7 +62,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     ...(options.workflowBundlePath
       ? { workflowBundle: { codePath: options.workflowBundlePath } }
       : { workflowsPath: workflowsPath() }),
-    activities: createActivities({
+    activities: (options.wrapActivities ?? ((activities: Activities) => activities))(createActivities({
       orm,
       pool,
       clock: options.clock ?? systemClock,
@@ -76,7 +79,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         travelRuleDeadlineMs: options.settings.travelRuleDeadlineMs,
         denyListedAddresses: options.settings.denyListedAddresses,
       },
-    }),
+    })),
   });
   const running = worker.run();
   options.log.info(`worker polling task queue ${options.taskQueue}`);

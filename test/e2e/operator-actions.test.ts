@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
+import { newWalletAddress } from '../../db/services/account-identifiers';
+import { workflowIds } from '../../workflows/definitions';
+import { eventually } from '../support/eventually';
+import { createTestPartner, openTestOrm } from '../support/fixtures';
+import type { TestPartner } from '../support/fixtures';
+import { startTestApi } from '../support/http';
+import type { TestApi } from '../support/http';
+import { balancesOf, temporalClient } from '../support/operations';
+import { testStack } from '../support/stack';
+import { startTestWorker } from '../support/test-worker';
+import type { TestWorker } from '../support/test-worker';
+
+/**
+ * What operator actions in the Temporal UI (cancel, reset) and a lost answer (the API's wait
+ * running out) do to money, through HTTP and the real Temporal server.
+ */
+
+let orm: MikroORM;
+let temporal: { client: Client; close(): Promise<void> };
+// Confirmations take seconds here, so a withdrawal can be caught waiting for one.
+let slowChain: TestWorker;
+let api: TestApi;
+beforeAll(async () => {
+  orm = await openTestOrm();
+  temporal = await temporalClient();
+  slowChain = await startTestWorker({ chainConfirmationDelayMs: 6_000, travelRuleDeadlineMs: 120_000 });
+  api = await startTestApi({ taskQueue: slowChain.taskQueue });
+});
+afterAll(async () => {
+  await api.stop();
+  await slowChain.stop();
+  await temporal.close();
+  await orm.close(true);
+});
+
+const sql = async <Row>(query: string, params: unknown[] = []): Promise<Row[]> => orm.em.fork().getConnection().execute(query, params);
+
+function ethWithdrawal(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { currency: 'eth', amount: 0.1, walletAddress: newWalletAddress('eth'), name: 'Jan Kowalski', walletType: 'CUSTODIAL', receiverType: 'NATURAL', ...overrides };
+}
+
+async function withdraw(through: TestApi, partner: TestPartner, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return through.request('POST', '/v1/partner/crypto-withdrawal', { apiKey: partner.apiKey, body, headers });
+}
+
+async function withdrawalRow(withdrawalId: string) {
+  const rows = await sql<{ status: string; stage: string; transaction_hash: string | null; cancel_requested_at: Date | null; transfer_state: string }>(
+    `select w.status, w.stage, w.transaction_hash, w.cancel_requested_at, t.state as transfer_state
+       from crypto_withdrawal w join ledger_transfer t on t.id = w.id where w.id = ?`,
+    [withdrawalId],
+  );
+  return rows[0]!;
+}
+
+async function untilStage(withdrawalId: string, stage: string) {
+  return eventually(async () => {
+    const row = await withdrawalRow(withdrawalId);
+    expect(row.stage).toBe(stage);
+    return row;
+  }, { timeoutMs: 30_000 });
+}
+
+const handleOf = (withdrawalId: string): WorkflowHandle => temporal.client.workflow.getHandle(workflowIds.cryptoWithdrawal(withdrawalId));
+
+describe('cancelling a withdrawal in the Temporal UI', () => {
+  it('while it waits for travel-rule data releases amount + fee and ends UNSUCCESSFUL, as Canceled', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    // 0.5 eth = EUR 1500 to a non-custodial wallet: waits for travel-rule data.
+    const response = await withdraw(api, partner, ethWithdrawal({ amount: 0.5, walletType: 'NON_CUSTODIAL' }));
+    expect(response.status).toBe(200);
+    const withdrawalId = response.json.withdrawalId as string;
+    await untilStage(withdrawalId, 'AWAITING_TRAVEL_RULE_DATA');
+    expect((await balancesOf(api, partner)).eth).toBe('0.499500000000000000');
+
+    await handleOf(withdrawalId).cancel();
+    await expect(handleOf(withdrawalId).result()).rejects.toMatchObject({ cause: expect.any(CancelledFailure) });
+    expect((await handleOf(withdrawalId).describe()).status.name).toBe('CANCELLED');
+    expect(await withdrawalRow(withdrawalId)).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'CANCELLED', transfer_state: 'VOIDED' });
+    expect((await balancesOf(api, partner)).eth).toBe('1.000000000000000000');
+  });
+
+  it('once broadcast only records the request: the money stays held until the chain answers, then settles once', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    const response = await withdraw(api, partner, ethWithdrawal());
+    const withdrawalId = response.json.withdrawalId as string;
+    const broadcast = await untilStage(withdrawalId, 'BROADCAST');
+
+    await handleOf(withdrawalId).cancel();
+    await eventually(async () => expect((await withdrawalRow(withdrawalId)).cancel_requested_at).not.toBeNull());
+    // The database itself refuses to void a transfer whose coins may have left.
+    await expect(sql(`update ledger_transfer set state = 'VOIDED', voided_at = now() where id = ?`, [withdrawalId])).rejects.toThrow(/handed to the chain/);
+    expect((await withdrawalRow(withdrawalId)).transfer_state).toBe('PENDING');
+
+    expect(await handleOf(withdrawalId).result()).toMatchObject({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+    expect((await handleOf(withdrawalId).describe()).status.name).toBe('COMPLETED');
+    expect(await withdrawalRow(withdrawalId)).toMatchObject({ status: 'SUCCESSFUL', transfer_state: 'POSTED', transaction_hash: broadcast.transaction_hash });
+    expect((await balancesOf(api, partner)).eth).toBe('0.899500000000000000');
+  }, 60_000);
+});
+
+describe('resetting a broadcast withdrawal after the deny list changed', () => {
+  it('never refunds coins that left: the reset run settles the same transaction once', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    const destination = newWalletAddress('eth');
+    const response = await withdraw(api, partner, ethWithdrawal({ walletAddress: destination }));
+    const withdrawalId = response.json.withdrawalId as string;
+    const broadcast = await untilStage(withdrawalId, 'BROADCAST');
+
+    slowChain.denyList.push(destination);
+    try {
+      const handle = handleOf(withdrawalId);
+      const { runId } = await handle.describe();
+      const events = (await handle.fetchHistory()).events ?? [];
+      const scheduled = events.find((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'reserveWithdrawal');
+      const reserved = events.find((event) => String(event.activityTaskCompletedEventAttributes?.scheduledEventId ?? '') === String(scheduled?.eventId));
+      // The workflow task that took in the reservation: the reset run re-does every check after it.
+      const resetPoint = events.find((event) => Number(event.eventId) > Number(reserved?.eventId) && event.workflowTaskCompletedEventAttributes);
+      expect(resetPoint).toBeDefined();
+      const reset = await temporal.client.workflowService.resetWorkflowExecution({
+        namespace: testStack().namespace,
+        workflowExecution: { workflowId: workflowIds.cryptoWithdrawal(withdrawalId), runId },
+        reason: 'test: re-run the checks after the deny list changed',
+        workflowTaskFinishEventId: resetPoint!.eventId,
+        requestId: randomUUID(),
+      });
+      expect(reset.runId).not.toBe(runId);
+
+      expect(await handle.result()).toMatchObject({ status: 'SUCCESSFUL' });
+      expect(await withdrawalRow(withdrawalId)).toMatchObject({ status: 'SUCCESSFUL', transfer_state: 'POSTED', transaction_hash: broadcast.transaction_hash });
+      expect((await balancesOf(api, partner)).eth).toBe('0.899500000000000000');
+    } finally {
+      slowChain.denyList.pop();
+    }
+  }, 60_000);
+});
+
+describe('a POST whose wait runs out', () => {
+  it('with no worker polling answers 503 "nothing was moved"; the worker arriving later moves nothing; the same key then succeeds', async () => {
+    const idleQueue = `idle-${randomUUID()}`;
+    const impatient = await startTestApi({ taskQueue: idleQueue, responseTimeoutMs: 1_500 });
+    let late: TestWorker | undefined;
+    try {
+      const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+      const body = ethWithdrawal();
+      const first = await withdraw(impatient, partner, body, { 'idempotency-key': 'race-no-worker' });
+      expect(first.status).toBe(503);
+      expect(first.json).toMatchObject({ errorCode: 'P503' });
+      expect(first.json.errorMessage).toMatch(/nothing was moved/);
+      expect((await balancesOf(api, partner)).eth).toBe('1.000000000000000000');
+
+      // The workflow the API gave up on is still queued: a worker arriving after the deadline runs it.
+      late = await startTestWorker({ taskQueue: idleQueue });
+      const given = await eventually(async () => {
+        const found = [];
+        for await (const workflow of temporal.client.workflow.list({ query: `PartnerId = '${partner.partnerId}'` })) found.push(workflow);
+        expect(found).toHaveLength(1);
+        return found[0]!;
+      });
+      const result = await temporal.client.workflow.getHandle(given.workflowId).result();
+      expect(result).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'ABANDONED' });
+      expect((await temporal.client.workflow.getHandle(given.workflowId).describe()).status.name).toBe('COMPLETED');
+      const abandonedId = given.workflowId.replace('crypto-withdrawal-', '');
+      expect(await sql(`select state from ledger_transfer where id = ?`, [abandonedId])).toEqual([{ state: 'VOIDED' }]);
+      expect(await sql(`select count(*)::int as postings from ledger_posting where transfer_id = ?`, [abandonedId])).toEqual([{ postings: 0 }]);
+      expect((await balancesOf(api, partner)).eth).toBe('1.000000000000000000');
+
+      // "Safe to retry": the same key starts a new withdrawal, which now has a worker.
+      const retry = await withdraw(impatient, partner, body, { 'idempotency-key': 'race-no-worker' });
+      expect(retry.status).toBe(200);
+      expect(retry.json.withdrawalId).not.toBe(abandonedId);
+      await eventually(async () => expect((await withdrawalRow(retry.json.withdrawalId)).status).toBe('SUCCESSFUL'));
+      expect((await balancesOf(api, partner)).eth).toBe('0.899500000000000000');
+    } finally {
+      await late?.stop();
+      await impatient.stop();
+    }
+  }, 90_000);
+
+  it('when the reservation committed before the deadline but its answer came late, answers with the withdrawal as usual', async () => {
+    const slowAnswer = await startTestWorker({
+      wrapActivities: (activities) => ({
+        ...activities,
+        // Commits, then answers only after the API stopped waiting.
+        async reserveWithdrawal(input) {
+          const state = await activities.reserveWithdrawal(input);
+          await new Promise((resolve) => setTimeout(resolve, 2_500));
+          return state;
+        },
+      }),
+    });
+    const impatient = await startTestApi({ taskQueue: slowAnswer.taskQueue, responseTimeoutMs: 1_000 });
+    try {
+      const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+      const response = await withdraw(impatient, partner, ethWithdrawal());
+      expect(response.status).toBe(200);
+      const withdrawalId = response.json.withdrawalId as string;
+      await eventually(async () => expect((await withdrawalRow(withdrawalId)).status).toBe('SUCCESSFUL'));
+      expect((await balancesOf(api, partner)).eth).toBe('0.899500000000000000');
+    } finally {
+      await impatient.stop();
+      await slowAnswer.stop();
+    }
+  }, 60_000);
+});
+
+describe('a SEPA transfer with names at the pain.001 limit', () => {
+  const sepa = (partner: TestPartner, firstName: string, lastName: string) =>
+    api.request('POST', '/v1/partner/sepa-transfer', {
+      apiKey: partner.apiKey,
+      body: {
+        currency: 'eur',
+        amount: '10.00',
+        receiverType: 'NATURAL',
+        receiverFirstName: firstName,
+        receiverLastName: lastName,
+        destinationIban: 'DE89370400440532013000',
+        transferTitle: 'Limits',
+      },
+    });
+
+  it('settles a creditor name of exactly 70 characters and refuses 71 up front', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+    const accepted = await sepa(partner, 'A'.repeat(35), 'B'.repeat(34));
+    expect(accepted.status).toBe(201);
+    await eventually(async () => {
+      const rows = await sql<{ status: string }>(`select status from sepa_transfer where id = ?`, [accepted.json.transferId]);
+      expect(rows[0]?.status).toBe('SUCCESSFUL');
+    });
+    const refused = await sepa(partner, 'Maria Magdalena Alexandra Christina', 'von Hohenzollern-Sigmaringen-Wittelsbach');
+    expect(refused.status).toBe(400);
+    expect(refused.json.errorCode).toBe('P400');
+    expect((await balancesOf(api, partner)).eur).toBe('90.00');
+  });
+});
