@@ -6,7 +6,7 @@ import { DomainError, assertInvariant } from '../core/errors';
 import { Decimal, MAX_AMOUNT, roundDown } from '../core/money';
 import { Exchange } from '../db/entities/exchange.entity';
 import { RateLock } from '../db/entities/rate-lock.entity';
-import { postTransferDirectly, tombstoneTransfer } from '../db/ledger/ledger';
+import { assertNotAbandoned, postTransferDirectly, tombstoneTransfer } from '../db/ledger/ledger';
 import type { TombstoneOutcome } from '../db/ledger/ledger';
 import type { PostingInput } from '../db/ledger/ledger';
 import { findPartnerAccount, findSystemAccount } from '../db/ledger/system-accounts';
@@ -65,6 +65,7 @@ export function createExchangeActivities(deps: ActivityDependencies) {
         deps.orm.em.fork().transactional(async (em) => {
           const existing = await em.findOne(Exchange, { id: input.exchangeId });
           if (existing) return { exchangeId: existing.id };
+          await assertNotAbandoned(em, input.exchangeId);
           await performExchange(em, input, deps.clock.now());
           return { exchangeId: input.exchangeId };
         }),

@@ -29,38 +29,44 @@ export async function cryptoWithdrawalWorkflow(input: CryptoWithdrawalInput): Pr
   );
   if (!open) return tracker.finish();
 
-  try {
-    return await runOutgoingPayment(tracker, {
-      async checks() {
-        const outcome = await durable.checkTravelRule(id);
-        if (outcome.handedOff) return 'HANDED_OFF';
-        if (outcome.deniedReason) return outcome.deniedReason;
-        if (!outcome.requiresCompletion) return undefined;
-        await durable.setWithdrawalProgress(id, { status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
-        tracker.report({ status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
-        const completion = await travelRule.await(outcome.deadlineMs);
-        if (!completion) return 'travel-rule data was not completed before the deadline';
-        await durable.recordTravelRuleCompletion(id, completion);
-        await durable.setWithdrawalProgress(id, { status: 'IN_PROGRESS', stage: 'TRAVEL_RULE_CLEARED' });
-        tracker.report({ status: 'IN_PROGRESS', stage: 'TRAVEL_RULE_CLEARED' });
-        travelRule.recorded();
-        return undefined;
-      },
-      release: (reason, stage) => durable.releaseWithdrawal(id, reason, stage),
-      async handOff() {
-        const broadcast = await external.broadcastWithdrawal(id);
-        return 'closed' in broadcast ? broadcast : { reference: broadcast };
-      },
-      handedOffStage: 'BROADCAST',
-      async awaitAnswer(broadcast) {
-        await polling.awaitWithdrawalConfirmation({ network: input.network, ...broadcast });
-        return { state: 'SETTLED' };
-      },
-      settle: () => durable.settleWithdrawal(id),
-      reject: (reason) => durable.rejectWithdrawal(id, reason),
-      recordCancellationRequest: () => durable.recordWithdrawalCancellation(id),
-    });
-  } finally {
-    travelRule.close();
+  return runOutgoingPayment(tracker, {
+    async checks() {
+      // Closed whatever happens, so a caller of the travel-rule Update always gets an answer.
+      try {
+        return await checkTravelRule();
+      } finally {
+        travelRule.close();
+      }
+    },
+    release: (reason, stage) => durable.releaseWithdrawal(id, reason, stage),
+    async handOff() {
+      const broadcast = await external.broadcastWithdrawal(id);
+      return 'closed' in broadcast ? broadcast : { reference: broadcast };
+    },
+    handedOffStage: 'BROADCAST',
+    async awaitAnswer(broadcast) {
+      await polling.awaitWithdrawalConfirmation({ network: input.network, ...broadcast });
+      return { state: 'SETTLED' };
+    },
+    settle: () => durable.settleWithdrawal(id),
+    reject: (reason) => durable.rejectWithdrawal(id, reason),
+    recordCancellationRequest: () => durable.recordWithdrawalCancellation(id),
+  });
+
+  /** The deny list, and above the EUR threshold to a non-custodial wallet, the completed data. */
+  async function checkTravelRule(): Promise<string | 'HANDED_OFF' | undefined> {
+    const outcome = await durable.checkTravelRule(id);
+    if (outcome.handedOff) return 'HANDED_OFF';
+    if (outcome.deniedReason) return outcome.deniedReason;
+    if (!outcome.requiresCompletion) return undefined;
+    await durable.setWithdrawalProgress(id, { status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
+    tracker.report({ status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
+    const completion = await travelRule.await(outcome.deadlineMs);
+    if (!completion) return 'travel-rule data was not completed before the deadline';
+    await durable.recordTravelRuleCompletion(id, completion);
+    await durable.setWithdrawalProgress(id, { status: 'IN_PROGRESS', stage: 'TRAVEL_RULE_CLEARED' });
+    tracker.report({ status: 'IN_PROGRESS', stage: 'TRAVEL_RULE_CLEARED' });
+    travelRule.recorded();
+    return undefined;
   }
 }

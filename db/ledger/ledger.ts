@@ -114,6 +114,12 @@ async function findExistingTransfer(em: EntityManager, input: TransferInput): Pr
   return existing;
 }
 
+/** Refuses early, before any other check, an operation that was given up on (see tombstoneTransfer). */
+export async function assertNotAbandoned(em: EntityManager, transferId: string): Promise<void> {
+  const existing = await em.findOne(LedgerTransfer, { id: transferId });
+  if (existing?.state === 'VOIDED') throw abandoned();
+}
+
 function abandoned(): DomainError {
   return new DomainError('operation-abandoned', 'this operation was given up on before anything was moved; nothing was or will be moved');
 }

@@ -207,6 +207,59 @@ describe('a POST whose wait runs out', () => {
   }, 60_000);
 });
 
+describe('an exchange whose wait runs out', () => {
+  const exchange = (through: TestApi, partner: TestPartner, lockId: string) =>
+    through.request('POST', '/v1/partner/exchange', {
+      apiKey: partner.apiKey,
+      body: { amount: 300, currencyFrom: 'eur', currencyTo: 'eth', lockId },
+      headers: { 'idempotency-key': `exchange-${lockId}` },
+    });
+
+  it('moves nothing when no worker runs it in time, keeps the lock usable, and answers 201 when it did commit', async () => {
+    const idleQueue = `idle-${randomUUID()}`;
+    const impatient = await startTestApi({ taskQueue: idleQueue, responseTimeoutMs: 1_000 });
+    let late: TestWorker | undefined;
+    try {
+      const partner = await createTestPartner(orm, { deposits: { eur: '1000' } });
+      const lock = await impatient.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey });
+      const first = await exchange(impatient, partner, lock.json.id);
+      expect(first.status).toBe(503);
+      expect(first.json.errorMessage).toMatch(/nothing was moved/);
+
+      late = await startTestWorker({
+        taskQueue: idleQueue,
+        wrapActivities: (activities) => ({
+          ...activities,
+          // Commits, then answers only after the API stopped waiting.
+          async executeExchange(input) {
+            const result = await activities.executeExchange(input);
+            await new Promise((resolve) => setTimeout(resolve, 2_000));
+            return result;
+          },
+        }),
+      });
+      // The retry with the same key is a new exchange on the same, still unused lock; its answer
+      // comes late, but the money moved first, so the API answers 201 as usual.
+      const retry = await exchange(impatient, partner, lock.json.id);
+      expect(retry.status).toBe(201);
+      expect((await balancesOf(api, partner)).eur).toBe('700.00');
+      expect((await balancesOf(api, partner)).eth).toBe('0.099000000000000000');
+      // The first one, run late by the worker, found its tombstone and moved nothing.
+      const abandoned = await eventually(async () => {
+        const workflows = [];
+        for await (const workflow of temporal.client.workflow.list({ query: `PartnerId = '${partner.partnerId}'` })) workflows.push(workflow);
+        const found = workflows.find((workflow) => workflow.workflowId !== `exchange-${retry.json.exchangeId}`);
+        expect(found).toBeDefined();
+        return found!;
+      });
+      expect(await temporal.client.workflow.getHandle(abandoned.workflowId).result()).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'ABANDONED' });
+    } finally {
+      await late?.stop();
+      await impatient.stop();
+    }
+  }, 60_000);
+});
+
 describe('a SEPA transfer with names at the pain.001 limit', () => {
   const sepa = (partner: TestPartner, firstName: string, lastName: string) =>
     api.request('POST', '/v1/partner/sepa-transfer', {

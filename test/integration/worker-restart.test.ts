@@ -19,6 +19,8 @@ function startWorkerProcess(): ChildProcess {
   return spawn(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'worker/worker.main.ts'], {
     cwd: root,
     stdio: 'ignore',
+    // Its own process group: tsx runs the worker in a child process, and both must die together.
+    detached: true,
     env: {
       ...process.env,
       DATABASE_URL: testStack().databaseUrl,
@@ -33,9 +35,12 @@ function startWorkerProcess(): ChildProcess {
 }
 
 async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
+  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch {
+    // The whole group is gone already.
+  }
   await exited;
 }
 
