@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CryptoCurrency, Network } from '../core/currencies';
 import { DomainError, assertInvariant } from '../core/errors';
 import { isFinal } from '../core/operation-status';
-import type { OperationState, OperationStatus, ReleaseOutcome } from '../core/operation-status';
+import type { AbandonOutcome, OperationState, OperationStatus, ReleaseOutcome } from '../core/operation-status';
 import { Decimal } from '../core/money';
 import { buildTravelRuleData } from '../core/travel-rule';
 import type { Originator } from '../core/travel-rule';
@@ -14,7 +14,7 @@ import type { CryptoWithdrawalStage, ReceiverType, WalletType } from '../db/enti
 import { Partner } from '../db/entities/partner.entity';
 import { PartnerUser } from '../db/entities/partner-user.entity';
 import { LedgerTransfer } from '../db/entities/ledger-transfer.entity';
-import { postTransfer, reserveTransfer, tombstoneTransfer, voidTransfer } from '../db/ledger/ledger';
+import { lockOperation, postTransfer, reserveTransfer, tombstoneTransfer, voidTransfer } from '../db/ledger/ledger';
 import { findPartnerAccount, findSystemAccount } from '../db/ledger/system-accounts';
 import { withBusinessFailures } from './business-failure';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
@@ -59,6 +59,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     async reserveWithdrawal(input: CryptoWithdrawalInput): Promise<OperationState> {
       return withBusinessFailures(() =>
         inTransaction(async (em) => {
+          await lockOperation(em, input.withdrawalId);
           const existing = await em.findOne(CryptoWithdrawal, { id: input.withdrawalId });
           if (existing) return { status: existing.status, stage: existing.stage };
           const now = deps.clock.now();
@@ -106,14 +107,17 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
      * leaves a tombstone so a late attempt can never commit, or releases the hold if the
      * reservation committed first. Either way no money stays held for an operation given up on.
      */
-    async abandonWithdrawal(withdrawalId: string, reason: string): Promise<void> {
-      await inTransaction(async (em) => {
-        if ((await tombstoneTransfer(em, withdrawalId, 'CRYPTO_WITHDRAWAL')) === 'TOMBSTONED') return;
+    async abandonWithdrawal(withdrawalId: string, reason: string): Promise<AbandonOutcome> {
+      return inTransaction(async (em) => {
+        if ((await tombstoneTransfer(em, withdrawalId, 'CRYPTO_WITHDRAWAL')) === 'TOMBSTONED') return 'NOTHING_MOVED';
         const withdrawal = await em.findOne(CryptoWithdrawal, { id: withdrawalId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        if (!withdrawal || isFinal(withdrawal.status) || isHandedOff(withdrawal)) return;
+        assertInvariant(withdrawal, `crypto withdrawal ${withdrawalId} exists beside its transfer`);
+        if (withdrawal.status === 'UNSUCCESSFUL') return 'NOTHING_MOVED';
+        if (withdrawal.status === 'SUCCESSFUL' || isHandedOff(withdrawal)) return 'HANDED_OFF';
         await voidTransfer(em, withdrawalId, deps.clock.now());
         closeAs(withdrawal, 'UNSUCCESSFUL', 'FAILED', deps.clock.now(), reason);
         await em.flush();
+        return 'NOTHING_MOVED';
       });
     },
 
@@ -159,8 +163,10 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
 
     async setWithdrawalProgress(withdrawalId: string, progress: { status: OperationStatus; stage: CryptoWithdrawalStage }): Promise<void> {
       await inTransaction(async (em) => {
-        const withdrawal = await load(em, withdrawalId);
-        if (withdrawal.status === 'SUCCESSFUL' || withdrawal.status === 'UNSUCCESSFUL') return; // final states stay final
+        // Locked: a release (a cancellation) committing meanwhile must not be overwritten.
+        const withdrawal = await em.findOne(CryptoWithdrawal, { id: withdrawalId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        assertInvariant(withdrawal, `crypto withdrawal ${withdrawalId} exists`);
+        if (isFinal(withdrawal.status)) return; // final states stay final
         withdrawal.status = progress.status;
         withdrawal.stage = progress.stage;
         withdrawal.updatedAt = deps.clock.now();
@@ -199,9 +205,11 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
         memo: withdrawal.memo ?? null,
       });
       await inTransaction(async (em) => {
-        const stored = await load(em, withdrawalId);
-        stored.transactionHash = result.transactionHash;
-        stored.stage = 'BROADCAST';
+        const stored = await em.findOne(CryptoWithdrawal, { id: withdrawalId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        assertInvariant(stored, `crypto withdrawal ${withdrawalId} exists`);
+        stored.transactionHash ??= result.transactionHash;
+        // A settlement that committed meanwhile keeps its stage.
+        if (!isFinal(stored.status)) stored.stage = 'BROADCAST';
         stored.updatedAt = deps.clock.now();
         await em.flush();
       });

@@ -6,7 +6,7 @@ import { DomainError, assertInvariant } from '../core/errors';
 import { Decimal, MAX_AMOUNT, roundDown } from '../core/money';
 import { Exchange } from '../db/entities/exchange.entity';
 import { RateLock } from '../db/entities/rate-lock.entity';
-import { assertNotAbandoned, postTransferDirectly, tombstoneTransfer } from '../db/ledger/ledger';
+import { assertNotAbandoned, lockOperation, postTransferDirectly, tombstoneTransfer } from '../db/ledger/ledger';
 import type { TombstoneOutcome } from '../db/ledger/ledger';
 import type { PostingInput } from '../db/ledger/ledger';
 import { findPartnerAccount, findSystemAccount } from '../db/ledger/system-accounts';
@@ -63,6 +63,7 @@ export function createExchangeActivities(deps: ActivityDependencies) {
     async executeExchange(input: ExchangeInput): Promise<{ exchangeId: string }> {
       return withBusinessFailures(() =>
         deps.orm.em.fork().transactional(async (em) => {
+          await lockOperation(em, input.exchangeId);
           const existing = await em.findOne(Exchange, { id: input.exchangeId });
           if (existing) return { exchangeId: existing.id };
           await assertNotAbandoned(em, input.exchangeId);

@@ -3,14 +3,14 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, assertInvariant } from '../core/errors';
 import { isFinal } from '../core/operation-status';
-import type { OperationState, ReleaseOutcome } from '../core/operation-status';
+import type { AbandonOutcome, OperationState, ReleaseOutcome } from '../core/operation-status';
 import { Decimal } from '../core/money';
 import { LedgerTransfer } from '../db/entities/ledger-transfer.entity';
 import { Partner } from '../db/entities/partner.entity';
 import { SepaTransfer } from '../db/entities/sepa-transfer.entity';
 import type { SepaTransferStage } from '../db/entities/sepa-transfer.entity';
 import type { ReceiverType } from '../db/entities/crypto-withdrawal.entity';
-import { postTransfer, reserveTransfer, tombstoneTransfer, voidTransfer } from '../db/ledger/ledger';
+import { lockOperation, postTransfer, reserveTransfer, tombstoneTransfer, voidTransfer } from '../db/ledger/ledger';
 import { findPartnerAccount, findSystemAccount } from '../db/ledger/system-accounts';
 import { buildPain001 } from './adapters/bank/pain001';
 import { UnknownBankReferenceError } from './adapters/bank/bank-adapter';
@@ -43,6 +43,7 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
     async reserveSepaTransfer(input: SepaTransferInput): Promise<OperationState> {
       return withBusinessFailures(() =>
         inTransaction(async (em) => {
+          await lockOperation(em, input.transferId);
           const existing = await em.findOne(SepaTransfer, { id: input.transferId });
           if (existing) return { status: existing.status, stage: existing.stage };
           const now = deps.clock.now();
@@ -85,14 +86,17 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
      * After a reservation whose outcome is unknown: leaves a tombstone so a late attempt can
      * never commit, or releases the hold if the reservation committed first.
      */
-    async abandonSepaTransfer(transferId: string, reason: string): Promise<void> {
-      await inTransaction(async (em) => {
-        if ((await tombstoneTransfer(em, transferId, 'SEPA_TRANSFER')) === 'TOMBSTONED') return;
+    async abandonSepaTransfer(transferId: string, reason: string): Promise<AbandonOutcome> {
+      return inTransaction(async (em) => {
+        if ((await tombstoneTransfer(em, transferId, 'SEPA_TRANSFER')) === 'TOMBSTONED') return 'NOTHING_MOVED';
         const transfer = await em.findOne(SepaTransfer, { id: transferId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        if (!transfer || isFinal(transfer.status) || isHandedOff(transfer)) return;
+        assertInvariant(transfer, `SEPA transfer ${transferId} exists beside its transfer`);
+        if (transfer.status === 'UNSUCCESSFUL') return 'NOTHING_MOVED';
+        if (transfer.status === 'SUCCESSFUL' || isHandedOff(transfer)) return 'HANDED_OFF';
         await voidTransfer(em, transferId, deps.clock.now());
         closeAs(transfer, 'UNSUCCESSFUL', 'FAILED', deps.clock.now(), reason);
         await em.flush();
+        return 'NOTHING_MOVED';
       });
     },
 
@@ -131,9 +135,10 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
       const { payment, xml } = open;
       const { bankReference } = await deps.bank.submit(payment, xml);
       await inTransaction(async (tx) => {
-        const stored = await load(tx, transferId);
+        const stored = await tx.findOne(SepaTransfer, { id: transferId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        assertInvariant(stored, `SEPA transfer ${transferId} exists`);
         stored.messageId = payment.messageId;
-        stored.bankReference = bankReference;
+        stored.bankReference ??= bankReference;
         if (stored.stage === 'RESERVED') stored.stage = 'SUBMITTED';
         stored.updatedAt = deps.clock.now();
         await tx.flush();

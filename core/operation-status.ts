@@ -13,3 +13,6 @@ export interface OperationState {
 
 /** What releasing an outgoing payment did: RELEASED voided the hold; HANDED_OFF released nothing, the money may have left. */
 export type ReleaseOutcome = 'RELEASED' | 'HANDED_OFF';
+
+/** What giving up on a reservation found: nothing moved (or released now), or money already handed off by an earlier run. */
+export type AbandonOutcome = 'NOTHING_MOVED' | 'HANDED_OFF';

@@ -1,4 +1,4 @@
-import { CancellationScope, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ExchangeInput } from '../activities/exchange.activities';
 import { OPERATION_STAGE, OPERATION_STATUS } from '../core/search-attributes';
@@ -38,7 +38,9 @@ export async function exchangeWorkflow(input: ExchangeInput): Promise<OperationP
     if ((await CancellationScope.nonCancellable(() => abandonExchange(input.exchangeId))) === 'MOVED') {
       return report({ status: 'SUCCESSFUL', stage: 'SETTLED' });
     }
-    report({ status: 'UNSUCCESSFUL', stage: 'ABANDONED', failureReason: 'the exchange could not be confirmed; nothing was moved' });
-    throw cause;
+    const message = 'the exchange could not be confirmed, so it was abandoned: nothing was moved';
+    report({ status: 'UNSUCCESSFUL', stage: 'ABANDONED', failureReason: message });
+    if (isCancellation(cause)) throw cause;
+    throw ApplicationFailure.create({ type: 'operation-abandoned', message, nonRetryable: true, cause: cause instanceof Error ? cause : undefined });
   }
 }

@@ -1,6 +1,6 @@
-import { ApplicationFailure, CancellationScope, allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, allHandlersFinished, condition, isCancellation, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { isFinal } from '../core/operation-status';
-import type { OperationState } from '../core/operation-status';
+import type { AbandonOutcome, OperationState } from '../core/operation-status';
 import { OPERATION_STAGE, OPERATION_STATUS } from '../core/search-attributes';
 import { businessCause, isBusinessFailure, refusalOf, refusalStage } from './business-cause';
 import { statusQuery } from './definitions';
@@ -44,9 +44,10 @@ export class OperationTracker {
    * Runs the reservation and answers the caller. Returns true when the workflow should go on;
    * false when it is over: refused (the refusal is the workflow's result, not a failure), or a
    * re-run found the operation already closed. A reservation whose outcome is unknown (retries
-   * ran out, or cancelled) is abandoned first, so nothing stays held, then the error is thrown.
+   * ran out, or cancelled) is abandoned first, so nothing stays held and nothing can be held
+   * later; the workflow then fails with `operation-abandoned` (or ends Canceled).
    */
-  async reserve(reservation: () => Promise<OperationState>, abandon: () => Promise<void>): Promise<boolean> {
+  async reserve(reservation: () => Promise<OperationState>, abandon: () => Promise<AbandonOutcome>): Promise<boolean> {
     let state: OperationState;
     try {
       state = await reservation();
@@ -58,12 +59,17 @@ export class OperationTracker {
         this.gate.refused(cause);
         return false;
       }
-      await CancellationScope.nonCancellable(abandon);
-      const refusal = { kind: 'operation-abandoned', message: 'the reservation could not be confirmed; nothing was moved' };
-      this.report({ status: 'UNSUCCESSFUL', stage: 'ABANDONED', failureReason: refusal.message });
-      this.gate.refused(ApplicationFailure.create({ type: refusal.kind, message: refusal.message, nonRetryable: true }));
+      if ((await CancellationScope.nonCancellable(abandon)) === 'HANDED_OFF') {
+        // An earlier run (before a Reset) reserved and handed the money off: follow it to its end.
+        this.gate.opened();
+        return true;
+      }
+      const message = 'the reservation could not be confirmed, so it was abandoned: nothing was moved';
+      const abandoned = ApplicationFailure.create({ type: 'operation-abandoned', message, nonRetryable: true, cause: cause instanceof Error ? cause : undefined });
+      this.report({ status: 'UNSUCCESSFUL', stage: 'ABANDONED', failureReason: message });
+      this.gate.refused(abandoned);
       await this.finish();
-      throw cause;
+      throw isCancellation(cause) ? cause : abandoned;
     }
     this.gate.opened();
     if (isFinal(state.status)) {

@@ -1,4 +1,4 @@
-import { condition, setHandler } from '@temporalio/workflow';
+import { CancellationScope, condition, setHandler } from '@temporalio/workflow';
 import type { ApplicationFailure } from '@temporalio/workflow';
 import { fundsReservedUpdate } from './definitions';
 
@@ -12,7 +12,8 @@ export class ReservationGate {
 
   constructor(id: string) {
     setHandler(fundsReservedUpdate, async () => {
-      await condition(() => this.outcome !== undefined);
+      // Non-cancellable: a workflow cancelled meanwhile still tells its caller what happened.
+      if (this.outcome === undefined) await CancellationScope.nonCancellable(() => condition(() => this.outcome !== undefined));
       if (this.outcome && 'error' in this.outcome) throw this.outcome.error;
       return { id };
     });

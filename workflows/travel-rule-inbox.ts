@@ -19,7 +19,9 @@ export class TravelRuleInbox {
     setHandler(
       completeTravelRuleUpdate,
       async (input) => {
-        this.received ??= this.parse(input);
+        // The validator judged it when it arrived; a replay keeps what was accepted then, even
+        // if the rules have tightened since.
+        this.received ??= this.accepted(input);
         await condition(() => this.outcome !== undefined);
         if (this.outcome === 'CLOSED') {
           throw ApplicationFailure.create({ type: 'invalid-request', message: 'the withdrawal stopped waiting for travel-rule data', nonRetryable: true });
@@ -42,7 +44,10 @@ export class TravelRuleInbox {
     this.waiting = true;
     const arrived = await condition(() => this.received !== undefined, deadlineMs);
     this.waiting = false;
-    if (!arrived) this.outcome = 'CLOSED';
+    if (!arrived) {
+      this.outcome = 'CLOSED';
+      return undefined;
+    }
     return this.received;
   }
 
@@ -54,6 +59,11 @@ export class TravelRuleInbox {
   /** The withdrawal ended without using a completion: pending callers learn it. */
   close(): void {
     this.outcome ??= 'CLOSED';
+  }
+
+  private accepted(input: TravelRuleCompletion): TravelRuleCompletion {
+    const parsed = parseTravelRuleCompletion(input);
+    return 'completion' in parsed ? parsed.completion : input;
   }
 
   private parse(input: unknown): TravelRuleCompletion {

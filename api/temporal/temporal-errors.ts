@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { DomainError, isDomainErrorKind } from '../../core/errors';
 
 /**
@@ -11,6 +11,10 @@ export function businessErrorOf(error: unknown): DomainError | undefined {
   for (let depth = 0; depth < 10 && current instanceof Error; depth += 1) {
     if (current instanceof ApplicationFailure && isDomainErrorKind(current.type)) {
       return new DomainError(current.type, current.message);
+    }
+    // Cancelled workflows released whatever they held: cancelling after the hand-off does not end one.
+    if (current instanceof CancelledFailure) {
+      return new DomainError('operation-abandoned', 'the operation was cancelled before any money left: nothing was moved; it is safe to retry');
     }
     current = (current as { cause?: unknown }).cause;
   }

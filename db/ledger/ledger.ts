@@ -114,6 +114,15 @@ async function findExistingTransfer(em: EntityManager, input: TransferInput): Pr
   return existing;
 }
 
+/**
+ * Serialises the attempts of one operation (an attempt that outlived its timeout and its retry):
+ * the second waits until the first has committed or rolled back, then finds its work, instead of
+ * judging the balance or the lock on what the first one is about to change.
+ */
+export async function lockOperation(em: EntityManager, operationId: string): Promise<void> {
+  await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [operationId]);
+}
+
 /** Refuses early, before any other check, an operation that was given up on (see tombstoneTransfer). */
 export async function assertNotAbandoned(em: EntityManager, transferId: string): Promise<void> {
   const existing = await em.findOne(LedgerTransfer, { id: transferId });

@@ -23,8 +23,17 @@ alter table sepa_transfer
   add column external_rejection text,
   add column cancel_requested_at timestamptz;
 
+-- What the first version recorded as handed off (it set the stage before calling the chain).
+update crypto_withdrawal set handed_off_at = updated_at
+ where transaction_hash is not null or stage in ('BROADCASTING', 'BROADCAST', 'SETTLED');
+update sepa_transfer set handed_off_at = updated_at
+ where bank_reference is not null or stage in ('SUBMITTED', 'SETTLED');
+
 create function ledger_transfer_void_guard() returns trigger language plpgsql as $$
 begin
+  -- Wait for a hand-off being committed right now, then look at what it wrote.
+  perform 1 from crypto_withdrawal where id = new.id for share;
+  perform 1 from sepa_transfer where id = new.id for share;
   if exists (select 1 from crypto_withdrawal w
               where w.id = new.id and (w.handed_off_at is not null or w.transaction_hash is not null)
                 and w.external_rejection is null)
@@ -55,6 +64,9 @@ begin
   end if;
   return 'TOMBSTONED';
 end $$;
+
+-- Reconciliation looks at the holds: few rows among many transfers.
+create index ledger_transfer_pending_idx on ledger_transfer(created_at) where state = 'PENDING';
 
 create table operator_action (
   id uuid primary key,

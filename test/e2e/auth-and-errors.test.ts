@@ -135,7 +135,7 @@ describe('errors', () => {
     }
   });
 
-  it('an operation no worker confirms in time is 503 P503, and nothing is lost: the same key joins it later', async () => {
+  it('an operation no worker confirms in time is 503 P503 saying nothing was moved; the same key later moves the money once', async () => {
     const taskQueue = `late-worker-${Date.now()}`;
     const unserved = await startTestApi({ taskQueue, responseTimeoutMs: 1500 });
     let worker: RunningWorker | undefined;
@@ -152,7 +152,7 @@ describe('errors', () => {
       const response = await unserved.request('POST', '/v1/partner/sepa-transfer', { apiKey: funded.apiKey, body, headers: { 'idempotency-key': 'unserved-1' } });
       expect(response.status).toBe(503);
       expect(response.json).toMatchObject({ errorCode: 'P503', errorName: 'service-unavailable' });
-      expect(response.json.errorMessage).toContain('retry with the same Idempotency-Key');
+      expect(response.json.errorMessage).toContain('nothing was moved');
       // No worker polls that queue yet: nothing was reserved.
       const balances = await unserved.request('GET', '/v1/partner/balances', { apiKey: funded.apiKey });
       expect(balances.json.fiatBalances[0].amount).toBe('100.00');
