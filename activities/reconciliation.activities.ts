@@ -1,53 +1,157 @@
 import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
 import {
   findBalanceMismatches,
+  findHeldTransfersOfOpenOperations,
+  findHoldsWithoutOpenOperation,
+  findOpenWithoutHold,
   findOverdrawnAccounts,
   findStuckOperations,
+  findSuccessfulNotPosted,
   findUnbalancedTransfers,
+  findUnsuccessfulNotVoided,
 } from '../db/queries/reconciliation.queries';
+import type { HeldTransferRow } from '../db/queries/reconciliation.queries';
 import { ReconciliationReport } from '../db/entities/reconciliation-report.entity';
+import { workflowIds } from '../workflows/definitions';
 import type { ActivityDependencies } from './dependencies';
+import { describeWorkflow, isRunning } from './workflow-inspection';
+
+export interface ReconciliationInput {
+  /** An operation still open after this long needs an operator. */
+  stuckAfterMs: number;
+  /** Holds younger than this are not checked against their workflow (it may be starting). Default one minute. */
+  heldAfterMs?: number;
+  /** At most this many holds (oldest first) are checked against Temporal per run. Default 500. */
+  maxHeldTransfersChecked?: number;
+}
 
 export interface ReconciliationResult {
   reportId: string;
+  /** No finding of any kind. */
   ok: boolean;
+  /** The books themselves hold: every transfer balanced, every cached balance right, nobody overdrawn. */
+  ledgerSound: boolean;
+  /** Findings per kind (each list in the report is capped at 100). */
   unbalancedTransfers: number;
   balanceMismatches: number;
   overdrawnAccounts: number;
   stuckOperations: number;
+  /** Holds of open operations whose workflow is closed (terminated, failed, …) or gone. */
+  heldWithoutRunningWorkflow: number;
+  unsuccessfulNotVoided: number;
+  successfulNotPosted: number;
+  openWithoutHold: number;
+  /** Holds under an id that no operation has. */
+  holdsWithoutOperation: number;
+  /** How many holds were checked against Temporal this run, of how many old enough to check. */
+  heldTransfersChecked: number;
+  heldTransfersTotal: number;
 }
 
+const DEFAULT_HELD_AFTER_MS = 60_000;
+const DEFAULT_MAX_HELD_CHECKED = 500;
+const DESCRIBE_CONCURRENCY = 10;
+
 export function createReconciliationActivities(deps: ActivityDependencies) {
+  /**
+   * Asks Temporal about each hold's workflow. A finding is confirmed only if, after the answer,
+   * the hold is still there and its operation still open (a workflow that just settled is fine).
+   */
+  async function heldWithoutRunningWorkflow(rows: readonly HeldTransferRow[]) {
+    if (rows.length === 0) return [];
+    const client = Context.current().client;
+    const findings: (HeldTransferRow & { workflow_id: string; workflow_status: string; workflow_closed_at: string | null })[] = [];
+    for (let start = 0; start < rows.length; start += DESCRIBE_CONCURRENCY) {
+      const batch = rows.slice(start, start + DESCRIBE_CONCURRENCY);
+      const states = await Promise.all(
+        batch.map((row) =>
+          describeWorkflow(client, row.operation === 'crypto-withdrawal' ? workflowIds.cryptoWithdrawal(row.transfer_id) : workflowIds.sepaTransfer(row.transfer_id)),
+        ),
+      );
+      batch.forEach((row, index) => {
+        const state = states[index]!;
+        if (isRunning(state)) return;
+        findings.push({
+          ...row,
+          workflow_id: state.workflowId,
+          workflow_status: state.found ? state.status : 'NOT_FOUND',
+          workflow_closed_at: state.found ? state.closeTime : null,
+        });
+      });
+    }
+    if (findings.length === 0) return findings;
+    const stillHeld = await deps.pool.query<{ id: string }>(
+      `select t.id from ledger_transfer t
+         left join crypto_withdrawal w on w.id = t.id left join sepa_transfer s on s.id = t.id
+        where t.id = any($1::uuid[]) and t.state = 'PENDING' and coalesce(w.status, s.status) in ('IN_PROGRESS', 'IN_PROGRESS_TR_DATA')`,
+      [findings.map((finding) => finding.transfer_id)],
+    );
+    const held = new Set(stillHeld.rows.map((row) => row.id));
+    return findings.filter((finding) => held.has(finding.transfer_id));
+  }
+
   return {
-    /** Read-only checks plus one report row; running it twice just records two reports. */
-    async reconcileLedger(input: { stuckAfterMs: number }): Promise<ReconciliationResult> {
+    /**
+     * Read-only checks plus one report row; running it twice just records two reports. Compares
+     * the ledger with itself (balanced, cached balances, no overdraft), the business records with
+     * the ledger, and the holds of open operations with their workflows in Temporal.
+     */
+    async reconcileLedger(input: ReconciliationInput): Promise<ReconciliationResult> {
       const now = deps.clock.now();
-      const [unbalanced, mismatches, overdrawn, stuck] = await Promise.all([
+      const heldBefore = new Date(now.getTime() - (input.heldAfterMs ?? DEFAULT_HELD_AFTER_MS));
+      const [unbalanced, mismatches, overdrawn, stuck, unsuccessfulNotVoided, successfulNotPosted, openWithoutHold, holds, held] = await Promise.all([
         findUnbalancedTransfers(deps.pool),
         findBalanceMismatches(deps.pool),
         findOverdrawnAccounts(deps.pool),
         findStuckOperations(deps.pool, new Date(now.getTime() - input.stuckAfterMs)),
+        findUnsuccessfulNotVoided(deps.pool),
+        findSuccessfulNotPosted(deps.pool),
+        findOpenWithoutHold(deps.pool, heldBefore),
+        findHoldsWithoutOpenOperation(deps.pool),
+        findHeldTransfersOfOpenOperations(deps.pool, heldBefore, input.maxHeldTransfersChecked ?? DEFAULT_MAX_HELD_CHECKED),
       ]);
-      // Stuck operations need attention but do not mean the books are wrong.
-      const ok = unbalanced.length === 0 && mismatches.length === 0 && overdrawn.length === 0;
+      // A hold under a final operation's id is already an unsuccessful-not-voided or successful-not-posted finding.
+      const holdsWithoutOperation = holds.filter((hold) => hold.operation === null);
+      const withoutWorkflow = await heldWithoutRunningWorkflow(held.rows);
+
+      const ledgerSound = unbalanced.length === 0 && mismatches.length === 0 && overdrawn.length === 0;
+      const counts = {
+        unbalancedTransfers: unbalanced.length,
+        balanceMismatches: mismatches.length,
+        overdrawnAccounts: overdrawn.length,
+        stuckOperations: stuck.length,
+        heldWithoutRunningWorkflow: withoutWorkflow.length,
+        unsuccessfulNotVoided: unsuccessfulNotVoided.length,
+        successfulNotPosted: successfulNotPosted.length,
+        openWithoutHold: openWithoutHold.length,
+        holdsWithoutOperation: holdsWithoutOperation.length,
+      };
+      const ok = Object.values(counts).every((count) => count === 0);
       const reportId = randomUUID();
       const em = deps.orm.em.fork();
       em.create(ReconciliationReport, {
         id: reportId,
         createdAt: now,
         ok,
-        report: { unbalanced, mismatches, overdrawn, stuck },
+        report: {
+          unbalanced,
+          mismatches,
+          overdrawn,
+          stuck,
+          heldWithoutRunningWorkflow: withoutWorkflow,
+          unsuccessfulNotVoided,
+          successfulNotPosted,
+          openWithoutHold,
+          holdsWithoutOperation,
+          heldTransfersChecked: held.rows.length,
+          heldTransfersTotal: held.total,
+        },
       });
       await em.flush();
-      if (!ok) deps.log.error(`reconciliation ${reportId} found broken ledger invariants`);
-      return {
-        reportId,
-        ok,
-        unbalancedTransfers: unbalanced.length,
-        balanceMismatches: mismatches.length,
-        overdrawnAccounts: overdrawn.length,
-        stuckOperations: stuck.length,
-      };
+      if (!ledgerSound) deps.log.error(`reconciliation ${reportId} found broken ledger invariants`);
+      else if (!ok) deps.log.warn(`reconciliation ${reportId} found operations that need an operator`);
+      return { reportId, ok, ledgerSound, ...counts, heldTransfersChecked: held.rows.length, heldTransfersTotal: held.total };
     },
   };
 }

@@ -7,6 +7,7 @@ import { IdempotencyRecordSchema } from './idempotency-record.entity';
 import { LedgerPostingSchema } from './ledger-posting.entity';
 import { LedgerTransferSchema } from './ledger-transfer.entity';
 import { NetworkConfigSchema } from './network-config.entity';
+import { OperatorActionSchema } from './operator-action.entity';
 import { PartnerUserSchema } from './partner-user.entity';
 import { PartnerSchema } from './partner.entity';
 import { RateLockSchema } from './rate-lock.entity';
@@ -28,6 +29,7 @@ export const ENTITY_SCHEMAS = [
   SepaTransferSchema,
   IdempotencyRecordSchema,
   ReconciliationReportSchema,
+  OperatorActionSchema,
 ];
 
 export { Account } from './account.entity';
@@ -39,6 +41,7 @@ export { IdempotencyRecord } from './idempotency-record.entity';
 export { LedgerPosting } from './ledger-posting.entity';
 export { LedgerTransfer } from './ledger-transfer.entity';
 export { NetworkConfig } from './network-config.entity';
+export { OperatorAction } from './operator-action.entity';
 export { Partner } from './partner.entity';
 export { PartnerUser } from './partner-user.entity';
 export { RateLock } from './rate-lock.entity';

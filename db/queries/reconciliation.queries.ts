@@ -77,3 +77,113 @@ export async function findStuckOperations(pool: pg.Pool, olderThan: Date): Promi
   );
   return result.rows;
 }
+
+/*
+ * Business records against the ledger. An operation and its ledger transfer share one id; an
+ * open operation holds its funds (PENDING), a SUCCESSFUL one has posted them, an UNSUCCESSFUL one
+ * has released them (VOIDED) or never held any. The categories below do not overlap.
+ */
+
+const OPERATIONS = `(
+  select 'crypto-withdrawal'::text as operation, id, status, stage, created_at, updated_at from crypto_withdrawal
+  union all
+  select 'sepa-transfer', id, status, stage, created_at, updated_at from sepa_transfer
+  union all
+  select 'exchange', id, status, null, created_at, created_at from exchange
+)`;
+
+export interface HeldTransferRow {
+  transfer_id: string;
+  /** Its workflow is `<operation>-<transfer_id>`. */
+  operation: 'crypto-withdrawal' | 'sepa-transfer';
+  status: string;
+  stage: string;
+  created_at: Date;
+}
+
+/**
+ * Holds (PENDING transfers) of open operations made before `olderThan`, oldest first, at most
+ * `limit` of them (each is checked against its workflow), and how many there are in all.
+ */
+export async function findHeldTransfersOfOpenOperations(
+  pool: pg.Pool,
+  olderThan: Date,
+  limit: number,
+): Promise<{ rows: HeldTransferRow[]; total: number }> {
+  const from = `from ledger_transfer t
+      join (select 'crypto-withdrawal'::text as operation, id, status, stage from crypto_withdrawal
+            union all select 'sepa-transfer', id, status, stage from sepa_transfer) o on o.id = t.id
+     where t.state = 'PENDING' and t.created_at < $1 and o.status in ('IN_PROGRESS', 'IN_PROGRESS_TR_DATA')`;
+  const [rows, total] = await Promise.all([
+    pool.query<HeldTransferRow>(
+      `select t.id as transfer_id, o.operation, o.status, o.stage, t.created_at ${from} order by t.created_at, t.id limit $2`,
+      [olderThan, limit],
+    ),
+    pool.query<{ count: string }>(`select count(*)::text as count ${from}`, [olderThan]),
+  ]);
+  return { rows: rows.rows, total: Number(total.rows[0]?.count ?? 0) };
+}
+
+export interface OperationTransferMismatchRow {
+  operation: string;
+  id: string;
+  status: string;
+  stage: string | null;
+  /** null when the operation has no ledger transfer at all. */
+  transfer_state: string | null;
+  updated_at: Date;
+}
+
+/** UNSUCCESSFUL operations whose funds are still held or were posted (none held at all is fine). */
+export async function findUnsuccessfulNotVoided(pool: pg.Pool): Promise<OperationTransferMismatchRow[]> {
+  const result = await pool.query<OperationTransferMismatchRow>(
+    `select o.operation, o.id, o.status, o.stage, t.state as transfer_state, o.updated_at
+       from ${OPERATIONS} o join ledger_transfer t on t.id = o.id
+      where o.status = 'UNSUCCESSFUL' and t.state <> 'VOIDED'
+      order by o.updated_at limit 100`,
+  );
+  return result.rows;
+}
+
+/** SUCCESSFUL operations whose transfer is not posted (or missing). */
+export async function findSuccessfulNotPosted(pool: pg.Pool): Promise<OperationTransferMismatchRow[]> {
+  const result = await pool.query<OperationTransferMismatchRow>(
+    `select o.operation, o.id, o.status, o.stage, t.state as transfer_state, o.updated_at
+       from ${OPERATIONS} o left join ledger_transfer t on t.id = o.id
+      where o.status = 'SUCCESSFUL' and t.state is distinct from 'POSTED'
+      order by o.updated_at limit 100`,
+  );
+  return result.rows;
+}
+
+/** Open operations (made before `olderThan`) whose funds are not held: posted, voided or missing. */
+export async function findOpenWithoutHold(pool: pg.Pool, olderThan: Date): Promise<OperationTransferMismatchRow[]> {
+  const result = await pool.query<OperationTransferMismatchRow>(
+    `select o.operation, o.id, o.status, o.stage, t.state as transfer_state, o.updated_at
+       from ${OPERATIONS} o left join ledger_transfer t on t.id = o.id
+      where o.status in ('IN_PROGRESS', 'IN_PROGRESS_TR_DATA') and o.created_at < $1 and t.state is distinct from 'PENDING'
+      order by o.created_at limit 100`,
+    [olderThan],
+  );
+  return result.rows;
+}
+
+export interface HoldWithoutOpenOperationRow {
+  transfer_id: string;
+  kind: string;
+  created_at: Date;
+  /** The operation's status, or null when no operation has this id. */
+  operation: string | null;
+  status: string | null;
+}
+
+/** Holds (PENDING transfers) that no open operation explains: its operation is final, or missing. */
+export async function findHoldsWithoutOpenOperation(pool: pg.Pool): Promise<HoldWithoutOpenOperationRow[]> {
+  const result = await pool.query<HoldWithoutOpenOperationRow>(
+    `select t.id as transfer_id, t.kind, t.created_at, o.operation, o.status
+       from ledger_transfer t left join ${OPERATIONS} o on o.id = t.id
+      where t.state = 'PENDING' and (o.status is null or o.status not in ('IN_PROGRESS', 'IN_PROGRESS_TR_DATA'))
+      order by t.created_at limit 100`,
+  );
+  return result.rows;
+}

@@ -3,13 +3,15 @@ import fs from 'node:fs';
 import pg from 'pg';
 import {
   findBalanceMismatches,
+  findHoldsWithoutOpenOperation,
   findOverdrawnAccounts,
   findUnbalancedTransfers,
 } from '../../db/queries/reconciliation.queries';
 
 /**
  * After the whole suite: the ledger must still hold (every transfer balanced, every cached
- * balance equal to its postings, no partner below zero); then the test stack stops.
+ * balance equal to its postings, no partner below zero, no hold without an open operation to
+ * explain it); then the test stack stops.
  */
 export default async function globalTeardown(): Promise<void> {
   const child = (globalThis as { testStackProcess?: ChildProcess }).testStackProcess;
@@ -30,18 +32,20 @@ export default async function globalTeardown(): Promise<void> {
 async function assertLedgerHolds(databaseUrl: string): Promise<void> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
   try {
-    const [unbalanced, mismatches, overdrawn] = await Promise.all([
+    const [unbalanced, mismatches, overdrawn, unexplainedHolds] = await Promise.all([
       findUnbalancedTransfers(pool),
       findBalanceMismatches(pool),
       findOverdrawnAccounts(pool),
+      findHoldsWithoutOpenOperation(pool),
     ]);
     const transfers = await pool.query<{ count: string }>('select count(*) from ledger_transfer');
     process.stderr.write(
       `\nledger check after the suite: ${transfers.rows[0]?.count} transfers, ${unbalanced.length} unbalanced, ` +
-        `${mismatches.length} cached balances off, ${overdrawn.length} overdrawn\n`,
+        `${mismatches.length} cached balances off, ${overdrawn.length} overdrawn, ` +
+        `${unexplainedHolds.length} holds without an open operation\n`,
     );
-    if (unbalanced.length + mismatches.length + overdrawn.length > 0) {
-      throw new Error(`ledger check failed: ${JSON.stringify({ unbalanced, mismatches, overdrawn })}`);
+    if (unbalanced.length + mismatches.length + overdrawn.length + unexplainedHolds.length > 0) {
+      throw new Error(`ledger check failed: ${JSON.stringify({ unbalanced, mismatches, overdrawn, unexplainedHolds })}`);
     }
   } finally {
     await pool.end();
