@@ -5,6 +5,7 @@ import { DomainError, assertInvariant } from '../core/errors';
 import { isFinal } from '../core/operation-status';
 import type { AbandonOutcome, OperationState, ReleaseOutcome } from '../core/operation-status';
 import { Decimal } from '../core/money';
+import { SEPA_NAME_MAX_LENGTH, sepaNaturalPersonName } from '../core/payment-limits';
 import { LedgerTransfer } from '../db/entities/ledger-transfer.entity';
 import { Partner } from '../db/entities/partner.entity';
 import { SepaTransfer } from '../db/entities/sepa-transfer.entity';
@@ -232,12 +233,14 @@ function sepaPaymentOf(transfer: SepaTransfer, debtorName: string, debtorIban: s
     endToEndId: compactId,
     amount: new Decimal(transfer.amount).toFixed(2),
     currency: 'EUR',
-    debtor: { name: debtorName.slice(0, 70), iban: debtorIban },
+    // Cut by characters, not UTF-16 units: half a surrogate pair is not XML.
+    debtor: { name: Array.from(debtorName).slice(0, SEPA_NAME_MAX_LENGTH).join(''), iban: debtorIban },
     creditor: {
-      name: (transfer.receiverType === 'LEGAL'
-        ? (transfer.companyName ?? '')
-        : `${transfer.receiverFirstName ?? ''} ${transfer.receiverLastName ?? ''}`
-      ).trim(),
+      // Built exactly as the API checked it (core/payment-limits.ts).
+      name:
+        transfer.receiverType === 'LEGAL'
+          ? (transfer.companyName ?? '').trim()
+          : sepaNaturalPersonName(transfer.receiverFirstName ?? '', transfer.receiverLastName ?? ''),
       iban: transfer.destinationIban,
     },
     remittanceInformation: transfer.transferTitle,

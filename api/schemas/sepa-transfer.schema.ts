@@ -1,6 +1,14 @@
 import { electronicFormatIBAN, isSEPACountry, validateIBAN } from 'ibantools';
 import { z } from 'zod';
-import { SEPA_TEXT_PATTERN } from '../../activities/adapters/bank/pain001';
+import { Decimal } from '../../core/money';
+import {
+  SEPA_MAX_AMOUNT,
+  SEPA_NAME_MAX_LENGTH,
+  SEPA_REMITTANCE_MAX_LENGTH,
+  SEPA_TEXT_PATTERN,
+  sepaNaturalPersonName,
+  textLength,
+} from '../../core/payment-limits';
 import { amountScaleProblem, amountSchema } from './amount.schema';
 
 const sepaText = (field: string, max: number) =>
@@ -8,28 +16,42 @@ const sepaText = (field: string, max: number) =>
     .string({ error: `${field} is required` })
     .trim()
     .min(1, `${field} is required`)
-    .max(max, `${field} must be at most ${max} characters`)
+    .refine((text) => textLength(text) <= max, `${field} must be at most ${max} characters`)
     .regex(SEPA_TEXT_PATTERN, `${field} may use only letters a-z, digits, spaces and / - ? : ( ) . , ' +`);
 
-/** POST /v1/partner/sepa-transfer: EUR only; amount as a decimal string or a JSON number. */
+/**
+ * POST /v1/partner/sepa-transfer: EUR only; amount as a decimal string or a JSON number. Every
+ * limit of pain.001 is enforced here, so an accepted transfer can always be submitted.
+ */
 export const sepaTransferBodySchema = z
   .strictObject({
     currency: z.string().trim().toLowerCase().pipe(z.literal('eur', { error: 'currency must be eur' })),
     amount: amountSchema,
     receiverType: z.enum(['NATURAL', 'LEGAL'], { error: 'receiverType must be NATURAL or LEGAL' }),
-    receiverFirstName: sepaText('receiverFirstName', 70).optional(),
-    receiverLastName: sepaText('receiverLastName', 70).optional(),
-    companyName: sepaText('companyName', 70).optional(),
+    receiverFirstName: sepaText('receiverFirstName', SEPA_NAME_MAX_LENGTH).optional(),
+    receiverLastName: sepaText('receiverLastName', SEPA_NAME_MAX_LENGTH).optional(),
+    companyName: sepaText('companyName', SEPA_NAME_MAX_LENGTH).optional(),
     destinationIban: z.string({ error: 'destinationIban is required' }),
-    transferTitle: sepaText('transferTitle', 140),
+    transferTitle: sepaText('transferTitle', SEPA_REMITTANCE_MAX_LENGTH),
   })
   .superRefine((body, context) => {
     const scaleProblem = amountScaleProblem(body.amount, 'eur');
     if (scaleProblem) context.addIssue({ code: 'custom', path: ['amount'], message: scaleProblem });
+    if (new Decimal(body.amount).gt(SEPA_MAX_AMOUNT)) {
+      context.addIssue({ code: 'custom', path: ['amount'], message: `amount must be at most ${SEPA_MAX_AMOUNT} for a SEPA transfer` });
+    }
     if (body.receiverType === 'NATURAL') {
       if (!body.receiverFirstName) context.addIssue({ code: 'custom', path: ['receiverFirstName'], message: 'receiverFirstName is required for a NATURAL receiver' });
       if (!body.receiverLastName) context.addIssue({ code: 'custom', path: ['receiverLastName'], message: 'receiverLastName is required for a NATURAL receiver' });
       if (body.companyName) context.addIssue({ code: 'custom', path: ['companyName'], message: 'companyName is only for a LEGAL receiver' });
+      // pain.001 carries both names as one creditor name (Max70Text).
+      const creditorName = sepaNaturalPersonName(body.receiverFirstName ?? '', body.receiverLastName ?? '');
+      if (body.receiverFirstName && body.receiverLastName && textLength(creditorName) > SEPA_NAME_MAX_LENGTH) {
+        context.addIssue({
+          code: 'custom',
+          message: `receiverFirstName and receiverLastName together are too long: with the space between them they make ${textLength(creditorName)} characters, the creditor name of a SEPA transfer allows at most ${SEPA_NAME_MAX_LENGTH}`,
+        });
+      }
     } else {
       if (!body.companyName) context.addIssue({ code: 'custom', path: ['companyName'], message: 'companyName is required for a LEGAL receiver' });
       if (body.receiverFirstName || body.receiverLastName) {

@@ -111,6 +111,9 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
     [{ receiverType: 'ROBOT' }, 'receiverType: receiverType must be NATURAL or LEGAL'],
     [{ name: '' }, 'name: name is required'],
     [{ sourceExternalUserId: 'u-1' }, 'sourceExternalUserId belongs to POST /v1/crypto-withdrawal'],
+    [{ name: 'Jan\u0000Kowalski' }, 'name: must not contain control characters'],
+    [{ memo: 'memo \udc00' }, 'memo: must be well-formed Unicode'],
+    [{ amount: '1e-100000000' }, 'amount: amount must have an exponent of at most 3 digits'],
   ])('refuses %j with 400 P410 saying what is wrong', async (overrides, message) => {
     const partner = await createTestPartner(orm, { deposits: { eth: '1', btc: '1' } });
     const response = await withdraw(partner, ethWithdrawal(overrides));
@@ -246,6 +249,13 @@ describe('POST /v1/crypto-withdrawal (on behalf of a user)', () => {
     const response = await withdrawForUser(partner, ethWithdrawal({ sourceExternalUserId: 'nobody' }));
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ errorCode: 'P412', errorName: 'invalid-user' });
+  });
+
+  it('refuses a NUL in sourceExternalUserId with 400 P410 before it reaches the database', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    const response = await withdrawForUser(partner, ethWithdrawal({ sourceExternalUserId: 'user\u0000' }));
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ errorCode: 'P410', errorMessage: 'sourceExternalUserId: must not contain control characters' });
   });
 
   it('refuses another partner\'s user with 400 P412', async () => {

@@ -116,6 +116,15 @@ describe('POST /v1/partner/exchange', () => {
     expect(await balances(partner)).toMatchObject({ eur: '50.00', eth: '0.000000000000000000' });
   });
 
+  it('refuses with 400 P400 an exchange that would credit more than any balance may hold, and moves nothing', async () => {
+    // 10^15 btc is the largest amount, but at 85000 eur per btc it would credit 8.5 × 10^19 eur.
+    const partner = await createTestPartner(orm, { deposits: { btc: '1' } });
+    const response = await exchange(partner, { amount: '1000000000000000', currencyFrom: 'btc', currencyTo: 'eur', lockId: await lockFor(partner) });
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ errorCode: 'P400', errorName: 'invalid-request', errorMessage: expect.stringContaining('amount is too large') });
+    expect(await balances(partner)).toMatchObject({ btc: '1.00000000', eur: '0.00' });
+  });
+
   it.each([
     [{ amount: 10, currencyFrom: 'eur', currencyTo: 'eur' }, 'currencyTo: currencyTo must differ from currencyFrom'],
     [{ amount: 10, currencyFrom: 'eur', currencyTo: 'xrp' }, 'currencyTo: must be one of'],
@@ -124,6 +133,9 @@ describe('POST /v1/partner/exchange', () => {
     [{ amount: -5, currencyFrom: 'eur', currencyTo: 'btc' }, 'amount: amount must be greater than zero'],
     [{ amount: 1e30, currencyFrom: 'eur', currencyTo: 'btc' }, 'amount: amount must be at most'],
     [{ amount: 'ten', currencyFrom: 'eur', currencyTo: 'btc' }, 'amount: amount must be a decimal number'],
+    [{ amount: '1e-3000000', currencyFrom: 'eur', currencyTo: 'btc' }, 'amount: amount must have an exponent of at most 3 digits'],
+    [{ amount: '9'.repeat(60_000), currencyFrom: 'eur', currencyTo: 'btc' }, 'amount: amount must be at most 64 characters'],
+    [{ amount: 10, currencyFrom: 'eur', currencyTo: 'btc\u0000' }, 'currencyTo: must not contain control characters'],
     [{ currencyFrom: 'eur', currencyTo: 'btc' }, 'amount'],
     [{ amount: 10, currencyFrom: 'eur', currencyTo: 'btc', lockId: 42 }, 'lockId: lockId must be the id of a lock'],
     [{ amount: 10, currencyFrom: 'eur', currencyTo: 'btc', surprise: true }, 'surprise'],

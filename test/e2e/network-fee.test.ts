@@ -43,6 +43,8 @@ describe('GET /v1/crypto-withdrawal/get-network-fee', () => {
     ['?currency=btc&network=polygon', 'network: network is only accepted for usdc, not for btc'],
     ['?currency=usdc&network=solana', 'network: network must be one of ethereum, polygon for usdc'],
     ['?currency=btc&currency=eth', 'currency'],
+    ['?currency=usdc&network=polygon%00', 'network: must not contain control characters'],
+    ['?currency=usdc&network=%ED%A0%80', 'network: network must be one of'],
   ])('%s is 400 P410 invalid-currency', async (query, message) => {
     const response = await fee(query);
     expect(response.status).toBe(400);

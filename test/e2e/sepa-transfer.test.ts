@@ -114,6 +114,14 @@ describe('POST /v1/partner/sepa-transfer', () => {
     [{ transferTitle: 'Zahlung für Müller' }, 'transferTitle: transferTitle may use only'],
     [{ transferTitle: 'x'.repeat(141) }, 'transferTitle: transferTitle must be at most 140 characters'],
     [{ transferTitle: '' }, 'transferTitle: transferTitle is required'],
+    // pain.001 carries "first last" as one Max70Text: each name fits alone, not both together.
+    [
+      { receiverFirstName: 'Maria Magdalena Alexandra Christina', receiverLastName: 'von Hohenzollern-Sigmaringen-Wittelsbach' },
+      'receiverFirstName and receiverLastName together are too long',
+    ],
+    [{ amount: '1000000000.00' }, 'amount: amount must be at most 999999999.99 for a SEPA transfer'],
+    [{ receiverLastName: 'Kowal\u0000ski' }, 'receiverLastName: must not contain control characters'],
+    [{ transferTitle: 'Invoice \ud800' }, 'transferTitle: must be well-formed Unicode'],
   ])('refuses %j with 400 P400 naming the rule', async (overrides, message) => {
     const partner = await createTestPartner(orm, { deposits: { eur: '1000' } });
     const response = await transfer(partner, naturalTransfer(overrides));

@@ -1,6 +1,7 @@
 import type { SepaPayment } from '../../activities/adapters/bank/bank-adapter';
 import { samplePayment } from '../support/sepa-payment.fixture';
-import { buildPain001, SEPA_TEXT_PATTERN } from '../../activities/adapters/bank/pain001';
+import { buildPain001 } from '../../activities/adapters/bank/pain001';
+import { SEPA_TEXT_PATTERN } from '../../core/payment-limits';
 
 function payment(overrides: Partial<SepaPayment> = {}): SepaPayment {
   return samplePayment(overrides);
@@ -67,18 +68,20 @@ describe('buildPain001', () => {
   });
 
   it('escapes XML special characters in every text value', () => {
+    // Creditor and remittance are held to the SEPA set, whose only XML special is the apostrophe;
+    // the debtor (the partner's registered name) may carry any of them.
     const xml = buildPain001(
       payment({
         debtor: { name: `Smith & Sons <"Ltd"> 'UK'`, iban: 'DE89370400440532013000' },
-        creditor: { name: 'A&B', iban: 'FR1420041010050500013M02606' },
-        remittanceInformation: `Invoice <1> & "2" 'x'`,
+        creditor: { name: "O'Brien", iban: 'FR1420041010050500013M02606' },
+        remittanceInformation: "Invoice 'x'",
         messageId: "MSG'1",
       }),
     );
     expect(textAt(xml, 'InitgPty', 'Nm')).toBe('Smith &amp; Sons &lt;&quot;Ltd&quot;&gt; &apos;UK&apos;');
     expect(textAt(xml, 'Dbtr', 'Nm')).toBe('Smith &amp; Sons &lt;&quot;Ltd&quot;&gt; &apos;UK&apos;');
-    expect(textAt(xml, 'Cdtr', 'Nm')).toBe('A&amp;B');
-    expect(textAt(xml, 'Ustrd')).toBe('Invoice &lt;1&gt; &amp; &quot;2&quot; &apos;x&apos;');
+    expect(textAt(xml, 'Cdtr', 'Nm')).toBe('O&apos;Brien');
+    expect(textAt(xml, 'Ustrd')).toBe('Invoice &apos;x&apos;');
     expect(textAt(xml, 'MsgId')).toBe('MSG&apos;1');
     expect(xml).not.toMatch(/&(?!amp;|lt;|gt;|quot;|apos;)/);
   });
@@ -102,7 +105,7 @@ describe('buildPain001', () => {
           endToEndId: 'E'.repeat(35),
           debtor: { name: '&'.repeat(70), iban: 'DE89370400440532013000' },
           creditor: { name: 'C'.repeat(70), iban: 'FR1420041010050500013M02606' },
-          remittanceInformation: '<'.repeat(140),
+          remittanceInformation: "'".repeat(140),
         }),
       ),
     ).not.toThrow();
@@ -121,7 +124,9 @@ describe('buildPain001', () => {
     ['an impossible execution date', { requestedExecutionDate: '2026-02-30' }, /requestedExecutionDate/],
     ['a creation time without a time', { createdAt: '2026-03-01' }, /createdAt/],
     ['an EndToEndId starting with a slash', { endToEndId: '/abc' }, /endToEndId contains characters SEPA does not allow/],
-    ['a control character in a name', { creditor: { name: 'Jane\u0001Doe', iban: 'FR1420041010050500013M02606' } }, /XML cannot carry/],
+    ['a control character in the debtor name', { debtor: { name: 'Jane\u0001Doe', iban: 'DE89370400440532013000' } }, /XML cannot carry/],
+    ['a character outside the SEPA set in the creditor name', { creditor: { name: 'A&B', iban: 'FR1420041010050500013M02606' } }, /creditor name contains characters SEPA does not allow/],
+    ['a character outside the SEPA set in the remittance', { remittanceInformation: 'Zahlung für Müller' }, /remittanceInformation contains characters SEPA does not allow/],
   ])('refuses %s', (_label, overrides, message) => {
     expect(() => buildPain001(payment(overrides))).toThrow(message);
   });

@@ -1,20 +1,22 @@
 import { isValidIBAN } from 'ibantools';
+import { Decimal } from '../../../core/money';
+import {
+  SEPA_MAX_AMOUNT,
+  SEPA_NAME_MAX_LENGTH,
+  SEPA_REMITTANCE_MAX_LENGTH,
+  SEPA_TEXT_PATTERN,
+  textLength,
+} from '../../../core/payment-limits';
 import type { SepaPayment } from './bank-adapter';
-
-/**
- * The SEPA (EPC) Latin character set for free text (names, remittance information). Banks may
- * reject or silently mangle anything else, so titles and names are validated against this
- * before a transfer is accepted.
- */
-export const SEPA_TEXT_PATTERN: RegExp = /^[A-Za-z0-9/\-?:().,'+ ]+$/;
 
 const NAMESPACE = 'urn:iso:std:iso:20022:tech:xsd:pain.001.001.09';
 
-// EPC rulebook: 0.01 to 999999999.99 EUR with exactly two decimals. Checked on the string so the
-// amount never passes through a float.
-const AMOUNT_PATTERN = /^(0|[1-9][0-9]{0,8})\.[0-9]{2}$/;
-// EPC identifiers (MsgId, PmtInfId, EndToEndId): SEPA characters, no leading '/', no '//'.
-const SEPA_ID_PATTERN = /^(?!\/)(?!.*\/\/)[A-Za-z0-9/\-?:().,'+ ]+$/;
+// EPC rulebook: exactly two decimals, no sign, no leading zeros; the range (0.01 to
+// SEPA_MAX_AMOUNT) is compared exactly, so the amount never passes through a float.
+const AMOUNT_PATTERN = /^(0|[1-9][0-9]*)\.[0-9]{2}$/;
+// EPC identifiers (MsgId, PmtInfId, EndToEndId) are SEPA text that neither starts with '/' nor
+// contains '//'.
+const SEPA_ID_SLASH_RULE = /^(?!\/)(?!.*\/\/)/;
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/;
 
@@ -46,20 +48,21 @@ function xmlText(value: string): string {
   return value.replace(/[&<>"']/g, (char) => XML_ESCAPES[char] ?? char);
 }
 
-/** Length in characters (code points), as the schema counts, not UTF-16 units. */
-function charLength(value: string): number {
-  return [...value].length;
-}
-
+/** Lengths count characters (code points), as the XML schema does, not UTF-16 units. */
 function requireText(field: string, value: string, maxLength: number): void {
-  const length = charLength(value);
+  const length = textLength(value);
   if (length === 0) throw new Error(`${field} must not be empty`);
   if (length > maxLength) throw new Error(`${field} is longer than ${maxLength} characters`);
 }
 
+function requireSepaText(field: string, value: string, maxLength: number): void {
+  requireText(field, value, maxLength);
+  if (!SEPA_TEXT_PATTERN.test(value)) throw new Error(`${field} contains characters SEPA does not allow`);
+}
+
 function requireSepaId(field: string, value: string): void {
-  requireText(field, value, 35);
-  if (!SEPA_ID_PATTERN.test(value)) throw new Error(`${field} contains characters SEPA does not allow`);
+  requireSepaText(field, value, 35);
+  if (!SEPA_ID_SLASH_RULE.test(value)) throw new Error(`${field} contains characters SEPA does not allow`);
 }
 
 function requireIban(field: string, value: string): void {
@@ -78,14 +81,17 @@ function requireDate(value: string): void {
 
 function validate(payment: SepaPayment): void {
   if (payment.currency !== 'EUR') throw new Error('SEPA credit transfers are in EUR only');
-  if (!AMOUNT_PATTERN.test(payment.amount) || payment.amount === '0.00') {
-    throw new Error('amount must be a positive decimal with exactly two decimals, at most 999999999.99');
+  if (!AMOUNT_PATTERN.test(payment.amount) || payment.amount === '0.00' || new Decimal(payment.amount).gt(SEPA_MAX_AMOUNT)) {
+    throw new Error(`amount must be a positive decimal with exactly two decimals, at most ${SEPA_MAX_AMOUNT}`);
   }
   requireSepaId('messageId', payment.messageId);
   requireSepaId('endToEndId', payment.endToEndId);
-  requireText('debtor name', payment.debtor.name, 70);
-  requireText('creditor name', payment.creditor.name, 70);
-  requireText('remittanceInformation', payment.remittanceInformation, 140);
+  // The debtor is the partner as registered by an operator, not request text: escaped, not
+  // held to the SEPA character set. Creditor and remittance come from the request, which the
+  // API holds to the same limits and set as here.
+  requireText('debtor name', payment.debtor.name, SEPA_NAME_MAX_LENGTH);
+  requireSepaText('creditor name', payment.creditor.name, SEPA_NAME_MAX_LENGTH);
+  requireSepaText('remittanceInformation', payment.remittanceInformation, SEPA_REMITTANCE_MAX_LENGTH);
   requireIban('debtor IBAN', payment.debtor.iban);
   requireIban('creditor IBAN', payment.creditor.iban);
   requireDate(payment.requestedExecutionDate);

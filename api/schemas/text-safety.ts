@@ -1,0 +1,71 @@
+import { isJsonNumber } from '../http/exact-json';
+
+/**
+ * Every string a request carries (bodies, query, path parameters, and the field names too) must
+ * be well-formed Unicode without control characters. Postgres refuses NUL in text and lone
+ * surrogates in jsonb, and no field of this API has a use for either; refused here, such text
+ * can never turn a request into a 500 or a workflow that retries forever.
+ */
+export interface TextIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+/** The bodies and queries of this API are flat; anything deeper than this is refused unread. */
+export const MAX_INPUT_DEPTH = 8;
+
+/** A body of 64 KiB can hold thousands of bad strings; naming the first few is enough. */
+const MAX_ISSUES = 10;
+
+/**
+ * One linear walk over the input, at most MAX_INPUT_DEPTH levels deep. Numbers need no check:
+ * their text was already held to the JSON number grammar by the parser.
+ */
+export function textIssues(input: unknown): TextIssue[] {
+  const issues: TextIssue[] = [];
+  walk(input, [], issues);
+  return issues;
+}
+
+function walk(value: unknown, path: (string | number)[], issues: TextIssue[]): void {
+  if (issues.length >= MAX_ISSUES) return;
+  if (typeof value === 'string') {
+    const problem = stringProblem(value);
+    if (problem) issues.push({ path, message: problem });
+    return;
+  }
+  if (typeof value !== 'object' || value === null || isJsonNumber(value)) return;
+  if (path.length >= MAX_INPUT_DEPTH) {
+    issues.push({ path, message: `must not be nested more than ${MAX_INPUT_DEPTH} levels deep` });
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => walk(item, [...path, index], issues));
+    return;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const keyProblem = stringProblem(key);
+    if (keyProblem) {
+      // The key itself is unprintable: name where it sits, not the key.
+      if (issues.length < MAX_ISSUES) issues.push({ path, message: `a field name ${keyProblem}` });
+      continue;
+    }
+    walk(item, [...path, key], issues);
+  }
+}
+
+/** Why a string is refused, or undefined. Linear in its length. */
+export function stringProblem(text: string): string | undefined {
+  if (hasControlCharacter(text)) return 'must not contain control characters';
+  if (!text.isWellFormed()) return 'must be well-formed Unicode (it contains a lone surrogate)';
+  return undefined;
+}
+
+/** U+0000–U+001F and U+007F (DEL). */
+function hasControlCharacter(text: string): boolean {
+  for (let index = 0; index < text.length; index += 1) {
+    const unit = text.charCodeAt(index);
+    if (unit <= 0x1f || unit === 0x7f) return true;
+  }
+  return false;
+}
