@@ -14,11 +14,12 @@ import type { CryptoWithdrawalStage, ReceiverType, WalletType } from '../db/enti
 import { Partner } from '../db/entities/partner.entity';
 import { PartnerUser } from '../db/entities/partner-user.entity';
 import { LedgerTransfer } from '../db/entities/ledger-transfer.entity';
-import { lockOperation, postTransfer, reserveTransfer, tombstoneTransfer, voidTransfer } from '../db/ledger/ledger';
+import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
 import { findPartnerAccount, findSystemAccount } from '../db/ledger/system-accounts';
 import { withBusinessFailures } from './business-failure';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
 import type { ActivityDependencies } from './dependencies';
+import { outgoingPaymentSteps } from './outgoing-payment.steps';
 
 export interface CryptoWithdrawalInput {
   withdrawalId: string;
@@ -48,6 +49,12 @@ export interface TravelRuleOutcome {
 
 export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
   const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => deps.orm.em.fork().transactional(work);
+  const payments = outgoingPaymentSteps(deps, {
+    entity: CryptoWithdrawal,
+    ledgerKind: 'CRYPTO_WITHDRAWAL',
+    label: 'crypto withdrawal',
+    externalReference: (withdrawal) => withdrawal.transactionHash,
+  });
   const load = async (em: EntityManager, withdrawalId: string) => {
     const withdrawal = await em.findOne(CryptoWithdrawal, { id: withdrawalId });
     assertInvariant(withdrawal, `crypto withdrawal ${withdrawalId} exists`);
@@ -102,24 +109,8 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       );
     },
 
-    /**
-     * After a reservation whose outcome is unknown (its retries ran out, or it was cancelled):
-     * leaves a tombstone so a late attempt can never commit, or releases the hold if the
-     * reservation committed first. Either way no money stays held for an operation given up on.
-     */
-    async abandonWithdrawal(withdrawalId: string, reason: string): Promise<AbandonOutcome> {
-      return inTransaction(async (em) => {
-        if ((await tombstoneTransfer(em, withdrawalId, 'CRYPTO_WITHDRAWAL')) === 'TOMBSTONED') return 'NOTHING_MOVED';
-        const withdrawal = await em.findOne(CryptoWithdrawal, { id: withdrawalId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        assertInvariant(withdrawal, `crypto withdrawal ${withdrawalId} exists beside its transfer`);
-        if (withdrawal.status === 'UNSUCCESSFUL') return 'NOTHING_MOVED';
-        if (withdrawal.status === 'SUCCESSFUL' || isHandedOff(withdrawal)) return 'HANDED_OFF';
-        await voidTransfer(em, withdrawalId, deps.clock.now());
-        closeAs(withdrawal, 'UNSUCCESSFUL', 'FAILED', deps.clock.now(), reason);
-        await em.flush();
-        return 'NOTHING_MOVED';
-      });
-    },
+    /** After a reservation whose outcome is unknown: see outgoingPaymentSteps.abandon. */
+    abandonWithdrawal: (withdrawalId: string, reason: string): Promise<AbandonOutcome> => payments.abandon(withdrawalId, reason),
 
     /** Builds and stores the IVMS101 data, then applies the deny list and the EUR threshold. */
     async checkTravelRule(withdrawalId: string): Promise<TravelRuleOutcome> {
@@ -127,7 +118,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
         const withdrawal = await load(em, withdrawalId);
         // A reset that re-runs the checks of a withdrawal already handed to the chain: the
         // coins may have left, so nothing decided before the hand-off is decided again.
-        if (isHandedOff(withdrawal) || isFinal(withdrawal.status)) {
+        if (payments.isHandedOff(withdrawal) || isFinal(withdrawal.status)) {
           return { deniedReason: null, requiresCompletion: false, deadlineMs: 0, handedOff: true };
         }
         const originator = await originatorOf(em, withdrawal);
@@ -226,80 +217,14 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       throw ApplicationFailure.create({ type: 'not-confirmed-yet', message: `transaction ${input.transactionHash} not confirmed yet` });
     },
 
-    /** Posts the reservation and marks the withdrawal SUCCESSFUL, in one transaction. */
-    async settleWithdrawal(withdrawalId: string): Promise<void> {
-      await inTransaction(async (em) => {
-        const withdrawal = await load(em, withdrawalId);
-        if (withdrawal.status === 'SUCCESSFUL') return;
-        const now = deps.clock.now();
-        // The ledger refuses to post a voided transfer, so a released withdrawal stays released.
-        await postTransfer(em, withdrawalId, now);
-        closeAs(withdrawal, 'SUCCESSFUL', 'SETTLED', now, null);
-        await em.flush();
-      });
-    },
-
-    /**
-     * Before the hand-off: voids the reservation and marks the withdrawal UNSUCCESSFUL, in one
-     * transaction. Once handed off it releases nothing and says so: a Reset or a retry that
-     * re-decides to fail must not refund coins that may be on chain (the database refuses too).
-     */
-    async releaseWithdrawal(withdrawalId: string, reason: string, stage: 'FAILED' | 'CANCELLED' = 'FAILED'): Promise<ReleaseOutcome> {
-      return inTransaction(async (em) => {
-        const withdrawal = await em.findOne(CryptoWithdrawal, { id: withdrawalId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        assertInvariant(withdrawal, `crypto withdrawal ${withdrawalId} exists`);
-        if (withdrawal.status === 'UNSUCCESSFUL') return 'RELEASED';
-        if (withdrawal.status === 'SUCCESSFUL' || isHandedOff(withdrawal)) return 'HANDED_OFF';
-        const now = deps.clock.now();
-        await voidTransfer(em, withdrawalId, now);
-        closeAs(withdrawal, 'UNSUCCESSFUL', stage, now, reason);
-        await em.flush();
-        return 'RELEASED';
-      });
-    },
-
-    /** The chain's definite answer that the coins did not leave: records it, then releases. */
-    async rejectWithdrawal(withdrawalId: string, reason: string): Promise<void> {
-      await inTransaction(async (em) => {
-        const withdrawal = await em.findOne(CryptoWithdrawal, { id: withdrawalId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        assertInvariant(withdrawal, `crypto withdrawal ${withdrawalId} exists`);
-        if (withdrawal.status === 'UNSUCCESSFUL') return;
-        const now = deps.clock.now();
-        withdrawal.externalRejection = reason;
-        // Flushed first: the database lets the void through only once the rejection is stored.
-        await em.flush();
-        await voidTransfer(em, withdrawalId, now);
-        closeAs(withdrawal, 'UNSUCCESSFUL', 'REJECTED', now, reason);
-        await em.flush();
-      });
-    },
-
-    /** An operator asked to cancel after the hand-off: noted; the money waits for the chain. */
-    async recordWithdrawalCancellation(withdrawalId: string): Promise<void> {
-      await inTransaction(async (em) => {
-        const withdrawal = await load(em, withdrawalId);
-        withdrawal.cancelRequestedAt ??= deps.clock.now();
-        await em.flush();
-      });
-    },
+    settleWithdrawal: (withdrawalId: string): Promise<void> => payments.settle(withdrawalId),
+    /** Before the hand-off only; HANDED_OFF (nothing released) once the coins may be on chain. */
+    releaseWithdrawal: (withdrawalId: string, reason: string, stage: 'FAILED' | 'CANCELLED' = 'FAILED'): Promise<ReleaseOutcome> =>
+      payments.release(withdrawalId, reason, stage),
+    /** The chain's definite answer that the coins did not leave. */
+    rejectWithdrawal: (withdrawalId: string, reason: string): Promise<void> => payments.reject(withdrawalId, reason),
+    recordWithdrawalCancellation: (withdrawalId: string): Promise<void> => payments.recordCancellation(withdrawalId),
   };
-}
-
-function isHandedOff(withdrawal: CryptoWithdrawal): boolean {
-  return Boolean(withdrawal.handedOffAt || withdrawal.transactionHash);
-}
-
-function closeAs(
-  withdrawal: CryptoWithdrawal,
-  status: 'SUCCESSFUL' | 'UNSUCCESSFUL',
-  stage: CryptoWithdrawalStage,
-  now: Date,
-  failureReason: string | null,
-): void {
-  withdrawal.status = status;
-  withdrawal.stage = stage;
-  withdrawal.failureReason = failureReason;
-  withdrawal.updatedAt = now;
 }
 
 async function originatorOf(em: EntityManager, withdrawal: CryptoWithdrawal): Promise<Originator> {

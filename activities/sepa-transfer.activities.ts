@@ -9,15 +9,15 @@ import { SEPA_NAME_MAX_LENGTH, sepaNaturalPersonName } from '../core/payment-lim
 import { LedgerTransfer } from '../db/entities/ledger-transfer.entity';
 import { Partner } from '../db/entities/partner.entity';
 import { SepaTransfer } from '../db/entities/sepa-transfer.entity';
-import type { SepaTransferStage } from '../db/entities/sepa-transfer.entity';
 import type { ReceiverType } from '../db/entities/crypto-withdrawal.entity';
-import { lockOperation, postTransfer, reserveTransfer, tombstoneTransfer, voidTransfer } from '../db/ledger/ledger';
+import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
 import { findPartnerAccount, findSystemAccount } from '../db/ledger/system-accounts';
 import { buildPain001 } from './adapters/bank/pain001';
 import { UnknownBankReferenceError } from './adapters/bank/bank-adapter';
 import type { BankPaymentState, SepaPayment } from './adapters/bank/bank-adapter';
 import { withBusinessFailures } from './business-failure';
 import type { ActivityDependencies } from './dependencies';
+import { outgoingPaymentSteps } from './outgoing-payment.steps';
 
 export interface SepaTransferInput {
   transferId: string;
@@ -33,11 +33,13 @@ export interface SepaTransferInput {
 
 export function createSepaTransferActivities(deps: ActivityDependencies) {
   const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => deps.orm.em.fork().transactional(work);
-  const load = async (em: EntityManager, transferId: string) => {
-    const transfer = await em.findOne(SepaTransfer, { id: transferId });
-    assertInvariant(transfer, `SEPA transfer ${transferId} exists`);
-    return transfer;
-  };
+  const payments = outgoingPaymentSteps(deps, {
+    entity: SepaTransfer,
+    ledgerKind: 'SEPA_TRANSFER',
+    label: 'SEPA transfer',
+    externalReference: (transfer) => transfer.bankReference,
+  });
+
 
   return {
     /** Needs an ACTIVE eur account (else partner-not-found, per DESIGN.md); holds the amount. */
@@ -83,23 +85,8 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
       );
     },
 
-    /**
-     * After a reservation whose outcome is unknown: leaves a tombstone so a late attempt can
-     * never commit, or releases the hold if the reservation committed first.
-     */
-    async abandonSepaTransfer(transferId: string, reason: string): Promise<AbandonOutcome> {
-      return inTransaction(async (em) => {
-        if ((await tombstoneTransfer(em, transferId, 'SEPA_TRANSFER')) === 'TOMBSTONED') return 'NOTHING_MOVED';
-        const transfer = await em.findOne(SepaTransfer, { id: transferId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        assertInvariant(transfer, `SEPA transfer ${transferId} exists beside its transfer`);
-        if (transfer.status === 'UNSUCCESSFUL') return 'NOTHING_MOVED';
-        if (transfer.status === 'SUCCESSFUL' || isHandedOff(transfer)) return 'HANDED_OFF';
-        await voidTransfer(em, transferId, deps.clock.now());
-        closeAs(transfer, 'UNSUCCESSFUL', 'FAILED', deps.clock.now(), reason);
-        await em.flush();
-        return 'NOTHING_MOVED';
-      });
-    },
+    /** After a reservation whose outcome is unknown: see outgoingPaymentSteps.abandon. */
+    abandonSepaTransfer: (transferId: string, reason: string): Promise<AbandonOutcome> => payments.abandon(transferId, reason),
 
     /**
      * Builds the pain.001 message and hands it to the bank (idempotent on the transfer id), only
@@ -164,65 +151,15 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
       return answer;
     },
 
-    /** Posts the reservation on the bank's acceptance; the ledger refuses to post a voided one. */
-    async settleSepaTransfer(transferId: string): Promise<void> {
-      await inTransaction(async (em) => {
-        const transfer = await load(em, transferId);
-        if (transfer.status === 'SUCCESSFUL') return;
-        const now = deps.clock.now();
-        await postTransfer(em, transferId, now);
-        closeAs(transfer, 'SUCCESSFUL', 'SETTLED', now, null);
-        await em.flush();
-      });
-    },
-
-    /**
-     * Before the hand-off: voids the reservation and marks the transfer UNSUCCESSFUL. Once handed
-     * to the bank it releases nothing and says so (the database refuses too).
-     */
-    async releaseSepaTransfer(transferId: string, reason: string, stage: 'FAILED' | 'CANCELLED' = 'FAILED'): Promise<ReleaseOutcome> {
-      return inTransaction(async (em) => {
-        const transfer = await em.findOne(SepaTransfer, { id: transferId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        assertInvariant(transfer, `SEPA transfer ${transferId} exists`);
-        if (transfer.status === 'UNSUCCESSFUL') return 'RELEASED';
-        if (transfer.status === 'SUCCESSFUL' || isHandedOff(transfer)) return 'HANDED_OFF';
-        const now = deps.clock.now();
-        await voidTransfer(em, transferId, now);
-        closeAs(transfer, 'UNSUCCESSFUL', stage, now, reason);
-        await em.flush();
-        return 'RELEASED';
-      });
-    },
-
-    /** The bank's definite rejection: records it, then releases (the ledger refuses a posted one). */
-    async rejectSepaTransfer(transferId: string, reason: string): Promise<void> {
-      await inTransaction(async (em) => {
-        const transfer = await em.findOne(SepaTransfer, { id: transferId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        assertInvariant(transfer, `SEPA transfer ${transferId} exists`);
-        if (transfer.status === 'UNSUCCESSFUL') return;
-        const now = deps.clock.now();
-        transfer.externalRejection = reason;
-        // Flushed first: the database lets the void through only once the rejection is stored.
-        await em.flush();
-        await voidTransfer(em, transferId, now);
-        closeAs(transfer, 'UNSUCCESSFUL', 'REJECTED', now, reason);
-        await em.flush();
-      });
-    },
-
-    /** An operator asked to cancel after the submission: noted; the money waits for the bank. */
-    async recordSepaCancellation(transferId: string): Promise<void> {
-      await inTransaction(async (em) => {
-        const transfer = await load(em, transferId);
-        transfer.cancelRequestedAt ??= deps.clock.now();
-        await em.flush();
-      });
-    },
+    /** On the bank's acceptance. */
+    settleSepaTransfer: (transferId: string): Promise<void> => payments.settle(transferId),
+    /** Before the submission only; HANDED_OFF (nothing released) once the bank has the payment. */
+    releaseSepaTransfer: (transferId: string, reason: string, stage: 'FAILED' | 'CANCELLED' = 'FAILED'): Promise<ReleaseOutcome> =>
+      payments.release(transferId, reason, stage),
+    /** The bank's definite rejection. */
+    rejectSepaTransfer: (transferId: string, reason: string): Promise<void> => payments.reject(transferId, reason),
+    recordSepaCancellation: (transferId: string): Promise<void> => payments.recordCancellation(transferId),
   };
-}
-
-function isHandedOff(transfer: SepaTransfer): boolean {
-  return Boolean(transfer.handedOffAt || transfer.bankReference);
 }
 
 function sepaPaymentOf(transfer: SepaTransfer, debtorName: string, debtorIban: string): SepaPayment {
@@ -247,17 +184,4 @@ function sepaPaymentOf(transfer: SepaTransfer, debtorName: string, debtorIban: s
     requestedExecutionDate: transfer.createdAt.toISOString().slice(0, 10),
     createdAt: transfer.createdAt.toISOString(),
   };
-}
-
-function closeAs(
-  transfer: SepaTransfer,
-  status: 'SUCCESSFUL' | 'UNSUCCESSFUL',
-  stage: SepaTransferStage,
-  now: Date,
-  failureReason: string | null,
-): void {
-  transfer.status = status;
-  transfer.stage = stage;
-  transfer.failureReason = failureReason;
-  transfer.updatedAt = now;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { stringProblem } from './text-safety';
 
 /**
  * What an operator or a compliance tool sends when a withdrawal's travel-rule data is complete:
@@ -13,8 +14,7 @@ const text = (max: number) =>
     .trim()
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
-    // eslint-disable-next-line no-control-regex -- finding control characters is the point
-    .refine((value) => !/[\u0000-\u001f\u007f]/.test(value) && value.isWellFormed(), 'must not contain control characters');
+    .refine((value) => stringProblem(value) === undefined, 'must not contain control characters or malformed Unicode');
 
 const countryCode = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter country code');
 

@@ -4,7 +4,8 @@ import { partnerCryptoWithdrawalBodySchema, userCryptoWithdrawalBodySchema } fro
 import { exchangeBodySchema } from '../../api/schemas/exchange.schema';
 import { networkFeeQuerySchema } from '../../api/schemas/network-fee.schema';
 import { sepaTransferBodySchema } from '../../api/schemas/sepa-transfer.schema';
-import { MAX_INPUT_DEPTH, stringProblem, textIssues } from '../../api/schemas/text-safety';
+import { MAX_INPUT_DEPTH, textIssues } from '../../api/schemas/text-safety';
+import { stringProblem } from '../../core/text-safety';
 import { parseOrThrow } from '../../api/schemas/validation';
 import { DomainError } from '../../core/errors';
 import type { DomainErrorKind } from '../../core/errors';

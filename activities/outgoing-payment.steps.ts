@@ -1,0 +1,126 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityClass, FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { assertInvariant } from '../core/errors';
+import type { AbandonOutcome, OperationStatus, ReleaseOutcome } from '../core/operation-status';
+import type { LedgerTransferKind } from '../db/entities/ledger-transfer.entity';
+import { postTransfer, tombstoneTransfer, voidTransfer } from '../db/ledger/ledger';
+import type { ActivityDependencies } from './dependencies';
+
+/** The columns every record of money going out shares (crypto withdrawal, SEPA transfer). */
+export interface OutgoingPaymentRecord {
+  id: string;
+  status: OperationStatus;
+  stage: string;
+  failureReason?: string | null;
+  handedOffAt?: Date | null;
+  externalRejection?: string | null;
+  cancelRequestedAt?: Date | null;
+  updatedAt: Date;
+}
+
+export interface OutgoingPaymentKind<Record extends OutgoingPaymentRecord> {
+  entity: EntityClass<Record>;
+  ledgerKind: LedgerTransferKind;
+  /** For messages: "crypto withdrawal", "SEPA transfer". */
+  label: string;
+  /** The transaction hash or bank reference: once there is one, the money was handed off. */
+  externalReference(record: Record): string | null | undefined;
+}
+
+type ClosingStage = 'SETTLED' | 'FAILED' | 'REJECTED' | 'CANCELLED';
+
+/**
+ * The money-moving steps of the lifecycle every outgoing payment shares (see
+ * workflows/outgoing-payment.ts), each one database transaction with the record locked, each
+ * safe to run twice. Releases happen only before the hand-off, or on the chain's or bank's
+ * definite rejection; the database's void guard refuses anything else too.
+ */
+export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(deps: Pick<ActivityDependencies, 'orm' | 'clock'>, kind: OutgoingPaymentKind<Record>) {
+  const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => deps.orm.em.fork().transactional(work);
+  const lock = async (em: EntityManager, id: string): Promise<Record> => {
+    const record = await em.findOne(kind.entity, { id } as FilterQuery<Record>, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    assertInvariant(record, `${kind.label} ${id} exists`);
+    return record;
+  };
+  const isHandedOff = (record: Record): boolean => Boolean(record.handedOffAt || kind.externalReference(record));
+  const close = (record: OutgoingPaymentRecord, status: 'SUCCESSFUL' | 'UNSUCCESSFUL', stage: ClosingStage, failureReason: string | null): void => {
+    record.status = status;
+    record.stage = stage;
+    record.failureReason = failureReason;
+    record.updatedAt = deps.clock.now();
+  };
+
+  return {
+    isHandedOff,
+
+    /**
+     * After a reservation whose outcome is unknown (its retries ran out, or it was cancelled):
+     * leaves a tombstone so a late attempt can never commit, or releases the hold if the
+     * reservation committed first; says so when an earlier run had already handed it off.
+     */
+    async abandon(id: string, reason: string): Promise<AbandonOutcome> {
+      return inTransaction(async (em) => {
+        if ((await tombstoneTransfer(em, id, kind.ledgerKind)) === 'TOMBSTONED') return 'NOTHING_MOVED';
+        const record = await lock(em, id);
+        if (record.status === 'UNSUCCESSFUL') return 'NOTHING_MOVED';
+        if (record.status === 'SUCCESSFUL' || isHandedOff(record)) return 'HANDED_OFF';
+        await voidTransfer(em, id, deps.clock.now());
+        close(record, 'UNSUCCESSFUL', 'FAILED', reason);
+        await em.flush();
+        return 'NOTHING_MOVED';
+      });
+    },
+
+    /**
+     * Before the hand-off: voids the reservation and marks the record UNSUCCESSFUL. Once handed
+     * off it releases nothing and says so: a Reset or a retry that re-decides to fail must not
+     * refund money that may have left.
+     */
+    async release(id: string, reason: string, stage: 'FAILED' | 'CANCELLED'): Promise<ReleaseOutcome> {
+      return inTransaction(async (em) => {
+        const record = await lock(em, id);
+        if (record.status === 'UNSUCCESSFUL') return 'RELEASED';
+        if (record.status === 'SUCCESSFUL' || isHandedOff(record)) return 'HANDED_OFF';
+        await voidTransfer(em, id, deps.clock.now());
+        close(record, 'UNSUCCESSFUL', stage, reason);
+        await em.flush();
+        return 'RELEASED';
+      });
+    },
+
+    /** Posts the reservation and marks the record SUCCESSFUL; the ledger refuses to post a voided one. */
+    async settle(id: string): Promise<void> {
+      await inTransaction(async (em) => {
+        const record = await lock(em, id);
+        if (record.status === 'SUCCESSFUL') return;
+        await postTransfer(em, id, deps.clock.now());
+        close(record, 'SUCCESSFUL', 'SETTLED', null);
+        await em.flush();
+      });
+    },
+
+    /** The chain's or bank's definite answer that the money did not leave: records it, then releases. */
+    async reject(id: string, reason: string): Promise<void> {
+      await inTransaction(async (em) => {
+        const record = await lock(em, id);
+        if (record.status === 'UNSUCCESSFUL') return;
+        record.externalRejection = reason;
+        // Flushed first: the database lets the void through only once the rejection is stored.
+        await em.flush();
+        await voidTransfer(em, id, deps.clock.now());
+        close(record, 'UNSUCCESSFUL', 'REJECTED', reason);
+        await em.flush();
+      });
+    },
+
+    /** An operator asked to cancel after the hand-off: noted; the money waits for the answer. */
+    async recordCancellation(id: string): Promise<void> {
+      await inTransaction(async (em) => {
+        const record = await lock(em, id);
+        record.cancelRequestedAt ??= deps.clock.now();
+        await em.flush();
+      });
+    },
+  };
+}
