@@ -13,7 +13,6 @@ import { CryptoWithdrawal } from '../db/entities/crypto-withdrawal.entity';
 import type { CryptoWithdrawalStage, ReceiverType, WalletType } from '../db/entities/crypto-withdrawal.entity';
 import { Partner } from '../db/entities/partner.entity';
 import { PartnerUser } from '../db/entities/partner-user.entity';
-import { LedgerTransfer } from '../db/entities/ledger-transfer.entity';
 import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
 import { findPartnerAccount, findSystemAccount } from '../db/ledger/system-accounts';
 import { withBusinessFailures } from './business-failure';
@@ -165,28 +164,19 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       });
     },
 
+    /** Records the hand-off while the workflow can still be cancelled; see outgoingPaymentSteps. */
+    markWithdrawalHandOff: (withdrawalId: string): Promise<'MARKED' | { closed: OperationState }> =>
+      payments.markHandOff(withdrawalId, { stage: 'BROADCASTING' }),
+
     /**
-     * Hands the withdrawal to the chain, only while it is open and its funds still held: a re-run
-     * after a reset (or a retry after retention) never sends a closed withdrawal. The adapter is
+     * Hands the withdrawal to the chain once its hand-off is recorded, only while it is open and
+     * its funds still held: a re-run after a reset never sends a closed withdrawal. The adapter is
      * idempotent on the withdrawal id, so a retry after a lost answer returns the same hash.
      */
     async broadcastWithdrawal(withdrawalId: string): Promise<BroadcastResult | { closed: OperationState }> {
-      const open = await inTransaction(async (em) => {
-        const withdrawal = await em.findOne(CryptoWithdrawal, { id: withdrawalId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        assertInvariant(withdrawal, `crypto withdrawal ${withdrawalId} exists`);
-        const transfer = await em.findOne(LedgerTransfer, { id: withdrawalId });
-        if (isFinal(withdrawal.status) || transfer?.state !== 'PENDING') {
-          return { kind: 'closed' as const, state: { status: withdrawal.status, stage: withdrawal.stage } };
-        }
-        withdrawal.stage = 'BROADCASTING';
-        // Committed before the chain is called: from here on only the chain's answer may release.
-        withdrawal.handedOffAt ??= deps.clock.now();
-        withdrawal.updatedAt = deps.clock.now();
-        await em.flush();
-        return { kind: 'open' as const, withdrawal: { ...withdrawal } };
-      });
-      if (open.kind === 'closed') return { closed: open.state };
-      const { withdrawal } = open;
+      const open = await payments.recordToHandOver(withdrawalId);
+      if ('closed' in open) return open;
+      const { record: withdrawal } = open;
       const result = await deps.chain.broadcast({
         withdrawalId,
         currency: withdrawal.currency as CryptoCurrency,

@@ -1,10 +1,14 @@
 import { LockMode } from '@mikro-orm/core';
+import { ApplicationFailure } from '@temporalio/common';
 import type { EntityClass, FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { assertInvariant } from '../core/errors';
-import type { AbandonOutcome, OperationStatus, ReleaseOutcome } from '../core/operation-status';
+import { isFinal } from '../core/operation-status';
+import type { AbandonOutcome, OperationState, OperationStatus, ReleaseOutcome } from '../core/operation-status';
+import { LedgerTransfer } from '../db/entities/ledger-transfer.entity';
 import type { LedgerTransferKind } from '../db/entities/ledger-transfer.entity';
 import { postTransfer, tombstoneTransfer, voidTransfer } from '../db/ledger/ledger';
+import { withBusinessFailures } from './business-failure';
 import type { ActivityDependencies } from './dependencies';
 
 /** The columns every record of money going out shares (crypto withdrawal, SEPA transfer). */
@@ -51,8 +55,49 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(deps:
     record.updatedAt = deps.clock.now();
   };
 
+  /** Open with its funds held: a closed one (settled, released, resolved by hand) is never sent. */
+  const closedState = async (em: EntityManager, record: Record): Promise<OperationState | undefined> => {
+    const hold = await em.findOne(LedgerTransfer, { id: record.id });
+    return isFinal(record.status) || hold?.state !== 'PENDING' ? { status: record.status, stage: record.stage } : undefined;
+  };
+
   return {
     isHandedOff,
+
+    /**
+     * Records the hand-off before the chain or bank is called, after `validate` (which throws a
+     * DomainError for what the other side cannot carry, so nothing is marked). From its commit on
+     * only the chain's or bank's answer may release the money.
+     */
+    async markHandOff(
+      id: string,
+      options: { stage?: string; validate?: (record: Record, em: EntityManager) => Promise<void> } = {},
+    ): Promise<'MARKED' | { closed: OperationState }> {
+      return withBusinessFailures(() =>
+        inTransaction(async (em) => {
+          const record = await lock(em, id);
+          const closed = await closedState(em, record);
+          if (closed) return { closed };
+          await options.validate?.(record, em);
+          record.handedOffAt ??= deps.clock.now();
+          if (options.stage) record.stage = options.stage;
+          record.updatedAt = deps.clock.now();
+          await em.flush();
+          return 'MARKED';
+        }),
+      );
+    },
+
+    /** The record to hand over, once marked; `closed` when it is over (never sent then). */
+    async recordToHandOver(id: string): Promise<{ record: Record } | { closed: OperationState }> {
+      return inTransaction(async (em) => {
+        const record = await lock(em, id);
+        const closed = await closedState(em, record);
+        if (closed) return { closed };
+        assertInvariant(isHandedOff(record), `${kind.label} ${id} was marked handed off before it is sent`);
+        return { record: { ...record } };
+      });
+    },
 
     /**
      * After a reservation whose outcome is unknown (its retries ran out, or it was cancelled):
@@ -94,6 +139,7 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(deps:
       await inTransaction(async (em) => {
         const record = await lock(em, id);
         if (record.status === 'SUCCESSFUL') return;
+        if (record.status === 'UNSUCCESSFUL' || !isHandedOff(record)) throw conflict(`${kind.label} ${id} is ${record.status} and ${isHandedOff(record) ? '' : 'not '}handed off: it cannot be settled`);
         await postTransfer(em, id, deps.clock.now());
         close(record, 'SUCCESSFUL', 'SETTLED', null);
         await em.flush();
@@ -105,6 +151,7 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(deps:
       await inTransaction(async (em) => {
         const record = await lock(em, id);
         if (record.status === 'UNSUCCESSFUL') return;
+        if (record.status === 'SUCCESSFUL') throw conflict(`${kind.label} ${id} is settled: a rejection cannot release it`);
         record.externalRejection = reason;
         // Flushed first: the database lets the void through only once the rejection is stored.
         await em.flush();
@@ -123,4 +170,12 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(deps:
       });
     },
   };
+}
+
+/**
+ * Two answers that contradict each other (settle what was released, reject what was settled):
+ * no retry can fix that, so the workflow fails visibly for a person, with the money untouched.
+ */
+function conflict(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: 'operation-conflict', message, nonRetryable: true });
 }

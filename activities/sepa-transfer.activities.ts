@@ -2,11 +2,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, assertInvariant } from '../core/errors';
-import { isFinal } from '../core/operation-status';
 import type { AbandonOutcome, OperationState, ReleaseOutcome } from '../core/operation-status';
 import { Decimal } from '../core/money';
 import { SEPA_NAME_MAX_LENGTH, sepaNaturalPersonName } from '../core/payment-limits';
-import { LedgerTransfer } from '../db/entities/ledger-transfer.entity';
 import { Partner } from '../db/entities/partner.entity';
 import { SepaTransfer } from '../db/entities/sepa-transfer.entity';
 import type { ReceiverType } from '../db/entities/crypto-withdrawal.entity';
@@ -89,38 +87,21 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
     abandonSepaTransfer: (transferId: string, reason: string): Promise<AbandonOutcome> => payments.abandon(transferId, reason),
 
     /**
-     * Builds the pain.001 message and hands it to the bank (idempotent on the transfer id), only
-     * while the transfer is open and its funds still held. A payment the message cannot carry is
-     * refused (non-retryable) before the hand-off is recorded, so the workflow releases the funds.
+     * Records the hand-off while the workflow can still be cancelled, after checking that the
+     * pain.001 message can carry the payment (if not: refused, non-retryable, nothing marked, so
+     * the workflow releases the funds).
+     */
+    markSepaHandOff: (transferId: string): Promise<'MARKED' | { closed: OperationState }> =>
+      payments.markHandOff(transferId, { validate: async (transfer, em) => void (await paymentMessageOf(em, transfer)) }),
+
+    /**
+     * Hands the pain.001 message to the bank (idempotent on the transfer id) once the hand-off is
+     * recorded, only while the transfer is open and its funds still held.
      */
     async submitSepaTransfer(transferId: string): Promise<{ bankReference: string } | { closed: OperationState }> {
-      const open = await withBusinessFailures(() =>
-        inTransaction(async (em) => {
-          const transfer = await em.findOne(SepaTransfer, { id: transferId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-          assertInvariant(transfer, `SEPA transfer ${transferId} exists`);
-          const hold = await em.findOne(LedgerTransfer, { id: transferId });
-          if (isFinal(transfer.status) || hold?.state !== 'PENDING') {
-            return { kind: 'closed' as const, state: { status: transfer.status, stage: transfer.stage } };
-          }
-          const partner = await em.findOne(Partner, { id: transfer.partnerId });
-          const account = await findPartnerAccount(em, transfer.partnerId, 'eur');
-          assertInvariant(partner && account?.iban, `partner ${transfer.partnerId} and its IBAN exist`);
-          const payment = sepaPaymentOf(transfer, partner.name, account.iban);
-          let xml: string;
-          try {
-            xml = buildPain001(payment);
-          } catch (error) {
-            throw new DomainError('invalid-request', `the payment cannot be sent: ${error instanceof Error ? error.message : String(error)}`);
-          }
-          // Committed before the bank is called: from here on only the bank's answer may release.
-          transfer.handedOffAt ??= deps.clock.now();
-          transfer.updatedAt = deps.clock.now();
-          await em.flush();
-          return { kind: 'open' as const, payment, xml };
-        }),
-      );
-      if (open.kind === 'closed') return { closed: open.state };
-      const { payment, xml } = open;
+      const open = await payments.recordToHandOver(transferId);
+      if ('closed' in open) return open;
+      const { payment, xml } = await withBusinessFailures(() => inTransaction((em) => paymentMessageOf(em, open.record)));
       const { bankReference } = await deps.bank.submit(payment, xml);
       await inTransaction(async (tx) => {
         const stored = await tx.findOne(SepaTransfer, { id: transferId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
@@ -160,6 +141,19 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
     rejectSepaTransfer: (transferId: string, reason: string): Promise<void> => payments.reject(transferId, reason),
     recordSepaCancellation: (transferId: string): Promise<void> => payments.recordCancellation(transferId),
   };
+}
+
+/** The payment and its pain.001 message, built from the stored transfer; a DomainError if pain.001 cannot carry it. */
+async function paymentMessageOf(em: EntityManager, transfer: SepaTransfer): Promise<{ payment: SepaPayment; xml: string }> {
+  const partner = await em.findOne(Partner, { id: transfer.partnerId });
+  const account = await findPartnerAccount(em, transfer.partnerId, 'eur');
+  assertInvariant(partner && account?.iban, `partner ${transfer.partnerId} and its IBAN exist`);
+  const payment = sepaPaymentOf(transfer, partner.name, account.iban);
+  try {
+    return { payment, xml: buildPain001(payment) };
+  } catch (error) {
+    throw new DomainError('invalid-request', `the payment cannot be sent: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 function sepaPaymentOf(transfer: SepaTransfer, debtorName: string, debtorIban: string): SepaPayment {

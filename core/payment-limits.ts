@@ -30,6 +30,9 @@ export function textLength(value: string): number {
  */
 export const SEPA_TEXT_PATTERN: RegExp = /^[A-Za-z0-9/\-?:().,'+ ]+$/;
 
+/** IBAN2007Identifier: the electronic form only, no spaces, dashes or lower case. */
+export const IBAN_ELECTRONIC_PATTERN = /^[A-Z]{2}[0-9]{2}[A-Z0-9]{1,30}$/;
+
 /** Max70Text: debtor and creditor names. */
 export const SEPA_NAME_MAX_LENGTH = 70;
 
@@ -54,11 +57,11 @@ export function sepaNaturalPersonName(firstName: string, lastName: string): stri
 
 /**
  * Bounds of the withdrawal's text fields. No chain format needs more (the longest address is
- * far under 128, memos and destination tags far under 256), and the beneficiary name travels
- * in the IVMS101 travel-rule payload, which has to stay small.
+ * far under 128, memos and destination tags far under 256). The beneficiary name becomes an
+ * IVMS101 name (primaryIdentifier, legalPersonName: Max100Text), whole when it has no space.
  */
 export const CRYPTO_WITHDRAWAL_LIMITS = {
-  beneficiaryNameMaxLength: 140,
+  beneficiaryNameMaxLength: 100,
   memoMaxLength: 256,
   walletAddressMaxLength: 128,
   externalUserIdMaxLength: 255,

@@ -18,11 +18,6 @@ export function isDefiniteFailure(cause: unknown): cause is ApplicationFailure {
   return cause instanceof ApplicationFailure && DEFINITE_FAILURE_TYPES.includes(cause.type ?? '');
 }
 
-/** A failure no retry will change (validation inside an activity, a refusal). */
-export function isNonRetryableFailure(cause: unknown): cause is ApplicationFailure {
-  return cause instanceof ApplicationFailure && (cause.nonRetryable || isBusinessFailure(cause));
-}
-
 export function refusalOf(cause: ApplicationFailure): OperationRefusal {
   return { kind: cause.type ?? 'internal-error', message: cause.message };
 }

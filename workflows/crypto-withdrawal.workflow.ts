@@ -38,6 +38,7 @@ export async function cryptoWithdrawalWorkflow(input: CryptoWithdrawalInput): Pr
         travelRule.close();
       }
     },
+    markHandOff: () => durable.markWithdrawalHandOff(id),
     release: (reason, stage) => durable.releaseWithdrawal(id, reason, stage),
     async handOff() {
       const broadcast = await external.broadcastWithdrawal(id);

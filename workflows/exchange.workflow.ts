@@ -12,8 +12,8 @@ const { abandonExchange } = proxyActivities<Activities>(DURABLE_DATABASE_STEP);
 
 /**
  * One step, one transaction: the exchange is final when this returns. A refusal (expired lock,
- * insufficient funds) is the result, not a failure; an exchange whose outcome is unknown is
- * settled by the same tombstone the API uses: it either committed, or never will.
+ * insufficient funds) is the result, not a failure. A refused exchange, and one whose outcome is
+ * unknown, is settled by the same tombstone the API uses: it either committed, or never will.
  */
 export async function exchangeWorkflow(input: ExchangeInput): Promise<OperationProgress & { exchangeId: string }> {
   let progress: OperationProgress = { status: 'IN_PROGRESS', stage: 'EXCHANGING' };
@@ -31,12 +31,14 @@ export async function exchangeWorkflow(input: ExchangeInput): Promise<OperationP
     return report({ status: 'SUCCESSFUL', stage: 'SETTLED' });
   } catch (error) {
     const cause = businessCause(error);
+    // Refused or unknown, a tombstone makes sure no attempt still on its way (or a Reset)
+    // exchanges later; if one committed first, the exchange happened.
+    if ((await CancellationScope.nonCancellable(() => abandonExchange(input.exchangeId))) === 'MOVED') {
+      return report({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+    }
     if (isBusinessFailure(cause)) {
       const refusal = refusalOf(cause);
       return report({ status: 'UNSUCCESSFUL', stage: refusalStage(refusal), failureReason: refusal.message, refusal });
-    }
-    if ((await CancellationScope.nonCancellable(() => abandonExchange(input.exchangeId))) === 'MOVED') {
-      return report({ status: 'SUCCESSFUL', stage: 'SETTLED' });
     }
     const message = 'the exchange could not be confirmed, so it was abandoned: nothing was moved';
     report({ status: 'UNSUCCESSFUL', stage: 'ABANDONED', failureReason: message });

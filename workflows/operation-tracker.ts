@@ -43,9 +43,11 @@ export class OperationTracker {
   /**
    * Runs the reservation and answers the caller. Returns true when the workflow should go on;
    * false when it is over: refused (the refusal is the workflow's result, not a failure), or a
-   * re-run found the operation already closed. A reservation whose outcome is unknown (retries
-   * ran out, or cancelled) is abandoned first, so nothing stays held and nothing can be held
-   * later; the workflow then fails with `operation-abandoned` (or ends Canceled).
+   * re-run found the operation already closed. Whatever stopped a reservation, it is abandoned
+   * first: a tombstone makes sure that no attempt still on its way, and no Reset, reserves later
+   * (a hold that did commit meanwhile is released). A reservation whose outcome was unknown
+   * (retries ran out, or cancelled) then fails the workflow with `operation-abandoned` (or ends it
+   * Canceled).
    */
   async reserve(reservation: () => Promise<OperationState>, abandon: () => Promise<AbandonOutcome>): Promise<boolean> {
     let state: OperationState;
@@ -53,16 +55,16 @@ export class OperationTracker {
       state = await reservation();
     } catch (error) {
       const cause = businessCause(error);
+      if ((await CancellationScope.nonCancellable(abandon)) === 'HANDED_OFF') {
+        // An earlier run (before a Reset) reserved and handed the money off: follow it to its end.
+        this.gate.opened();
+        return true;
+      }
       if (isBusinessFailure(cause)) {
         const refusal = refusalOf(cause);
         this.report({ status: 'UNSUCCESSFUL', stage: refusalStage(refusal), failureReason: refusal.message, refusal });
         this.gate.refused(cause);
         return false;
-      }
-      if ((await CancellationScope.nonCancellable(abandon)) === 'HANDED_OFF') {
-        // An earlier run (before a Reset) reserved and handed the money off: follow it to its end.
-        this.gate.opened();
-        return true;
       }
       const message = 'the reservation could not be confirmed, so it was abandoned: nothing was moved';
       const abandoned = ApplicationFailure.create({ type: 'operation-abandoned', message, nonRetryable: true, cause: cause instanceof Error ? cause : undefined });

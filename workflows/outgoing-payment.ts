@@ -1,6 +1,6 @@
 import { CancellationScope, CancelledFailure, condition, isCancellation } from '@temporalio/workflow';
 import type { ReleaseOutcome } from '../core/operation-status';
-import { businessCause, isDefiniteFailure, isNonRetryableFailure } from './business-cause';
+import { businessCause, isDefiniteFailure } from './business-cause';
 import type { OperationProgress } from './definitions';
 import type { OperationTracker } from './operation-tracker';
 
@@ -11,9 +11,14 @@ export type ExternalAnswer = { state: 'SETTLED' } | { state: 'REJECTED'; reason:
 export interface OutgoingPayment<Reference> {
   /** Checks before the hand-off; a reason to fail, 'HANDED_OFF' when a re-run finds them over. */
   checks(): Promise<string | 'HANDED_OFF' | undefined>;
+  /**
+   * Records the hand-off (after validating what will be sent) while still cancellable; from its
+   * commit on, the money may leave. `closed` when the operation turned out to be over.
+   */
+  markHandOff(): Promise<'MARKED' | { closed: ClosedState }>;
   release(reason: string, stage: 'FAILED' | 'CANCELLED'): Promise<ReleaseOutcome>;
   /** Hands the money over (idempotent); `closed` when the operation turned out to be over. */
-  handOff(): Promise<{ reference: Reference } | { closed: { status: OperationProgress['status']; stage: string } }>;
+  handOff(): Promise<{ reference: Reference } | { closed: ClosedState }>;
   /** The stage reported once handed off: BROADCAST, SUBMITTED. */
   handedOffStage: string;
   awaitAnswer(reference: Reference): Promise<ExternalAnswer>;
@@ -23,13 +28,17 @@ export interface OutgoingPayment<Reference> {
   recordCancellationRequest(): Promise<void>;
 }
 
+type ClosedState = { status: OperationProgress['status']; stage: string };
+
 const CANCELLED_BEFORE_HAND_OFF = 'cancelled by an operator before the money was handed off';
 
 /**
  * One lifecycle for money going out: (reserved) → checks → hand-off → await answer → settle or
  * release.
  * - Before the hand-off any failure, and a cancellation, releases the funds (in a
- *   non-cancellable scope) and ends UNSUCCESSFUL with the reason.
+ *   non-cancellable scope) and ends UNSUCCESSFUL with the reason. The hand-off is recorded in
+ *   its own step while still cancellable, so a cancellation is either before it (released) or
+ *   after it (noted).
  * - From the hand-off on nothing can be cancelled: a cancellation is recorded and the money stays
  *   held until the chain or bank answers; only a definite answer releases it. Uncertain failures
  *   fail the workflow with the money held, for an operator (see `ops operation resolve`).
@@ -43,21 +52,29 @@ export async function runOutgoingPayment<Reference>(tracker: OperationTracker, p
   });
 
   let failure: { reason: string; stage: 'FAILED' | 'CANCELLED' } | undefined;
+  let marked: 'MARKED' | { closed: ClosedState } | undefined;
   try {
     const checked = await payment.checks();
+    if (checked !== undefined && checked !== 'HANDED_OFF') failure = { reason: checked, stage: 'FAILED' };
+    else if (!cancelRequested) marked = await payment.markHandOff();
     if (cancelRequested) failure = { reason: CANCELLED_BEFORE_HAND_OFF, stage: 'CANCELLED' };
-    else if (checked !== undefined && checked !== 'HANDED_OFF') failure = { reason: checked, stage: 'FAILED' };
   } catch (error) {
     if (isCancellation(error)) failure = { reason: CANCELLED_BEFORE_HAND_OFF, stage: 'CANCELLED' };
     else failure = { reason: reasonOf(error, 'a check before the hand-off failed'), stage: 'FAILED' };
   }
 
   return CancellationScope.nonCancellable(async () => {
+    // The release decides by what the database says: a hand-off that committed wins over a
+    // cancellation or a failure that came too late, and then the money follows its answer.
     if (failure && (await payment.release(failure.reason, failure.stage)) === 'RELEASED') {
       tracker.report({ status: 'UNSUCCESSFUL', stage: failure.stage, failureReason: failure.reason });
       const progress = await tracker.finish();
       if (failure.stage === 'CANCELLED') throw new CancelledFailure(failure.reason);
       return progress;
+    }
+    if (typeof marked === 'object') {
+      tracker.report({ status: marked.closed.status, stage: marked.closed.stage });
+      return tracker.finish();
     }
     // From here on a cancellation is only noted: the money may be on its way.
     const noted = condition(() => cancelRequested).then(() => payment.recordCancellationRequest());
@@ -79,15 +96,9 @@ async function handOffAndSettle<Reference>(tracker: OperationTracker, payment: O
     answer = await payment.awaitAnswer(handOff.reference);
   } catch (error) {
     const cause = businessCause(error);
-    if (isDefiniteFailure(cause)) {
-      answer = { state: 'REJECTED', reason: cause.message };
-    } else if (isNonRetryableFailure(cause) && (await payment.release(cause.message, 'FAILED')) === 'RELEASED') {
-      // Refused before the hand-off was recorded (e.g. a payment the bank format cannot carry).
-      tracker.report({ status: 'UNSUCCESSFUL', stage: 'FAILED', failureReason: cause.message });
-      return tracker.finish();
-    } else {
-      throw cause;
-    }
+    // Anything but a definite answer leaves the money held and the workflow Failed, for a person.
+    if (!isDefiniteFailure(cause)) throw cause;
+    answer = { state: 'REJECTED', reason: cause.message };
   }
   if (answer.state === 'SETTLED') {
     await payment.settle();

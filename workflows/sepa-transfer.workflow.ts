@@ -26,8 +26,9 @@ export async function sepaTransferWorkflow(input: SepaTransferInput): Promise<Op
   if (!open) return tracker.finish();
 
   return runOutgoingPayment(tracker, {
-    // The payment is validated against pain.001 as part of the hand-off, before it is recorded.
     checks: async () => undefined,
+    // Validates the payment against pain.001 before recording the hand-off.
+    markHandOff: () => durable.markSepaHandOff(id),
     release: (reason, stage) => durable.releaseSepaTransfer(id, reason, stage),
     async handOff() {
       const submitted = await external.submitSepaTransfer(id);

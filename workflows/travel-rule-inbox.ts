@@ -1,4 +1,4 @@
-import { ApplicationFailure, condition, log, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, log, setHandler } from '@temporalio/workflow';
 import type { OperationStatus } from '../core/operation-status';
 import { parseTravelRuleCompletion } from '../core/travel-rule-completion';
 import type { TravelRuleCompletion } from '../core/travel-rule-completion';
@@ -22,7 +22,8 @@ export class TravelRuleInbox {
         // The validator judged it when it arrived; a replay keeps what was accepted then, even
         // if the rules have tightened since.
         this.received ??= this.accepted(input);
-        await condition(() => this.outcome !== undefined);
+        // Non-cancellable: a caller whose completion was stored learns so even if the workflow is cancelled.
+        await CancellationScope.nonCancellable(() => condition(() => this.outcome !== undefined));
         if (this.outcome === 'CLOSED') {
           throw ApplicationFailure.create({ type: 'invalid-request', message: 'the withdrawal stopped waiting for travel-rule data', nonRetryable: true });
         }

@@ -1,4 +1,4 @@
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Workflow } from '@temporalio/common';
@@ -8,7 +8,7 @@ import type { LedgerTransferKind } from '../../db/entities/ledger-transfer.entit
 import { tombstoneOperation } from '../../db/queries/ledger-tombstone.queries';
 import { fundsReservedUpdate } from '../../workflows/definitions';
 import type { OperationProgress } from '../../workflows/definitions';
-import { rethrowAsBusinessError } from './temporal-errors';
+import { businessErrorOf, rethrowAsBusinessError } from './temporal-errors';
 
 /** Where to run workflows, and how long a caller may wait for the answer. */
 export interface WorkflowTarget {
@@ -50,8 +50,9 @@ export async function executeWorkflow(target: WorkflowTarget, start: WorkflowSta
       })) as OperationProgress,
     );
   } catch (error) {
+    if (error instanceof WorkflowFailedError) return decideFailedWorkflow(target, start, error);
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) return rethrowAsBusinessError(error);
-    progress = await closedWorkflowResult(client, start.workflowId);
+    progress = await closedWorkflowResult(target, start);
   }
   throwIfRefused(progress);
 }
@@ -76,7 +77,7 @@ export async function startAndAwaitReservation(target: WorkflowTarget, start: Wo
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) return rethrowAsBusinessError(error);
     // Closed already: it reserved unless its result is a refusal.
-    throwIfRefused(await closedWorkflowResult(client, start.workflowId));
+    throwIfRefused(await closedWorkflowResult(target, start));
   }
 }
 
@@ -107,10 +108,22 @@ function throwIfRefused(progress: OperationProgress | undefined): void {
   if (progress?.stage === 'ABANDONED') throw new DomainError('operation-abandoned', 'the operation was given up on: nothing was moved; it is safe to retry');
 }
 
-async function closedWorkflowResult(client: Client, workflowId: string): Promise<OperationProgress | undefined> {
+async function closedWorkflowResult(target: WorkflowTarget, start: WorkflowStart): Promise<OperationProgress | undefined> {
   try {
-    return (await client.workflow.getHandle(workflowId).result()) as OperationProgress | undefined;
+    return (await target.client.workflow.getHandle(start.workflowId).result()) as OperationProgress | undefined;
   } catch (error) {
-    return rethrowAsBusinessError(error);
+    return decideFailedWorkflow(target, start, error);
   }
+}
+
+/**
+ * A workflow that failed, was terminated or was cancelled. An abandoned operation says so itself;
+ * for anything else the ledger decides, with the same tombstone as a timeout: if money moved the
+ * caller gets the operation as usual (its status tells the rest), otherwise nothing ever will.
+ */
+async function decideFailedWorkflow(target: WorkflowTarget, start: WorkflowStart, error: unknown): Promise<undefined> {
+  const business = businessErrorOf(error);
+  if (business?.kind === 'operation-abandoned') throw business;
+  if ((await tombstoneOperation(target.pool, start.operation.id, start.operation.ledgerKind)) === 'MOVED') return undefined;
+  throw new DomainError('operation-abandoned', 'the operation ended before any money was moved, and none will be; it is safe to retry');
 }

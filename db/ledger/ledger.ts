@@ -120,6 +120,9 @@ async function findExistingTransfer(em: EntityManager, input: TransferInput): Pr
  * judging the balance or the lock on what the first one is about to change.
  */
 export async function lockOperation(em: EntityManager, operationId: string): Promise<void> {
+  // Bounded below the activity's 30 s, so an attempt the workflow gave up on cannot commit much
+  // later (and if it does, the tombstone refuses it).
+  await em.execute(`select set_config('lock_timeout', '20s', true), set_config('statement_timeout', '25s', true)`);
   await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [operationId]);
 }
 

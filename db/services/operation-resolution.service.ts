@@ -43,6 +43,7 @@ export type RefusalReason =
   | 'transfer-not-pending'
   | 'handed-off'
   | 'not-handed-off'
+  | 'no-external-reference'
   | 'rejected-externally'
   | 'workflow-running'
   | 'temporal-unreachable';
@@ -137,6 +138,13 @@ export function isHandedOff(operation: OperationRecord): boolean {
   }
 }
 
+/** The transaction hash or bank reference: proof that the chain or bank received it. */
+function externalReferenceOf(operation: OperationRecord): string | null | undefined {
+  if (operation.type === 'crypto-withdrawal') return operation.row.transactionHash;
+  if (operation.type === 'sepa-transfer') return operation.row.bankReference;
+  return undefined;
+}
+
 export function isOpen(status: string): boolean {
   return status === 'IN_PROGRESS' || status === 'IN_PROGRESS_TR_DATA';
 }
@@ -198,6 +206,14 @@ export async function resolveOperation(
   if (request.action === 'settle' && !handedOff) {
     throw new OperatorActionRefused('not-handed-off', `the ${operation.type} was never handed off: the money never left, release it instead`);
   }
+  if (request.action === 'settle' && !externalReferenceOf(operation)) {
+    // Marked, but the chain or bank may never have received it: nothing proves the money left.
+    throw new OperatorActionRefused(
+      'no-external-reference',
+      `the ${operation.type} has no ${operation.type === 'crypto-withdrawal' ? 'transaction hash' : 'bank reference'} yet: it may never have reached the ` +
+        `${operation.type === 'crypto-withdrawal' ? 'chain' : 'bank'}. Reset its workflow instead: the re-run sends it again idempotently and follows the answer.`,
+    );
+  }
   if (request.action === 'settle' && rejection) {
     throw new OperatorActionRefused('rejected-externally', `the ${operation.type} was definitely rejected (${rejection}): release it instead`);
   }
@@ -207,8 +223,8 @@ export async function resolveOperation(
   if (request.action === 'release') {
     await voidHold(em, row.id, now);
     row.status = 'UNSUCCESSFUL';
-    if (operation.type === 'crypto-withdrawal') operation.row.stage = 'FAILED';
-    else operation.row.stage = 'REJECTED';
+    // The chain or bank never saw it: FAILED, not REJECTED (which is their answer).
+    row.stage = 'FAILED';
     row.failureReason = request.reason;
   } else {
     await postTransfer(em, row.id, now);

@@ -260,6 +260,27 @@ describe('an exchange whose wait runs out', () => {
   }, 60_000);
 });
 
+describe('a refused request', () => {
+  it('ends its workflow Completed with the refusal, and leaves a tombstone so no late attempt or Reset can still move money', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '0.05' } });
+    const refused = await withdraw(api, partner, ethWithdrawal());
+    expect(refused.status).toBe(400);
+    expect(refused.json.errorCode).toBe('P433');
+    const workflow = await eventually(async () => {
+      const found = [];
+      for await (const each of temporal.client.workflow.list({ query: `PartnerId = '${partner.partnerId}'` })) found.push(each);
+      expect(found).toHaveLength(1);
+      return found[0]!;
+    });
+    const handle = temporal.client.workflow.getHandle(workflow.workflowId);
+    expect(await handle.result()).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'REFUSED_INSUFFICIENT_FUNDS', refusal: { kind: 'insufficient-funds' } });
+    expect((await handle.describe()).status.name).toBe('COMPLETED');
+    const withdrawalId = workflow.workflowId.replace('crypto-withdrawal-', '');
+    expect(await sql(`select state from ledger_transfer where id = ?`, [withdrawalId])).toEqual([{ state: 'VOIDED' }]);
+    expect(await sql(`select count(*)::int as rows from crypto_withdrawal where id = ?`, [withdrawalId])).toEqual([{ rows: 0 }]);
+  });
+});
+
 describe('a SEPA transfer with names at the pain.001 limit', () => {
   const sepa = (partner: TestPartner, firstName: string, lastName: string) =>
     api.request('POST', '/v1/partner/sepa-transfer', {

@@ -207,7 +207,7 @@ describe('reconciliation workflow', () => {
       `select s.status, s.stage, s.failure_reason, t.state from sepa_transfer s join ledger_transfer t on t.id = s.id where s.id = ?`,
       [noWorkflow],
     );
-    expect(released).toEqual([{ status: 'UNSUCCESSFUL', stage: 'REJECTED', failure_reason: 'test fixture', state: 'VOIDED' }]);
+    expect(released).toEqual([{ status: 'UNSUCCESSFUL', stage: 'FAILED', failure_reason: 'test fixture', state: 'VOIDED' }]);
     const audit = await orm.em.fork().getConnection().execute(
       `select action, actor, reason, operation_type from operator_action where operation_id = ? order by created_at`,
       [handedOff],

@@ -1,6 +1,7 @@
 import { isValidIBAN } from 'ibantools';
 import { Decimal } from '../../../core/money';
 import {
+  IBAN_ELECTRONIC_PATTERN,
   SEPA_MAX_AMOUNT,
   SEPA_NAME_MAX_LENGTH,
   SEPA_REMITTANCE_MAX_LENGTH,
@@ -67,7 +68,7 @@ function requireSepaId(field: string, value: string): void {
 
 function requireIban(field: string, value: string): void {
   // Electronic format only (no spaces, upper case) with a valid checksum: what the schema expects.
-  if (!/^[A-Z]{2}[0-9]{2}[A-Z0-9]{1,30}$/.test(value) || !isValidIBAN(value)) throw new Error(`${field} is not a valid IBAN`);
+  if (!IBAN_ELECTRONIC_PATTERN.test(value) || !isValidIBAN(value)) throw new Error(`${field} is not a valid IBAN`);
 }
 
 function requireDate(value: string): void {
