@@ -10,32 +10,17 @@ import { buildTravelRuleData } from '../core/travel-rule';
 import type { Originator } from '../core/travel-rule';
 import type { TravelRuleCompletion } from '../core/travel-rule-completion';
 import { CryptoWithdrawal } from '../db/entities/crypto-withdrawal.entity';
-import type { CryptoWithdrawalStage, ReceiverType, WalletType } from '../db/entities/crypto-withdrawal.entity';
+import type { CryptoWithdrawalStage } from '../db/entities/crypto-withdrawal.entity';
+import type { CryptoWithdrawalInput } from '../contracts';
 import { Partner } from '../db/entities/partner.entity';
 import { PartnerUser } from '../db/entities/partner-user.entity';
 import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
-import { findPartnerAccount, findSystemAccount } from '../db/ledger/system-accounts';
+import { findPartnerAccount, findSystemAccount } from '../db/ledger/accounts';
 import { withBusinessFailures } from './business-failure';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
 import type { ActivityDependencies } from './dependencies';
 import { outgoingPaymentSteps } from './outgoing-payment.steps';
 
-export interface CryptoWithdrawalInput {
-  withdrawalId: string;
-  partnerId: string;
-  /** The partner's user the withdrawal is made for; null when the partner withdraws. */
-  userId: string | null;
-  currency: CryptoCurrency;
-  network: Network;
-  amount: string;
-  fee: string;
-  destination: string;
-  memo: string | null;
-  walletType: WalletType;
-  receiverType: ReceiverType;
-  beneficiaryName: string;
-  amountEur: string;
-}
 
 export interface TravelRuleOutcome {
   /** Set when the destination is deny-listed: the withdrawal must not be broadcast. */

@@ -9,21 +9,11 @@ import { RateLock } from '../db/entities/rate-lock.entity';
 import { assertNotAbandoned, lockOperation, postTransferDirectly, tombstoneTransfer } from '../db/ledger/ledger';
 import type { TombstoneOutcome } from '../db/ledger/ledger';
 import type { PostingInput } from '../db/ledger/ledger';
-import { findPartnerAccount, findSystemAccount } from '../db/ledger/system-accounts';
+import { findPartnerAccount, findSystemAccount } from '../db/ledger/accounts';
+import type { ExchangeInput } from '../contracts';
 import { withBusinessFailures } from './business-failure';
 import type { ActivityDependencies } from './dependencies';
 
-export interface ExchangeInput {
-  exchangeId: string;
-  partnerId: string;
-  lockId: string;
-  currencyFrom: Currency;
-  currencyTo: Currency;
-  /** In currencyFrom, exact decimal string. */
-  amount: string;
-  /** When the API received the request (ISO 8601): the lock must be valid at that moment. */
-  requestedAt: string;
-}
 
 export interface ExchangeQuote {
   amountTo: string;

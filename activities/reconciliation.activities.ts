@@ -13,41 +13,10 @@ import {
 } from '../db/queries/reconciliation.queries';
 import type { HeldTransferRow } from '../db/queries/reconciliation.queries';
 import { ReconciliationReport } from '../db/entities/reconciliation-report.entity';
-import { workflowIds } from '../workflows/definitions';
+import { cryptoWithdrawalContract, sepaTransferContract } from '../contracts';
+import type { ReconciliationInput, ReconciliationResult } from '../contracts';
 import type { ActivityDependencies } from './dependencies';
 import { describeWorkflow, isRunning } from './workflow-inspection';
-
-export interface ReconciliationInput {
-  /** An operation still open after this long needs an operator. */
-  stuckAfterMs: number;
-  /** Holds younger than this are not checked against their workflow (it may be starting). Default one minute. */
-  heldAfterMs?: number;
-  /** At most this many holds (oldest first) are checked against Temporal per run. Default 500. */
-  maxHeldTransfersChecked?: number;
-}
-
-export interface ReconciliationResult {
-  reportId: string;
-  /** No finding of any kind. */
-  ok: boolean;
-  /** The books themselves hold: every transfer balanced, every cached balance right, nobody overdrawn. */
-  ledgerSound: boolean;
-  /** Findings per kind (each list in the report is capped at 100). */
-  unbalancedTransfers: number;
-  balanceMismatches: number;
-  overdrawnAccounts: number;
-  stuckOperations: number;
-  /** Holds of open operations whose workflow is closed (terminated, failed, …) or gone. */
-  heldWithoutRunningWorkflow: number;
-  unsuccessfulNotVoided: number;
-  successfulNotPosted: number;
-  openWithoutHold: number;
-  /** Holds under an id that no operation has. */
-  holdsWithoutOperation: number;
-  /** How many holds were checked against Temporal this run, of how many old enough to check. */
-  heldTransfersChecked: number;
-  heldTransfersTotal: number;
-}
 
 const DEFAULT_HELD_AFTER_MS = 60_000;
 const DEFAULT_MAX_HELD_CHECKED = 500;
@@ -66,7 +35,7 @@ export function createReconciliationActivities(deps: ActivityDependencies) {
       const batch = rows.slice(start, start + DESCRIBE_CONCURRENCY);
       const states = await Promise.all(
         batch.map((row) =>
-          describeWorkflow(client, row.operation === 'crypto-withdrawal' ? workflowIds.cryptoWithdrawal(row.transfer_id) : workflowIds.sepaTransfer(row.transfer_id)),
+          describeWorkflow(client, row.operation === 'crypto-withdrawal' ? cryptoWithdrawalContract.workflowId(row.transfer_id) : sepaTransferContract.workflowId(row.transfer_id)),
         ),
       );
       batch.forEach((row, index) => {

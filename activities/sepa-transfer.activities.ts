@@ -7,9 +7,9 @@ import { Decimal } from '../core/money';
 import { SEPA_NAME_MAX_LENGTH, sepaNaturalPersonName } from '../core/payment-limits';
 import { Partner } from '../db/entities/partner.entity';
 import { SepaTransfer } from '../db/entities/sepa-transfer.entity';
-import type { ReceiverType } from '../db/entities/crypto-withdrawal.entity';
+import type { SepaTransferInput } from '../contracts';
 import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
-import { findPartnerAccount, findSystemAccount } from '../db/ledger/system-accounts';
+import { findPartnerAccount, findSystemAccount } from '../db/ledger/accounts';
 import { buildPain001 } from './adapters/bank/pain001';
 import { UnknownBankReferenceError } from './adapters/bank/bank-adapter';
 import type { BankPaymentState, SepaPayment } from './adapters/bank/bank-adapter';
@@ -17,17 +17,6 @@ import { withBusinessFailures } from './business-failure';
 import type { ActivityDependencies } from './dependencies';
 import { outgoingPaymentSteps } from './outgoing-payment.steps';
 
-export interface SepaTransferInput {
-  transferId: string;
-  partnerId: string;
-  amount: string;
-  receiverType: ReceiverType;
-  receiverFirstName: string | null;
-  receiverLastName: string | null;
-  companyName: string | null;
-  destinationIban: string;
-  transferTitle: string;
-}
 
 export function createSepaTransferActivities(deps: ActivityDependencies) {
   const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => deps.orm.em.fork().transactional(work);

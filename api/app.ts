@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import compose from 'koa-compose';
 import Koa from 'koa';
 import type { ApiDependencies } from './dependencies';
+import type { ApiState } from './state';
 import { authMiddleware } from './middleware/auth.middleware';
 import { bodyMiddleware } from './middleware/body.middleware';
 import { errorMiddleware } from './middleware/error.middleware';
@@ -17,11 +18,11 @@ import { transactionHistoryRoute } from './routes/transaction-history.route';
 
 /** The HTTP API; every /v1 route authenticates first and is scoped to the key's partner. */
 export function createApp(deps: ApiDependencies): Koa {
-  const app = new Koa();
+  const app = new Koa<ApiState>();
   app.proxy = true;
   // Authenticate, then limit per partner: every /v1 route goes through both.
   const authenticate = compose([authMiddleware(deps.readPool), rateLimitMiddleware(deps.rateLimit, deps.clock)]);
-  const router = new Router();
+  const router = new Router<ApiState>();
 
   router.get('/health', (ctx) => {
     ctx.body = { status: 'ok' };

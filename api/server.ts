@@ -7,7 +7,7 @@ import type { EurRates } from '../core/rates';
 import { createApp } from './app';
 import { systemClock } from './dependencies';
 import type { Clock } from './dependencies';
-import { configuredRateSource } from './rate-source';
+import { configuredRateSource } from '../operations/rate-source';
 
 export interface ApiOptions {
   port: number;

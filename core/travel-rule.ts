@@ -1,7 +1,8 @@
 /**
  * Travel-rule data of a crypto withdrawal (EU 2023/1113), in the IVMS101 shape that travel-rule
- * networks exchange. Pure and import-free: workflow code builds and checks it during replay.
+ * networks exchange. Pure: workflow code may build and check it during replay.
  */
+import type { WalletType } from './counterparty';
 
 export interface NaturalPersonOriginator {
   kind: 'NATURAL';
@@ -25,7 +26,7 @@ export interface LegalPersonOriginator {
 
 export type Originator = NaturalPersonOriginator | LegalPersonOriginator;
 
-export type WalletType = 'CUSTODIAL' | 'NON_CUSTODIAL' | 'OTHER';
+export type { WalletType } from './counterparty';
 
 export interface Beneficiary {
   name: string;

@@ -31,8 +31,8 @@ import {
 } from '../db/services/operation-resolution.service';
 import type { OperationRecord, OperationType } from '../db/services/operation-resolution.service';
 import { createApiKey, createPartner, revokeApiKey, setFiatAccountStatus, upsertUser } from '../db/services/partner.service';
-import { completeTravelRuleUpdate, workflowIds } from '../workflows/definitions';
-import type { TravelRuleCompletion } from '../workflows/definitions';
+import { completeTravelRuleUpdate, cryptoWithdrawalContract, exchangeContract, sepaTransferContract } from '../contracts';
+import type { TravelRuleCompletion } from '../contracts';
 import { ensurePostgres } from './infrastructure/postgres';
 import { loadProcessSettings } from './main-support';
 
@@ -196,7 +196,7 @@ interface OperatorContext {
 const UPDATE_DEADLINE_MS = 60_000;
 
 const workflowIdOf = (type: OperationType, id: string): string =>
-  type === 'crypto-withdrawal' ? workflowIds.cryptoWithdrawal(id) : type === 'sepa-transfer' ? workflowIds.sepaTransfer(id) : workflowIds.exchange(id);
+  type === 'crypto-withdrawal' ? cryptoWithdrawalContract.workflowId(id) : type === 'sepa-transfer' ? sepaTransferContract.workflowId(id) : exchangeContract.workflowId(id);
 
 async function workflowStateOf(context: OperatorContext, workflowId: string): Promise<WorkflowState> {
   const temporal = await context.temporal();
@@ -325,7 +325,7 @@ const operatorCommands: Record<string, (context: OperatorContext) => Promise<obj
     const completion = { completedBy, ...(beneficiary === undefined ? {} : { beneficiary }) } as TravelRuleCompletion;
     const temporal = await context.temporal();
     if ('unreachable' in temporal) throw new DomainError('service-unavailable', temporal.unreachable);
-    const workflowId = workflowIds.cryptoWithdrawal(id);
+    const workflowId = cryptoWithdrawalContract.workflowId(id);
     let result: unknown;
     try {
       result = await temporal.connection.withDeadline(Date.now() + UPDATE_DEADLINE_MS, () =>
@@ -373,7 +373,7 @@ async function main(): Promise<number> {
   if (!operatorCommandName && !databaseCommand) throw new DomainError('invalid-request', `unknown command "${name}"\n${USAGE}`);
   const settings = loadProcessSettings();
   const log = createLogger('ops', settings.logLevel === 'info' ? 'warn' : settings.logLevel);
-  const postgres = await ensurePostgres({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir, port: settings.embeddedPostgresPort, log });
+  const postgres = await ensurePostgres({ databaseUrl: settings.databaseUrl, dataDir: settings.development.dataDir, port: settings.development.embeddedPostgresPort, log });
   let temporal: Promise<TemporalAccess> | undefined;
   try {
     await migrate(postgres.url);
@@ -401,7 +401,7 @@ async function main(): Promise<number> {
 
 /** TEMPORAL_ADDRESS, else the dev server `npm start` runs on TEMPORAL_PORT. */
 async function connectTemporal(settings: Settings): Promise<TemporalAccess> {
-  const address = settings.temporalAddress ?? `127.0.0.1:${settings.temporalPort}`;
+  const address = settings.temporalAddress ?? `127.0.0.1:${settings.development.temporalPort}`;
   try {
     const connection = await Connection.connect({ address, connectTimeout: '5 seconds' });
     return { address, connection, client: new Client({ connection, namespace: settings.temporalNamespace }) };

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import { BUSINESS_ERROR_TYPES, DEFINITE_FAILURE_TYPES } from './activity-options';
-import type { OperationRefusal } from './definitions';
+import type { OperationRefusal } from '../contracts';
 
 /** Fails the workflow with the business error itself, not the activity wrapper around it. */
 export function businessCause(error: unknown): unknown {

@@ -1,8 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { CryptoWithdrawalInput } from '../activities/crypto-withdrawal.activities';
+import type { CryptoWithdrawalInput, OperationProgress } from '../contracts';
 import { BOUNDED_DATABASE_STEP, DURABLE_DATABASE_STEP, EXTERNAL_CALL, POLL_UNTIL_FINAL } from './activity-options';
-import type { OperationProgress } from './definitions';
 import { OperationTracker } from './operation-tracker';
 import { runOutgoingPayment } from './outgoing-payment';
 import { TravelRuleInbox } from './travel-rule-inbox';

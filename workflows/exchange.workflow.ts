@@ -1,11 +1,10 @@
 import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ExchangeInput } from '../activities/exchange.activities';
+import type { ExchangeInput, ExchangeResult, OperationProgress } from '../contracts';
 import { OPERATION_STAGE, OPERATION_STATUS } from '../core/search-attributes';
 import { BOUNDED_DATABASE_STEP, DURABLE_DATABASE_STEP } from './activity-options';
 import { businessCause, isBusinessFailure, refusalOf, refusalStage } from './business-cause';
-import { statusQuery } from './definitions';
-import type { OperationProgress } from './definitions';
+import { statusQuery } from '../contracts';
 
 const { executeExchange } = proxyActivities<Activities>(BOUNDED_DATABASE_STEP);
 const { abandonExchange } = proxyActivities<Activities>(DURABLE_DATABASE_STEP);
@@ -15,7 +14,7 @@ const { abandonExchange } = proxyActivities<Activities>(DURABLE_DATABASE_STEP);
  * insufficient funds) is the result, not a failure. A refused exchange, and one whose outcome is
  * unknown, is settled by the same tombstone the API uses: it either committed, or never will.
  */
-export async function exchangeWorkflow(input: ExchangeInput): Promise<OperationProgress & { exchangeId: string }> {
+export async function exchangeWorkflow(input: ExchangeInput): Promise<ExchangeResult> {
   let progress: OperationProgress = { status: 'IN_PROGRESS', stage: 'EXCHANGING' };
   setHandler(statusQuery, () => progress);
   const report = (next: OperationProgress) => {

@@ -1,5 +1,23 @@
+import type { CryptoWithdrawalWorkflow, ExchangeWorkflow, ReconciliationWorkflow, SepaTransferWorkflow } from '../contracts';
+import type { cryptoWithdrawalWorkflow } from './crypto-withdrawal.workflow';
+import type { exchangeWorkflow } from './exchange.workflow';
+import type { reconciliationWorkflow } from './reconciliation.workflow';
+import type { sepaTransferWorkflow } from './sepa-transfer.workflow';
+
 /** Every workflow the worker registers; this file is the worker's workflowsPath. */
 export { cryptoWithdrawalWorkflow } from './crypto-withdrawal.workflow';
 export { exchangeWorkflow } from './exchange.workflow';
 export { reconciliationWorkflow } from './reconciliation.workflow';
 export { sepaTransferWorkflow } from './sepa-transfer.workflow';
+
+/**
+ * Each workflow implements its contract (contracts/): callers start workflows through the
+ * contract's signature, so an input or result that drifts apart fails to compile here.
+ */
+type Implements<Contract, Implementation extends Contract> = Implementation;
+export type ContractChecks = [
+  Implements<CryptoWithdrawalWorkflow, typeof cryptoWithdrawalWorkflow>,
+  Implements<ExchangeWorkflow, typeof exchangeWorkflow>,
+  Implements<ReconciliationWorkflow, typeof reconciliationWorkflow>,
+  Implements<SepaTransferWorkflow, typeof sepaTransferWorkflow>,
+];

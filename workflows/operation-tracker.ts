@@ -3,8 +3,8 @@ import { isFinal } from '../core/operation-status';
 import type { AbandonOutcome, OperationState } from '../core/operation-status';
 import { OPERATION_STAGE, OPERATION_STATUS } from '../core/search-attributes';
 import { businessCause, isBusinessFailure, refusalOf, refusalStage } from './business-cause';
-import { statusQuery } from './definitions';
-import type { OperationProgress } from './definitions';
+import { statusQuery } from '../contracts';
+import type { OperationProgress } from '../contracts';
 import { ReservationGate } from './reservation-gate';
 
 /**

@@ -1,7 +1,7 @@
 import { CancellationScope, CancelledFailure, condition, isCancellation } from '@temporalio/workflow';
 import type { ReleaseOutcome } from '../core/operation-status';
 import { businessCause, isDefiniteFailure } from './business-cause';
-import type { OperationProgress } from './definitions';
+import type { OperationProgress } from '../contracts';
 import type { OperationTracker } from './operation-tracker';
 
 /** What the chain or the bank answered about money handed to it. */

@@ -1,14 +1,13 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ReconciliationInput, ReconciliationResult } from '../activities/reconciliation.activities';
+import { RECONCILIATION_FINDINGS } from '../contracts';
+import type { ReconciliationInput, ReconciliationResult } from '../contracts';
 
 const { reconcileLedger } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 });
 
-/** The failure type of a run whose report has findings: filter on it in the Temporal UI. */
-export const RECONCILIATION_FINDINGS = 'reconciliation-findings';
 
 const FINDING_LABELS: ReadonlyArray<[keyof ReconciliationResult, string]> = [
   ['unbalancedTransfers', 'unbalanced transfers'],

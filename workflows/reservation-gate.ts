@@ -1,6 +1,6 @@
 import { CancellationScope, condition, setHandler } from '@temporalio/workflow';
 import type { ApplicationFailure } from '@temporalio/workflow';
-import { fundsReservedUpdate } from './definitions';
+import { fundsReservedUpdate } from '../contracts';
 
 /**
  * The early return of money-moving workflows: the API waits on the fundsReserved update, which

@@ -2,7 +2,7 @@ import { ApplicationFailure, CancellationScope, condition, log, setHandler } fro
 import type { OperationStatus } from '../core/operation-status';
 import { parseTravelRuleCompletion } from '../core/travel-rule-completion';
 import type { TravelRuleCompletion } from '../core/travel-rule-completion';
-import { completeTravelRuleUpdate, travelRuleDataCompletedSignal } from './definitions';
+import { completeTravelRuleUpdate, travelRuleDataCompletedSignal } from '../contracts';
 
 /**
  * Where a withdrawal receives its travel-rule completion. Accepted only while the withdrawal

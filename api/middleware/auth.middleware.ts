@@ -1,17 +1,14 @@
 import type { Middleware } from 'koa';
+import type { ApiState } from '../state';
 import type pg from 'pg';
 import { hashApiKey } from '../../core/api-keys';
 import { DomainError } from '../../core/errors';
 import { findPartnerIdByKeyHash } from '../../db/queries/api-key.queries';
 
-export interface AuthenticatedState {
-  partnerId: string;
-}
-
 const BEARER = /^Bearer\s+(\S+)$/i;
 
 /** `Authorization: Bearer <key>`; sets ctx.state.partnerId, which scopes every query after it. */
-export function authMiddleware(readPool: pg.Pool): Middleware {
+export function authMiddleware(readPool: pg.Pool): Middleware<ApiState> {
   return async (ctx, next) => {
     const match = BEARER.exec(ctx.get('authorization'));
     if (!match?.[1]) throw new DomainError('unauthorized', 'send Authorization: Bearer <API key>');

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import type { ApiState } from '../state';
 import { DomainError } from '../../core/errors';
 import { parseExactJson } from '../http/exact-json';
 
@@ -6,7 +7,7 @@ import { parseExactJson } from '../http/exact-json';
  * Reads the body up to a size limit and parses it losslessly (numbers keep their digits).
  * The parsed value lands in ctx.state.body; GET requests carry none.
  */
-export function bodyMiddleware(maxBodyBytes: number): Middleware {
+export function bodyMiddleware(maxBodyBytes: number): Middleware<ApiState> {
   return async (ctx, next) => {
     if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE') return next();
     const declaredLength = Number(ctx.get('content-length') || '0');

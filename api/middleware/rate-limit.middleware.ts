@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import type { ApiState } from '../state';
 import { DomainError } from '../../core/errors';
 import type { Clock } from '../dependencies';
 
@@ -16,11 +17,11 @@ const MAX_TRACKED_PARTNERS = 10_000;
  * A token bucket per partner (after authentication). Per API process: with N processes a partner
  * gets up to N times the rate, which is fine for protecting the service from one noisy client.
  */
-export function rateLimitMiddleware(limit: RateLimit, clock: Clock): Middleware {
+export function rateLimitMiddleware(limit: RateLimit, clock: Clock): Middleware<ApiState> {
   const buckets = new Map<string, { tokens: number; updatedMs: number }>();
   return async (ctx, next) => {
     if (limit.perSecond <= 0) return next();
-    const partnerId = ctx.state.partnerId as string;
+    const partnerId = ctx.state.partnerId;
     const nowMs = clock.now().getTime();
     const bucket = buckets.get(partnerId) ?? { tokens: limit.burst, updatedMs: nowMs };
     bucket.tokens = Math.min(limit.burst, bucket.tokens + ((nowMs - bucket.updatedMs) / 1000) * limit.perSecond);

@@ -1,16 +1,17 @@
-import type { Context } from 'koa';
 import { CURRENCY_SCALE, isCurrency } from '../../core/currencies';
 import { Decimal } from '../../core/money';
-import { findNetworkConfigs, findPartnerAccounts } from '../../db/queries/balances.queries';
-import type { NetworkConfigRow } from '../../db/queries/balances.queries';
+import { findPartnerAccounts } from '../../db/queries/account.queries';
+import { findNetworkConfigs } from '../../db/queries/network-config.queries';
+import type { NetworkConfigRow } from '../../db/queries/network-config.queries';
 import type { ApiDependencies } from '../dependencies';
 import { jsonNumber } from '../http/exact-json';
 import { respondJson } from '../http/respond';
+import type { ApiContext } from '../state';
 
 /** GET /v1/partner/balances: available amounts (posted − reserved), EUR rates and network config. */
 export function balancesRoute(deps: ApiDependencies) {
-  return async (ctx: Context): Promise<void> => {
-    const partnerId = ctx.state.partnerId as string;
+  return async (ctx: ApiContext): Promise<void> => {
+    const partnerId = ctx.state.partnerId;
     const [accounts, networkConfigs, rates] = await Promise.all([
       findPartnerAccounts(deps.readPool, partnerId),
       findNetworkConfigs(deps.readPool),

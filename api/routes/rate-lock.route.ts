@@ -1,23 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import type { Context } from 'koa';
 import { assertInvariant } from '../../core/errors';
 import { Decimal } from '../../core/money';
 import { insertRateLock } from '../../db/queries/rate-lock.queries';
 import type { ApiDependencies } from '../dependencies';
 import { jsonNumber } from '../http/exact-json';
 import { respondJson } from '../http/respond';
+import type { ApiContext } from '../state';
 
 /** Spec: a lock is valid for exactly 40 seconds. */
 export const RATE_LOCK_VALIDITY_MS = 40_000;
 
 /** GET /v1/partner/get-lock: stores a single-use lock on the current rates and the partner's fee. */
 export function rateLockRoute(deps: ApiDependencies) {
-  return async (ctx: Context): Promise<void> => {
+  return async (ctx: ApiContext): Promise<void> => {
     const createdAt = deps.clock.now();
     const rates = await deps.rateSource.currentEurRates();
     const lock = await insertRateLock(deps.pool, {
       id: randomUUID(),
-      partnerId: ctx.state.partnerId as string,
+      partnerId: ctx.state.partnerId,
       rates,
       createdAt,
       validUntil: new Date(createdAt.getTime() + RATE_LOCK_VALIDITY_MS),

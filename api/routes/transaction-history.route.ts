@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import { DomainError } from '../../core/errors';
 import { Decimal } from '../../core/money';
 import { findHistory } from '../../db/queries/history.queries';
@@ -7,13 +6,14 @@ import { jsonNumber } from '../http/exact-json';
 import { respondJson } from '../http/respond';
 import { transactionHistoryParamsSchema } from '../schemas/transaction-history.schema';
 import { parseOrThrow } from '../schemas/validation';
+import type { ApiContext } from '../state';
 
 /** How far back history goes: the month twelve months before the current one (UTC). */
 const HISTORY_DEPTH_MONTHS = 12;
 
 /** GET /v1/partner/transaction-history/:month/:year: one UTC month, newest first. */
 export function transactionHistoryRoute(deps: ApiDependencies) {
-  return async (ctx: Context): Promise<void> => {
+  return async (ctx: ApiContext): Promise<void> => {
     const now = deps.clock.now();
     const { month, year } = parseOrThrow(
       transactionHistoryParamsSchema(now.getUTCFullYear()),
@@ -28,7 +28,7 @@ export function transactionHistoryRoute(deps: ApiDependencies) {
     }
     const from = new Date(Date.UTC(year, month - 1, 1));
     const until = new Date(Date.UTC(year, month, 1));
-    const rows = await findHistory(deps.readPool, ctx.state.partnerId as string, from, until);
+    const rows = await findHistory(deps.readPool, ctx.state.partnerId, from, until);
     respondJson(
       ctx,
       200,

@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import { z } from 'zod';
 import { DomainError } from '../../core/errors';
 import { Decimal } from '../../core/money';
@@ -7,14 +6,15 @@ import type { WithdrawalDetailsRow } from '../../db/queries/crypto-withdrawal.qu
 import type { ApiDependencies } from '../dependencies';
 import { jsonNumber } from '../http/exact-json';
 import { respondJson } from '../http/respond';
+import type { ApiContext } from '../state';
 
 const withdrawalId = z.uuid();
 
 /** GET /v1/crypto-withdrawal/details/:withdrawalId: unknown and foreign ids are both 404 P421. */
 export function withdrawalDetailsRoute(deps: ApiDependencies) {
-  return async (ctx: Context): Promise<void> => {
+  return async (ctx: ApiContext): Promise<void> => {
     const id = withdrawalId.safeParse(ctx.params.withdrawalId);
-    const row = id.success ? await findWithdrawalDetails(deps.readPool, ctx.state.partnerId as string, id.data) : undefined;
+    const row = id.success ? await findWithdrawalDetails(deps.readPool, ctx.state.partnerId, id.data) : undefined;
     if (!row) throw new DomainError('withdrawal-not-found', 'no such withdrawal');
     respondJson(ctx, 200, {
       id: row.id,

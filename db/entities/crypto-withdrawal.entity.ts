@@ -1,9 +1,8 @@
 import { EntitySchema } from '@mikro-orm/core';
 import { DecimalStringType } from '../types/decimal-string.type';
+import type { ReceiverType, WalletType } from '../../core/counterparty';
 import type { OperationStatus } from '../../core/operation-status';
 
-export type WalletType = 'CUSTODIAL' | 'NON_CUSTODIAL' | 'OTHER';
-export type ReceiverType = 'NATURAL' | 'LEGAL';
 /** Where the workflow is; finer than the public status, for operators. */
 export type CryptoWithdrawalStage =
   | 'RESERVED'

@@ -1,7 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core';
 import { DecimalStringType } from '../types/decimal-string.type';
 import type { OperationStatus } from '../../core/operation-status';
-import type { ReceiverType } from './crypto-withdrawal.entity';
+import type { ReceiverType } from '../../core/counterparty';
 
 export type SepaTransferStage = 'RESERVED' | 'SUBMITTED' | 'SETTLED' | 'REJECTED' | 'FAILED' | 'CANCELLED';
 

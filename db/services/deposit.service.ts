@@ -7,7 +7,7 @@ import { Decimal, MAX_AMOUNT } from '../../core/money';
 import { Deposit } from '../entities/deposit.entity';
 import type { DepositType } from '../entities/deposit.entity';
 import { postTransferDirectly } from '../ledger/ledger';
-import { findPartnerAccount, findSystemAccount } from '../ledger/system-accounts';
+import { findPartnerAccount, findSystemAccount } from '../ledger/accounts';
 import { requirePartner } from './partner.service';
 
 export interface NewDeposit {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { newWalletAddress } from '../../db/services/account-identifiers';
-import { completeTravelRuleUpdate, statusQuery, workflowIds } from '../../workflows/definitions';
+import { completeTravelRuleUpdate, cryptoWithdrawalContract, statusQuery } from '../../contracts';
 import { eventually } from '../support/eventually';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
@@ -152,7 +152,7 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
       await settledDetails(partner, withdrawalId, 'IN_PROGRESS_TR_DATA');
       const [entry] = await historyOf(api, partner);
       expect(entry).toMatchObject({ id: withdrawalId, status: 'IN_PROGRESS_TR_DATA' });
-      const handle = temporal.client.workflow.getHandle(workflowIds.cryptoWithdrawal(withdrawalId));
+      const handle = temporal.client.workflow.getHandle(cryptoWithdrawalContract.workflowId(withdrawalId));
       expect(await handle.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
       // A bad payload is refused by the validator and changes nothing.
       for (const bad of [42, 'done', {}, { completedBy: 'not an email' }, { completedBy: 'compliance@example.com', beneficiary: { country: 'DE' } }]) {

@@ -3,7 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { newWalletAddress } from '../../db/services/account-identifiers';
-import { workflowIds } from '../../workflows/definitions';
+import { cryptoWithdrawalContract } from '../../contracts';
 import { eventually } from '../support/eventually';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
@@ -64,7 +64,7 @@ async function untilStage(withdrawalId: string, stage: string) {
   }, { timeoutMs: 30_000 });
 }
 
-const handleOf = (withdrawalId: string): WorkflowHandle => temporal.client.workflow.getHandle(workflowIds.cryptoWithdrawal(withdrawalId));
+const handleOf = (withdrawalId: string): WorkflowHandle => temporal.client.workflow.getHandle(cryptoWithdrawalContract.workflowId(withdrawalId));
 
 describe('cancelling a withdrawal in the Temporal UI', () => {
   it('while it waits for travel-rule data releases amount + fee and ends UNSUCCESSFUL, as Canceled', async () => {
@@ -122,7 +122,7 @@ describe('resetting a broadcast withdrawal after the deny list changed', () => {
       expect(resetPoint).toBeDefined();
       const reset = await temporal.client.workflowService.resetWorkflowExecution({
         namespace: testStack().namespace,
-        workflowExecution: { workflowId: workflowIds.cryptoWithdrawal(withdrawalId), runId },
+        workflowExecution: { workflowId: cryptoWithdrawalContract.workflowId(withdrawalId), runId },
         reason: 'test: re-run the checks after the deny list changed',
         workflowTaskFinishEventId: resetPoint!.eventId,
         requestId: randomUUID(),

@@ -9,14 +9,14 @@ import type { Client } from '@temporalio/client';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import type { ReconciliationResult } from '../../activities/reconciliation.activities';
+import type { ReconciliationResult } from '../../contracts';
 import { createLogger } from '../../core/logger';
 import { Decimal } from '../../core/money';
 import { newWalletAddress } from '../../db/services/account-identifiers';
 import { resolveOperation } from '../../db/services/operation-resolution.service';
 import { startWorker } from '../../worker/worker';
 import type { RunningWorker } from '../../worker/worker';
-import { statusQuery, workflowIds } from '../../workflows/definitions';
+import { cryptoWithdrawalContract, statusQuery } from '../../contracts';
 import { eventually } from '../support/eventually';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
@@ -85,13 +85,10 @@ beforeAll(async () => {
     workflowBundlePath: testStack().workflowBundlePath,
     log: createLogger('ops-operations-worker', 'error'),
     settings: {
-      chainConfirmationDelayMs: 10 * 60_000,
       travelRuleDeadlineMs: 10 * 60_000,
       travelRuleThresholdEur: '1000',
       denyListedAddresses: [],
-      bankSettlementDelayMs: 300,
-      bankOutboxDir: path.join(scratch, 'bank-outbox'),
-      bankRejectIbans: [],
+      development: { chainConfirmationDelayMs: 10 * 60_000, bankSettlementDelayMs: 300, bankOutboxDir: path.join(scratch, 'bank-outbox'), bankRejectIbans: [] },
     },
   });
   slowApi = await startTestApi({ taskQueue });
@@ -103,7 +100,7 @@ afterAll(async () => {
   for (const id of opened) {
     const [row] = await orm.em.fork().getConnection().execute(`select status, transaction_hash from crypto_withdrawal where id = ?`, [id]);
     if (!row || !['IN_PROGRESS', 'IN_PROGRESS_TR_DATA'].includes(row.status)) continue;
-    await temporal.client.workflow.getHandle(workflowIds.cryptoWithdrawal(id)).terminate('test cleanup').catch(() => undefined);
+    await temporal.client.workflow.getHandle(cryptoWithdrawalContract.workflowId(id)).terminate('test cleanup').catch(() => undefined);
     await orm.em
       .fork()
       .transactional((em) =>
@@ -146,7 +143,7 @@ async function reachesStatus(id: string, status: string, timeoutMs = 30_000) {
 }
 
 async function terminate(id: string): Promise<void> {
-  const handle = temporal.client.workflow.getHandle(workflowIds.cryptoWithdrawal(id));
+  const handle = temporal.client.workflow.getHandle(cryptoWithdrawalContract.workflowId(id));
   await handle.terminate('ops-operations test: an operator terminated it');
   expect((await handle.describe()).status.name).toBe('TERMINATED');
 }
@@ -205,7 +202,7 @@ describe('ops operation show', () => {
     expect(new Decimal(partnerPosting!.amount).toFixed()).toBe('-0.0105');
     expect(shown.operatorActions).toEqual([]);
     expect(shown.workflow).toMatchObject({
-      workflowId: workflowIds.cryptoWithdrawal(id),
+      workflowId: cryptoWithdrawalContract.workflowId(id),
       found: true,
       type: 'cryptoWithdrawalWorkflow',
       runId: expect.any(String),
@@ -214,7 +211,7 @@ describe('ops operation show', () => {
       searchAttributes: expect.objectContaining({ PartnerId: partner.partnerId, OperationStatus: 'SUCCESSFUL' }),
     });
 
-    const byWorkflowId = await ops(['operation', 'show', workflowIds.cryptoWithdrawal(id)]);
+    const byWorkflowId = await ops(['operation', 'show', cryptoWithdrawalContract.workflowId(id)]);
     expect(byWorkflowId.output.operation.id).toBe(id);
   }, 120_000);
 
@@ -267,7 +264,7 @@ describe('ops operation resolve', () => {
     const neither = await ops(['operation', 'resolve', id, '--reason', 'x']);
     expect(neither).toMatchObject({ code: 1, output: { error: 'invalid-request' } });
 
-    const released = await ops(['operation', 'resolve', workflowIds.cryptoWithdrawal(id), '--release', '--reason', 'terminated while waiting for travel-rule data', '--operator', 'alice']);
+    const released = await ops(['operation', 'resolve', cryptoWithdrawalContract.workflowId(id), '--release', '--reason', 'terminated while waiting for travel-rule data', '--operator', 'alice']);
     expect(released).toMatchObject({
       code: 0,
       output: { operationId: id, operationType: 'crypto-withdrawal', action: 'release', status: 'UNSUCCESSFUL', stage: 'FAILED', ledgerTransferState: 'VOIDED', actor: 'alice' },
@@ -300,7 +297,7 @@ describe('ops travel-rule complete', () => {
     const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
     const id = await withdraw(slowApi, partner, { amount: 0.5, walletType: 'NON_CUSTODIAL' });
     await reachesStatus(id, 'IN_PROGRESS_TR_DATA');
-    const handle = temporal.client.workflow.getHandle(workflowIds.cryptoWithdrawal(id));
+    const handle = temporal.client.workflow.getHandle(cryptoWithdrawalContract.workflowId(id));
 
     const badJson = writeJson('bad-beneficiary.json', beneficiary('Kowal\u0000ski'));
     const bad = await ops(['travel-rule', 'complete', '--withdrawal', id, '--completed-by', 'compliance@example.com', '--beneficiary-json', badJson]);
@@ -312,7 +309,7 @@ describe('ops travel-rule complete', () => {
 
     const goodJson = writeJson('good-beneficiary.json', beneficiary('Kowalski'));
     const good = await ops(['travel-rule', 'complete', '--withdrawal', id, '--completed-by', 'compliance@example.com', '--beneficiary-json', goodJson]);
-    expect(good).toMatchObject({ code: 0, output: { withdrawalId: id, workflowId: workflowIds.cryptoWithdrawal(id), operatorActionId: expect.any(String) } });
+    expect(good).toMatchObject({ code: 0, output: { withdrawalId: id, workflowId: cryptoWithdrawalContract.workflowId(id), operatorActionId: expect.any(String) } });
     const audit = await orm.em.fork().getConnection().execute(`select action, actor, operation_type from operator_action where operation_id = ?`, [id]);
     expect(audit).toEqual([{ action: 'travel-rule-complete', actor: 'compliance@example.com', operation_type: 'crypto-withdrawal' }]);
 

@@ -6,7 +6,7 @@ import { Account } from '../../db/entities/account.entity';
 import { LedgerTransfer } from '../../db/entities/ledger-transfer.entity';
 import { postTransfer, postTransferDirectly, reserveTransfer, voidTransfer } from '../../db/ledger/ledger';
 import type { TransferInput } from '../../db/ledger/ledger';
-import { findSystemAccount } from '../../db/ledger/system-accounts';
+import { findSystemAccount } from '../../db/ledger/accounts';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { CryptoWithdrawalInput } from '../../activities/crypto-withdrawal.activities';
+import type { CryptoWithdrawalInput } from '../../contracts';
 import { newWalletAddress } from '../../db/services/account-identifiers';
-import type { OperationProgress } from '../../workflows/definitions';
+import type { OperationProgress } from '../../contracts';
 import { eventually } from '../support/eventually';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import { startTestApi } from '../support/http';

@@ -1,31 +1,31 @@
 import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowStartOptions } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Workflow } from '@temporalio/common';
 import type pg from 'pg';
 import { DomainError, isDomainErrorKind } from '../../core/errors';
 import type { LedgerTransferKind } from '../../db/entities/ledger-transfer.entity';
 import { tombstoneOperation } from '../../db/queries/ledger-tombstone.queries';
-import { fundsReservedUpdate } from '../../workflows/definitions';
-import type { OperationProgress } from '../../workflows/definitions';
+import { fundsReservedUpdate } from '../../contracts';
+import type { OperationProgress, WorkflowContract } from '../../contracts';
 import { businessErrorOf, rethrowAsBusinessError } from './temporal-errors';
 
 /** Where to run workflows, and how long a caller may wait for the answer. */
 export interface WorkflowTarget {
   client: Client;
   taskQueue: string;
-  /** Past this the API decides the race with the workflow itself (see decideAfterTimeout). */
+  /** Past this the caller gets an exact answer decided by a tombstone (see withinResponseTime). */
   responseTimeoutMs: number;
   /** The primary, where the tombstone that decides a timed-out request is written. */
   pool: pg.Pool;
 }
 
-export interface WorkflowStart {
-  workflowType: string;
-  workflowId: string;
-  args: unknown[];
+/** One operation's workflow, started through its contract: the arguments type-check against it. */
+export interface WorkflowStart<W extends Workflow> {
+  contract: WorkflowContract<W>;
+  args: Parameters<W>;
   searchAttributes: SearchAttributePair[];
-  /** The operation's id and the kind of its ledger transfer (the transfer's id is the operation's). */
+  /** The operation's id (the workflow id derives from it) and the kind of its ledger transfer. */
   operation: { id: string; ledgerKind: LedgerTransferKind };
 }
 
@@ -36,18 +36,12 @@ export interface WorkflowStart {
 const ID_POLICIES = { workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'REJECT_DUPLICATE' } as const;
 
 /** Starts (or joins) a workflow whose result is final (the exchange) and waits for it. */
-export async function executeWorkflow(target: WorkflowTarget, start: WorkflowStart): Promise<void> {
-  const { client, taskQueue } = target;
+export async function executeWorkflow<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): Promise<void> {
+  const { client } = target;
   let progress: OperationProgress | undefined;
   try {
-    progress = await withinResponseTime(target, start, async () =>
-      (await client.workflow.execute<Workflow>(start.workflowType, {
-        taskQueue,
-        workflowId: start.workflowId,
-        args: start.args,
-        typedSearchAttributes: start.searchAttributes,
-        ...ID_POLICIES,
-      })) as OperationProgress,
+    progress = await withinResponseTime(target, start, () =>
+      client.workflow.execute<W>(start.contract.workflowType, startOptions(target, start)) as Promise<OperationProgress>,
     );
   } catch (error) {
     if (error instanceof WorkflowFailedError) return decideFailedWorkflow(target, start, error);
@@ -61,14 +55,11 @@ export async function executeWorkflow(target: WorkflowTarget, start: WorkflowSta
  * Starts (or joins) a workflow and returns as soon as it has reserved the funds
  * (Update-With-Start on the fundsReserved update); the workflow goes on without the caller.
  */
-export async function startAndAwaitReservation(target: WorkflowTarget, start: WorkflowStart): Promise<void> {
-  const { client, taskQueue } = target;
-  const operation = new WithStartWorkflowOperation<Workflow>(start.workflowType, {
-    taskQueue,
-    workflowId: start.workflowId,
-    args: start.args,
-    typedSearchAttributes: start.searchAttributes,
-    ...ID_POLICIES,
+export async function startAndAwaitReservation<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): Promise<void> {
+  const { client } = target;
+  const operation = new WithStartWorkflowOperation<W>(start.contract.workflowType, {
+    ...startOptions(target, start),
+    workflowIdConflictPolicy: 'USE_EXISTING',
   });
   try {
     await withinResponseTime(target, start, () =>
@@ -87,7 +78,7 @@ export async function startAndAwaitReservation(target: WorkflowTarget, start: Wo
  * the workflow's transfer committed first, the operation happened and the caller gets the usual
  * answer; otherwise nothing was moved and nothing ever will be, and the 503 says so.
  */
-async function withinResponseTime<Result>(target: WorkflowTarget, start: WorkflowStart, call: () => Promise<Result>): Promise<Result | undefined> {
+async function withinResponseTime<Result>(target: WorkflowTarget, start: WorkflowStart<Workflow>, call: () => Promise<Result>): Promise<Result | undefined> {
   const signal = AbortSignal.timeout(target.responseTimeoutMs);
   try {
     return await target.client.withAbortSignal(signal, call);
@@ -108,9 +99,9 @@ function throwIfRefused(progress: OperationProgress | undefined): void {
   if (progress?.stage === 'ABANDONED') throw new DomainError('operation-abandoned', 'the operation was given up on: nothing was moved; it is safe to retry');
 }
 
-async function closedWorkflowResult(target: WorkflowTarget, start: WorkflowStart): Promise<OperationProgress | undefined> {
+async function closedWorkflowResult(target: WorkflowTarget, start: WorkflowStart<Workflow>): Promise<OperationProgress | undefined> {
   try {
-    return (await target.client.workflow.getHandle(start.workflowId).result()) as OperationProgress | undefined;
+    return (await target.client.workflow.getHandle(workflowIdOf(start)).result()) as OperationProgress | undefined;
   } catch (error) {
     return decideFailedWorkflow(target, start, error);
   }
@@ -121,9 +112,27 @@ async function closedWorkflowResult(target: WorkflowTarget, start: WorkflowStart
  * for anything else the ledger decides, with the same tombstone as a timeout: if money moved the
  * caller gets the operation as usual (its status tells the rest), otherwise nothing ever will.
  */
-async function decideFailedWorkflow(target: WorkflowTarget, start: WorkflowStart, error: unknown): Promise<undefined> {
+async function decideFailedWorkflow(target: WorkflowTarget, start: WorkflowStart<Workflow>, error: unknown): Promise<undefined> {
   const business = businessErrorOf(error);
   if (business?.kind === 'operation-abandoned') throw business;
   if ((await tombstoneOperation(target.pool, start.operation.id, start.operation.ledgerKind)) === 'MOVED') return undefined;
   throw new DomainError('operation-abandoned', 'the operation ended before any money was moved, and none will be; it is safe to retry');
+}
+
+/**
+ * The SDK's option type is conditional on the workflow's parameters, which TypeScript cannot
+ * resolve for a generic W; `WorkflowStart<W>` has already checked the arguments against it.
+ */
+function startOptions<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): WorkflowStartOptions<W> {
+  return {
+    taskQueue: target.taskQueue,
+    workflowId: workflowIdOf(start),
+    args: start.args,
+    typedSearchAttributes: start.searchAttributes,
+    ...ID_POLICIES,
+  } as unknown as WorkflowStartOptions<W>;
+}
+
+function workflowIdOf(start: WorkflowStart<Workflow>): string {
+  return start.contract.workflowId(start.operation.id);
 }

@@ -3,7 +3,7 @@ import { assertInvariant } from '../../core/errors';
 import type { Currency } from '../../core/currencies';
 import { Account } from '../entities/account.entity';
 
-/** The house's accounts; one per code and currency, created by the first migration. */
+/** The accounts the ledger moves money between: the house's (one per code and currency, created by the first migration) and the partners'. */
 export type SystemAccountCode =
   | 'EXTERNAL_DEPOSITS'
   | 'FEE_INCOME'

@@ -1,0 +1,37 @@
+import type { z } from 'zod';
+import type { DomainErrorKind } from '../../core/errors';
+import type { ApiDependencies } from '../dependencies';
+import { respondJson } from '../http/respond';
+import { parseOrThrow } from '../schemas/validation';
+import type { ApiContext } from '../state';
+import { performIdempotently } from './idempotency';
+
+export interface IdempotentPost<Schema extends z.ZodType> {
+  schema: Schema;
+  /** The error kind of a body the schema refuses (the withdrawal routes answer P410, others P400). */
+  invalidKind: DomainErrorKind;
+  /** 200 or 201, as the spec gives it. */
+  successStatus: number;
+  /** Runs the operation for a resource id that is the same on every replay of the key. */
+  perform(body: z.output<Schema>, context: { partnerId: string; resourceId: string }): Promise<Record<string, unknown>>;
+}
+
+/**
+ * Every money-moving POST: parse the body strictly, then run the operation at most once per
+ * Idempotency-Key. A key is bound to the route it was first used on (the matched route, so the
+ * path is written once, in app.ts).
+ */
+export function idempotentPost<Schema extends z.ZodType>(deps: ApiDependencies, post: IdempotentPost<Schema>) {
+  return async (ctx: ApiContext): Promise<void> => {
+    const body = parseOrThrow(post.schema, ctx.state.body, post.invalidKind);
+    const { partnerId } = ctx.state;
+    const response = await performIdempotently(deps.pool, {
+      partnerId,
+      operation: `${ctx.method} ${ctx._matchedRoute ?? ctx.path}`,
+      key: ctx.get('idempotency-key') || undefined,
+      body: ctx.state.body,
+      perform: async (resourceId) => ({ status: post.successStatus, body: await post.perform(body, { partnerId, resourceId }) }),
+    });
+    respondJson(ctx, response.status, response.body);
+  };
+}

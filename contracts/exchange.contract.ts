@@ -1,0 +1,22 @@
+import type { Currency } from '../core/currencies';
+import type { OperationProgress, WorkflowContract } from './operation.contract';
+
+export interface ExchangeInput {
+  exchangeId: string;
+  partnerId: string;
+  lockId: string;
+  currencyFrom: Currency;
+  currencyTo: Currency;
+  /** In currencyFrom, exact decimal string. */
+  amount: string;
+  /** When the API received the request (ISO 8601): the lock must be valid at that moment. */
+  requestedAt: string;
+}
+
+export type ExchangeResult = OperationProgress & { exchangeId: string };
+export type ExchangeWorkflow = (input: ExchangeInput) => Promise<ExchangeResult>;
+
+export const exchangeContract: WorkflowContract<ExchangeWorkflow> = {
+  workflowType: 'exchangeWorkflow',
+  workflowId: (exchangeId) => `exchange-${exchangeId}`,
+};

@@ -1,0 +1,6 @@
+/** The contracts between workflows and their callers, one module per workflow family. */
+export * from './operation.contract';
+export * from './exchange.contract';
+export * from './crypto-withdrawal.contract';
+export * from './sepa-transfer.contract';
+export * from './reconciliation.contract';

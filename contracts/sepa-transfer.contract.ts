@@ -1,0 +1,21 @@
+import type { ReceiverType } from '../core/counterparty';
+import type { OperationProgress, WorkflowContract } from './operation.contract';
+
+export interface SepaTransferInput {
+  transferId: string;
+  partnerId: string;
+  amount: string;
+  receiverType: ReceiverType;
+  receiverFirstName: string | null;
+  receiverLastName: string | null;
+  companyName: string | null;
+  destinationIban: string;
+  transferTitle: string;
+}
+
+export type SepaTransferWorkflow = (input: SepaTransferInput) => Promise<OperationProgress>;
+
+export const sepaTransferContract: WorkflowContract<SepaTransferWorkflow> = {
+  workflowType: 'sepaTransferWorkflow',
+  workflowId: (transferId) => `sepa-transfer-${transferId}`,
+};

@@ -1,0 +1,82 @@
+import { cryptoWithdrawalContract } from '../contracts';
+import { withdrawalAddressProblem } from '../core/address-validation';
+import type { ReceiverType, WalletType } from '../core/counterparty';
+import type { CryptoCurrency, Network } from '../core/currencies';
+import { DomainError, assertInvariant } from '../core/errors';
+import { Decimal } from '../core/money';
+import { operationSearchAttributes } from '../core/search-attributes';
+import { findNetworkConfig } from '../db/queries/network-config.queries';
+import { findUserIdByExternalId } from '../db/queries/partner-user.queries';
+import type { OperationDependencies } from './dependencies';
+import { startAndAwaitReservation } from './temporal/workflow-runner';
+
+export interface CryptoWithdrawalRequest {
+  partnerId: string;
+  /** The same on every replay of an Idempotency-Key. */
+  withdrawalId: string;
+  currency: CryptoCurrency;
+  network: Network;
+  amount: string;
+  walletAddress: string;
+  memo: string | null;
+  name: string;
+  walletType: WalletType;
+  receiverType: ReceiverType;
+  /** Set when the partner withdraws on behalf of one of its users. */
+  sourceExternalUserId: string | null;
+}
+
+/**
+ * A crypto withdrawal, for the partner or one of its users: checks the request against current
+ * data (the network's minimum and address format, the user), prices it in EUR for the travel
+ * rule, and returns once amount + fee are reserved; the chain is never awaited.
+ */
+export async function withdrawCrypto(deps: OperationDependencies, request: CryptoWithdrawalRequest): Promise<{ withdrawalId: string }> {
+  const { partnerId, withdrawalId } = request;
+  const { fee } = await checkAgainstNetworkConfig(deps, request);
+  const userId = request.sourceExternalUserId === null ? null : await userIdOf(deps, partnerId, request.sourceExternalUserId);
+  const rates = await deps.rateSource.currentEurRates();
+  await startAndAwaitReservation(deps.temporal, {
+    contract: cryptoWithdrawalContract,
+    args: [
+      {
+        withdrawalId,
+        partnerId,
+        userId,
+        currency: request.currency,
+        network: request.network,
+        amount: request.amount,
+        fee,
+        destination: request.walletAddress,
+        memo: request.memo,
+        walletType: request.walletType,
+        receiverType: request.receiverType,
+        beneficiaryName: request.name,
+        amountEur: new Decimal(request.amount).times(rates[request.currency]).toFixed(),
+      },
+    ],
+    searchAttributes: operationSearchAttributes(partnerId, userId === null ? 'crypto-withdrawal' : 'user-crypto-withdrawal', request.currency),
+    operation: { id: withdrawalId, ledgerKind: 'CRYPTO_WITHDRAWAL' },
+  });
+  return { withdrawalId };
+}
+
+/** Minimum amount and address format depend on the configured network (mainnet or testnet). */
+async function checkAgainstNetworkConfig(deps: OperationDependencies, request: CryptoWithdrawalRequest): Promise<{ fee: string }> {
+  const config = await findNetworkConfig(deps.pool, request.currency, request.network);
+  assertInvariant(config, `network_config has ${request.currency}/${request.network}`);
+  const problems: string[] = [];
+  const minimum = new Decimal(config.min_withdrawal);
+  if (new Decimal(request.amount).lt(minimum)) problems.push(`amount: the minimum withdrawal is ${minimum.toFixed()} ${request.currency}`);
+  const addressProblem = withdrawalAddressProblem(request.currency, request.network, config.mainnet, request.walletAddress);
+  if (addressProblem) problems.push(`walletAddress: ${addressProblem}`);
+  if (problems.length > 0) throw new DomainError('invalid-currency', problems.join('\n'));
+  return { fee: new Decimal(config.fee_withdrawal).toFixed() };
+}
+
+/** The primary, not a replica: a user registered a moment ago must be found. */
+async function userIdOf(deps: OperationDependencies, partnerId: string, externalUserId: string): Promise<string> {
+  const userId = await findUserIdByExternalId(deps.pool, partnerId, externalUserId);
+  if (!userId) throw new DomainError('invalid-user', `no user with external id ${externalUserId}`);
+  return userId;
+}

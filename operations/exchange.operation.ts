@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { exchangeContract } from '../contracts';
+import type { Currency } from '../core/currencies';
+import { DomainError } from '../core/errors';
+import { operationSearchAttributes } from '../core/search-attributes';
+import type { OperationDependencies } from './dependencies';
+import { executeWorkflow } from './temporal/workflow-runner';
+
+export interface ExchangeRequest {
+  partnerId: string;
+  /** The same on every replay of an Idempotency-Key. */
+  exchangeId: string;
+  amount: string;
+  currencyFrom: Currency;
+  currencyTo: Currency;
+  lockId: string;
+  /** When the request arrived: the lock must be valid then, however long the worker takes. */
+  requestedAt: Date;
+}
+
+const lockIdSchema = z.uuid();
+
+/** Exchanges with a rate lock; final when this returns (the workflow has completed). */
+export async function exchange(deps: OperationDependencies, request: ExchangeRequest): Promise<{ exchangeId: string }> {
+  // Any text names no lock: P432 (spec), not a malformed body.
+  if (!lockIdSchema.safeParse(request.lockId).success) throw new DomainError('invalid-exchange-lock', 'the lock does not exist');
+  const { partnerId, exchangeId } = request;
+  await executeWorkflow(deps.temporal, {
+    contract: exchangeContract,
+    args: [
+      {
+        exchangeId,
+        partnerId,
+        lockId: request.lockId,
+        currencyFrom: request.currencyFrom,
+        currencyTo: request.currencyTo,
+        amount: request.amount,
+        requestedAt: request.requestedAt.toISOString(),
+      },
+    ],
+    searchAttributes: operationSearchAttributes(partnerId, 'exchange', request.currencyFrom),
+    operation: { id: exchangeId, ledgerKind: 'EXCHANGE' },
+  });
+  return { exchangeId };
+}
