@@ -6,11 +6,14 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY tsconfig.json ./
 COPY core ./core
+COPY contracts ./contracts
 COPY db ./db
 COPY activities ./activities
 COPY workflows ./workflows
+COPY operations ./operations
 COPY worker ./worker
 COPY api ./api
+COPY main ./main
 USER node
 EXPOSE 3000
 CMD ["npm", "run", "api"]

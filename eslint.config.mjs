@@ -5,10 +5,38 @@ import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
+/**
+ * The layers, and which other top-level folders each may import: imports only go down. `main/`
+ * holds the process entry points and may use anything; `test/` is not a layer.
+ */
+const LAYERS = {
+  core: [],
+  contracts: ['core'],
+  db: ['core'],
+  // Development infrastructure (embedded Postgres, the Temporal dev server): never imported by production code.
+  dev: ['core', 'db', 'worker'],
+  workflows: ['contracts', 'core'],
+  activities: ['contracts', 'core', 'db'],
+  operations: ['contracts', 'core', 'db'],
+  api: ['operations', 'contracts', 'core', 'db'],
+  worker: ['activities', 'workflows', 'contracts', 'core', 'db'],
+  main: ['api', 'worker', 'dev', 'operations', 'activities', 'workflows', 'contracts', 'core', 'db'],
+};
+
+/** An import pattern refusing every top-level folder the layer may not import. */
+function layerBoundary(layer, extraAllowed = []) {
+  const allowed = new Set([layer, ...LAYERS[layer], ...extraAllowed]);
+  const forbidden = Object.keys(LAYERS).filter((folder) => !allowed.has(folder));
+  return {
+    regex: `^(\\.\\./)+(${forbidden.join('|')})(/|$)`,
+    message: `${layer}/ may import only ${[...LAYERS[layer]].join(', ') || 'itself'} (imports go down the layers; see README).`,
+  };
+}
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.data/**', 'coverage/**', 'eslint.config.mjs', 'jest.config.js', 'test/support/summary-reporter.js'] },
   eslint.configs.recommended,
-  ...tseslint.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
@@ -17,6 +45,19 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
       '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'separate-type-imports' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      // Async methods that implement a Promise-returning interface need no await.
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // Tests read JSON responses as `any` on purpose: the assertions are the type check.
+    files: ['test/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
     },
   },
   {
@@ -35,7 +76,7 @@ export default tseslint.config(
           ],
           patterns: [
             { group: ['../activities', '../activities/*'], allowTypeImports: true, message: 'Import activities as types only.' },
-            { group: ['../db/*', '../api/*', '../worker/*'], message: 'Workflows may import only types of activities and pure shared code (core/).' },
+            layerBoundary('workflows', ['activities']),
           ],
         },
       ],
@@ -51,4 +92,11 @@ export default tseslint.config(
       ],
     },
   },
+  // Every other layer: only the folders below it.
+  ...Object.keys(LAYERS)
+    .filter((layer) => layer !== 'workflows')
+    .map((layer) => ({
+      files: [`${layer}/**/*.ts`],
+      rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [layerBoundary(layer)] }] },
+    })),
 );

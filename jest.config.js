@@ -1,15 +1,38 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Tests in tiers, one jest project each (`jest --selectProjects unit`, or a path):
+ * - unit: pure code, no infrastructure, seconds (`npm run test:unit`);
+ * - workflows: each workflow on its own with mocked activities, through a real worker on the
+ *   run's Temporal dev server;
+ * - integration and e2e: the real stack (Postgres, Temporal, the worker; e2e through HTTP).
+ * The three stack tiers share one global setup, which jest runs once per run (and only when a
+ * test of those tiers is selected): it starts the stack, and the teardown checks the ledger,
+ * stops every process a test started and then the stack.
+ * @type {import('jest').Config}
+ */
+const shared = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {
     // Type checking runs once in `npm run typecheck`; here TypeScript is only transpiled.
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
   },
+};
+
+const onTheStack = {
+  ...shared,
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+};
+
+module.exports = {
+  projects: [
+    { ...shared, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
+    { ...onTheStack, displayName: 'workflows', roots: ['<rootDir>/test/workflows'] },
+    { ...onTheStack, displayName: 'integration', roots: ['<rootDir>/test/integration'] },
+    { ...onTheStack, displayName: 'e2e', roots: ['<rootDir>/test/e2e'] },
+  ],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  // A run-wide option: jest ignores it inside a project.
   testTimeout: 60_000,
   maxWorkers: 2,
   // The Temporal SDK keeps native handles open after tests finish (known SDK issue).

@@ -1,4 +1,3 @@
-import { ApplicationFailure } from '@temporalio/common';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CryptoCurrency, Network } from '../core/currencies';
@@ -16,9 +15,9 @@ import { Partner } from '../db/entities/partner.entity';
 import { PartnerUser } from '../db/entities/partner-user.entity';
 import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
 import { findPartnerAccount, findSystemAccount } from '../db/ledger/accounts';
-import { withBusinessFailures } from './business-failure';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
 import type { ActivityDependencies } from './dependencies';
+import { activityFailure } from './domain-error.interceptor';
 import { outgoingPaymentSteps } from './outgoing-payment.steps';
 
 
@@ -48,8 +47,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
   return {
     /** Stores the withdrawal and holds amount + fee in one transaction; re-running returns its state. */
     async reserveWithdrawal(input: CryptoWithdrawalInput): Promise<OperationState> {
-      return withBusinessFailures(() =>
-        inTransaction(async (em) => {
+      return inTransaction(async (em) => {
           await lockOperation(em, input.withdrawalId);
           const existing = await em.findOne(CryptoWithdrawal, { id: input.withdrawalId });
           if (existing) return { status: existing.status, stage: existing.stage };
@@ -89,8 +87,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
           });
           await em.flush();
           return { status: 'IN_PROGRESS', stage: 'RESERVED' };
-        }),
-      );
+        });
     },
 
     /** After a reservation whose outcome is unknown: see outgoingPaymentSteps.abandon. */
@@ -98,7 +95,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
 
     /** Builds and stores the IVMS101 data, then applies the deny list and the EUR threshold. */
     async checkTravelRule(withdrawalId: string): Promise<TravelRuleOutcome> {
-      return withBusinessFailures(() => inTransaction(async (em) => {
+      return inTransaction(async (em) => {
         const withdrawal = await load(em, withdrawalId);
         // A reset that re-runs the checks of a withdrawal already handed to the chain: the
         // coins may have left, so nothing decided before the hand-off is decided again.
@@ -122,18 +119,16 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
           deadlineMs: deps.compliance.travelRuleDeadlineMs,
           handedOff: false,
         };
-      }));
+      });
     },
 
     /** Stores who completed the travel-rule data, when, and the beneficiary data they gave. */
     async recordTravelRuleCompletion(withdrawalId: string, completion: TravelRuleCompletion): Promise<void> {
-      await withBusinessFailures(() =>
-        inTransaction(async (em) => {
+      await inTransaction(async (em) => {
           const withdrawal = await load(em, withdrawalId);
           withdrawal.travelRule = { ...(withdrawal.travelRule ?? {}), completion: { ...completion, completedAt: deps.clock.now().toISOString() } };
           await em.flush();
-        }),
-      );
+        });
     },
 
     async setWithdrawalProgress(withdrawalId: string, progress: { status: OperationStatus; stage: CryptoWithdrawalStage }): Promise<void> {
@@ -187,9 +182,9 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       const state = await deps.chain.confirmationState(input);
       if (state === 'CONFIRMED') return;
       if (state === 'FAILED') {
-        throw ApplicationFailure.create({ type: 'transaction-failed', message: `transaction ${input.transactionHash} failed on chain`, nonRetryable: true });
+        throw activityFailure('transaction-failed', `transaction ${input.transactionHash} failed on chain`);
       }
-      throw ApplicationFailure.create({ type: 'not-confirmed-yet', message: `transaction ${input.transactionHash} not confirmed yet` });
+      throw activityFailure('not-confirmed-yet', `transaction ${input.transactionHash} not confirmed yet`);
     },
 
     settleWithdrawal: (withdrawalId: string): Promise<void> => payments.settle(withdrawalId),

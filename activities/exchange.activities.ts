@@ -11,7 +11,6 @@ import type { TombstoneOutcome } from '../db/ledger/ledger';
 import type { PostingInput } from '../db/ledger/ledger';
 import { findPartnerAccount, findSystemAccount } from '../db/ledger/accounts';
 import type { ExchangeInput } from '../contracts';
-import { withBusinessFailures } from './business-failure';
 import type { ActivityDependencies } from './dependencies';
 
 
@@ -51,16 +50,14 @@ export function createExchangeActivities(deps: ActivityDependencies) {
 
     /** Consumes the lock and moves both currencies in one transaction; re-running finds the exchange. */
     async executeExchange(input: ExchangeInput): Promise<{ exchangeId: string }> {
-      return withBusinessFailures(() =>
-        deps.orm.em.fork().transactional(async (em) => {
+      return deps.orm.em.fork().transactional(async (em) => {
           await lockOperation(em, input.exchangeId);
           const existing = await em.findOne(Exchange, { id: input.exchangeId });
           if (existing) return { exchangeId: existing.id };
           await assertNotAbandoned(em, input.exchangeId);
           await performExchange(em, input, deps.clock.now());
           return { exchangeId: input.exchangeId };
-        }),
-      );
+        });
     },
   };
 }

@@ -1,5 +1,4 @@
 import { LockMode } from '@mikro-orm/core';
-import { ApplicationFailure } from '@temporalio/common';
 import type { EntityClass, FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { assertInvariant } from '../core/errors';
@@ -8,8 +7,8 @@ import type { AbandonOutcome, OperationState, OperationStatus, ReleaseOutcome } 
 import { LedgerTransfer } from '../db/entities/ledger-transfer.entity';
 import type { LedgerTransferKind } from '../db/entities/ledger-transfer.entity';
 import { postTransfer, tombstoneTransfer, voidTransfer } from '../db/ledger/ledger';
-import { withBusinessFailures } from './business-failure';
 import type { ActivityDependencies } from './dependencies';
+import { activityFailure } from './domain-error.interceptor';
 
 /** The columns every record of money going out shares (crypto withdrawal, SEPA transfer). */
 export interface OutgoingPaymentRecord {
@@ -73,8 +72,7 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(deps:
       id: string,
       options: { stage?: string; validate?: (record: Record, em: EntityManager) => Promise<void> } = {},
     ): Promise<'MARKED' | { closed: OperationState }> {
-      return withBusinessFailures(() =>
-        inTransaction(async (em) => {
+      return inTransaction(async (em) => {
           const record = await lock(em, id);
           const closed = await closedState(em, record);
           if (closed) return { closed };
@@ -84,8 +82,7 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(deps:
           record.updatedAt = deps.clock.now();
           await em.flush();
           return 'MARKED';
-        }),
-      );
+        });
     },
 
     /** The record to hand over, once marked; `closed` when it is over (never sent then). */
@@ -176,6 +173,6 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(deps:
  * Two answers that contradict each other (settle what was released, reject what was settled):
  * no retry can fix that, so the workflow fails visibly for a person, with the money untouched.
  */
-function conflict(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: 'operation-conflict', message, nonRetryable: true });
+function conflict(message: string): Error {
+  return activityFailure('operation-conflict', message);
 }

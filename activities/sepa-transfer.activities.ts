@@ -1,4 +1,3 @@
-import { ApplicationFailure } from '@temporalio/common';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, assertInvariant } from '../core/errors';
@@ -13,8 +12,8 @@ import { findPartnerAccount, findSystemAccount } from '../db/ledger/accounts';
 import { buildPain001 } from './adapters/bank/pain001';
 import { UnknownBankReferenceError } from './adapters/bank/bank-adapter';
 import type { BankPaymentState, SepaPayment } from './adapters/bank/bank-adapter';
-import { withBusinessFailures } from './business-failure';
 import type { ActivityDependencies } from './dependencies';
+import { activityFailure } from './domain-error.interceptor';
 import { outgoingPaymentSteps } from './outgoing-payment.steps';
 
 
@@ -31,8 +30,7 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
   return {
     /** Needs an ACTIVE eur account (else partner-not-found, per DESIGN.md); holds the amount. */
     async reserveSepaTransfer(input: SepaTransferInput): Promise<OperationState> {
-      return withBusinessFailures(() =>
-        inTransaction(async (em) => {
+      return inTransaction(async (em) => {
           await lockOperation(em, input.transferId);
           const existing = await em.findOne(SepaTransfer, { id: input.transferId });
           if (existing) return { status: existing.status, stage: existing.stage };
@@ -68,8 +66,7 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
           });
           await em.flush();
           return { status: 'IN_PROGRESS', stage: 'RESERVED' };
-        }),
-      );
+        });
     },
 
     /** After a reservation whose outcome is unknown: see outgoingPaymentSteps.abandon. */
@@ -90,7 +87,7 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
     async submitSepaTransfer(transferId: string): Promise<{ bankReference: string } | { closed: OperationState }> {
       const open = await payments.recordToHandOver(transferId);
       if ('closed' in open) return open;
-      const { payment, xml } = await withBusinessFailures(() => inTransaction((em) => paymentMessageOf(em, open.record)));
+      const { payment, xml } = await inTransaction((em) => paymentMessageOf(em, open.record));
       const { bankReference } = await deps.bank.submit(payment, xml);
       await inTransaction(async (tx) => {
         const stored = await tx.findOne(SepaTransfer, { id: transferId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
@@ -111,12 +108,12 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
         answer = await deps.bank.paymentState(bankReference);
       } catch (error) {
         if (error instanceof UnknownBankReferenceError) {
-          throw ApplicationFailure.create({ type: 'unknown-bank-reference', message: error.message, nonRetryable: true });
+          throw activityFailure('unknown-bank-reference', error.message);
         }
         throw error;
       }
       if (answer.state === 'PENDING') {
-        throw ApplicationFailure.create({ type: 'bank-answer-pending', message: `no answer yet for ${bankReference}` });
+        throw activityFailure('bank-answer-pending', `no answer yet for ${bankReference}`);
       }
       return answer;
     },

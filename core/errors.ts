@@ -1,34 +1,71 @@
 /**
- * The one error model of the service. Domain code throws DomainError with a kind; the API maps
- * kinds to HTTP statuses and error codes in one place (api/errors/error-mapping.ts), and
- * activities turn them into non-retryable Temporal failures whose type is the kind.
+ * The one error model of the service: a catalogue of kinds, and one DomainError that carries a
+ * kind. Everything else derives from the catalogue: which failures end an operation as a refusal
+ * (workflows/activity-options.ts), which no retry can fix, and, in api/http/, how each looks over
+ * HTTP. HTTP-only kinds (unauthorized, payload-too-large, …) live in api/http/http-error.ts.
  */
-export const DOMAIN_ERROR_KINDS = [
-  'invalid-request',
-  'unauthorized',
-  'invalid-month-or-year',
-  'not-found',
-  'idempotency-conflict',
-  'invalid-currency',
-  'invalid-user',
-  'payload-too-large',
-  'partner-not-found',
-  'withdrawal-not-found',
-  'too-many-requests',
-  'invalid-exchange-lock',
-  'insufficient-funds',
-  'invalid-date',
-  'internal-error',
-  'service-unavailable',
-  /** Given up before anything was held; a tombstone guarantees nothing ever will be. Safe to retry. */
-  'operation-abandoned',
-] as const;
+interface DomainErrorFlags {
+  /**
+   * A partner-facing refusal of an operation (insufficient funds, an expired lock, …): a normal
+   * outcome, so its workflow completes UNSUCCESSFUL instead of failing.
+   */
+  readonly refusal: boolean;
+}
 
-export type DomainErrorKind = (typeof DOMAIN_ERROR_KINDS)[number];
+export const DOMAIN_ERRORS = {
+  'invalid-request': { refusal: true },
+  'invalid-currency': { refusal: true },
+  'invalid-user': { refusal: true },
+  'partner-not-found': { refusal: true },
+  'invalid-exchange-lock': { refusal: true },
+  'insufficient-funds': { refusal: true },
+  /** Given up on before anything was held; a tombstone guarantees nothing ever will be. Safe to retry. */
+  'operation-abandoned': { refusal: true },
+  'invalid-month-or-year': { refusal: false },
+  'invalid-date': { refusal: false },
+  'withdrawal-not-found': { refusal: false },
+  'not-found': { refusal: false },
+  'idempotency-conflict': { refusal: false },
+  /** A backing service (Postgres, Temporal) cannot be reached: retry later. */
+  'service-unavailable': { refusal: false },
+} as const satisfies Record<string, DomainErrorFlags>;
+
+export type DomainErrorKind = keyof typeof DOMAIN_ERRORS;
+
+export const DOMAIN_ERROR_KINDS = Object.keys(DOMAIN_ERRORS) as DomainErrorKind[];
 
 export function isDomainErrorKind(value: unknown): value is DomainErrorKind {
-  return typeof value === 'string' && (DOMAIN_ERROR_KINDS as readonly string[]).includes(value);
+  return typeof value === 'string' && Object.hasOwn(DOMAIN_ERRORS, value);
 }
+
+/** The kinds that end an operation as a refusal, not a failure. */
+export const REFUSAL_KINDS: readonly DomainErrorKind[] = DOMAIN_ERROR_KINDS.filter((kind) => DOMAIN_ERRORS[kind].refusal);
+
+/**
+ * What activities report that is not a domain error: answers from the chain or the bank, and
+ * states no retry can reconcile. `definite` answers say for certain that money did not leave.
+ */
+export const ACTIVITY_FAILURES = {
+  'broadcast-rejected': { retryable: false, definite: true },
+  'transaction-failed': { retryable: false, definite: true },
+  'unknown-bank-reference': { retryable: false, definite: false },
+  'operation-conflict': { retryable: false, definite: false },
+  'not-confirmed-yet': { retryable: true, definite: false },
+  'bank-answer-pending': { retryable: true, definite: false },
+} as const satisfies Record<string, { retryable: boolean; definite: boolean }>;
+
+export type ActivityFailureType = keyof typeof ACTIVITY_FAILURES;
+
+/** Failure types no retry can change: every domain kind, and the final activity failures. */
+export const NON_RETRYABLE_TYPES: readonly string[] = [
+  ...DOMAIN_ERROR_KINDS,
+  ...(Object.keys(ACTIVITY_FAILURES) as ActivityFailureType[]).filter((type) => !ACTIVITY_FAILURES[type].retryable),
+];
+
+/** The chain's or bank's definite answers that the money did not leave. */
+export const DEFINITE_FAILURE_TYPES: readonly string[] = (Object.keys(ACTIVITY_FAILURES) as ActivityFailureType[]).filter(
+  (type) => ACTIVITY_FAILURES[type].definite,
+);
 
 export class DomainError extends Error {
   override readonly name = 'DomainError';

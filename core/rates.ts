@@ -22,7 +22,7 @@ export function parseRateTable(jsonText: string | undefined): EurRates {
   if (!jsonText) return DEFAULT_EUR_RATES;
   // Parsed losslessly: a rate written as a JSON number keeps every digit it was given.
   const parsed: unknown = parse(jsonText, undefined, (digits) => digits);
-  if (typeof parsed !== 'object' || parsed === null) throw new Error('EXCHANGE_RATES_JSON must be an object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('EXCHANGE_RATES_JSON must be an object');
   const rates: Record<string, string> = { ...DEFAULT_EUR_RATES };
   for (const [currency, rate] of Object.entries(parsed)) {
     if (!(CURRENCIES as readonly string[]).includes(currency)) throw new Error(`unknown currency in rates: ${currency}`);

@@ -1,39 +1,53 @@
 import path from 'node:path';
+import { z } from 'zod';
 import type { EurRates } from './rates';
 import { parseRateTable } from './rates';
 
 /**
- * Every setting of the service, read once from the environment (README lists them). Pure: the
- * caller passes the environment, so tests can build settings without touching process.env.
+ * Every setting of the service: one zod schema over the environment (README lists the
+ * variables), validated as a whole at start-up, so a bad value stops the process with a message
+ * that names its variable instead of failing a withdrawal later. Pure: the caller passes the
+ * environment, so tests build settings without touching process.env. An empty variable counts
+ * as unset.
+ *
+ * What production reads (`npm run api`, `npm run worker`) is at the top level; what only the
+ * local machine uses (the embedded Postgres, the Temporal dev server and its UI, the data folder,
+ * the simulated chain and bank) is kept apart in `development`.
  */
 export interface Settings {
   port: number;
-  dataDir: string;
   databaseUrl: string | undefined;
   databaseReadUrl: string | undefined;
-  embeddedPostgresPort: number;
   temporalAddress: string | undefined;
   temporalNamespace: string;
   temporalTaskQueue: string;
   /** How long a POST waits for its workflow's answer before 503 (the operation goes on). */
   operationResponseTimeoutMs: number;
-  temporalCliPath: string | undefined;
-  temporalPort: number;
-  temporalUiPort: number;
   eurRates: EurRates;
   defaultFeePercentage: string;
   maxBodyBytes: number;
   /** Per partner and API process; 0 turns rate limiting off. */
   rateLimitPerSecond: number;
   rateLimitBurst: number;
-  logLevel: 'debug' | 'info' | 'warn' | 'error';
-  /** Simulated chain: time from broadcast to confirmation. */
-  chainConfirmationDelayMs: number;
+  logLevel: LogLevel;
   /** How long a withdrawal waits in IN_PROGRESS_TR_DATA before it fails and releases funds. */
   travelRuleDeadlineMs: number;
   travelRuleThresholdEur: string;
   /** Destination addresses refused before broadcast (compared without regard to case). */
   denyListedAddresses: readonly string[];
+  development: DevelopmentSettings;
+}
+
+/** The local machine's infrastructure and the simulated adapters' knobs; production configures real ones. */
+export interface DevelopmentSettings {
+  /** Embedded Postgres files, the dev server's database and log, the demo key, the simulated bank's outbox. */
+  dataDir: string;
+  embeddedPostgresPort: number;
+  temporalCliPath: string | undefined;
+  temporalPort: number;
+  temporalUiPort: number;
+  /** Simulated chain: time from broadcast to confirmation. */
+  chainConfirmationDelayMs: number;
   /** Simulated bank: time from submission to its answer. */
   bankSettlementDelayMs: number;
   bankOutboxDir: string;
@@ -41,55 +55,198 @@ export interface Settings {
   bankRejectIbans: readonly string[];
 }
 
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 type Environment = Readonly<Record<string, string | undefined>>;
 
-function integer(env: Environment, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return Number(raw);
-}
+/** The longest delay a Node timer honours (about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
 
-function list(env: Environment, name: string): string[] {
-  return (text(env, name) ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
-}
+// ── One schema per kind of value; each message reads after the variable's name. ──
 
-function text(env: Environment, name: string): string | undefined {
-  const raw = env[name];
-  return raw === undefined || raw === '' ? undefined : raw;
+/** An empty variable is an unset one, so `FOO= npm start` keeps the default. */
+const variable = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema);
+
+const integer = (fallback: number, { min = 0, max = Number.MAX_SAFE_INTEGER, what = 'a whole number' } = {}) => {
+  const rule = `must be ${what} from ${min} to ${max}`;
+  return variable(
+    z
+      .string()
+      .regex(/^\d{1,16}$/, rule)
+      .transform(Number)
+      .refine((value) => value >= min && value <= max, rule)
+      .default(fallback),
+  );
+};
+
+const port = (fallback: number) => integer(fallback, { min: 1, max: 65_535, what: 'a port number' });
+const milliseconds = (fallback: number, { min = 0, max = MAX_TIMER_MS } = {}) => integer(fallback, { min, max, what: 'a whole number of milliseconds' });
+
+/** Digits with an optional fraction: no sign, exponent, separators or spaces (amounts are exact). */
+const PLAIN_DECIMAL = /^\d{1,18}(\.\d{1,18})?$/;
+
+const decimal = (fallback: string, example: string) =>
+  variable(z.string().regex(PLAIN_DECIMAL, `must be a plain decimal such as ${example}`).default(fallback));
+
+/** From 0 to below 100, at most 4 decimals: what the partner's fee column holds. */
+const percentage = (fallback: string) =>
+  variable(z.string().regex(/^\d{1,2}(\.\d{1,4})?$/, 'must be a plain decimal from 0 to below 100 with at most 4 decimals, such as 1 or 0.25').default(fallback));
+
+/** A name Temporal or a URL carries as is: no spaces or control characters. */
+const name = (fallback: string) => variable(z.string().regex(/^[^\s\p{Cc}]{1,255}$/u, 'must be a name without spaces').default(fallback));
+
+const optionalText = () => variable(z.string().optional());
+
+const postgresUrl = () =>
+  variable(
+    z
+      .string()
+      .refine((value) => {
+        try {
+          return ['postgres:', 'postgresql:'].includes(new URL(value).protocol);
+        } catch {
+          return false;
+        }
+      }, 'must be a postgres:// or postgresql:// URL')
+      .optional(),
+  );
+
+/** host:port, the host a name, an IPv4 address or a bracketed IPv6 address. */
+const hostAndPort = () =>
+  variable(
+    z
+      .string()
+      .refine((value) => {
+        const match = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
+        return match !== null && Number(match[1]) >= 1 && Number(match[1]) <= 65_535;
+      }, 'must be host:port, such as temporal:7233')
+      .optional(),
+  );
+
+/** Comma-separated; blanks around items and empty items are dropped. */
+const list = () =>
+  variable(
+    z
+      .string()
+      .default('')
+      .transform((value) =>
+        value
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean),
+      ),
+  );
+
+const rateTable = () =>
+  variable(
+    z
+      .string()
+      .optional()
+      .transform((value, context) => {
+        try {
+          return parseRateTable(value);
+        } catch (error) {
+          context.addIssue({ code: 'custom', message: `is not a valid rate table (${error instanceof Error ? error.message : String(error)})` });
+          return z.NEVER;
+        }
+      }),
+  );
+
+const logLevel = () =>
+  variable(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'));
+
+/** What production reads. Keys are the variables' names: an issue's path names its variable. */
+const productionSchema = z.object({
+  PORT: port(3000),
+  DATABASE_URL: postgresUrl(),
+  DATABASE_READ_URL: postgresUrl(),
+  TEMPORAL_ADDRESS: hostAndPort(),
+  TEMPORAL_NAMESPACE: name('default'),
+  TEMPORAL_TASK_QUEUE: name('partner-payments'),
+  OPERATION_RESPONSE_TIMEOUT_MS: milliseconds(30_000, { min: 1 }),
+  EXCHANGE_RATES_JSON: rateTable(),
+  DEFAULT_FEE_PERCENTAGE: percentage('1'),
+  MAX_BODY_BYTES: integer(64 * 1024, { min: 1, max: 100 * 1024 * 1024, what: 'a number of bytes' }),
+  RATE_LIMIT_PER_SECOND: integer(50, { max: 1_000_000 }),
+  RATE_LIMIT_BURST: integer(200, { max: 1_000_000 }),
+  LOG_LEVEL: logLevel(),
+  // A Temporal timer, not a Node one: days or weeks are fine.
+  TRAVEL_RULE_DEADLINE_MS: milliseconds(24 * 60 * 60 * 1000, { min: 1, max: Number.MAX_SAFE_INTEGER }),
+  TRAVEL_RULE_THRESHOLD_EUR: decimal('1000', '1000'),
+  DENY_LIST_ADDRESSES: list(),
+});
+
+/** What only the local machine uses. */
+const developmentSchema = z.object({
+  DATA_DIR: variable(z.string().default('.data')),
+  EMBEDDED_POSTGRES_PORT: port(54320),
+  TEMPORAL_CLI_PATH: optionalText(),
+  TEMPORAL_PORT: port(7233),
+  TEMPORAL_UI_PORT: port(8233),
+  CHAIN_CONFIRMATION_DELAY_MS: milliseconds(5_000),
+  BANK_SETTLEMENT_DELAY_MS: milliseconds(5_000),
+  BANK_OUTBOX_DIR: optionalText(),
+  SIMULATED_BANK_REJECT_IBANS: list(),
+});
+
+/** Every variable the service reads, for documentation and tests. */
+export const SETTING_VARIABLES = [...Object.keys(productionSchema.shape), ...Object.keys(developmentSchema.shape)];
+
+/** Thrown when the environment does not hold valid settings; one line per bad variable. */
+export class InvalidSettingsError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid settings:\n  ${problems.join('\n  ')}`);
+    this.name = 'InvalidSettingsError';
+  }
 }
 
 export function loadSettings(env: Environment, projectRoot: string): Settings {
-  const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
-  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`LOG_LEVEL must be debug|info|warn|error`);
+  const production = productionSchema.safeParse(env);
+  const development = developmentSchema.safeParse(env);
+  const problems = [production, development].flatMap((result) => (result.success ? [] : result.error.issues.map((issue) => describe(issue, env))));
+  if (!production.success || !development.success) throw new InvalidSettingsError(problems);
+  const p = production.data;
+  const d = development.data;
+  const dataDir = path.resolve(projectRoot, d.DATA_DIR);
   return {
-    port: integer(env, 'PORT', 3000),
-    dataDir: path.resolve(projectRoot, text(env, 'DATA_DIR') ?? '.data'),
-    databaseUrl: text(env, 'DATABASE_URL'),
-    databaseReadUrl: text(env, 'DATABASE_READ_URL'),
-    embeddedPostgresPort: integer(env, 'EMBEDDED_POSTGRES_PORT', 54320),
-    temporalAddress: text(env, 'TEMPORAL_ADDRESS'),
-    temporalNamespace: text(env, 'TEMPORAL_NAMESPACE') ?? 'default',
-    temporalTaskQueue: text(env, 'TEMPORAL_TASK_QUEUE') ?? 'partner-payments',
-    operationResponseTimeoutMs: integer(env, 'OPERATION_RESPONSE_TIMEOUT_MS', 30_000),
-    temporalCliPath: text(env, 'TEMPORAL_CLI_PATH'),
-    temporalPort: integer(env, 'TEMPORAL_PORT', 7233),
-    temporalUiPort: integer(env, 'TEMPORAL_UI_PORT', 8233),
-    eurRates: parseRateTable(text(env, 'EXCHANGE_RATES_JSON')),
-    defaultFeePercentage: text(env, 'DEFAULT_FEE_PERCENTAGE') ?? '1',
-    maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 64 * 1024),
-    rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_SECOND', 50),
-    rateLimitBurst: integer(env, 'RATE_LIMIT_BURST', 200),
-    logLevel: logLevel as Settings['logLevel'],
-    chainConfirmationDelayMs: integer(env, 'CHAIN_CONFIRMATION_DELAY_MS', 5_000),
-    travelRuleDeadlineMs: integer(env, 'TRAVEL_RULE_DEADLINE_MS', 24 * 60 * 60 * 1000),
-    travelRuleThresholdEur: text(env, 'TRAVEL_RULE_THRESHOLD_EUR') ?? '1000',
-    denyListedAddresses: list(env, 'DENY_LIST_ADDRESSES'),
-    bankSettlementDelayMs: integer(env, 'BANK_SETTLEMENT_DELAY_MS', 5_000),
-    bankOutboxDir: path.resolve(projectRoot, text(env, 'BANK_OUTBOX_DIR') ?? path.join(text(env, 'DATA_DIR') ?? '.data', 'bank-outbox')),
-    bankRejectIbans: list(env, 'SIMULATED_BANK_REJECT_IBANS'),
+    port: p.PORT,
+    databaseUrl: p.DATABASE_URL,
+    databaseReadUrl: p.DATABASE_READ_URL,
+    temporalAddress: p.TEMPORAL_ADDRESS,
+    temporalNamespace: p.TEMPORAL_NAMESPACE,
+    temporalTaskQueue: p.TEMPORAL_TASK_QUEUE,
+    operationResponseTimeoutMs: p.OPERATION_RESPONSE_TIMEOUT_MS,
+    eurRates: p.EXCHANGE_RATES_JSON,
+    defaultFeePercentage: p.DEFAULT_FEE_PERCENTAGE,
+    maxBodyBytes: p.MAX_BODY_BYTES,
+    rateLimitPerSecond: p.RATE_LIMIT_PER_SECOND,
+    rateLimitBurst: p.RATE_LIMIT_BURST,
+    logLevel: p.LOG_LEVEL,
+    travelRuleDeadlineMs: p.TRAVEL_RULE_DEADLINE_MS,
+    travelRuleThresholdEur: p.TRAVEL_RULE_THRESHOLD_EUR,
+    denyListedAddresses: p.DENY_LIST_ADDRESSES,
+    development: {
+      dataDir,
+      embeddedPostgresPort: d.EMBEDDED_POSTGRES_PORT,
+      temporalCliPath: d.TEMPORAL_CLI_PATH,
+      temporalPort: d.TEMPORAL_PORT,
+      temporalUiPort: d.TEMPORAL_UI_PORT,
+      chainConfirmationDelayMs: d.CHAIN_CONFIRMATION_DELAY_MS,
+      bankSettlementDelayMs: d.BANK_SETTLEMENT_DELAY_MS,
+      bankOutboxDir: d.BANK_OUTBOX_DIR ? path.resolve(projectRoot, d.BANK_OUTBOX_DIR) : path.join(dataDir, 'bank-outbox'),
+      bankRejectIbans: d.SIMULATED_BANK_REJECT_IBANS,
+    },
   };
+}
+
+/** Values never repeated in a message: they may carry a password. */
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'DATABASE_READ_URL']);
+
+/** "PORT must be a port number from 1 to 65535, got "eighty"": the variable, the rule, the value. */
+function describe(issue: z.ZodError['issues'][number], env: Environment): string {
+  const variableName = String(issue.path[0] ?? 'environment');
+  const raw = env[variableName];
+  const shown = raw === undefined || SECRET_VARIABLES.has(variableName) ? '' : `, got ${JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw)}`;
+  return `${variableName} ${issue.message}${shown}`;
 }

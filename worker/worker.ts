@@ -3,13 +3,14 @@ import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import pg from 'pg';
 import { createActivities } from '../activities';
+import { DomainErrorInterceptor } from '../activities/domain-error.interceptor';
 import type { Activities } from '../activities';
 import type { Clock } from '../activities/dependencies';
 import { SimulatedBankAdapter } from '../activities/adapters/bank/simulated-bank.adapter';
 import { SimulatedChainAdapter } from '../activities/adapters/chain/simulated-chain.adapter';
 import { systemClock } from '../core/clock';
 import type { Logger } from '../core/logger';
-import type { Settings } from '../core/settings';
+import type { DevelopmentSettings, Settings } from '../core/settings';
 import { openOrm } from '../db/orm';
 
 export interface WorkerOptions {
@@ -18,23 +19,18 @@ export interface WorkerOptions {
   namespace: string;
   taskQueue: string;
   log: Logger;
-  /** Adapter and compliance settings (delays, deny list, outbox folder). */
-  settings: Pick<
-    Settings,
-    | 'chainConfirmationDelayMs'
-    | 'travelRuleDeadlineMs'
-    | 'travelRuleThresholdEur'
-    | 'denyListedAddresses'
-    | 'bankSettlementDelayMs'
-    | 'bankOutboxDir'
-    | 'bankRejectIbans'
-  >;
+  /** Compliance settings (deadline, threshold, deny list) and the simulated adapters' knobs. */
+  settings: WorkerSettings;
   clock?: Clock;
   /** A prebuilt workflow bundle (tests build one per run); otherwise workflows are bundled at start. */
   workflowBundlePath?: string;
   /** Decorates the activities (tests delay or observe a step); the real ones run inside. */
   wrapActivities?: (activities: Activities) => Activities;
 }
+
+export type WorkerSettings = Pick<Settings, 'travelRuleDeadlineMs' | 'travelRuleThresholdEur' | 'denyListedAddresses'> & {
+  development: Pick<DevelopmentSettings, 'chainConfirmationDelayMs' | 'bankSettlementDelayMs' | 'bankOutboxDir' | 'bankRejectIbans'>;
+};
 
 export interface RunningWorker {
   /** Resolves when the worker has stopped polling and finished its in-flight tasks. */
@@ -59,6 +55,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
+    // One place turns every activity's domain errors into typed, non-retryable failures.
+    interceptors: { activity: [() => ({ inbound: new DomainErrorInterceptor() })] },
     ...(options.workflowBundlePath
       ? { workflowBundle: { codePath: options.workflowBundlePath } }
       : { workflowsPath: workflowsPath() }),
@@ -68,11 +66,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       clock: options.clock ?? systemClock,
       log: options.log,
       // The default adapters are simulations; real ones implement the same interfaces.
-      chain: new SimulatedChainAdapter({ confirmationDelayMs: options.settings.chainConfirmationDelayMs }),
+      chain: new SimulatedChainAdapter({ confirmationDelayMs: options.settings.development.chainConfirmationDelayMs }),
       bank: new SimulatedBankAdapter({
-        outboxDir: options.settings.bankOutboxDir,
-        settlementDelayMs: options.settings.bankSettlementDelayMs,
-        rejectCreditorIbans: options.settings.bankRejectIbans,
+        outboxDir: options.settings.development.bankOutboxDir,
+        settlementDelayMs: options.settings.development.bankSettlementDelayMs,
+        rejectCreditorIbans: options.settings.development.bankRejectIbans,
       }),
       compliance: {
         travelRuleThresholdEur: options.settings.travelRuleThresholdEur,

@@ -1,20 +1,14 @@
 import type { ActivityOptions } from '@temporalio/workflow';
+import { NON_RETRYABLE_TYPES, REFUSAL_KINDS } from '../core/errors';
 
-/** The error kinds that no retry can fix; listed so Temporal stops at once even if a flag is lost. */
-export const BUSINESS_ERROR_TYPES = [
-  'invalid-request',
-  'invalid-exchange-lock',
-  'insufficient-funds',
-  'invalid-currency',
-  'invalid-user',
-  'partner-not-found',
-  'operation-abandoned',
-];
+/** Refusals end an operation as a result (UNSUCCESSFUL), not as a failure: see core/errors.ts. */
+export const BUSINESS_ERROR_TYPES: readonly string[] = REFUSAL_KINDS;
 
 /** Definite answers from outside: the money did not leave, so the reservation may be released. */
-export const DEFINITE_FAILURE_TYPES = ['broadcast-rejected', 'transaction-failed'];
+export { DEFINITE_FAILURE_TYPES } from '../core/errors';
 
-const NOT_RETRYABLE = [...BUSINESS_ERROR_TYPES, ...DEFINITE_FAILURE_TYPES, 'unknown-bank-reference'];
+/** Listed on every retry policy too, so Temporal stops at once even if a failure's flag is lost. */
+const NOT_RETRYABLE = [...NON_RETRYABLE_TYPES];
 
 /**
  * Steps a caller waits on (reservation, exchange): retried with backoff for transient faults

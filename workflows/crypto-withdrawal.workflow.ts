@@ -4,6 +4,7 @@ import type { CryptoWithdrawalInput, OperationProgress } from '../contracts';
 import { BOUNDED_DATABASE_STEP, DURABLE_DATABASE_STEP, EXTERNAL_CALL, POLL_UNTIL_FINAL } from './activity-options';
 import { OperationTracker } from './operation-tracker';
 import { runOutgoingPayment } from './outgoing-payment';
+import type { CheckOutcome } from './outgoing-payment';
 import { TravelRuleInbox } from './travel-rule-inbox';
 
 const reserving = proxyActivities<Activities>(BOUNDED_DATABASE_STEP);
@@ -54,19 +55,19 @@ export async function cryptoWithdrawalWorkflow(input: CryptoWithdrawalInput): Pr
   });
 
   /** The deny list, and above the EUR threshold to a non-custodial wallet, the completed data. */
-  async function checkTravelRule(): Promise<string | 'HANDED_OFF' | undefined> {
+  async function checkTravelRule(): Promise<CheckOutcome> {
     const outcome = await durable.checkTravelRule(id);
     if (outcome.handedOff) return 'HANDED_OFF';
-    if (outcome.deniedReason) return outcome.deniedReason;
-    if (!outcome.requiresCompletion) return undefined;
+    if (outcome.deniedReason) return { failed: outcome.deniedReason };
+    if (!outcome.requiresCompletion) return 'PASSED';
     await durable.setWithdrawalProgress(id, { status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
     tracker.report({ status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
     const completion = await travelRule.await(outcome.deadlineMs);
-    if (!completion) return 'travel-rule data was not completed before the deadline';
+    if (!completion) return { failed: 'travel-rule data was not completed before the deadline' };
     await durable.recordTravelRuleCompletion(id, completion);
     await durable.setWithdrawalProgress(id, { status: 'IN_PROGRESS', stage: 'TRAVEL_RULE_CLEARED' });
     tracker.report({ status: 'IN_PROGRESS', stage: 'TRAVEL_RULE_CLEARED' });
     travelRule.recorded();
-    return undefined;
+    return 'PASSED';
   }
 }

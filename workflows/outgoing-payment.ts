@@ -9,8 +9,8 @@ export type ExternalAnswer = { state: 'SETTLED' } | { state: 'REJECTED'; reason:
 
 /** The steps of one kind of outgoing payment (crypto withdrawal, SEPA transfer). */
 export interface OutgoingPayment<Reference> {
-  /** Checks before the hand-off; a reason to fail, 'HANDED_OFF' when a re-run finds them over. */
-  checks(): Promise<string | 'HANDED_OFF' | undefined>;
+  /** Checks before the hand-off; HANDED_OFF when a re-run (after a Reset) finds them over. */
+  checks(): Promise<CheckOutcome>;
   /**
    * Records the hand-off (after validating what will be sent) while still cancellable; from its
    * commit on, the money may leave. `closed` when the operation turned out to be over.
@@ -29,6 +29,8 @@ export interface OutgoingPayment<Reference> {
 }
 
 type ClosedState = { status: OperationProgress['status']; stage: string };
+
+export type CheckOutcome = 'PASSED' | 'HANDED_OFF' | { failed: string };
 
 const CANCELLED_BEFORE_HAND_OFF = 'cancelled by an operator before the money was handed off';
 
@@ -55,7 +57,7 @@ export async function runOutgoingPayment<Reference>(tracker: OperationTracker, p
   let marked: 'MARKED' | { closed: ClosedState } | undefined;
   try {
     const checked = await payment.checks();
-    if (checked !== undefined && checked !== 'HANDED_OFF') failure = { reason: checked, stage: 'FAILED' };
+    if (typeof checked === 'object') failure = { reason: checked.failed, stage: 'FAILED' };
     else if (!cancelRequested) marked = await payment.markHandOff();
     if (cancelRequested) failure = { reason: CANCELLED_BEFORE_HAND_OFF, stage: 'CANCELLED' };
   } catch (error) {

@@ -25,7 +25,8 @@ export async function sepaTransferWorkflow(input: SepaTransferInput): Promise<Op
   if (!open) return tracker.finish();
 
   return runOutgoingPayment(tracker, {
-    checks: async () => undefined,
+    // Nothing to check before the pain.001 validation that marking the hand-off does.
+    checks: () => Promise.resolve('PASSED'),
     // Validates the payment against pain.001 before recording the hand-off.
     markHandOff: () => durable.markSepaHandOff(id),
     release: (reason, stage) => durable.releaseSepaTransfer(id, reason, stage),

@@ -1,14 +1,18 @@
 import type { DomainErrorKind } from '../../core/errors';
+import type { HttpErrorKind } from './http-error';
+
+/** Every kind an API response can carry: the domain's and HTTP's own. */
+export type ApiErrorKind = DomainErrorKind | HttpErrorKind;
 
 /** The only place that knows how a domain error looks over HTTP. */
-export interface HttpError {
+export interface HttpErrorShape {
   status: number;
   errorCode: string;
   /** Absent for P403, whose body carries only errorCode and errorMessage (spec). */
   errorName: string | undefined;
 }
 
-export const HTTP_ERRORS: Readonly<Record<DomainErrorKind, HttpError>> = {
+export const HTTP_ERRORS: Readonly<Record<ApiErrorKind, HttpErrorShape>> = {
   'invalid-request': { status: 400, errorCode: 'P400', errorName: 'invalid-request' },
   unauthorized: { status: 401, errorCode: 'P401', errorName: 'unauthorized' },
   'invalid-month-or-year': { status: 400, errorCode: 'P403', errorName: undefined },
@@ -34,7 +38,7 @@ export interface ErrorBody {
   errorMessage?: string;
 }
 
-export function errorBody(kind: DomainErrorKind, message: string | undefined): ErrorBody {
+export function errorBody(kind: ApiErrorKind, message: string | undefined): ErrorBody {
   const { errorCode, errorName } = HTTP_ERRORS[kind];
   return {
     errorCode,

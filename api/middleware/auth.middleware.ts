@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import type { ApiState } from '../state';
 import type pg from 'pg';
 import { hashApiKey } from '../../core/api-keys';
-import { DomainError } from '../../core/errors';
+import { HttpError } from '../http/http-error';
 import { findPartnerIdByKeyHash } from '../../db/queries/api-key.queries';
 
 const BEARER = /^Bearer\s+(\S+)$/i;
@@ -11,10 +11,10 @@ const BEARER = /^Bearer\s+(\S+)$/i;
 export function authMiddleware(readPool: pg.Pool): Middleware<ApiState> {
   return async (ctx, next) => {
     const match = BEARER.exec(ctx.get('authorization'));
-    if (!match?.[1]) throw new DomainError('unauthorized', 'send Authorization: Bearer <API key>');
+    if (!match?.[1]) throw new HttpError('unauthorized', 'send Authorization: Bearer <API key>');
     const partnerId = await findPartnerIdByKeyHash(readPool, hashApiKey(match[1]));
-    if (!partnerId) throw new DomainError('unauthorized', 'unknown or revoked API key');
+    if (!partnerId) throw new HttpError('unauthorized', 'unknown or revoked API key');
     ctx.state.partnerId = partnerId;
-    return next();
+    await next();
   };
 }

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { ApiState } from '../state';
 import { DomainError } from '../../core/errors';
+import { HttpError } from '../http/http-error';
 import { parseExactJson } from '../http/exact-json';
 
 /**
@@ -9,7 +10,10 @@ import { parseExactJson } from '../http/exact-json';
  */
 export function bodyMiddleware(maxBodyBytes: number): Middleware<ApiState> {
   return async (ctx, next) => {
-    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE') return next();
+    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE') {
+      await next();
+      return;
+    }
     const declaredLength = Number(ctx.get('content-length') || '0');
     if (declaredLength > maxBodyBytes) throw tooLarge(maxBodyBytes);
     const text = await readBody(ctx.req, maxBodyBytes);
@@ -22,12 +26,12 @@ export function bodyMiddleware(maxBodyBytes: number): Middleware<ApiState> {
     } catch (error) {
       throw new DomainError('invalid-request', `malformed JSON: ${error instanceof Error ? error.message : String(error)}`);
     }
-    return next();
+    await next();
   };
 }
 
-function tooLarge(maxBodyBytes: number): DomainError {
-  return new DomainError('payload-too-large', `the request body exceeds ${maxBodyBytes} bytes`);
+function tooLarge(maxBodyBytes: number): HttpError {
+  return new HttpError('payload-too-large', `the request body exceeds ${maxBodyBytes} bytes`);
 }
 
 async function readBody(stream: NodeJS.ReadableStream, maxBodyBytes: number): Promise<string> {

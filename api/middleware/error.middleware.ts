@@ -1,8 +1,9 @@
 import type { Middleware } from 'koa';
 import { DomainError } from '../../core/errors';
-import type { DomainErrorKind } from '../../core/errors';
 import type { Logger } from '../../core/logger';
 import { HTTP_ERRORS, errorBody } from '../http/error-mapping';
+import type { ApiErrorKind } from '../http/error-mapping';
+import { HttpError } from '../http/http-error';
 import { respondJson } from '../http/respond';
 
 /** Connection failures of Postgres or Temporal: the request may be retried later (503). */
@@ -24,9 +25,9 @@ export function errorMiddleware(log: Logger): Middleware {
         throw new DomainError('not-found', `no route ${ctx.method} ${ctx.path}`);
       }
     } catch (error) {
-      let kind: DomainErrorKind;
+      let kind: ApiErrorKind;
       let message: string | undefined;
-      if (error instanceof DomainError) {
+      if (error instanceof DomainError || error instanceof HttpError) {
         kind = error.kind;
         message = error.detail;
       } else if (isUnavailable(error)) {

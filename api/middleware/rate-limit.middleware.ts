@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { ApiState } from '../state';
-import { DomainError } from '../../core/errors';
+import { HttpError } from '../http/http-error';
 import type { Clock } from '../dependencies';
 
 export interface RateLimit {
@@ -20,7 +20,10 @@ const MAX_TRACKED_PARTNERS = 10_000;
 export function rateLimitMiddleware(limit: RateLimit, clock: Clock): Middleware<ApiState> {
   const buckets = new Map<string, { tokens: number; updatedMs: number }>();
   return async (ctx, next) => {
-    if (limit.perSecond <= 0) return next();
+    if (limit.perSecond <= 0) {
+      await next();
+      return;
+    }
     const partnerId = ctx.state.partnerId;
     const nowMs = clock.now().getTime();
     const bucket = buckets.get(partnerId) ?? { tokens: limit.burst, updatedMs: nowMs };
@@ -31,9 +34,9 @@ export function rateLimitMiddleware(limit: RateLimit, clock: Clock): Middleware<
     if (buckets.size > MAX_TRACKED_PARTNERS) buckets.delete(buckets.keys().next().value as string);
     if (bucket.tokens < 1) {
       ctx.set('Retry-After', String(Math.ceil((1 - bucket.tokens) / limit.perSecond)));
-      throw new DomainError('too-many-requests', `at most ${limit.perSecond} requests per second (bursts of ${limit.burst})`);
+      throw new HttpError('too-many-requests', `at most ${limit.perSecond} requests per second (bursts of ${limit.burst})`);
     }
     bucket.tokens -= 1;
-    return next();
+    await next();
   };
 }

@@ -1,6 +1,5 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { createApp } from '../../api/app';
@@ -14,94 +13,87 @@ import { startWorker } from '../../worker/worker';
 import type { RunningWorker } from '../../worker/worker';
 import { eventually } from '../support/eventually';
 import { TEST_WORKER_SETTINGS } from '../support/test-config';
-import { createTestPartner, openTestOrm } from '../support/fixtures';
+import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { startTestApi } from '../support/http';
-import type { TestApi } from '../support/http';
 import { testStack } from '../support/stack';
+import { useTestApi } from '../support/use-test-api';
 
-let orm: MikroORM;
-let api: TestApi;
+const ctx = useTestApi({ maxBodyBytes: 1024 });
 let partner: TestPartner;
 beforeAll(async () => {
-  orm = await openTestOrm();
-  api = await startTestApi({ maxBodyBytes: 1024 });
-  partner = await createTestPartner(orm);
-});
-afterAll(async () => {
-  await api.stop();
-  await orm.close(true);
+  partner = await createTestPartner(ctx.orm);
 });
 
 describe('authentication', () => {
   it('a request without Authorization is 401 P401', async () => {
-    const response = await api.request('GET', '/v1/partner/balances');
+    const response = await ctx.api.request('GET', '/v1/partner/balances');
     expect(response.status).toBe(401);
     expect(response.json).toMatchObject({ errorCode: 'P401', errorName: 'unauthorized' });
   });
 
   it('a scheme other than Bearer is 401 P401', async () => {
-    const response = await api.request('GET', '/v1/partner/balances', { headers: { authorization: `Basic ${partner.apiKey}` } });
+    const response = await ctx.api.request('GET', '/v1/partner/balances', { headers: { authorization: `Basic ${partner.apiKey}` } });
     expect(response.status).toBe(401);
     expect(response.json.errorCode).toBe('P401');
   });
 
   it('an unknown key is 401 P401', async () => {
-    const response = await api.request('GET', '/v1/partner/balances', { apiKey: 'pk_not-a-real-key' });
+    const response = await ctx.api.request('GET', '/v1/partner/balances', { apiKey: 'pk_not-a-real-key' });
     expect(response.status).toBe(401);
     expect(response.json).toMatchObject({ errorCode: 'P401', errorMessage: 'unknown or revoked API key' });
   });
 
   it('a revoked key is 401 P401 on every endpoint', async () => {
-    const revoked = await createTestPartner(orm);
-    await orm.em.fork().transactional((em) => revokeApiKey(em, revoked.apiKeyId, new Date()));
+    const revoked = await createTestPartner(ctx.orm);
+    await ctx.orm.em.fork().transactional((em) => revokeApiKey(em, revoked.apiKeyId, new Date()));
     for (const path of [
       '/v1/partner/balances',
       '/v1/partner/get-lock',
       '/v1/partner/transaction-history/1/2026',
       '/v1/crypto-withdrawal/get-network-fee?currency=btc',
     ]) {
-      const response = await api.request('GET', path, { apiKey: revoked.apiKey });
+      const response = await ctx.api.request('GET', path, { apiKey: revoked.apiKey });
       expect(response.status).toBe(401);
       expect(response.json.errorCode).toBe('P401');
     }
     for (const path of ['/v1/partner/exchange', '/v1/partner/crypto-withdrawal', '/v1/partner/sepa-transfer', '/v1/crypto-withdrawal']) {
-      const response = await api.request('POST', path, { apiKey: revoked.apiKey, body: {} });
+      const response = await ctx.api.request('POST', path, { apiKey: revoked.apiKey, body: {} });
       expect(response.status).toBe(401);
       expect(response.json.errorCode).toBe('P401');
     }
-    const details = await api.request('GET', `/v1/crypto-withdrawal/details/${revoked.partnerId}`, { apiKey: revoked.apiKey });
+    const details = await ctx.api.request('GET', `/v1/crypto-withdrawal/details/${revoked.partnerId}`, { apiKey: revoked.apiKey });
     expect(details.status).toBe(401);
   });
 
   it('the key is accepted with any letter case of "Bearer"', async () => {
-    const response = await api.request('GET', '/v1/partner/balances', { headers: { authorization: `bearer ${partner.apiKey}` } });
+    const response = await ctx.api.request('GET', '/v1/partner/balances', { headers: { authorization: `bearer ${partner.apiKey}` } });
     expect(response.status).toBe(200);
   });
 });
 
 describe('errors', () => {
   it('an unknown route is 404 P404', async () => {
-    const response = await api.request('GET', '/v1/partner/nothing-here', { apiKey: partner.apiKey });
+    const response = await ctx.api.request('GET', '/v1/partner/nothing-here', { apiKey: partner.apiKey });
     expect(response.status).toBe(404);
     expect(response.json).toMatchObject({ errorCode: 'P404', errorName: 'not-found' });
   });
 
   it('a known route with another method is 404 P404', async () => {
-    const response = await api.request('DELETE', '/v1/partner/balances', { apiKey: partner.apiKey });
+    const response = await ctx.api.request('DELETE', '/v1/partner/balances', { apiKey: partner.apiKey });
     expect(response.status).toBe(404);
     expect(response.json.errorCode).toBe('P404');
   });
 
   it('malformed JSON is 400 P400 naming the problem', async () => {
-    const response = await api.request('POST', '/v1/partner/exchange', { apiKey: partner.apiKey, body: '{"amount": 1,' });
+    const response = await ctx.api.request('POST', '/v1/partner/exchange', { apiKey: partner.apiKey, body: '{"amount": 1,' });
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ errorCode: 'P400', errorName: 'invalid-request' });
     expect(response.json.errorMessage).toMatch(/^malformed JSON: /);
   });
 
   it('a body that is not JSON is 400 P400', async () => {
-    const response = await api.request('POST', '/v1/partner/exchange', {
+    const response = await ctx.api.request('POST', '/v1/partner/exchange', {
       apiKey: partner.apiKey,
       body: 'amount=1',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -111,7 +103,7 @@ describe('errors', () => {
   });
 
   it('a body over the size limit is 413 P413', async () => {
-    const response = await api.request('POST', '/v1/partner/exchange', { apiKey: partner.apiKey, body: { memo: 'x'.repeat(2000) } });
+    const response = await ctx.api.request('POST', '/v1/partner/exchange', { apiKey: partner.apiKey, body: { memo: 'x'.repeat(2000) } });
     expect(response.status).toBe(413);
     expect(response.json).toMatchObject({ errorCode: 'P413', errorName: 'payload-too-large' });
   });
@@ -128,7 +120,7 @@ describe('errors', () => {
       expect(refused.status).toBe(429);
       expect(refused.json).toMatchObject({ errorCode: 'P429', errorName: 'too-many-requests' });
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      const other = await createTestPartner(orm);
+      const other = await createTestPartner(ctx.orm);
       expect((await limited.request('GET', '/v1/partner/balances', { apiKey: other.apiKey })).status).toBe(200);
     } finally {
       await limited.stop();
@@ -140,7 +132,7 @@ describe('errors', () => {
     const unserved = await startTestApi({ taskQueue, responseTimeoutMs: 1500 });
     let worker: RunningWorker | undefined;
     try {
-      const funded = await createTestPartner(orm, { deposits: { eur: '100' } });
+      const funded = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
       const body = {
         currency: 'eur',
         amount: '10',

@@ -1,23 +1,12 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { createTestPartner, openTestOrm } from '../support/fixtures';
-import { startTestApi } from '../support/http';
-import type { TestApi } from '../support/http';
+import { createTestPartner } from '../support/fixtures';
+import { useTestApi } from '../support/use-test-api';
 
-let orm: MikroORM;
-let api: TestApi;
-beforeAll(async () => {
-  orm = await openTestOrm();
-  api = await startTestApi();
-});
-afterAll(async () => {
-  await api.stop();
-  await orm.close(true);
-});
+const ctx = useTestApi();
 
 describe('GET /v1/partner/balances', () => {
   it('returns the fiat balance with every field of the spec', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '1234.5' } });
-    const response = await api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '1234.5' } });
+    const response = await ctx.api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
     expect(response.status).toBe(200);
     expect(response.json.fiatBalances).toEqual([
       {
@@ -33,8 +22,8 @@ describe('GET /v1/partner/balances', () => {
   });
 
   it('returns a crypto balance per currency with wallet, EUR rate and network config keyed by network', async () => {
-    const partner = await createTestPartner(orm, { deposits: { btc: '0.5', usdc: '10' } });
-    const response = await api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
+    const partner = await createTestPartner(ctx.orm, { deposits: { btc: '0.5', usdc: '10' } });
+    const response = await ctx.api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
     const byName = Object.fromEntries(response.json.cryptoBalances.map((balance: { name: string }) => [balance.name, balance]));
     expect(Object.keys(byName).sort()).toEqual(['btc', 'doge', 'eth', 'ltc', 'pol', 'usdc']);
     expect(byName.btc).toEqual({
@@ -55,15 +44,15 @@ describe('GET /v1/partner/balances', () => {
   });
 
   it('writes amounts with all 18 decimals, digit for digit', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '98765.123456789012345678' } });
-    const response = await api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '98765.123456789012345678' } });
+    const response = await ctx.api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
     expect(response.text).toContain('"amount":"98765.123456789012345678"');
   });
 
   it('shows only the balances of the key\'s partner', async () => {
-    const first = await createTestPartner(orm, { deposits: { eur: '1' } });
-    const second = await createTestPartner(orm, { deposits: { eur: '2' } });
-    const response = await api.request('GET', '/v1/partner/balances', { apiKey: second.apiKey });
+    const first = await createTestPartner(ctx.orm, { deposits: { eur: '1' } });
+    const second = await createTestPartner(ctx.orm, { deposits: { eur: '2' } });
+    const response = await ctx.api.request('GET', '/v1/partner/balances', { apiKey: second.apiKey });
     expect(response.json.fiatBalances[0].id).toBe(second.accounts.eur.id);
     expect(response.text).not.toContain(first.accounts.eur.id);
   });

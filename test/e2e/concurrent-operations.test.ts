@@ -1,37 +1,27 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { Decimal } from '../../core/money';
 import { newWalletAddress } from '../../db/services/account-identifiers';
 import { eventually } from '../support/eventually';
-import { createTestPartner, openTestOrm } from '../support/fixtures';
-import { startTestApi } from '../support/http';
-import type { TestApi, TestResponse } from '../support/http';
+import { createTestPartner } from '../support/fixtures';
+import type { TestResponse } from '../support/http';
 import { balancesOf } from '../support/operations';
+import { useTestApi } from '../support/use-test-api';
 
-let orm: MikroORM;
-let api: TestApi;
-beforeAll(async () => {
-  orm = await openTestOrm(20);
-  api = await startTestApi();
-});
-afterAll(async () => {
-  await api.stop();
-  await orm.close(true);
-});
+const ctx = useTestApi({ poolMax: 20 });
 
 describe('many concurrent withdrawals and exchanges against one balance', () => {
   it('never overdraw it: each either succeeds or is refused with P433, and the balance adds up', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
     const locks = await Promise.all(
-      Array.from({ length: 8 }, async () => (await api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey })).json.id as string),
+      Array.from({ length: 8 }, async () => (await ctx.api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey })).json.id as string),
     );
     const withdrawals = Array.from({ length: 8 }, () =>
-      api.request('POST', '/v1/partner/crypto-withdrawal', {
+      ctx.api.request('POST', '/v1/partner/crypto-withdrawal', {
         apiKey: partner.apiKey,
         body: { currency: 'eth', amount: 0.1, walletAddress: newWalletAddress('eth'), name: 'Jan Kowalski', walletType: 'CUSTODIAL', receiverType: 'NATURAL' },
       }),
     );
     const exchanges = locks.map((lockId) =>
-      api.request('POST', '/v1/partner/exchange', { apiKey: partner.apiKey, body: { amount: 0.1, currencyFrom: 'eth', currencyTo: 'eur', lockId } }),
+      ctx.api.request('POST', '/v1/partner/exchange', { apiKey: partner.apiKey, body: { amount: 0.1, currencyFrom: 'eth', currencyTo: 'eur', lockId } }),
     );
     const [withdrawalResponses, exchangeResponses] = await Promise.all([Promise.all(withdrawals), Promise.all(exchanges)]);
 
@@ -49,10 +39,10 @@ describe('many concurrent withdrawals and exchanges against one balance', () => 
     expect(new Decimal(1).minus(spent).lt('0.1005')).toBe(true);
 
     const expected = new Decimal(1).minus(spent).toFixed(18);
-    expect((await balancesOf(api, partner)).eth).toBe(expected);
+    expect((await balancesOf(ctx.api, partner)).eth).toBe(expected);
     // Once every withdrawal has settled, posted and available agree.
     await eventually(async () => {
-      const [row] = await orm.em.fork().getConnection().execute<{ posted: string; pending: string }[]>(
+      const [row] = await ctx.orm.em.fork().getConnection().execute<{ posted: string; pending: string }[]>(
         `select posted_amount::text as posted, pending_out_amount::text as pending from account where id = ?`,
         [partner.accounts.eth.id],
       );

@@ -1,36 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
 import { newWalletAddress } from '../../db/services/account-identifiers';
 import { completeTravelRuleUpdate, cryptoWithdrawalContract, statusQuery } from '../../contracts';
 import { eventually } from '../support/eventually';
-import { createTestPartner, openTestOrm } from '../support/fixtures';
+import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
-import { startTestApi } from '../support/http';
-import type { TestApi } from '../support/http';
-import { balancesOf, historyOf, registerUser, temporalClient } from '../support/operations';
+import { balancesOf, historyOf, registerUser } from '../support/operations';
 import { TEST_WORKER_SETTINGS } from '../support/test-config';
+import { useTestApi } from '../support/use-test-api';
 
-let orm: MikroORM;
-let api: TestApi;
-let temporal: { client: Client; close(): Promise<void> };
-beforeAll(async () => {
-  orm = await openTestOrm();
-  api = await startTestApi();
-  temporal = await temporalClient();
-});
-afterAll(async () => {
-  await temporal.close();
-  await api.stop();
-  await orm.close(true);
-});
+const ctx = useTestApi();
 
 const withdraw = (partner: TestPartner, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  api.request('POST', '/v1/partner/crypto-withdrawal', { apiKey: partner.apiKey, body, headers });
+  ctx.api.request('POST', '/v1/partner/crypto-withdrawal', { apiKey: partner.apiKey, body, headers });
 const withdrawForUser = (partner: TestPartner, body: Record<string, unknown>) =>
-  api.request('POST', '/v1/crypto-withdrawal', { apiKey: partner.apiKey, body });
+  ctx.api.request('POST', '/v1/crypto-withdrawal', { apiKey: partner.apiKey, body });
 const details = (partner: TestPartner, withdrawalId: string) =>
-  api.request('GET', `/v1/crypto-withdrawal/details/${withdrawalId}`, { apiKey: partner.apiKey });
+  ctx.api.request('GET', `/v1/crypto-withdrawal/details/${withdrawalId}`, { apiKey: partner.apiKey });
 
 function ethWithdrawal(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { currency: 'eth', amount: 0.5, walletAddress: newWalletAddress('eth'), name: 'Jan Kowalski', walletType: 'CUSTODIAL', receiverType: 'NATURAL', ...overrides };
@@ -46,13 +31,13 @@ async function settledDetails(partner: TestPartner, withdrawalId: string, status
 
 describe('POST /v1/partner/crypto-withdrawal', () => {
   it('answers 200 with withdrawalId once amount + fee are reserved, then settles on chain', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '2' } });
     const destination = newWalletAddress('eth');
     const response = await withdraw(partner, ethWithdrawal({ walletAddress: destination, memo: 'payout 7' }));
     expect(response.status).toBe(200);
     expect(response.json).toEqual({ withdrawalId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     // Reserved at once: 2 − (0.5 + 0.0005 fee).
-    expect((await balancesOf(api, partner)).eth).toBe('1.499500000000000000');
+    expect((await balancesOf(ctx.api, partner)).eth).toBe('1.499500000000000000');
 
     const settled = await settledDetails(partner, response.json.withdrawalId);
     expect(settled.json).toEqual({
@@ -66,34 +51,34 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
       createdAt: expect.any(String),
       user: null,
     });
-    expect((await balancesOf(api, partner)).eth).toBe('1.499500000000000000');
-    const [entry] = await historyOf(api, partner);
+    expect((await balancesOf(ctx.api, partner)).eth).toBe('1.499500000000000000');
+    const [entry] = await historyOf(ctx.api, partner);
     expect(entry).toMatchObject({ id: response.json.withdrawalId, type: 'cryptoWithdrawal', amount: -0.5005, currency: 'eth', status: 'SUCCESSFUL' });
   });
 
   it('withdraws usdc on polygon with the polygon fee, network in any letter case', async () => {
-    const partner = await createTestPartner(orm, { deposits: { usdc: '100' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { usdc: '100' } });
     const response = await withdraw(partner, ethWithdrawal({ currency: 'usdc', amount: '25.5', network: 'polygon', walletAddress: newWalletAddress('usdc') }));
     expect(response.status).toBe(200);
     const settled = await settledDetails(partner, response.json.withdrawalId);
     expect(settled.json).toMatchObject({ amount: 25.5, fee: 0.1, currency: { network: 'polygon', name: 'USDC' } });
-    expect((await balancesOf(api, partner)).usdc).toBe('74.400000');
+    expect((await balancesOf(ctx.api, partner)).usdc).toBe('74.400000');
   });
 
   it('withdraws btc to a bech32 address with a 64-hex transaction hash', async () => {
-    const partner = await createTestPartner(orm, { deposits: { btc: '1' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { btc: '1' } });
     const response = await withdraw(partner, ethWithdrawal({ currency: 'btc', amount: 0.01, walletAddress: newWalletAddress('btc') }));
     const settled = await settledDetails(partner, response.json.withdrawalId);
     expect(settled.json.transactionHash).toMatch(/^[0-9a-f]{64}$/);
-    expect((await balancesOf(api, partner)).btc).toBe('0.98995000');
+    expect((await balancesOf(ctx.api, partner)).btc).toBe('0.98995000');
   });
 
   it('refuses more than the available balance (amount + fee) with 400 P433', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '0.5' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '0.5' } });
     const response = await withdraw(partner, ethWithdrawal({ amount: 0.5 }));
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ errorCode: 'P433', errorName: 'insufficient-funds' });
-    expect((await balancesOf(api, partner)).eth).toBe('0.500000000000000000');
+    expect((await balancesOf(ctx.api, partner)).eth).toBe('0.500000000000000000');
   });
 
   it.each([
@@ -115,7 +100,7 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
     [{ memo: 'memo \udc00' }, 'memo: must be well-formed Unicode'],
     [{ amount: '1e-100000000' }, 'amount: amount must have an exponent of at most 3 digits'],
   ])('refuses %j with 400 P410 saying what is wrong', async (overrides, message) => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '1', btc: '1' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1', btc: '1' } });
     const response = await withdraw(partner, ethWithdrawal(overrides));
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ errorCode: 'P410', errorName: 'invalid-currency' });
@@ -123,36 +108,36 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
   });
 
   it('fails a deny-listed destination before broadcast and releases the funds', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
     const response = await withdraw(partner, ethWithdrawal({ walletAddress: TEST_WORKER_SETTINGS.DENY_LIST_ADDRESSES }));
     expect(response.status).toBe(200);
     const failed = await settledDetails(partner, response.json.withdrawalId, 'UNSUCCESSFUL');
     expect(failed.json.transactionHash).toBe('');
-    expect((await balancesOf(api, partner)).eth).toBe('1.000000000000000000');
-    const [entry] = await historyOf(api, partner);
+    expect((await balancesOf(ctx.api, partner)).eth).toBe('1.000000000000000000');
+    const [entry] = await historyOf(ctx.api, partner);
     expect(entry).toMatchObject({ type: 'cryptoWithdrawal', status: 'UNSUCCESSFUL' });
   });
 
   describe('travel rule', () => {
     // 0.5 eth × 3000 = 1500 EUR: above the 1000 EUR threshold.
     it('stores IVMS101 originator and beneficiary data for every withdrawal', async () => {
-      const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+      const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
       const response = await withdraw(partner, ethWithdrawal({ amount: 0.01, receiverType: 'LEGAL', name: 'Acme Sp. z o.o.' }));
       await settledDetails(partner, response.json.withdrawalId);
-      const row = (await orm.em.fork().getConnection().execute(`select travel_rule from crypto_withdrawal where id = ?`, [response.json.withdrawalId]))[0]!;
+      const row = (await ctx.orm.em.fork().getConnection().execute(`select travel_rule from crypto_withdrawal where id = ?`, [response.json.withdrawalId]))[0]!;
       expect(row.travel_rule.ivms101.originator.originatorPersons[0].legalPerson).toBeDefined();
       expect(row.travel_rule.ivms101.beneficiary.beneficiaryPersons[0].legalPerson.name.nameIdentifier[0].legalPersonName).toBe('Acme Sp. z o.o.');
       expect(row.travel_rule.requiresCompletion).toBe(false);
     });
 
     it('above EUR 1000 to a non-custodial wallet waits in IN_PROGRESS_TR_DATA until the signal, then settles', async () => {
-      const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+      const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
       const response = await withdraw(partner, ethWithdrawal({ walletType: 'NON_CUSTODIAL' }));
       const withdrawalId = response.json.withdrawalId;
       await settledDetails(partner, withdrawalId, 'IN_PROGRESS_TR_DATA');
-      const [entry] = await historyOf(api, partner);
+      const [entry] = await historyOf(ctx.api, partner);
       expect(entry).toMatchObject({ id: withdrawalId, status: 'IN_PROGRESS_TR_DATA' });
-      const handle = temporal.client.workflow.getHandle(cryptoWithdrawalContract.workflowId(withdrawalId));
+      const handle = ctx.temporal.workflow.getHandle(cryptoWithdrawalContract.workflowId(withdrawalId));
       expect(await handle.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
       // A bad payload is refused by the validator and changes nothing.
       for (const bad of [42, 'done', {}, { completedBy: 'not an email' }, { completedBy: 'compliance@example.com', beneficiary: { country: 'DE' } }]) {
@@ -166,25 +151,25 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
         }],
       });
       expect(accepted).toEqual({ withdrawalId, status: 'IN_PROGRESS' });
-      const row = (await orm.em.fork().getConnection().execute(`select travel_rule from crypto_withdrawal where id = ?`, [withdrawalId]))[0]!;
+      const row = (await ctx.orm.em.fork().getConnection().execute(`select travel_rule from crypto_withdrawal where id = ?`, [withdrawalId]))[0]!;
       expect(row.travel_rule.completion).toMatchObject({ completedBy: 'compliance@example.com' });
       await settledDetails(partner, withdrawalId);
-      expect((await balancesOf(api, partner)).eth).toBe('0.499500000000000000');
+      expect((await balancesOf(ctx.api, partner)).eth).toBe('0.499500000000000000');
     });
 
     it('above EUR 1000 to an OTHER wallet fails after the deadline without the data and releases the funds', async () => {
-      const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+      const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
       const response = await withdraw(partner, ethWithdrawal({ walletType: 'OTHER' }));
       await settledDetails(partner, response.json.withdrawalId, 'IN_PROGRESS_TR_DATA');
       await eventually(
         async () => expect((await details(partner, response.json.withdrawalId)).json.status).toBe('UNSUCCESSFUL'),
         { timeoutMs: Number(TEST_WORKER_SETTINGS.TRAVEL_RULE_DEADLINE_MS) + 15_000 },
       );
-      expect((await balancesOf(api, partner)).eth).toBe('1.000000000000000000');
+      expect((await balancesOf(ctx.api, partner)).eth).toBe('1.000000000000000000');
     });
 
     it('a custodial wallet never waits, whatever the amount', async () => {
-      const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+      const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
       const response = await withdraw(partner, ethWithdrawal({ walletType: 'CUSTODIAL' }));
       await settledDetails(partner, response.json.withdrawalId);
     });
@@ -192,7 +177,7 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
 
   describe('idempotency', () => {
     it('the same key and body sent twice, then concurrently, reserve and withdraw once', async () => {
-      const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
+      const partner = await createTestPartner(ctx.orm, { deposits: { eth: '2' } });
       const body = ethWithdrawal();
       const first = await withdraw(partner, body, { 'idempotency-key': 'w-1' });
       const again = await withdraw(partner, body, { 'idempotency-key': 'w-1' });
@@ -203,11 +188,11 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
       await settledDetails(partner, first.json.withdrawalId);
       await settledDetails(partner, concurrent[0]!.json.withdrawalId);
       // Two withdrawals of 0.5005 each, not seven.
-      expect((await balancesOf(api, partner)).eth).toBe('0.999000000000000000');
+      expect((await balancesOf(ctx.api, partner)).eth).toBe('0.999000000000000000');
     });
 
     it('the same key with another body is 409 P409', async () => {
-      const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
+      const partner = await createTestPartner(ctx.orm, { deposits: { eth: '2' } });
       await withdraw(partner, ethWithdrawal(), { 'idempotency-key': 'w-3' });
       const other = await withdraw(partner, ethWithdrawal({ amount: 0.6 }), { 'idempotency-key': 'w-3' });
       expect(other.status).toBe(409);
@@ -218,8 +203,8 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
 
 describe('POST /v1/crypto-withdrawal (on behalf of a user)', () => {
   it('withdraws for a registered user, who is the travel-rule originator and shows in the details', async () => {
-    const partner = await createTestPartner(orm, { deposits: { ltc: '10' } });
-    await registerUser(orm, partner, 'user-77');
+    const partner = await createTestPartner(ctx.orm, { deposits: { ltc: '10' } });
+    await registerUser(ctx.orm, partner, 'user-77');
     const response = await withdrawForUser(partner, ethWithdrawal({ currency: 'ltc', amount: 1, walletAddress: newWalletAddress('ltc'), sourceExternalUserId: 'user-77' }));
     expect(response.status).toBe(200);
     const settled = await settledDetails(partner, response.json.withdrawalId);
@@ -238,39 +223,39 @@ describe('POST /v1/crypto-withdrawal (on behalf of a user)', () => {
       birthDate: '1990-01-01',
     });
     expect(settled.json.currency).toEqual({ network: '', name: 'LTC' });
-    const row = (await orm.em.fork().getConnection().execute(`select travel_rule from crypto_withdrawal where id = ?`, [response.json.withdrawalId]))[0]!;
+    const row = (await ctx.orm.em.fork().getConnection().execute(`select travel_rule from crypto_withdrawal where id = ?`, [response.json.withdrawalId]))[0]!;
     const person = row.travel_rule.ivms101.originator.originatorPersons[0].naturalPerson;
     expect(person.name.nameIdentifier[0]).toMatchObject({ primaryIdentifier: 'Nowak', secondaryIdentifier: 'Anna' });
     expect(person.nationalIdentification.nationalIdentifierType).toBe('CCPT');
   });
 
   it('refuses an unknown external user id with 400 P412', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
     const response = await withdrawForUser(partner, ethWithdrawal({ sourceExternalUserId: 'nobody' }));
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ errorCode: 'P412', errorName: 'invalid-user' });
   });
 
   it('refuses a NUL in sourceExternalUserId with 400 P410 before it reaches the database', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
     const response = await withdrawForUser(partner, ethWithdrawal({ sourceExternalUserId: 'user\u0000' }));
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ errorCode: 'P410', errorMessage: 'sourceExternalUserId: must not contain control characters' });
   });
 
   it('refuses another partner\'s user with 400 P412', async () => {
-    const other = await createTestPartner(orm);
-    await registerUser(orm, other, 'theirs');
-    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    const other = await createTestPartner(ctx.orm);
+    await registerUser(ctx.orm, other, 'theirs');
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
     const response = await withdrawForUser(partner, ethWithdrawal({ sourceExternalUserId: 'theirs' }));
     expect(response.json.errorCode).toBe('P412');
   });
 
   it('requires sourceExternalUserId (400 P410) and checks funds (400 P433)', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '0.1' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '0.1' } });
     const missing = await withdrawForUser(partner, ethWithdrawal());
     expect(missing.json).toMatchObject({ errorCode: 'P410', errorMessage: 'sourceExternalUserId: sourceExternalUserId is required' });
-    await registerUser(orm, partner, 'u-poor');
+    await registerUser(ctx.orm, partner, 'u-poor');
     const poor = await withdrawForUser(partner, ethWithdrawal({ sourceExternalUserId: 'u-poor' }));
     expect(poor.json.errorCode).toBe('P433');
   });
@@ -281,16 +266,16 @@ describe('GET /v1/crypto-withdrawal/details/:withdrawalId', () => {
     ['an unknown id', () => randomUUID()],
     ['a malformed id', () => 'not-a-uuid'],
   ])('is 404 P421 for %s', async (_name, id) => {
-    const partner = await createTestPartner(orm);
+    const partner = await createTestPartner(ctx.orm);
     const response = await details(partner, id());
     expect(response.status).toBe(404);
     expect(response.json).toMatchObject({ errorCode: 'P421', errorName: 'withdrawal-not-found' });
   });
 
   it('is 404 P421 for another partner\'s withdrawal', async () => {
-    const owner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    const owner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
     const response = await withdraw(owner, ethWithdrawal({ amount: 0.01 }));
-    const stranger = await createTestPartner(orm);
+    const stranger = await createTestPartner(ctx.orm);
     const peek = await details(stranger, response.json.withdrawalId);
     expect(peek.status).toBe(404);
     expect(peek.json.errorCode).toBe('P421');

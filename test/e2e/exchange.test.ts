@@ -1,35 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { createTestPartner, openTestOrm } from '../support/fixtures';
+import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
-import { startTestApi } from '../support/http';
-import type { TestApi } from '../support/http';
 import { balancesOf } from '../support/operations';
+import { useTestApi } from '../support/use-test-api';
 
-let orm: MikroORM;
-let api: TestApi;
-beforeAll(async () => {
-  orm = await openTestOrm();
-  api = await startTestApi();
-});
-afterAll(async () => {
-  await api.stop();
-  await orm.close(true);
-});
+const ctx = useTestApi();
 
 async function lockFor(partner: TestPartner): Promise<string> {
-  const response = await api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey });
+  const response = await ctx.api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey });
   return response.json.id;
 }
 
-const balances = (partner: TestPartner) => balancesOf(api, partner);
+const balances = (partner: TestPartner) => balancesOf(ctx.api, partner);
 
 const exchange = (partner: TestPartner, body: unknown, headers: Record<string, string> = {}) =>
-  api.request('POST', '/v1/partner/exchange', { apiKey: partner.apiKey, body: typeof body === 'string' ? body : (body as object), headers });
+  ctx.api.request('POST', '/v1/partner/exchange', { apiKey: partner.apiKey, body: typeof body === 'string' ? body : (body as object), headers });
 
 describe('POST /v1/partner/exchange', () => {
   it('debits the source and credits the target at the locked rate minus the fee, once final (201)', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '1000' }, feePercentage: '1' });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '1000' }, feePercentage: '1' });
     const lockId = await lockFor(partner);
     const response = await exchange(partner, { amount: 100, currencyFrom: 'eur', currencyTo: 'btc', lockId });
     expect(response.status).toBe(201);
@@ -39,11 +28,11 @@ describe('POST /v1/partner/exchange', () => {
   });
 
   it('shows in the history with the credited amount and the debited amount negative', async () => {
-    const partner = await createTestPartner(orm, { deposits: { btc: '1' }, feePercentage: '0.5' });
+    const partner = await createTestPartner(ctx.orm, { deposits: { btc: '1' }, feePercentage: '0.5' });
     const lockId = await lockFor(partner);
     const response = await exchange(partner, { amount: '0.1', currencyFrom: 'btc', currencyTo: 'eur', lockId });
     const now = new Date();
-    const history = await api.request('GET', `/v1/partner/transaction-history/${now.getUTCMonth() + 1}/${now.getUTCFullYear()}`, { apiKey: partner.apiKey });
+    const history = await ctx.api.request('GET', `/v1/partner/transaction-history/${now.getUTCMonth() + 1}/${now.getUTCFullYear()}`, { apiKey: partner.apiKey });
     // 0.1 × 85000 × 0.995 = 8457.5
     expect(history.json[0]).toMatchObject({
       id: response.json.exchangeId,
@@ -57,7 +46,7 @@ describe('POST /v1/partner/exchange', () => {
   });
 
   it('takes an amount with 18 decimals exactly, and the balances read it back to the last digit', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '2' } });
     const lockId = await lockFor(partner);
     const response = await exchange(partner, '{"amount": 0.123456789012345678, "currencyFrom": "eth", "currencyTo": "pol", "lockId": "' + lockId + '"}');
     expect(response.status).toBe(201);
@@ -69,9 +58,9 @@ describe('POST /v1/partner/exchange', () => {
 
   it.each([
     ['an unknown lock', async () => randomUUID()],
-    ['another partner\'s lock', async () => lockFor(await createTestPartner(orm))],
+    ['another partner\'s lock', async () => lockFor(await createTestPartner(ctx.orm))],
   ])('refuses %s with 400 P432', async (_name, lock) => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
     const response = await exchange(partner, { amount: 10, currencyFrom: 'eur', currencyTo: 'eth', lockId: await lock() });
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ errorCode: 'P432', errorName: 'invalid-exchange-lock' });
@@ -79,14 +68,14 @@ describe('POST /v1/partner/exchange', () => {
   });
 
   it('refuses a lockId that is not even a UUID with 400 P432, like any lock that does not exist', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
     const response = await exchange(partner, { amount: 10, currencyFrom: 'eur', currencyTo: 'eth', lockId: 'not-a-uuid' });
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ errorCode: 'P432', errorName: 'invalid-exchange-lock' });
   });
 
   it('refuses a lock used once already with 400 P432: a lock buys one exchange', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
     const lockId = await lockFor(partner);
     expect((await exchange(partner, { amount: 10, currencyFrom: 'eur', currencyTo: 'eth', lockId })).status).toBe(201);
     const second = await exchange(partner, { amount: 10, currencyFrom: 'eur', currencyTo: 'eth', lockId });
@@ -96,9 +85,9 @@ describe('POST /v1/partner/exchange', () => {
   });
 
   it('refuses an expired lock with 400 P432', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
     const lockId = await lockFor(partner);
-    await orm.em.fork().getConnection().execute(
+    await ctx.orm.em.fork().getConnection().execute(
       `update rate_lock set created_at = now() - interval '41 seconds', valid_until = now() - interval '1 second' where id = ?`,
       [lockId],
     );
@@ -108,7 +97,7 @@ describe('POST /v1/partner/exchange', () => {
   });
 
   it('refuses more than the available balance with 400 P433 and moves nothing', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '50' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '50' } });
     const lockId = await lockFor(partner);
     const response = await exchange(partner, { amount: 50.01, currencyFrom: 'eur', currencyTo: 'eth', lockId });
     expect(response.status).toBe(400);
@@ -118,7 +107,7 @@ describe('POST /v1/partner/exchange', () => {
 
   it('refuses with 400 P400 an exchange that would credit more than any balance may hold, and moves nothing', async () => {
     // 10^15 btc is the largest amount, but at 85000 eur per btc it would credit 8.5 × 10^19 eur.
-    const partner = await createTestPartner(orm, { deposits: { btc: '1' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { btc: '1' } });
     const response = await exchange(partner, { amount: '1000000000000000', currencyFrom: 'btc', currencyTo: 'eur', lockId: await lockFor(partner) });
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ errorCode: 'P400', errorName: 'invalid-request', errorMessage: expect.stringContaining('amount is too large') });
@@ -140,7 +129,7 @@ describe('POST /v1/partner/exchange', () => {
     [{ amount: 10, currencyFrom: 'eur', currencyTo: 'btc', lockId: 42 }, 'lockId: lockId must be the id of a lock'],
     [{ amount: 10, currencyFrom: 'eur', currencyTo: 'btc', surprise: true }, 'surprise'],
   ])('refuses the invalid body %j with 400 P400', async (body, message) => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
     const lockId = await lockFor(partner);
     const response = await exchange(partner, { lockId, ...body });
     expect(response.status).toBe(400);
@@ -150,7 +139,7 @@ describe('POST /v1/partner/exchange', () => {
 
   describe('idempotency', () => {
     it('the same key and body sent twice return the first response and exchange once', async () => {
-      const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+      const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
       const body = { amount: 10, currencyFrom: 'eur', currencyTo: 'ltc', lockId: await lockFor(partner) };
       const first = await exchange(partner, body, { 'idempotency-key': 'exchange-1' });
       const second = await exchange(partner, body, { 'idempotency-key': 'exchange-1' });
@@ -161,7 +150,7 @@ describe('POST /v1/partner/exchange', () => {
     });
 
     it('the same key and body sent concurrently exchange once', async () => {
-      const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+      const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
       const body = { amount: 10, currencyFrom: 'eur', currencyTo: 'ltc', lockId: await lockFor(partner) };
       const responses = await Promise.all(Array.from({ length: 6 }, () => exchange(partner, body, { 'idempotency-key': 'exchange-concurrent' })));
       expect(responses.map((response) => response.status)).toEqual(Array(6).fill(201));
@@ -170,7 +159,7 @@ describe('POST /v1/partner/exchange', () => {
     });
 
     it('a business error is an answer too: replaying its key gives the same P433', async () => {
-      const partner = await createTestPartner(orm, { deposits: { eur: '5' } });
+      const partner = await createTestPartner(ctx.orm, { deposits: { eur: '5' } });
       const body = { amount: 10, currencyFrom: 'eur', currencyTo: 'ltc', lockId: await lockFor(partner) };
       const first = await exchange(partner, body, { 'idempotency-key': 'exchange-poor' });
       const second = await exchange(partner, body, { 'idempotency-key': 'exchange-poor' });
@@ -180,7 +169,7 @@ describe('POST /v1/partner/exchange', () => {
     });
 
     it('the same key with another body is 409 P409 and moves nothing', async () => {
-      const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+      const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
       const lockId = await lockFor(partner);
       await exchange(partner, { amount: 10, currencyFrom: 'eur', currencyTo: 'ltc', lockId }, { 'idempotency-key': 'exchange-2' });
       const other = await exchange(partner, { amount: 20, currencyFrom: 'eur', currencyTo: 'ltc', lockId: await lockFor(partner) }, { 'idempotency-key': 'exchange-2' });
@@ -190,8 +179,8 @@ describe('POST /v1/partner/exchange', () => {
     });
 
     it('keys belong to one partner: another partner may use the same key', async () => {
-      const first = await createTestPartner(orm, { deposits: { eur: '100' } });
-      const second = await createTestPartner(orm, { deposits: { eur: '100' } });
+      const first = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
+      const second = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
       const a = await exchange(first, { amount: 10, currencyFrom: 'eur', currencyTo: 'ltc', lockId: await lockFor(first) }, { 'idempotency-key': 'shared' });
       const b = await exchange(second, { amount: 10, currencyFrom: 'eur', currencyTo: 'ltc', lockId: await lockFor(second) }, { 'idempotency-key': 'shared' });
       expect(a.status).toBe(201);
@@ -200,7 +189,7 @@ describe('POST /v1/partner/exchange', () => {
     });
 
     it('refuses a malformed key with 400 P400', async () => {
-      const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+      const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
       const response = await exchange(partner, { amount: 1, currencyFrom: 'eur', currencyTo: 'ltc', lockId: await lockFor(partner) }, { 'idempotency-key': 'x'.repeat(300) });
       expect(response.status).toBe(400);
       expect(response.json.errorCode).toBe('P400');

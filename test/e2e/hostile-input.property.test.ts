@@ -1,17 +1,16 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import fc from 'fast-check';
 import pg from 'pg';
 import { findBalanceMismatches, findOverdrawnAccounts, findUnbalancedTransfers } from '../../db/queries/reconciliation.queries';
 import { eventually } from '../support/eventually';
-import { createTestPartner, openTestOrm } from '../support/fixtures';
+import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { exchangeBodies, hasUnsafeText, isValidJsonValue, nestingDepth, REAL_LOCK, sepaTransferBodies, toJsonText, withdrawalBodies } from '../support/hostile-bodies';
 import type { HostileBody } from '../support/hostile-bodies';
-import { startTestApi } from '../support/http';
-import type { TestApi, TestResponse } from '../support/http';
+import type { TestResponse } from '../support/http';
 import { registerUser } from '../support/operations';
 import { testStack } from '../support/stack';
+import { useTestApi } from '../support/use-test-api';
 
 /**
  * Property: whatever body a money-moving POST receives, the answer is never a 5xx, nothing it
@@ -25,22 +24,15 @@ const MAX_BODY_BYTES = 64 * 1024;
 const MAX_LOOP_DELAY_MS = 1_000;
 const FINAL_STATUSES = ['SUCCESSFUL', 'UNSUCCESSFUL'];
 
-let orm: MikroORM;
-let api: TestApi;
+const ctx = useTestApi({ maxBodyBytes: MAX_BODY_BYTES });
 let pool: pg.Pool;
-beforeAll(async () => {
-  orm = await openTestOrm();
-  api = await startTestApi({ maxBodyBytes: MAX_BODY_BYTES });
+beforeAll(() => {
   pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 4 });
-});
-afterAll(async () => {
-  await pool.end();
-  await api.stop();
-  await orm.close(true);
+  ctx.defer(() => pool.end());
 });
 
 const fundedPartner = () =>
-  createTestPartner(orm, {
+  createTestPartner(ctx.orm, {
     deposits: { eur: '100000000', btc: '100', doge: '10000000', eth: '1000', ltc: '1000', pol: '10000000', usdc: '10000000' },
   });
 
@@ -75,11 +67,11 @@ async function sendAll(partner: TestPartner, path: string, bodies: HostileBody[]
       let lockId: string | undefined;
       if (body.kind === 'json' && hasRealLock(body.value)) {
         lockFetches += 1;
-        lockId = (await api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey })).json.id;
+        lockId = (await ctx.api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey })).json.id;
       }
       const text = body.kind === 'raw' ? body.text : toJsonText(body.value, lockId);
       started = performance.now();
-      response = await api.request('POST', path, { apiKey: partner.apiKey, body: text, headers });
+      response = await ctx.api.request('POST', path, { apiKey: partner.apiKey, body: text, headers });
     } catch (error) {
       // No answer at all (the connection reset under a blocked event loop): worse than a 5xx.
       const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
@@ -184,7 +176,7 @@ async function awaitWithdrawalsFinal(partner: TestPartner, ids: string[]): Promi
   await withBoundedConcurrency(ids, async (id) => {
     await eventually(
       async () => {
-        const response = await api.request('GET', `/v1/crypto-withdrawal/details/${id}`, { apiKey: partner.apiKey });
+        const response = await ctx.api.request('GET', `/v1/crypto-withdrawal/details/${id}`, { apiKey: partner.apiKey });
         expect({ id, final: FINAL_STATUSES.includes(response.json?.status) }).toEqual({ id, final: true });
       },
       { timeoutMs: 60_000, intervalMs: 250 },
@@ -252,7 +244,7 @@ describe(`hostile bodies on every money-moving POST (${BODIES_PER_ROUTE} each, s
     async () => {
       const partner = await fundedPartner();
       const externalUserId = `hostile-user-${SEED}`;
-      await registerUser(orm, partner, externalUserId);
+      await registerUser(ctx.orm, partner, externalUserId);
       const run = await sendAll(partner, '/v1/crypto-withdrawal', sample(withdrawalBodies({ externalUserId }), 3));
       const accepted = checkAnswers('POST /v1/crypto-withdrawal', run, 'P410');
       await awaitWithdrawalsFinal(partner, accepted.map((outcome) => outcome.id!));

@@ -1,23 +1,14 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { createTestPartner, openTestOrm } from '../support/fixtures';
+import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
-import { startTestApi } from '../support/http';
-import type { TestApi } from '../support/http';
+import { useTestApi } from '../support/use-test-api';
 
-let orm: MikroORM;
-let api: TestApi;
+const ctx = useTestApi();
 let partner: TestPartner;
 beforeAll(async () => {
-  orm = await openTestOrm();
-  api = await startTestApi();
-  partner = await createTestPartner(orm);
-});
-afterAll(async () => {
-  await api.stop();
-  await orm.close(true);
+  partner = await createTestPartner(ctx.orm);
 });
 
-const fee = (query: string) => api.request('GET', `/v1/crypto-withdrawal/get-network-fee${query}`, { apiKey: partner.apiKey });
+const fee = (query: string) => ctx.api.request('GET', `/v1/crypto-withdrawal/get-network-fee${query}`, { apiKey: partner.apiKey });
 
 describe('GET /v1/crypto-withdrawal/get-network-fee', () => {
   it.each([

@@ -1,43 +1,34 @@
 import { randomUUID } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { newWalletAddress } from '../../db/services/account-identifiers';
 import { cryptoWithdrawalContract } from '../../contracts';
 import { eventually } from '../support/eventually';
-import { createTestPartner, openTestOrm } from '../support/fixtures';
+import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { startTestApi } from '../support/http';
 import type { TestApi } from '../support/http';
-import { balancesOf, temporalClient } from '../support/operations';
+import { balancesOf } from '../support/operations';
 import { testStack } from '../support/stack';
 import { startTestWorker } from '../support/test-worker';
 import type { TestWorker } from '../support/test-worker';
+import { useTestApi } from '../support/use-test-api';
 
 /**
  * What operator actions in the Temporal UI (cancel, reset) and a lost answer (the API's wait
  * running out) do to money, through HTTP and the real Temporal server.
  */
 
-let orm: MikroORM;
-let temporal: { client: Client; close(): Promise<void> };
 // Confirmations take seconds here, so a withdrawal can be caught waiting for one.
+const slowChainQueue = `test-worker-${randomUUID()}`;
+const ctx = useTestApi({ taskQueue: slowChainQueue });
 let slowChain: TestWorker;
-let api: TestApi;
 beforeAll(async () => {
-  orm = await openTestOrm();
-  temporal = await temporalClient();
-  slowChain = await startTestWorker({ chainConfirmationDelayMs: 6_000, travelRuleDeadlineMs: 120_000 });
-  api = await startTestApi({ taskQueue: slowChain.taskQueue });
-});
-afterAll(async () => {
-  await api.stop();
-  await slowChain.stop();
-  await temporal.close();
-  await orm.close(true);
+  slowChain = await startTestWorker({ taskQueue: slowChainQueue, chainConfirmationDelayMs: 6_000, travelRuleDeadlineMs: 120_000 });
+  ctx.defer(() => slowChain.stop());
 });
 
-const sql = async <Row>(query: string, params: unknown[] = []): Promise<Row[]> => orm.em.fork().getConnection().execute(query, params);
+const sql = async <Row>(query: string, params: unknown[] = []): Promise<Row[]> => ctx.orm.em.fork().getConnection().execute(query, params);
 
 function ethWithdrawal(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { currency: 'eth', amount: 0.1, walletAddress: newWalletAddress('eth'), name: 'Jan Kowalski', walletType: 'CUSTODIAL', receiverType: 'NATURAL', ...overrides };
@@ -64,28 +55,28 @@ async function untilStage(withdrawalId: string, stage: string) {
   }, { timeoutMs: 30_000 });
 }
 
-const handleOf = (withdrawalId: string): WorkflowHandle => temporal.client.workflow.getHandle(cryptoWithdrawalContract.workflowId(withdrawalId));
+const handleOf = (withdrawalId: string): WorkflowHandle => ctx.temporal.workflow.getHandle(cryptoWithdrawalContract.workflowId(withdrawalId));
 
 describe('cancelling a withdrawal in the Temporal UI', () => {
   it('while it waits for travel-rule data releases amount + fee and ends UNSUCCESSFUL, as Canceled', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
     // 0.5 eth = EUR 1500 to a non-custodial wallet: waits for travel-rule data.
-    const response = await withdraw(api, partner, ethWithdrawal({ amount: 0.5, walletType: 'NON_CUSTODIAL' }));
+    const response = await withdraw(ctx.api, partner, ethWithdrawal({ amount: 0.5, walletType: 'NON_CUSTODIAL' }));
     expect(response.status).toBe(200);
     const withdrawalId = response.json.withdrawalId as string;
     await untilStage(withdrawalId, 'AWAITING_TRAVEL_RULE_DATA');
-    expect((await balancesOf(api, partner)).eth).toBe('0.499500000000000000');
+    expect((await balancesOf(ctx.api, partner)).eth).toBe('0.499500000000000000');
 
     await handleOf(withdrawalId).cancel();
     await expect(handleOf(withdrawalId).result()).rejects.toMatchObject({ cause: expect.any(CancelledFailure) });
     expect((await handleOf(withdrawalId).describe()).status.name).toBe('CANCELLED');
     expect(await withdrawalRow(withdrawalId)).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'CANCELLED', transfer_state: 'VOIDED' });
-    expect((await balancesOf(api, partner)).eth).toBe('1.000000000000000000');
+    expect((await balancesOf(ctx.api, partner)).eth).toBe('1.000000000000000000');
   });
 
   it('once broadcast only records the request: the money stays held until the chain answers, then settles once', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
-    const response = await withdraw(api, partner, ethWithdrawal());
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
+    const response = await withdraw(ctx.api, partner, ethWithdrawal());
     const withdrawalId = response.json.withdrawalId as string;
     const broadcast = await untilStage(withdrawalId, 'BROADCAST');
 
@@ -98,15 +89,15 @@ describe('cancelling a withdrawal in the Temporal UI', () => {
     expect(await handleOf(withdrawalId).result()).toMatchObject({ status: 'SUCCESSFUL', stage: 'SETTLED' });
     expect((await handleOf(withdrawalId).describe()).status.name).toBe('COMPLETED');
     expect(await withdrawalRow(withdrawalId)).toMatchObject({ status: 'SUCCESSFUL', transfer_state: 'POSTED', transaction_hash: broadcast.transaction_hash });
-    expect((await balancesOf(api, partner)).eth).toBe('0.899500000000000000');
+    expect((await balancesOf(ctx.api, partner)).eth).toBe('0.899500000000000000');
   }, 60_000);
 });
 
 describe('resetting a broadcast withdrawal after the deny list changed', () => {
   it('never refunds coins that left: the reset run settles the same transaction once', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
     const destination = newWalletAddress('eth');
-    const response = await withdraw(api, partner, ethWithdrawal({ walletAddress: destination }));
+    const response = await withdraw(ctx.api, partner, ethWithdrawal({ walletAddress: destination }));
     const withdrawalId = response.json.withdrawalId as string;
     const broadcast = await untilStage(withdrawalId, 'BROADCAST');
 
@@ -120,7 +111,7 @@ describe('resetting a broadcast withdrawal after the deny list changed', () => {
       // The workflow task that took in the reservation: the reset run re-does every check after it.
       const resetPoint = events.find((event) => Number(event.eventId) > Number(reserved?.eventId) && event.workflowTaskCompletedEventAttributes);
       expect(resetPoint).toBeDefined();
-      const reset = await temporal.client.workflowService.resetWorkflowExecution({
+      const reset = await ctx.temporal.workflowService.resetWorkflowExecution({
         namespace: testStack().namespace,
         workflowExecution: { workflowId: cryptoWithdrawalContract.workflowId(withdrawalId), runId },
         reason: 'test: re-run the checks after the deny list changed',
@@ -131,7 +122,7 @@ describe('resetting a broadcast withdrawal after the deny list changed', () => {
 
       expect(await handle.result()).toMatchObject({ status: 'SUCCESSFUL' });
       expect(await withdrawalRow(withdrawalId)).toMatchObject({ status: 'SUCCESSFUL', transfer_state: 'POSTED', transaction_hash: broadcast.transaction_hash });
-      expect((await balancesOf(api, partner)).eth).toBe('0.899500000000000000');
+      expect((await balancesOf(ctx.api, partner)).eth).toBe('0.899500000000000000');
     } finally {
       slowChain.denyList.pop();
     }
@@ -144,36 +135,36 @@ describe('a POST whose wait runs out', () => {
     const impatient = await startTestApi({ taskQueue: idleQueue, responseTimeoutMs: 1_500 });
     let late: TestWorker | undefined;
     try {
-      const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+      const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
       const body = ethWithdrawal();
       const first = await withdraw(impatient, partner, body, { 'idempotency-key': 'race-no-worker' });
       expect(first.status).toBe(503);
       expect(first.json).toMatchObject({ errorCode: 'P503' });
       expect(first.json.errorMessage).toMatch(/nothing was moved/);
-      expect((await balancesOf(api, partner)).eth).toBe('1.000000000000000000');
+      expect((await balancesOf(ctx.api, partner)).eth).toBe('1.000000000000000000');
 
       // The workflow the API gave up on is still queued: a worker arriving after the deadline runs it.
       late = await startTestWorker({ taskQueue: idleQueue });
       const given = await eventually(async () => {
         const found = [];
-        for await (const workflow of temporal.client.workflow.list({ query: `PartnerId = '${partner.partnerId}'` })) found.push(workflow);
+        for await (const workflow of ctx.temporal.workflow.list({ query: `PartnerId = '${partner.partnerId}'` })) found.push(workflow);
         expect(found).toHaveLength(1);
         return found[0]!;
       });
-      const result = await temporal.client.workflow.getHandle(given.workflowId).result();
+      const result = await ctx.temporal.workflow.getHandle(given.workflowId).result();
       expect(result).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'ABANDONED' });
-      expect((await temporal.client.workflow.getHandle(given.workflowId).describe()).status.name).toBe('COMPLETED');
+      expect((await ctx.temporal.workflow.getHandle(given.workflowId).describe()).status.name).toBe('COMPLETED');
       const abandonedId = given.workflowId.replace('crypto-withdrawal-', '');
       expect(await sql(`select state from ledger_transfer where id = ?`, [abandonedId])).toEqual([{ state: 'VOIDED' }]);
       expect(await sql(`select count(*)::int as postings from ledger_posting where transfer_id = ?`, [abandonedId])).toEqual([{ postings: 0 }]);
-      expect((await balancesOf(api, partner)).eth).toBe('1.000000000000000000');
+      expect((await balancesOf(ctx.api, partner)).eth).toBe('1.000000000000000000');
 
       // "Safe to retry": the same key starts a new withdrawal, which now has a worker.
       const retry = await withdraw(impatient, partner, body, { 'idempotency-key': 'race-no-worker' });
       expect(retry.status).toBe(200);
       expect(retry.json.withdrawalId).not.toBe(abandonedId);
       await eventually(async () => expect((await withdrawalRow(retry.json.withdrawalId)).status).toBe('SUCCESSFUL'));
-      expect((await balancesOf(api, partner)).eth).toBe('0.899500000000000000');
+      expect((await balancesOf(ctx.api, partner)).eth).toBe('0.899500000000000000');
     } finally {
       await late?.stop();
       await impatient.stop();
@@ -194,12 +185,12 @@ describe('a POST whose wait runs out', () => {
     });
     const impatient = await startTestApi({ taskQueue: slowAnswer.taskQueue, responseTimeoutMs: 1_000 });
     try {
-      const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+      const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
       const response = await withdraw(impatient, partner, ethWithdrawal());
       expect(response.status).toBe(200);
       const withdrawalId = response.json.withdrawalId as string;
       await eventually(async () => expect((await withdrawalRow(withdrawalId)).status).toBe('SUCCESSFUL'));
-      expect((await balancesOf(api, partner)).eth).toBe('0.899500000000000000');
+      expect((await balancesOf(ctx.api, partner)).eth).toBe('0.899500000000000000');
     } finally {
       await impatient.stop();
       await slowAnswer.stop();
@@ -220,7 +211,7 @@ describe('an exchange whose wait runs out', () => {
     const impatient = await startTestApi({ taskQueue: idleQueue, responseTimeoutMs: 1_000 });
     let late: TestWorker | undefined;
     try {
-      const partner = await createTestPartner(orm, { deposits: { eur: '1000' } });
+      const partner = await createTestPartner(ctx.orm, { deposits: { eur: '1000' } });
       const lock = await impatient.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey });
       const first = await exchange(impatient, partner, lock.json.id);
       expect(first.status).toBe(503);
@@ -242,17 +233,17 @@ describe('an exchange whose wait runs out', () => {
       // comes late, but the money moved first, so the API answers 201 as usual.
       const retry = await exchange(impatient, partner, lock.json.id);
       expect(retry.status).toBe(201);
-      expect((await balancesOf(api, partner)).eur).toBe('700.00');
-      expect((await balancesOf(api, partner)).eth).toBe('0.099000000000000000');
+      expect((await balancesOf(ctx.api, partner)).eur).toBe('700.00');
+      expect((await balancesOf(ctx.api, partner)).eth).toBe('0.099000000000000000');
       // The first one, run late by the worker, found its tombstone and moved nothing.
       const abandoned = await eventually(async () => {
         const workflows = [];
-        for await (const workflow of temporal.client.workflow.list({ query: `PartnerId = '${partner.partnerId}'` })) workflows.push(workflow);
+        for await (const workflow of ctx.temporal.workflow.list({ query: `PartnerId = '${partner.partnerId}'` })) workflows.push(workflow);
         const found = workflows.find((workflow) => workflow.workflowId !== `exchange-${retry.json.exchangeId}`);
         expect(found).toBeDefined();
         return found!;
       });
-      expect(await temporal.client.workflow.getHandle(abandoned.workflowId).result()).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'ABANDONED' });
+      expect(await ctx.temporal.workflow.getHandle(abandoned.workflowId).result()).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'ABANDONED' });
     } finally {
       await late?.stop();
       await impatient.stop();
@@ -262,17 +253,17 @@ describe('an exchange whose wait runs out', () => {
 
 describe('a refused request', () => {
   it('ends its workflow Completed with the refusal, and leaves a tombstone so no late attempt or Reset can still move money', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '0.05' } });
-    const refused = await withdraw(api, partner, ethWithdrawal());
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '0.05' } });
+    const refused = await withdraw(ctx.api, partner, ethWithdrawal());
     expect(refused.status).toBe(400);
     expect(refused.json.errorCode).toBe('P433');
     const workflow = await eventually(async () => {
       const found = [];
-      for await (const each of temporal.client.workflow.list({ query: `PartnerId = '${partner.partnerId}'` })) found.push(each);
+      for await (const each of ctx.temporal.workflow.list({ query: `PartnerId = '${partner.partnerId}'` })) found.push(each);
       expect(found).toHaveLength(1);
       return found[0]!;
     });
-    const handle = temporal.client.workflow.getHandle(workflow.workflowId);
+    const handle = ctx.temporal.workflow.getHandle(workflow.workflowId);
     expect(await handle.result()).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'REFUSED_INSUFFICIENT_FUNDS', refusal: { kind: 'insufficient-funds' } });
     expect((await handle.describe()).status.name).toBe('COMPLETED');
     const withdrawalId = workflow.workflowId.replace('crypto-withdrawal-', '');
@@ -283,7 +274,7 @@ describe('a refused request', () => {
 
 describe('a SEPA transfer with names at the pain.001 limit', () => {
   const sepa = (partner: TestPartner, firstName: string, lastName: string) =>
-    api.request('POST', '/v1/partner/sepa-transfer', {
+    ctx.api.request('POST', '/v1/partner/sepa-transfer', {
       apiKey: partner.apiKey,
       body: {
         currency: 'eur',
@@ -297,7 +288,7 @@ describe('a SEPA transfer with names at the pain.001 limit', () => {
     });
 
   it('settles a creditor name of exactly 70 characters and refuses 71 up front', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
     const accepted = await sepa(partner, 'A'.repeat(35), 'B'.repeat(34));
     expect(accepted.status).toBe(201);
     await eventually(async () => {
@@ -307,6 +298,6 @@ describe('a SEPA transfer with names at the pain.001 limit', () => {
     const refused = await sepa(partner, 'Maria Magdalena Alexandra Christina', 'von Hohenzollern-Sigmaringen-Wittelsbach');
     expect(refused.status).toBe(400);
     expect(refused.json.errorCode).toBe('P400');
-    expect((await balancesOf(api, partner)).eur).toBe('90.00');
+    expect((await balancesOf(ctx.api, partner)).eur).toBe('90.00');
   });
 });

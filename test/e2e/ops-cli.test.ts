@@ -1,49 +1,20 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { openTestOrm } from '../support/fixtures';
-import { startTestApi } from '../support/http';
-import type { TestApi } from '../support/http';
-import { testStack } from '../support/stack';
+import { runOpsCli } from '../support/ops-cli';
+import { useTestApi } from '../support/use-test-api';
 
-const run = promisify(execFile);
-const root = path.resolve(__dirname, '../..');
+/** `npm run ops -- …` against the run's database. */
+const ops = (...args: string[]) => runOpsCli(args);
 
-/** Runs `npm run ops -- …` as an operator would (through tsx), against the run's database. */
-async function ops(...args: string[]): Promise<{ code: number; output: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  try {
-    const { stdout } = await run(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'worker/ops.cli.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: testStack().databaseUrl },
-    });
-    return { code: 0, output: JSON.parse(stdout) };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string };
-    return { code: failed.code, output: JSON.parse(failed.stdout) };
-  }
-}
-
-let orm: MikroORM;
-let api: TestApi;
-beforeAll(async () => {
-  orm = await openTestOrm();
-  api = await startTestApi();
-});
-afterAll(async () => {
-  await api.stop();
-  await orm.close(true);
-});
+const ctx = useTestApi();
 
 describe('operator CLI', () => {
   it('partner create gives a working key and an active EUR account plus one crypto account per currency, all at zero', async () => {
     const created = await ops('partner', 'create', '--name', 'CLI Partner', '--fee-percentage', '0.25');
     expect(created.code).toBe(0);
     expect(Object.keys(created.output).sort()).toEqual(['apiKey', 'partnerId']);
-    const balances = await api.request('GET', '/v1/partner/balances', { apiKey: created.output.apiKey });
+    const balances = await ctx.api.request('GET', '/v1/partner/balances', { apiKey: created.output.apiKey });
     expect(balances.json.fiatBalances).toEqual([expect.objectContaining({ name: 'eur', amount: '0.00', status: 'ACTIVE' })]);
     expect(balances.json.cryptoBalances.map((balance: { name: string }) => balance.name).sort()).toEqual(['btc', 'doge', 'eth', 'ltc', 'pol', 'usdc']);
-    const lock = await api.request('GET', '/v1/partner/get-lock', { apiKey: created.output.apiKey });
+    const lock = await ctx.api.request('GET', '/v1/partner/get-lock', { apiKey: created.output.apiKey });
     expect(lock.json.feePercentage).toBe(0.25);
   });
 
@@ -52,10 +23,10 @@ describe('operator CLI', () => {
     const deposit = await ops('deposit', '--partner', partner.partnerId, '--currency', 'eth', '--amount', '1.000000000000000001');
     expect(deposit.code).toBe(0);
     expect(deposit.output).toEqual({ transactionId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    const balances = await api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
+    const balances = await ctx.api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
     expect(balances.text).toContain('"amount":"1.000000000000000001"');
     const now = new Date();
-    const history = await api.request('GET', `/v1/partner/transaction-history/${now.getUTCMonth() + 1}/${now.getUTCFullYear()}`, { apiKey: partner.apiKey });
+    const history = await ctx.api.request('GET', `/v1/partner/transaction-history/${now.getUTCMonth() + 1}/${now.getUTCFullYear()}`, { apiKey: partner.apiKey });
     expect(history.text).toContain('"amount":1.000000000000000001');
     expect(history.json[0]).toMatchObject({ id: deposit.output.transactionId, type: 'cryptoDeposit', currency: 'eth', status: 'SUCCESSFUL' });
   });
@@ -72,17 +43,17 @@ describe('operator CLI', () => {
     const { output: partner } = await ops('partner', 'create', '--name', 'Keys');
     const key = await ops('key', 'create', '--partner', partner.partnerId);
     expect(Object.keys(key.output).sort()).toEqual(['apiKey', 'apiKeyId']);
-    expect((await api.request('GET', '/v1/partner/balances', { apiKey: key.output.apiKey })).status).toBe(200);
+    expect((await ctx.api.request('GET', '/v1/partner/balances', { apiKey: key.output.apiKey })).status).toBe(200);
     expect((await ops('key', 'revoke', '--key', key.output.apiKeyId)).code).toBe(0);
-    expect((await api.request('GET', '/v1/partner/balances', { apiKey: key.output.apiKey })).status).toBe(401);
-    expect((await api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey })).status).toBe(200);
+    expect((await ctx.api.request('GET', '/v1/partner/balances', { apiKey: key.output.apiKey })).status).toBe(401);
+    expect((await ctx.api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey })).status).toBe(200);
   });
 
   it('account set-status changes the EUR balance status', async () => {
     const { output: partner } = await ops('partner', 'create', '--name', 'Status');
     const changed = await ops('account', 'set-status', '--partner', partner.partnerId, '--currency', 'eur', '--status', 'WAITING_TO_BE_ACTIVATED');
     expect(changed.output).toMatchObject({ currency: 'eur', status: 'WAITING_TO_BE_ACTIVATED' });
-    const balances = await api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
+    const balances = await ctx.api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
     expect(balances.json.fiatBalances[0].status).toBe('WAITING_TO_BE_ACTIVATED');
   });
 
@@ -95,7 +66,7 @@ describe('operator CLI', () => {
     expect(first.code).toBe(0);
     const second = await ops('user', 'upsert', ...fields.map((value) => (value === 'Prosta 1' ? 'Krzywa 2' : value)));
     expect(second.output.userId).toBe(first.output.userId);
-    const rows = await orm.em.fork().getConnection().execute(`select address, pesel, birth_date::text from partner_user where id = ?`, [first.output.userId]);
+    const rows = await ctx.orm.em.fork().getConnection().execute(`select address, pesel, birth_date::text from partner_user where id = ?`, [first.output.userId]);
     expect(rows).toEqual([{ address: 'Krzywa 2', pesel: '90010112345', birth_date: '1990-01-01' }]);
   });
 

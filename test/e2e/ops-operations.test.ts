@@ -1,56 +1,30 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { ReconciliationResult } from '../../contracts';
 import { createLogger } from '../../core/logger';
 import { Decimal } from '../../core/money';
 import { newWalletAddress } from '../../db/services/account-identifiers';
 import { resolveOperation } from '../../db/services/operation-resolution.service';
 import { startWorker } from '../../worker/worker';
-import type { RunningWorker } from '../../worker/worker';
 import { cryptoWithdrawalContract, statusQuery } from '../../contracts';
 import { eventually } from '../support/eventually';
-import { createTestPartner, openTestOrm } from '../support/fixtures';
+import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { startTestApi } from '../support/http';
 import type { TestApi } from '../support/http';
-import { balancesOf, temporalClient } from '../support/operations';
+import { balancesOf } from '../support/operations';
+import { runOpsCli } from '../support/ops-cli';
+import { quietSdkLogs } from '../support/sdk-logs';
 import { testStack } from '../support/stack';
+import { useTestApi } from '../support/use-test-api';
 
-const run = promisify(execFile);
-const root = path.resolve(__dirname, '../..');
-
-/** Runs `npm run ops -- …` as an operator would (through tsx), against the run's Postgres and Temporal. */
-async function ops(args: string[], env: Record<string, string> = {}): Promise<{ code: number; output: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  try {
-    const { stdout } = await run(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'worker/ops.cli.ts', ...args], {
-      cwd: root,
-      env: {
-        ...process.env,
-        DATABASE_URL: testStack().databaseUrl,
-        TEMPORAL_ADDRESS: testStack().temporalAddress,
-        TEMPORAL_NAMESPACE: testStack().namespace,
-        ...env,
-      },
-    });
-    return { code: 0, output: JSON.parse(stdout) };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    try {
-      return { code: failed.code, output: JSON.parse(failed.stdout) };
-    } catch {
-      throw new Error(`ops ${args.join(' ')} printed no JSON (exit ${failed.code}): ${failed.stdout}\n${failed.stderr}`);
-    }
-  }
-}
+/** `npm run ops -- …` against the run's Postgres and Temporal. */
+const ops = (args: string[], env: Record<string, string> = {}) =>
+  runOpsCli(args, { TEMPORAL_ADDRESS: testStack().temporalAddress, TEMPORAL_NAMESPACE: testStack().namespace, ...env });
 
 /**
  * A worker of our own, on a task queue only this file uses, whose withdrawals wait long enough
@@ -59,25 +33,15 @@ async function ops(args: string[], env: Record<string, string> = {}): Promise<{ 
 const taskQueue = `ops-operations-${randomUUID()}`;
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ops-operations-'));
 
-let orm: MikroORM;
-let api: TestApi;
+const ctx = useTestApi();
 let slowApi: TestApi;
-let worker: RunningWorker;
-let temporal: { client: Client; close(): Promise<void> };
 /** Withdrawals this file opened: none may keep a hold after it (the suite's ledger check enforces it). */
 const opened: string[] = [];
 
 beforeAll(async () => {
-  try {
-    // Our in-process worker would log every state change at INFO.
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-  } catch {
-    // Installed already by another test file in this jest worker.
-  }
-  orm = await openTestOrm();
-  temporal = await temporalClient();
-  api = await startTestApi();
-  worker = await startWorker({
+  ctx.defer(() => fs.rmSync(scratch, { recursive: true, force: true }));
+  quietSdkLogs();
+  const worker = await startWorker({
     databaseUrl: testStack().databaseUrl,
     temporalAddress: testStack().temporalAddress,
     namespace: testStack().namespace,
@@ -91,29 +55,24 @@ beforeAll(async () => {
       development: { chainConfirmationDelayMs: 10 * 60_000, bankSettlementDelayMs: 300, bankOutboxDir: path.join(scratch, 'bank-outbox'), bankRejectIbans: [] },
     },
   });
+  ctx.defer(() => worker.stop());
   slowApi = await startTestApi({ taskQueue });
-});
-
-afterAll(async () => {
-  // A failed test may leave a withdrawal open: stop its workflow and close it, so the suite's
-  // final ledger check reports the failure here and not as a leaked hold.
-  for (const id of opened) {
-    const [row] = await orm.em.fork().getConnection().execute(`select status, transaction_hash from crypto_withdrawal where id = ?`, [id]);
-    if (!row || !['IN_PROGRESS', 'IN_PROGRESS_TR_DATA'].includes(row.status)) continue;
-    await temporal.client.workflow.getHandle(cryptoWithdrawalContract.workflowId(id)).terminate('test cleanup').catch(() => undefined);
-    await orm.em
-      .fork()
-      .transactional((em) =>
-        resolveOperation(em, { operationId: id, action: row.transaction_hash ? 'settle' : 'release', reason: 'test cleanup', actor: 'ops-operations test' }, new Date(), async () => ({})),
-      )
-      .catch(() => undefined);
-  }
-  await slowApi?.stop();
-  await worker?.stop();
-  await api?.stop();
-  await temporal?.close();
-  await orm?.close(true);
-  fs.rmSync(scratch, { recursive: true, force: true });
+  ctx.defer(() => slowApi.stop());
+  // Runs first: a failed test may leave a withdrawal open; stop its workflow and close it, so
+  // the suite's final ledger check reports the failure here and not as a leaked hold.
+  ctx.defer(async () => {
+    for (const id of opened) {
+      const [row] = await ctx.orm.em.fork().getConnection().execute(`select status, transaction_hash from crypto_withdrawal where id = ?`, [id]);
+      if (!row || !['IN_PROGRESS', 'IN_PROGRESS_TR_DATA'].includes(row.status)) continue;
+      await ctx.temporal.workflow.getHandle(cryptoWithdrawalContract.workflowId(id)).terminate('test cleanup').catch(() => undefined);
+      await ctx.orm.em
+        .fork()
+        .transactional((em) =>
+          resolveOperation(em, { operationId: id, action: row.transaction_hash ? 'settle' : 'release', reason: 'test cleanup', actor: 'ops-operations test' }, new Date(), async () => ({})),
+        )
+        .catch(() => undefined);
+    }
+  });
 });
 
 async function withdraw(through: TestApi, partner: TestPartner, body: Record<string, unknown>): Promise<string> {
@@ -127,7 +86,7 @@ async function withdraw(through: TestApi, partner: TestPartner, body: Record<str
 }
 
 async function withdrawalRow(id: string): Promise<{ status: string; stage: string; transaction_hash: string | null; transfer_state: string }> {
-  const [row] = await orm.em
+  const [row] = await ctx.orm.em
     .fork()
     .getConnection()
     .execute(`select w.status, w.stage, w.transaction_hash, t.state as transfer_state from crypto_withdrawal w join ledger_transfer t on t.id = w.id where w.id = ?`, [id]);
@@ -143,7 +102,7 @@ async function reachesStatus(id: string, status: string, timeoutMs = 30_000) {
 }
 
 async function terminate(id: string): Promise<void> {
-  const handle = temporal.client.workflow.getHandle(cryptoWithdrawalContract.workflowId(id));
+  const handle = ctx.temporal.workflow.getHandle(cryptoWithdrawalContract.workflowId(id));
   await handle.terminate('ops-operations test: an operator terminated it');
   expect((await handle.describe()).status.name).toBe('TERMINATED');
 }
@@ -153,7 +112,7 @@ async function reconcile(): Promise<{ result: ReconciliationResult; failure?: Ap
   let result: ReconciliationResult;
   let failure: ApplicationFailure | undefined;
   try {
-    result = await temporal.client.workflow.execute('reconciliationWorkflow', {
+    result = await ctx.temporal.workflow.execute('reconciliationWorkflow', {
       taskQueue: testStack().taskQueue,
       workflowId: `ledger-reconciliation-ops-test-${randomUUID()}`,
       args: [{ stuckAfterMs: 24 * 60 * 60 * 1000, heldAfterMs: 0, maxHeldTransfersChecked: 100_000 }],
@@ -163,7 +122,7 @@ async function reconcile(): Promise<{ result: ReconciliationResult; failure?: Ap
     failure = error.cause;
     result = failure.details?.[0] as ReconciliationResult;
   }
-  const [row] = await orm.em.fork().getConnection().execute(`select report from reconciliation_report where id = ?`, [result.reportId]);
+  const [row] = await ctx.orm.em.fork().getConnection().execute(`select report from reconciliation_report where id = ?`, [result.reportId]);
   return { result, failure, report: (row as { report: Record<string, Array<Record<string, unknown>>> }).report };
 }
 
@@ -181,8 +140,8 @@ const beneficiary = (primaryIdentifier: string) => ({
 
 describe('ops operation show', () => {
   it('prints a settled withdrawal with its posted transfer, postings as strings, and its completed workflow', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
-    const id = await withdraw(api, partner, { amount: 0.01, walletType: 'CUSTODIAL' });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
+    const id = await withdraw(ctx.api, partner, { amount: 0.01, walletType: 'CUSTODIAL' });
     await reachesStatus(id, 'SUCCESSFUL');
     const workflow = await eventually(async () => {
       const shown = await ops(['operation', 'show', id]);
@@ -216,8 +175,8 @@ describe('ops operation show', () => {
   }, 120_000);
 
   it('says so when Temporal cannot be reached, and exits 1 with not-found for an unknown id', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
-    const id = await withdraw(api, partner, { amount: 0.01, walletType: 'CUSTODIAL' });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
+    const id = await withdraw(ctx.api, partner, { amount: 0.01, walletType: 'CUSTODIAL' });
     await reachesStatus(id, 'SUCCESSFUL');
     const [unreachable, unknown, malformed] = await Promise.all([
       ops(['operation', 'show', id], { TEMPORAL_ADDRESS: '127.0.0.1:9' }),
@@ -236,7 +195,7 @@ describe('ops operation show', () => {
 
 describe('ops operation resolve', () => {
   it('releases a terminated withdrawal that waited for travel-rule data: reported by reconciliation, audited, once', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '2' } });
     // 0.5 eth × 3000 = EUR 1500 to a self-hosted wallet: waits for travel-rule data.
     const id = await withdraw(slowApi, partner, { amount: 0.5, walletType: 'NON_CUSTODIAL' });
     await reachesStatus(id, 'IN_PROGRESS_TR_DATA');
@@ -246,7 +205,7 @@ describe('ops operation resolve', () => {
 
     await terminate(id);
     expect(await withdrawalRow(id)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA', transfer_state: 'PENDING' });
-    expect((await balancesOf(api, partner)).eth).toBe('1.499500000000000000');
+    expect((await balancesOf(ctx.api, partner)).eth).toBe('1.499500000000000000');
     const tooLate = await ops(['travel-rule', 'complete', '--withdrawal', id, '--completed-by', 'compliance@example.com']);
     expect(tooLate).toMatchObject({ code: 1, output: { error: 'workflow-not-running' } });
 
@@ -269,8 +228,8 @@ describe('ops operation resolve', () => {
       code: 0,
       output: { operationId: id, operationType: 'crypto-withdrawal', action: 'release', status: 'UNSUCCESSFUL', stage: 'FAILED', ledgerTransferState: 'VOIDED', actor: 'alice' },
     });
-    expect((await balancesOf(api, partner)).eth).toBe('2.000000000000000000');
-    const details = await api.request('GET', `/v1/crypto-withdrawal/details/${id}`, { apiKey: partner.apiKey });
+    expect((await balancesOf(ctx.api, partner)).eth).toBe('2.000000000000000000');
+    const details = await ctx.api.request('GET', `/v1/crypto-withdrawal/details/${id}`, { apiKey: partner.apiKey });
     expect(details.json.status).toBe('UNSUCCESSFUL');
 
     const shown = (await ops(['operation', 'show', id])).output;
@@ -288,16 +247,16 @@ describe('ops operation resolve', () => {
 
     const again = await ops(['operation', 'resolve', id, '--release', '--reason', 'once more'], { OPS_OPERATOR: 'bob' });
     expect(again).toMatchObject({ code: 1, output: { error: 'refused', reason: 'not-open' } });
-    expect((await balancesOf(api, partner)).eth).toBe('2.000000000000000000');
+    expect((await balancesOf(ctx.api, partner)).eth).toBe('2.000000000000000000');
   }, 180_000);
 });
 
 describe('ops travel-rule complete', () => {
   it('refuses a bad completion (the withdrawal keeps waiting), takes a good one; once handed off, only settle closes it', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '2' } });
     const id = await withdraw(slowApi, partner, { amount: 0.5, walletType: 'NON_CUSTODIAL' });
     await reachesStatus(id, 'IN_PROGRESS_TR_DATA');
-    const handle = temporal.client.workflow.getHandle(cryptoWithdrawalContract.workflowId(id));
+    const handle = ctx.temporal.workflow.getHandle(cryptoWithdrawalContract.workflowId(id));
 
     const badJson = writeJson('bad-beneficiary.json', beneficiary('Kowal\u0000ski'));
     const bad = await ops(['travel-rule', 'complete', '--withdrawal', id, '--completed-by', 'compliance@example.com', '--beneficiary-json', badJson]);
@@ -310,7 +269,7 @@ describe('ops travel-rule complete', () => {
     const goodJson = writeJson('good-beneficiary.json', beneficiary('Kowalski'));
     const good = await ops(['travel-rule', 'complete', '--withdrawal', id, '--completed-by', 'compliance@example.com', '--beneficiary-json', goodJson]);
     expect(good).toMatchObject({ code: 0, output: { withdrawalId: id, workflowId: cryptoWithdrawalContract.workflowId(id), operatorActionId: expect.any(String) } });
-    const audit = await orm.em.fork().getConnection().execute(`select action, actor, operation_type from operator_action where operation_id = ?`, [id]);
+    const audit = await ctx.orm.em.fork().getConnection().execute(`select action, actor, operation_type from operator_action where operation_id = ?`, [id]);
     expect(audit).toEqual([{ action: 'travel-rule-complete', actor: 'compliance@example.com', operation_type: 'crypto-withdrawal' }]);
 
     // It proceeds to the chain, where our worker's confirmation takes ten minutes.
@@ -327,8 +286,8 @@ describe('ops travel-rule complete', () => {
 
     const settled = await ops(['operation', 'resolve', id, '--settle', '--reason', `confirmed on chain: ${broadcast.transaction_hash}`, '--operator', 'carol']);
     expect(settled).toMatchObject({ code: 0, output: { status: 'SUCCESSFUL', stage: 'SETTLED', ledgerTransferState: 'POSTED', actor: 'carol' } });
-    expect((await balancesOf(api, partner)).eth).toBe('1.499500000000000000');
-    const details = await api.request('GET', `/v1/crypto-withdrawal/details/${id}`, { apiKey: partner.apiKey });
+    expect((await balancesOf(ctx.api, partner)).eth).toBe('1.499500000000000000');
+    const details = await ctx.api.request('GET', `/v1/crypto-withdrawal/details/${id}`, { apiKey: partner.apiKey });
     expect(details.json).toMatchObject({ status: 'SUCCESSFUL', transactionHash: broadcast.transaction_hash });
   }, 180_000);
 });

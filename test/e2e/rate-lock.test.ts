@@ -1,24 +1,14 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { createTestPartner, openTestOrm } from '../support/fixtures';
-import { fixedClock, startTestApi } from '../support/http';
-import type { TestApi } from '../support/http';
+import { createTestPartner } from '../support/fixtures';
+import { fixedClock } from '../support/http';
+import { useTestApi } from '../support/use-test-api';
 
-let orm: MikroORM;
-let api: TestApi;
 const clock = fixedClock('2026-05-01T10:00:00.000Z');
-beforeAll(async () => {
-  orm = await openTestOrm();
-  api = await startTestApi({ clock });
-});
-afterAll(async () => {
-  await api.stop();
-  await orm.close(true);
-});
+const ctx = useTestApi({ clock });
 
 describe('GET /v1/partner/get-lock', () => {
   it('returns the rates of all seven currencies, the partner\'s fee and a 40-second validity', async () => {
-    const partner = await createTestPartner(orm, { feePercentage: '0.75' });
-    const response = await api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey });
+    const partner = await createTestPartner(ctx.orm, { feePercentage: '0.75' });
+    const response = await ctx.api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey });
     expect(response.status).toBe(200);
     expect(response.json).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -30,9 +20,9 @@ describe('GET /v1/partner/get-lock', () => {
   });
 
   it('stores the lock for the partner, unused', async () => {
-    const partner = await createTestPartner(orm);
-    const response = await api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey });
-    const rows = await orm.em.fork().getConnection().execute(
+    const partner = await createTestPartner(ctx.orm);
+    const response = await ctx.api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey });
+    const rows = await ctx.orm.em.fork().getConnection().execute(
       `select partner_id, used_at, rates->>'btc' as btc from rate_lock where id = ?`,
       [response.json.id],
     );
@@ -40,9 +30,9 @@ describe('GET /v1/partner/get-lock', () => {
   });
 
   it('gives a new lock on every call', async () => {
-    const partner = await createTestPartner(orm);
-    const first = await api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey });
-    const second = await api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey });
+    const partner = await createTestPartner(ctx.orm);
+    const first = await ctx.api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey });
+    const second = await ctx.api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey });
     expect(first.json.id).not.toBe(second.json.id);
   });
 });

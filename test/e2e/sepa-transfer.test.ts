@@ -1,29 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { setFiatAccountStatus } from '../../db/services/partner.service';
 import { eventually } from '../support/eventually';
-import { createTestPartner, openTestOrm } from '../support/fixtures';
+import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
-import { startTestApi } from '../support/http';
-import type { TestApi } from '../support/http';
 import { balancesOf, historyOf } from '../support/operations';
 import { testStack } from '../support/stack';
 import { TEST_WORKER_SETTINGS } from '../support/test-config';
+import { useTestApi } from '../support/use-test-api';
 
-let orm: MikroORM;
-let api: TestApi;
-beforeAll(async () => {
-  orm = await openTestOrm();
-  api = await startTestApi();
-});
-afterAll(async () => {
-  await api.stop();
-  await orm.close(true);
-});
+const ctx = useTestApi();
 
 const transfer = (partner: TestPartner, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  api.request('POST', '/v1/partner/sepa-transfer', { apiKey: partner.apiKey, body, headers });
+  ctx.api.request('POST', '/v1/partner/sepa-transfer', { apiKey: partner.apiKey, body, headers });
 
 function naturalTransfer(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -39,20 +28,20 @@ function naturalTransfer(overrides: Record<string, unknown> = {}): Record<string
 }
 
 async function statusOf(partner: TestPartner, transferId: string): Promise<string | undefined> {
-  return (await historyOf(api, partner)).find((entry) => entry.id === transferId)?.status as string | undefined;
+  return (await historyOf(ctx.api, partner)).find((entry) => entry.id === transferId)?.status as string | undefined;
 }
 
 describe('POST /v1/partner/sepa-transfer', () => {
   it('answers 201 with transferId once reserved, sends a pain.001 to the bank and settles', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '1000' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '1000' } });
     const response = await transfer(partner, naturalTransfer());
     expect(response.status).toBe(201);
     expect(response.json).toEqual({ transferId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    expect((await balancesOf(api, partner)).eur).toBe('749.50');
+    expect((await balancesOf(ctx.api, partner)).eur).toBe('749.50');
     await eventually(async () => expect(await statusOf(partner, response.json.transferId)).toBe('SUCCESSFUL'));
-    const [entry] = await historyOf(api, partner);
+    const [entry] = await historyOf(ctx.api, partner);
     expect(entry).toMatchObject({ type: 'sepaTransfer', amount: -250.5, currency: 'eur', status: 'SUCCESSFUL' });
-    expect((await balancesOf(api, partner)).eur).toBe('749.50');
+    expect((await balancesOf(ctx.api, partner)).eur).toBe('749.50');
 
     const xml = fs.readFileSync(path.join(testStack().dataDir, 'bank-outbox', `${response.json.transferId}.xml`), 'utf8');
     expect(xml).toContain('urn:iso:std:iso:20022:tech:xsd:pain.001.001.09');
@@ -64,7 +53,7 @@ describe('POST /v1/partner/sepa-transfer', () => {
   });
 
   it('accepts the amount as a JSON number too, and a LEGAL receiver by company name', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
     const response = await transfer(partner, {
       currency: 'EUR',
       amount: 12.3,
@@ -74,28 +63,28 @@ describe('POST /v1/partner/sepa-transfer', () => {
       transferTitle: 'Rent',
     });
     expect(response.status).toBe(201);
-    expect((await balancesOf(api, partner)).eur).toBe('87.70');
+    expect((await balancesOf(ctx.api, partner)).eur).toBe('87.70');
   });
 
   it('releases the funds when the bank rejects the payment', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
     const response = await transfer(partner, naturalTransfer({ amount: '40', destinationIban: TEST_WORKER_SETTINGS.SIMULATED_BANK_REJECT_IBANS }));
     expect(response.status).toBe(201);
     await eventually(async () => expect(await statusOf(partner, response.json.transferId)).toBe('UNSUCCESSFUL'));
-    expect((await balancesOf(api, partner)).eur).toBe('100.00');
+    expect((await balancesOf(ctx.api, partner)).eur).toBe('100.00');
   });
 
   it('refuses a partner without an ACTIVE eur account with 400 P418', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
-    await orm.em.fork().transactional((em) => setFiatAccountStatus(em, partner.partnerId, 'eur', 'WAITING_TO_BE_ACTIVATED'));
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
+    await ctx.orm.em.fork().transactional((em) => setFiatAccountStatus(em, partner.partnerId, 'eur', 'WAITING_TO_BE_ACTIVATED'));
     const response = await transfer(partner, naturalTransfer());
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ errorCode: 'P418', errorName: 'partner-not-found' });
-    expect((await balancesOf(api, partner)).eur).toBe('100.00');
+    expect((await balancesOf(ctx.api, partner)).eur).toBe('100.00');
   });
 
   it('refuses more than the available balance with 400 P433', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
     const response = await transfer(partner, naturalTransfer({ amount: '100.01' }));
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ errorCode: 'P433', errorName: 'insufficient-funds' });
@@ -125,7 +114,7 @@ describe('POST /v1/partner/sepa-transfer', () => {
     [{ receiverLastName: 'Kowal\u0000ski' }, 'receiverLastName: must not contain control characters'],
     [{ transferTitle: 'Invoice \ud800' }, 'transferTitle: must be well-formed Unicode'],
   ])('refuses %j with 400 P400 naming the rule', async (overrides, message) => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '1000' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '1000' } });
     const response = await transfer(partner, naturalTransfer(overrides));
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ errorCode: 'P400', errorName: 'invalid-request' });
@@ -133,12 +122,12 @@ describe('POST /v1/partner/sepa-transfer', () => {
   });
 
   it('moves money once for the same Idempotency-Key sent twice and concurrently; 409 P409 for another body', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '1000' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '1000' } });
     const body = naturalTransfer({ amount: '100' });
     const first = await transfer(partner, body, { 'idempotency-key': 'sepa-1' });
     const replays = await Promise.all(Array.from({ length: 4 }, () => transfer(partner, body, { 'idempotency-key': 'sepa-1' })));
     expect(replays.map((response) => response.json)).toEqual(Array(4).fill(first.json));
-    expect((await balancesOf(api, partner)).eur).toBe('900.00');
+    expect((await balancesOf(ctx.api, partner)).eur).toBe('900.00');
     const conflict = await transfer(partner, naturalTransfer({ amount: '101' }), { 'idempotency-key': 'sepa-1' });
     expect(conflict.status).toBe(409);
     expect(conflict.json.errorCode).toBe('P409');

@@ -1,29 +1,19 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { createTestPartner, openTestOrm } from '../support/fixtures';
-import { fixedClock, startTestApi } from '../support/http';
-import type { TestApi } from '../support/http';
+import { createTestPartner } from '../support/fixtures';
+import { fixedClock } from '../support/http';
+import { useTestApi } from '../support/use-test-api';
 
-let orm: MikroORM;
-let api: TestApi;
 const clock = fixedClock(new Date().toISOString());
 const now = new Date();
 const year = now.getUTCFullYear();
 const month = now.getUTCMonth() + 1;
 
-beforeAll(async () => {
-  orm = await openTestOrm();
-  api = await startTestApi({ clock });
-});
-afterAll(async () => {
-  await api.stop();
-  await orm.close(true);
-});
+const ctx = useTestApi({ clock });
 
 describe('GET /v1/partner/transaction-history/:month/:year', () => {
   it('lists this month\'s deposits newest first with type, signed amount, currency and status', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '100.25' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100.25' } });
     await createTestPartnerDeposit(partner.partnerId, 'btc', '0.00000001');
-    const response = await api.request('GET', `/v1/partner/transaction-history/${month}/${year}`, { apiKey: partner.apiKey });
+    const response = await ctx.api.request('GET', `/v1/partner/transaction-history/${month}/${year}`, { apiKey: partner.apiKey });
     expect(response.status).toBe(200);
     expect(response.json).toHaveLength(2);
     const [newest, oldest] = response.json;
@@ -35,17 +25,17 @@ describe('GET /v1/partner/transaction-history/:month/:year', () => {
   });
 
   it('returns an empty list for a month without movements', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '1' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '1' } });
     const previous = month === 1 ? { month: 12, year: year - 1 } : { month: month - 1, year };
-    const response = await api.request('GET', `/v1/partner/transaction-history/${previous.month}/${previous.year}`, { apiKey: partner.apiKey });
+    const response = await ctx.api.request('GET', `/v1/partner/transaction-history/${previous.month}/${previous.year}`, { apiKey: partner.apiKey });
     expect(response.status).toBe(200);
     expect(response.json).toEqual([]);
   });
 
   it('shows no other partner\'s movements', async () => {
-    await createTestPartner(orm, { deposits: { eur: '5' } });
-    const quiet = await createTestPartner(orm);
-    const response = await api.request('GET', `/v1/partner/transaction-history/${month}/${year}`, { apiKey: quiet.apiKey });
+    await createTestPartner(ctx.orm, { deposits: { eur: '5' } });
+    const quiet = await createTestPartner(ctx.orm);
+    const response = await ctx.api.request('GET', `/v1/partner/transaction-history/${month}/${year}`, { apiKey: quiet.apiKey });
     expect(response.json).toEqual([]);
   });
 
@@ -57,15 +47,15 @@ describe('GET /v1/partner/transaction-history/:month/:year', () => {
     ['1', String(year - 2), `year: year must be ${year} or ${year - 1}`],
     ['1', String(year + 1), `year: year must be ${year} or ${year - 1}`],
   ])('month %s year %s is 400 P403 with the rule in errorMessage', async (badMonth, badYear, rule) => {
-    const partner = await createTestPartner(orm);
-    const response = await api.request('GET', `/v1/partner/transaction-history/${badMonth}/${badYear}`, { apiKey: partner.apiKey });
+    const partner = await createTestPartner(ctx.orm);
+    const response = await ctx.api.request('GET', `/v1/partner/transaction-history/${badMonth}/${badYear}`, { apiKey: partner.apiKey });
     expect(response.status).toBe(400);
     expect(response.json).toEqual({ errorCode: 'P403', errorMessage: rule });
   });
 
   it('lists every violated rule on its own line', async () => {
-    const partner = await createTestPartner(orm);
-    const response = await api.request('GET', `/v1/partner/transaction-history/13/1999`, { apiKey: partner.apiKey });
+    const partner = await createTestPartner(ctx.orm);
+    const response = await ctx.api.request('GET', `/v1/partner/transaction-history/13/1999`, { apiKey: partner.apiKey });
     expect(response.json.errorCode).toBe('P403');
     expect(response.json.errorMessage.split('\n')).toEqual(['month: month must be at most 12', `year: year must be ${year} or ${year - 1}`]);
   });
@@ -76,17 +66,17 @@ describe('GET /v1/partner/transaction-history/:month/:year', () => {
     afterEach(() => clock.set(new Date().toISOString()));
 
     it('a month in the future is 400 P435 invalid-date', async () => {
-      const partner = await createTestPartner(orm);
-      const response = await api.request('GET', `/v1/partner/transaction-history/4/${year}`, { apiKey: partner.apiKey });
+      const partner = await createTestPartner(ctx.orm);
+      const response = await ctx.api.request('GET', `/v1/partner/transaction-history/4/${year}`, { apiKey: partner.apiKey });
       expect(response.status).toBe(400);
       expect(response.json).toMatchObject({ errorCode: 'P435', errorName: 'invalid-date' });
     });
 
     it('the month twelve months back is allowed, the one before it is 400 P435', async () => {
-      const partner = await createTestPartner(orm);
-      const allowed = await api.request('GET', `/v1/partner/transaction-history/3/${year - 1}`, { apiKey: partner.apiKey });
+      const partner = await createTestPartner(ctx.orm);
+      const allowed = await ctx.api.request('GET', `/v1/partner/transaction-history/3/${year - 1}`, { apiKey: partner.apiKey });
       expect(allowed.status).toBe(200);
-      const tooOld = await api.request('GET', `/v1/partner/transaction-history/2/${year - 1}`, { apiKey: partner.apiKey });
+      const tooOld = await ctx.api.request('GET', `/v1/partner/transaction-history/2/${year - 1}`, { apiKey: partner.apiKey });
       expect(tooOld.status).toBe(400);
       expect(tooOld.json).toMatchObject({ errorCode: 'P435', errorName: 'invalid-date' });
     });
@@ -95,5 +85,5 @@ describe('GET /v1/partner/transaction-history/:month/:year', () => {
 
 async function createTestPartnerDeposit(partnerId: string, currency: 'btc', amount: string): Promise<void> {
   const { postDeposit } = await import('../../db/services/deposit.service');
-  await orm.em.fork().transactional((em) => postDeposit(em, { partnerId, currency, amount, type: 'cryptoDeposit' }, new Date(Date.now() + 5)));
+  await ctx.orm.em.fork().transactional((em) => postDeposit(em, { partnerId, currency, amount, type: 'cryptoDeposit' }, new Date(Date.now() + 5)));
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../../core/errors';
 import { Decimal } from '../../core/money';
 import { Account } from '../../db/entities/account.entity';
@@ -7,25 +7,20 @@ import { LedgerTransfer } from '../../db/entities/ledger-transfer.entity';
 import { postTransfer, postTransferDirectly, reserveTransfer, voidTransfer } from '../../db/ledger/ledger';
 import type { TransferInput } from '../../db/ledger/ledger';
 import { findSystemAccount } from '../../db/ledger/accounts';
-import { createTestPartner, openTestOrm } from '../support/fixtures';
+import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
+import { useTestApi } from '../support/use-test-api';
 
-let orm: MikroORM;
-beforeAll(async () => {
-  orm = await openTestOrm(40);
-});
-afterAll(async () => {
-  await orm.close(true);
-});
+const ctx = useTestApi({ api: false, poolMax: 40 });
 
 async function account(id: string): Promise<Account> {
-  const found = await orm.em.fork().findOne(Account, { id });
+  const found = await ctx.orm.em.fork().findOne(Account, { id });
   if (!found) throw new Error(`no account ${id}`);
   return found;
 }
 
 async function withdrawalInput(partner: TestPartner, amount: string, transferId = randomUUID()): Promise<TransferInput> {
-  const sink = await findSystemAccount(orm.em.fork(), 'CRYPTO_WITHDRAWALS', 'eth');
+  const sink = await findSystemAccount(ctx.orm.em.fork(), 'CRYPTO_WITHDRAWALS', 'eth');
   return {
     transferId,
     kind: 'CRYPTO_WITHDRAWAL',
@@ -37,12 +32,12 @@ async function withdrawalInput(partner: TestPartner, amount: string, transferId 
 }
 
 function inTransaction<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
-  return orm.em.fork().transactional(work);
+  return ctx.orm.em.fork().transactional(work);
 }
 
 describe('ledger', () => {
   it('a reservation lowers the available balance at once and leaves the posted balance alone', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '10' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '10' } });
     const input = await withdrawalInput(partner, '4');
     await inTransaction((em) => reserveTransfer(em, input, new Date()));
     const eth = await account(partner.accounts.eth.id);
@@ -53,7 +48,7 @@ describe('ledger', () => {
   });
 
   it('posting a reservation moves the posted balances; posting again changes nothing', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '10' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '10' } });
     const input = await withdrawalInput(partner, '4');
     await inTransaction((em) => reserveTransfer(em, input, new Date()));
     await inTransaction((em) => postTransfer(em, input.transferId, new Date()));
@@ -61,12 +56,12 @@ describe('ledger', () => {
     const eth = await account(partner.accounts.eth.id);
     expect(new Decimal(eth.postedAmount).toFixed()).toBe('6');
     expect(new Decimal(eth.pendingOutAmount).toFixed()).toBe('0');
-    const transfer = await orm.em.fork().findOneOrFail(LedgerTransfer, { id: input.transferId });
+    const transfer = await ctx.orm.em.fork().findOneOrFail(LedgerTransfer, { id: input.transferId });
     expect(transfer.state).toBe('POSTED');
   });
 
   it('voiding a reservation releases the funds; voiding again changes nothing', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '10' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '10' } });
     const input = await withdrawalInput(partner, '4');
     await inTransaction((em) => reserveTransfer(em, input, new Date()));
     await inTransaction((em) => voidTransfer(em, input.transferId, new Date()));
@@ -77,7 +72,7 @@ describe('ledger', () => {
   });
 
   it('a voided transfer cannot be posted, nor a posted one voided', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '10' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '10' } });
     const voided = await withdrawalInput(partner, '1');
     await inTransaction((em) => reserveTransfer(em, voided, new Date()));
     await inTransaction((em) => voidTransfer(em, voided.transferId, new Date()));
@@ -89,7 +84,7 @@ describe('ledger', () => {
   });
 
   it('reserving the same transfer id twice reserves once', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '10' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '10' } });
     const input = await withdrawalInput(partner, '3');
     await inTransaction((em) => reserveTransfer(em, input, new Date()));
     await inTransaction((em) => reserveTransfer(em, input, new Date()));
@@ -99,26 +94,26 @@ describe('ledger', () => {
   });
 
   it('refuses a reservation larger than the available balance with insufficient-funds, and moves nothing', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
     const input = await withdrawalInput(partner, '1.000000000000000001');
     const attempt = inTransaction((em) => reserveTransfer(em, input, new Date()));
     await expect(attempt).rejects.toBeInstanceOf(DomainError);
     await expect(attempt).rejects.toMatchObject({ kind: 'insufficient-funds' });
     const eth = await account(partner.accounts.eth.id);
     expect(new Decimal(eth.pendingOutAmount).toFixed()).toBe('0');
-    expect(await orm.em.fork().findOne(LedgerTransfer, { id: input.transferId })).toBeNull();
+    expect(await ctx.orm.em.fork().findOne(LedgerTransfer, { id: input.transferId })).toBeNull();
   });
 
   it('refuses a transfer that does not balance', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '10' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '10' } });
     const input = await withdrawalInput(partner, '1');
     const unbalanced: TransferInput = { ...input, postings: [input.postings[0]!, { ...input.postings[1]!, amount: '0.9' }] };
     await expect(inTransaction((em) => postTransferDirectly(em, unbalanced, new Date()))).rejects.toThrow(/balances/);
   });
 
   it('the database itself refuses unbalanced postings and overdrafts, whatever the code does', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
-    const connection = orm.em.fork().getConnection();
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
+    const connection = ctx.orm.em.fork().getConnection();
     const transferId = randomUUID();
     await expect(
       connection.transactional(async (trx) => {
@@ -137,7 +132,7 @@ describe('ledger', () => {
   });
 
   it('keeps 18 decimals exactly', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '123456789.123456789123456789' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '123456789.123456789123456789' } });
     const input = await withdrawalInput(partner, '0.000000000000000001');
     await inTransaction((em) => reserveTransfer(em, input, new Date()));
     await inTransaction((em) => postTransfer(em, input.transferId, new Date()));
@@ -146,7 +141,7 @@ describe('ledger', () => {
   });
 
   it('never overdraws under many parallel reservations, and the sums still hold', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '10' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '10' } });
     const attempts = 60;
     const inputs = await Promise.all(Array.from({ length: attempts }, () => withdrawalInput(partner, '0.7')));
     const results = await Promise.allSettled(inputs.map((input) => inTransaction((em) => reserveTransfer(em, input, new Date()))));
@@ -161,7 +156,7 @@ describe('ledger', () => {
     const eth = await account(partner.accounts.eth.id);
     expect(new Decimal(eth.pendingOutAmount).toFixed()).toBe('9.8');
     expect(new Decimal(eth.postedAmount).minus(eth.pendingOutAmount).toFixed()).toBe('0.2');
-    const pending = await orm.em.fork().getConnection().execute<{ total: string; count: string }[]>(
+    const pending = await ctx.orm.em.fork().getConnection().execute<{ total: string; count: string }[]>(
       `select coalesce(-sum(p.amount), 0)::text as total, count(*)::text as count
          from ledger_posting p join ledger_transfer t on t.id = p.transfer_id
         where p.account_id = ? and t.state = 'PENDING'`,

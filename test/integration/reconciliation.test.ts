@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import { WorkflowFailedError } from '@temporalio/client';
 import type { ReconciliationInput, ReconciliationResult } from '../../contracts';
 import { SepaTransfer } from '../../db/entities/sepa-transfer.entity';
 import type { SepaTransferStage } from '../../db/entities/sepa-transfer.entity';
@@ -9,22 +8,12 @@ import { postTransfer, reserveTransfer, voidTransfer } from '../../db/ledger/led
 import { findSystemAccount } from '../../db/ledger/accounts';
 import { OperatorActionRefused, resolveOperation } from '../../db/services/operation-resolution.service';
 import type { OperationStatus } from '../../core/operation-status';
-import { createTestPartner, openTestOrm } from '../support/fixtures';
+import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { testStack } from '../support/stack';
+import { useTestApi } from '../support/use-test-api';
 
-let orm: MikroORM;
-let connection: Connection;
-let client: Client;
-beforeAll(async () => {
-  orm = await openTestOrm();
-  connection = await Connection.connect({ address: testStack().temporalAddress });
-  client = new Client({ connection, namespace: testStack().namespace });
-});
-afterAll(async () => {
-  await connection.close();
-  await orm.close(true);
-});
+const ctx = useTestApi({ api: false });
 
 interface Outcome {
   result: ReconciliationResult;
@@ -38,7 +27,7 @@ interface Outcome {
  */
 async function reconcile(input: ReconciliationInput): Promise<Outcome> {
   try {
-    const result: ReconciliationResult = await client.workflow.execute('reconciliationWorkflow', {
+    const result: ReconciliationResult = await ctx.temporal.workflow.execute('reconciliationWorkflow', {
       taskQueue: testStack().taskQueue,
       workflowId: `ledger-reconciliation-test-${randomUUID()}`,
       args: [input],
@@ -53,7 +42,7 @@ async function reconcile(input: ReconciliationInput): Promise<Outcome> {
 }
 
 async function storedReport(reportId: string): Promise<{ ok: boolean; report: Record<string, Array<Record<string, unknown>>> }> {
-  const rows = await orm.em.fork().getConnection().execute(`select ok, report from reconciliation_report where id = ?`, [reportId]);
+  const rows = await ctx.orm.em.fork().getConnection().execute(`select ok, report from reconciliation_report where id = ?`, [reportId]);
   expect(rows).toHaveLength(1);
   return rows[0] as { ok: boolean; report: Record<string, Array<Record<string, unknown>>> };
 }
@@ -63,7 +52,7 @@ const idsIn = (rows: Array<Record<string, unknown>> | undefined, field = 'id') =
 /** A SEPA transfer written by hand (no workflow ever ran for it) with its funds held since `at`. */
 async function heldSepaTransfer(partner: TestPartner, at: Date, state: { status: OperationStatus; stage: SepaTransferStage; bankReference?: string }): Promise<string> {
   const id = randomUUID();
-  await orm.em.fork().transactional(async (em) => {
+  await ctx.orm.em.fork().transactional(async (em) => {
     const clearing = await findSystemAccount(em, 'SEPA_CLEARING', 'eur');
     await reserveTransfer(
       em,
@@ -100,7 +89,7 @@ const workflowGone = async () => ({ workflowId: 'none', status: 'NOT_FOUND' });
 
 describe('reconciliation workflow', () => {
   it('runs on the worker through the real Temporal server, finds the books sound and stores a report', async () => {
-    await createTestPartner(orm, { deposits: { eur: '50', btc: '1' } });
+    await createTestPartner(ctx.orm, { deposits: { eur: '50', btc: '1' } });
     const { result, failure } = await reconcile({ stuckAfterMs: 24 * 60 * 60 * 1000 });
     expect(result).toMatchObject({ ledgerSound: true, unbalancedTransfers: 0, balanceMismatches: 0, overdrawnAccounts: 0 });
     // Other test files may leave operations for an operator to find; then the run fails, visibly.
@@ -110,8 +99,8 @@ describe('reconciliation workflow', () => {
   });
 
   it('reports a cached balance that no longer matches its postings and fails the run, after storing the report', async () => {
-    const partner = await createTestPartner(orm, { deposits: { ltc: '5' } });
-    const connectionToDb = orm.em.fork().getConnection();
+    const partner = await createTestPartner(ctx.orm, { deposits: { ltc: '5' } });
+    const connectionToDb = ctx.orm.em.fork().getConnection();
     // Simulate corruption by hand, then put it back so the suite's final ledger check stays meaningful.
     await connectionToDb.execute(`update account set posted_amount = posted_amount + 1 where id = ?`, [partner.accounts.ltc.id]);
     try {
@@ -131,7 +120,7 @@ describe('reconciliation workflow', () => {
   });
 
   it('compares business records with the ledger: holds without a workflow or an operation, final operations not voided or posted', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
     const twoMinutesAgo = new Date(Date.now() - 2 * 60_000);
     const noWorkflow = await heldSepaTransfer(partner, twoMinutesAgo, { status: 'IN_PROGRESS', stage: 'RESERVED' });
     const handedOff = await heldSepaTransfer(partner, twoMinutesAgo, { status: 'IN_PROGRESS', stage: 'SUBMITTED', bankReference: `BANK-${randomUUID()}` });
@@ -139,7 +128,7 @@ describe('reconciliation workflow', () => {
     const failedButHeld = await heldSepaTransfer(partner, twoMinutesAgo, { status: 'UNSUCCESSFUL', stage: 'REJECTED' });
     const settledButHeld = await heldSepaTransfer(partner, twoMinutesAgo, { status: 'SUCCESSFUL', stage: 'SETTLED' });
     const orphan = randomUUID();
-    await orm.em.fork().transactional(async (em) => {
+    await ctx.orm.em.fork().transactional(async (em) => {
       const clearing = await findSystemAccount(em, 'SEPA_CLEARING', 'eur');
       await reserveTransfer(
         em,
@@ -175,40 +164,40 @@ describe('reconciliation workflow', () => {
       reconciled = true;
     } finally {
       // Close everything this test opened, so no hold is left behind.
-      await orm.em.fork().transactional(async (em) => {
+      await ctx.orm.em.fork().transactional(async (em) => {
         const now = new Date();
         await voidTransfer(em, failedButHeld, now);
         await postTransfer(em, settledButHeld, now);
         await voidTransfer(em, orphan, now);
       });
       for (const id of [noWorkflow, fresh]) {
-        await orm.em.fork().transactional((em) =>
+        await ctx.orm.em.fork().transactional((em) =>
           resolveOperation(em, { operationId: id, action: 'release', reason: 'test fixture', actor: 'reconciliation test' }, new Date(), workflowGone),
         );
       }
       if (!reconciled) {
-        await orm.em.fork().transactional((em) =>
+        await ctx.orm.em.fork().transactional((em) =>
           resolveOperation(em, { operationId: handedOff, action: 'settle', reason: 'test cleanup', actor: 'reconciliation test' }, new Date(), workflowGone),
         );
       }
     }
 
     // The service refuses to release a handed-off transfer, and settles it.
-    const release = orm.em.fork().transactional((em) =>
+    const release = ctx.orm.em.fork().transactional((em) =>
       resolveOperation(em, { operationId: handedOff, action: 'release', reason: 'test', actor: 'reconciliation test' }, new Date(), workflowGone),
     );
     await expect(release).rejects.toThrow(OperatorActionRefused);
     await expect(release).rejects.toMatchObject({ reason: 'handed-off' });
-    const settled = await orm.em.fork().transactional((em) =>
+    const settled = await ctx.orm.em.fork().transactional((em) =>
       resolveOperation(em, { operationId: handedOff, action: 'settle', reason: 'bank statement shows it paid', actor: 'reconciliation test' }, new Date(), workflowGone),
     );
     expect(settled).toMatchObject({ status: 'SUCCESSFUL', stage: 'SETTLED', ledgerTransferState: 'POSTED', actor: 'reconciliation test' });
-    const released = await orm.em.fork().getConnection().execute(
+    const released = await ctx.orm.em.fork().getConnection().execute(
       `select s.status, s.stage, s.failure_reason, t.state from sepa_transfer s join ledger_transfer t on t.id = s.id where s.id = ?`,
       [noWorkflow],
     );
     expect(released).toEqual([{ status: 'UNSUCCESSFUL', stage: 'FAILED', failure_reason: 'test fixture', state: 'VOIDED' }]);
-    const audit = await orm.em.fork().getConnection().execute(
+    const audit = await ctx.orm.em.fork().getConnection().execute(
       `select action, actor, reason, operation_type from operator_action where operation_id = ? order by created_at`,
       [handedOff],
     );

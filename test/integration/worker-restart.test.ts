@@ -1,26 +1,23 @@
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { newWalletAddress } from '../../db/services/account-identifiers';
 import { eventually } from '../support/eventually';
-import { createTestPartner, openTestOrm } from '../support/fixtures';
-import { startTestApi } from '../support/http';
-import type { TestApi } from '../support/http';
+import { createTestPartner } from '../support/fixtures';
 import { balancesOf } from '../support/operations';
+import { killProcessGroup, spawnTsx } from '../support/processes';
 import { testStack } from '../support/stack';
+import { useTestApi } from '../support/use-test-api';
 
-const root = path.resolve(__dirname, '../..');
 const taskQueue = `worker-restart-${randomUUID()}`;
 
-/** The production worker entry point, as its own process, on a task queue only this test uses. */
+/**
+ * The production worker entry point, as its own process (group: tsx runs the worker in a child
+ * process, and both must die together), on a task queue only this test uses. Recorded, so the
+ * run kills it even if this file never reaches its afterAll.
+ */
 function startWorkerProcess(): ChildProcess {
-  return spawn(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'worker/worker.main.ts'], {
-    cwd: root,
+  const worker = spawnTsx(testStack().dataDir, 'main/worker.main.ts', [], {
     stdio: 'ignore',
-    // Its own process group: tsx runs the worker in a child process, and both must die together.
-    detached: true,
     env: {
       ...process.env,
       DATABASE_URL: testStack().databaseUrl,
@@ -32,42 +29,23 @@ function startWorkerProcess(): ChildProcess {
       LOG_LEVEL: 'warn',
     },
   });
+  ctx.defer(() => killProcessGroup(worker));
+  return worker;
 }
 
-async function kill(child: ChildProcess): Promise<void> {
-  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
-  try {
-    process.kill(-child.pid!, 'SIGKILL');
-  } catch {
-    // The whole group is gone already.
-  }
-  await exited;
-}
-
-let orm: MikroORM;
-let api: TestApi;
-const workers: ChildProcess[] = [];
-beforeAll(async () => {
-  orm = await openTestOrm();
-  api = await startTestApi({ taskQueue });
-});
-afterAll(async () => {
-  await Promise.all(workers.map(kill));
-  await api.stop();
-  await orm.close(true);
-});
+const ctx = useTestApi({ taskQueue });
 
 describe('a worker killed mid-withdrawal', () => {
   it('is replaced by a new one that completes the withdrawal exactly once', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
-    workers.push(startWorkerProcess());
-    const response = await api.request('POST', '/v1/partner/crypto-withdrawal', {
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
+    const first = startWorkerProcess();
+    const response = await ctx.api.request('POST', '/v1/partner/crypto-withdrawal', {
       apiKey: partner.apiKey,
       body: { currency: 'eth', amount: 0.25, walletAddress: newWalletAddress('eth'), name: 'Jan Kowalski', walletType: 'CUSTODIAL', receiverType: 'NATURAL' },
     });
     expect(response.status).toBe(200);
     const withdrawalId = response.json.withdrawalId as string;
-    const connection = orm.em.fork().getConnection();
+    const connection = ctx.orm.em.fork().getConnection();
     const stateOf = async () =>
       (await connection.execute<{ stage: string; status: string; transaction_hash: string | null }[]>(
         `select stage, status, transaction_hash from crypto_withdrawal where id = ?`,
@@ -79,10 +57,10 @@ describe('a worker killed mid-withdrawal', () => {
       expect(state.stage).toBe('BROADCAST');
       return state;
     }, { timeoutMs: 60_000 });
-    await kill(workers[0]!);
+    await killProcessGroup(first);
     expect((await stateOf()).status).toBe('IN_PROGRESS');
 
-    workers.push(startWorkerProcess());
+    startWorkerProcess();
     const settled = await eventually(async () => {
       const state = await stateOf();
       expect(state.status).toBe('SUCCESSFUL');
@@ -97,6 +75,6 @@ describe('a worker killed mid-withdrawal', () => {
       [withdrawalId],
     );
     expect(transfers).toEqual([{ state: 'POSTED', postings: '3' }]);
-    expect((await balancesOf(api, partner)).eth).toBe('0.749500000000000000');
+    expect((await balancesOf(ctx.api, partner)).eth).toBe('0.749500000000000000');
   }, 180_000);
 });

@@ -1,36 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { CryptoWithdrawalInput } from '../../contracts';
 import { newWalletAddress } from '../../db/services/account-identifiers';
 import type { OperationProgress } from '../../contracts';
 import { eventually } from '../support/eventually';
-import { createTestPartner, openTestOrm } from '../support/fixtures';
-import { startTestApi } from '../support/http';
-import type { TestApi } from '../support/http';
-import { balancesOf, temporalClient } from '../support/operations';
+import { createTestPartner } from '../support/fixtures';
+import { balancesOf } from '../support/operations';
 import { testStack } from '../support/stack';
 import { TEST_WORKER_SETTINGS } from '../support/test-config';
+import { useTestApi } from '../support/use-test-api';
 
-let orm: MikroORM;
-let api: TestApi;
-let temporal: Awaited<ReturnType<typeof temporalClient>>;
-beforeAll(async () => {
-  orm = await openTestOrm();
-  api = await startTestApi();
-  temporal = await temporalClient();
-});
-afterAll(async () => {
-  await temporal.close();
-  await api.stop();
-  await orm.close(true);
-});
+const ctx = useTestApi();
 
 /**
  * What an operator's reset, or the same withdrawal id started again after Temporal's retention,
  * looks like to the activities: a new run with the input of an operation that is already over.
  */
 async function runAgain(input: CryptoWithdrawalInput): Promise<OperationProgress> {
-  return temporal.client.workflow.execute('cryptoWithdrawalWorkflow', {
+  return ctx.temporal.workflow.execute('cryptoWithdrawalWorkflow', {
     taskQueue: testStack().taskQueue,
     workflowId: `crypto-withdrawal-rerun-${randomUUID()}`,
     args: [input],
@@ -38,7 +24,7 @@ async function runAgain(input: CryptoWithdrawalInput): Promise<OperationProgress
 }
 
 async function withdrawalRow(withdrawalId: string) {
-  const rows = await orm.em.fork().getConnection().execute<{ status: string; transaction_hash: string | null }[]>(
+  const rows = await ctx.orm.em.fork().getConnection().execute<{ status: string; transaction_hash: string | null }[]>(
     `select status, transaction_hash from crypto_withdrawal where id = ?`,
     [withdrawalId],
   );
@@ -50,9 +36,9 @@ describe('a withdrawal run again after it is over', () => {
     ['released (deny-listed)', TEST_WORKER_SETTINGS.DENY_LIST_ADDRESSES, 'UNSUCCESSFUL', '1.000000000000000000'],
     ['settled', newWalletAddress('eth'), 'SUCCESSFUL', '0.499500000000000000'],
   ])('when %s, neither broadcasts nor moves money again', async (_name, destination, finalStatus, finalBalance) => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
     const body = { currency: 'eth', amount: 0.5, walletAddress: destination, name: 'Jan Kowalski', walletType: 'CUSTODIAL', receiverType: 'NATURAL' };
-    const response = await api.request('POST', '/v1/partner/crypto-withdrawal', { apiKey: partner.apiKey, body });
+    const response = await ctx.api.request('POST', '/v1/partner/crypto-withdrawal', { apiKey: partner.apiKey, body });
     const withdrawalId = response.json.withdrawalId as string;
     const before = await eventually(async () => {
       const row = await withdrawalRow(withdrawalId);
@@ -77,6 +63,6 @@ describe('a withdrawal run again after it is over', () => {
     });
     expect(rerun.status).toBe(finalStatus);
     expect(await withdrawalRow(withdrawalId)).toEqual(before);
-    expect((await balancesOf(api, partner)).eth).toBe(finalBalance);
+    expect((await balancesOf(ctx.api, partner)).eth).toBe(finalBalance);
   });
 });

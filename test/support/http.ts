@@ -19,8 +19,18 @@ export interface TestApi {
   stop(): Promise<void>;
 }
 
+export interface StartTestApiOptions {
+  clock?: Clock;
+  databaseUrl?: string;
+  maxBodyBytes?: number;
+  /** The task queue its workflows start on (default: the stack worker's). */
+  taskQueue?: string;
+  responseTimeoutMs?: number;
+  rateLimit?: { perSecond: number; burst: number };
+}
+
 /** The real HTTP API on a free port, against the run's Postgres. */
-export async function startTestApi(options: { clock?: Clock; databaseUrl?: string; maxBodyBytes?: number; taskQueue?: string; responseTimeoutMs?: number; rateLimit?: { perSecond: number; burst: number } } = {}): Promise<TestApi> {
+export async function startTestApi(options: StartTestApiOptions = {}): Promise<TestApi> {
   const api: RunningApi = await startApi({
     port: 0,
     databaseUrl: options.databaseUrl ?? testStack().databaseUrl,

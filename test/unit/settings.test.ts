@@ -1,33 +1,193 @@
 import { DEFAULT_EUR_RATES, parseRateTable } from '../../core/rates';
-import { loadSettings } from '../../core/settings';
+import { InvalidSettingsError, loadSettings } from '../../core/settings';
 
 describe('settings', () => {
   it('defaults to port 3000, the local data folder and no external services', () => {
     const settings = loadSettings({}, '/srv/app');
-    expect(settings).toMatchObject({ port: 3000, dataDir: '/srv/app/.data', databaseUrl: undefined, temporalAddress: undefined });
+    expect(settings).toMatchObject({
+      port: 3000,
+      databaseUrl: undefined,
+      temporalAddress: undefined,
+      temporalNamespace: 'default',
+      temporalTaskQueue: 'partner-payments',
+      operationResponseTimeoutMs: 30_000,
+      defaultFeePercentage: '1',
+      maxBodyBytes: 65_536,
+      rateLimitPerSecond: 50,
+      rateLimitBurst: 200,
+      logLevel: 'info',
+      travelRuleDeadlineMs: 86_400_000,
+      travelRuleThresholdEur: '1000',
+      denyListedAddresses: [],
+    });
     expect(settings.eurRates).toEqual(DEFAULT_EUR_RATES);
+  });
+
+  it('keeps development-only settings apart, with their defaults', () => {
+    expect(loadSettings({}, '/srv/app').development).toEqual({
+      dataDir: '/srv/app/.data',
+      embeddedPostgresPort: 54320,
+      temporalCliPath: undefined,
+      temporalPort: 7233,
+      temporalUiPort: 8233,
+      chainConfirmationDelayMs: 5_000,
+      bankSettlementDelayMs: 5_000,
+      bankOutboxDir: '/srv/app/.data/bank-outbox',
+      bankRejectIbans: [],
+    });
   });
 
   it('reads every override from the environment', () => {
     const settings = loadSettings(
-      { PORT: '8080', DATABASE_URL: 'postgres://db/x', TEMPORAL_ADDRESS: 'temporal:7233', EXCHANGE_RATES_JSON: '{"btc":"90000.5"}' },
+      {
+        PORT: '8080',
+        DATABASE_URL: 'postgres://db/x',
+        DATABASE_READ_URL: 'postgresql://replica/x',
+        TEMPORAL_ADDRESS: 'temporal:7233',
+        TEMPORAL_NAMESPACE: 'payments',
+        TEMPORAL_TASK_QUEUE: 'payments-queue',
+        OPERATION_RESPONSE_TIMEOUT_MS: '1500',
+        EXCHANGE_RATES_JSON: '{"btc":"90000.5"}',
+        DEFAULT_FEE_PERCENTAGE: '0.25',
+        MAX_BODY_BYTES: '1024',
+        RATE_LIMIT_PER_SECOND: '0',
+        RATE_LIMIT_BURST: '10',
+        LOG_LEVEL: 'warn',
+        TRAVEL_RULE_DEADLINE_MS: '4000',
+        TRAVEL_RULE_THRESHOLD_EUR: '999.99',
+        DENY_LIST_ADDRESSES: ' 0xdead , ,0xbeef ',
+      },
       '/srv/app',
     );
-    expect(settings).toMatchObject({ port: 8080, databaseUrl: 'postgres://db/x', temporalAddress: 'temporal:7233' });
+    expect(settings).toMatchObject({
+      port: 8080,
+      databaseUrl: 'postgres://db/x',
+      databaseReadUrl: 'postgresql://replica/x',
+      temporalAddress: 'temporal:7233',
+      temporalNamespace: 'payments',
+      temporalTaskQueue: 'payments-queue',
+      operationResponseTimeoutMs: 1500,
+      defaultFeePercentage: '0.25',
+      maxBodyBytes: 1024,
+      rateLimitPerSecond: 0,
+      rateLimitBurst: 10,
+      logLevel: 'warn',
+      travelRuleDeadlineMs: 4000,
+      travelRuleThresholdEur: '999.99',
+      denyListedAddresses: ['0xdead', '0xbeef'],
+    });
     expect(settings.eurRates.btc).toBe('90000.5');
     expect(settings.eurRates.eth).toBe(DEFAULT_EUR_RATES.eth);
   });
 
-  it.each([
-    ['{"xrp":"1"}', /unknown currency/],
-    ['{"btc":"-1"}', /positive decimal/],
-    ['{"eur":"2"}', /eur rate is 1/],
-  ])('refuses the rate table %s', (json, message) => {
-    expect(() => parseRateTable(json)).toThrow(message);
+  it('reads the development overrides', () => {
+    const { development } = loadSettings(
+      {
+        DATA_DIR: 'tmp/data',
+        EMBEDDED_POSTGRES_PORT: '5433',
+        TEMPORAL_CLI_PATH: '/opt/temporal',
+        TEMPORAL_PORT: '7300',
+        TEMPORAL_UI_PORT: '8300',
+        CHAIN_CONFIRMATION_DELAY_MS: '0',
+        BANK_SETTLEMENT_DELAY_MS: '250',
+        SIMULATED_BANK_REJECT_IBANS: 'FR7630006000011234567890189,DE89370400440532013000',
+      },
+      '/srv/app',
+    );
+    expect(development).toEqual({
+      dataDir: '/srv/app/tmp/data',
+      embeddedPostgresPort: 5433,
+      temporalCliPath: '/opt/temporal',
+      temporalPort: 7300,
+      temporalUiPort: 8300,
+      chainConfirmationDelayMs: 0,
+      bankSettlementDelayMs: 250,
+      bankOutboxDir: '/srv/app/tmp/data/bank-outbox',
+      bankRejectIbans: ['FR7630006000011234567890189', 'DE89370400440532013000'],
+    });
+    expect(loadSettings({ BANK_OUTBOX_DIR: '/var/outbox' }, '/srv/app').development.bankOutboxDir).toBe('/var/outbox');
   });
 
-  it('refuses a port that is not a number', () => {
-    expect(() => loadSettings({ PORT: 'eighty' }, '/')).toThrow(/PORT must be/);
+  it('treats an empty variable as unset', () => {
+    const settings = loadSettings({ PORT: '', LOG_LEVEL: '', DATABASE_URL: '', TRAVEL_RULE_THRESHOLD_EUR: '' }, '/');
+    expect(settings).toMatchObject({ port: 3000, logLevel: 'info', databaseUrl: undefined, travelRuleThresholdEur: '1000' });
+  });
+
+  it.each([
+    ['PORT', 'eighty', 'PORT must be a port number from 1 to 65535, got "eighty"'],
+    ['PORT', '0', 'PORT must be a port number from 1 to 65535, got "0"'],
+    ['PORT', '65536', 'PORT must be a port number from 1 to 65535, got "65536"'],
+    ['PORT', '80.5', 'PORT must be a port number'],
+    ['PORT', '-1', 'PORT must be a port number'],
+    ['EMBEDDED_POSTGRES_PORT', ' 5432', 'EMBEDDED_POSTGRES_PORT must be a port number'],
+    ['TEMPORAL_PORT', '1e3', 'TEMPORAL_PORT must be a port number'],
+    ['TEMPORAL_UI_PORT', '99999', 'TEMPORAL_UI_PORT must be a port number'],
+    ['TRAVEL_RULE_THRESHOLD_EUR', '1e3', 'TRAVEL_RULE_THRESHOLD_EUR must be a plain decimal such as 1000, got "1e3"'],
+    ['TRAVEL_RULE_THRESHOLD_EUR', '-1000', 'TRAVEL_RULE_THRESHOLD_EUR must be a plain decimal'],
+    ['TRAVEL_RULE_THRESHOLD_EUR', '1,000', 'TRAVEL_RULE_THRESHOLD_EUR must be a plain decimal'],
+    ['TRAVEL_RULE_THRESHOLD_EUR', '1000.', 'TRAVEL_RULE_THRESHOLD_EUR must be a plain decimal'],
+    ['TRAVEL_RULE_THRESHOLD_EUR', 'Infinity', 'TRAVEL_RULE_THRESHOLD_EUR must be a plain decimal'],
+    ['TRAVEL_RULE_DEADLINE_MS', '0', 'TRAVEL_RULE_DEADLINE_MS must be a whole number of milliseconds from 1'],
+    ['TRAVEL_RULE_DEADLINE_MS', '1.5', 'TRAVEL_RULE_DEADLINE_MS must be a whole number of milliseconds'],
+    ['OPERATION_RESPONSE_TIMEOUT_MS', '3000000000', 'OPERATION_RESPONSE_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647'],
+    ['CHAIN_CONFIRMATION_DELAY_MS', 'soon', 'CHAIN_CONFIRMATION_DELAY_MS must be a whole number of milliseconds'],
+    ['BANK_SETTLEMENT_DELAY_MS', '-5', 'BANK_SETTLEMENT_DELAY_MS must be a whole number of milliseconds'],
+    ['MAX_BODY_BYTES', '0', 'MAX_BODY_BYTES must be a number of bytes'],
+    ['RATE_LIMIT_PER_SECOND', 'many', 'RATE_LIMIT_PER_SECOND must be a whole number'],
+    ['RATE_LIMIT_BURST', '2.5', 'RATE_LIMIT_BURST must be a whole number'],
+    ['DEFAULT_FEE_PERCENTAGE', '100', 'DEFAULT_FEE_PERCENTAGE must be a plain decimal from 0 to below 100'],
+    ['DEFAULT_FEE_PERCENTAGE', '0.12345', 'DEFAULT_FEE_PERCENTAGE must be a plain decimal from 0 to below 100 with at most 4 decimals'],
+    ['DEFAULT_FEE_PERCENTAGE', '1%', 'DEFAULT_FEE_PERCENTAGE must be a plain decimal'],
+    ['LOG_LEVEL', 'verbose', 'LOG_LEVEL must be one of debug, info, warn, error, got "verbose"'],
+    ['LOG_LEVEL', 'INFO', 'LOG_LEVEL must be one of debug, info, warn, error'],
+    ['EXCHANGE_RATES_JSON', '{"xrp":"1"}', 'EXCHANGE_RATES_JSON is not a valid rate table (unknown currency in rates: xrp)'],
+    ['EXCHANGE_RATES_JSON', '{"btc":"-1"}', 'EXCHANGE_RATES_JSON is not a valid rate table (rate for btc must be a positive decimal)'],
+    ['EXCHANGE_RATES_JSON', '{"eur":"2"}', 'EXCHANGE_RATES_JSON is not a valid rate table (the eur rate is 1 by definition)'],
+    ['EXCHANGE_RATES_JSON', '{btc: 1}', 'EXCHANGE_RATES_JSON is not a valid rate table'],
+    ['EXCHANGE_RATES_JSON', '[]', 'EXCHANGE_RATES_JSON is not a valid rate table'],
+    ['TEMPORAL_ADDRESS', 'temporal', 'TEMPORAL_ADDRESS must be host:port, such as temporal:7233, got "temporal"'],
+    ['TEMPORAL_ADDRESS', 'temporal:0', 'TEMPORAL_ADDRESS must be host:port'],
+    ['TEMPORAL_ADDRESS', 'http://temporal:7233', 'TEMPORAL_ADDRESS must be host:port'],
+    ['TEMPORAL_NAMESPACE', 'my namespace', 'TEMPORAL_NAMESPACE must be a name without spaces'],
+    ['TEMPORAL_TASK_QUEUE', 'queue\u0000', 'TEMPORAL_TASK_QUEUE must be a name without spaces'],
+  ])('refuses %s=%j, naming the variable', (variable, value, message) => {
+    expect(() => loadSettings({ [variable]: value }, '/')).toThrow(message);
+  });
+
+  it('names a database URL it refuses without repeating it (it may carry a password)', () => {
+    const attempt = () => loadSettings({ DATABASE_URL: 'mysql://user:secret@db/x' }, '/');
+    expect(attempt).toThrow('DATABASE_URL must be a postgres:// or postgresql:// URL');
+    expect(attempt).not.toThrow(/secret/);
+    expect(() => loadSettings({ DATABASE_READ_URL: 'not a url' }, '/')).toThrow('DATABASE_READ_URL must be a postgres:// or postgresql:// URL');
+  });
+
+  it('reports every bad variable at once, one line each', () => {
+    let error: unknown;
+    try {
+      loadSettings({ PORT: 'eighty', TRAVEL_RULE_THRESHOLD_EUR: '1e3', TEMPORAL_UI_PORT: '0' }, '/');
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(InvalidSettingsError);
+    expect((error as InvalidSettingsError).problems).toEqual([
+      'PORT must be a port number from 1 to 65535, got "eighty"',
+      'TRAVEL_RULE_THRESHOLD_EUR must be a plain decimal such as 1000, got "1e3"',
+      'TEMPORAL_UI_PORT must be a port number from 1 to 65535, got "0"',
+    ]);
+    expect((error as Error).message.split('\n')).toHaveLength(4);
+  });
+
+  it.each([
+    ['TEMPORAL_ADDRESS', '127.0.0.1:7233'],
+    ['TEMPORAL_ADDRESS', '[::1]:7233'],
+    ['TEMPORAL_ADDRESS', 'my-ns.a1b2c.tmprl.cloud:7233'],
+    ['TRAVEL_RULE_THRESHOLD_EUR', '0'],
+    ['TRAVEL_RULE_THRESHOLD_EUR', '1000.50'],
+    ['DEFAULT_FEE_PERCENTAGE', '0'],
+    ['DEFAULT_FEE_PERCENTAGE', '99.9999'],
+    ['PORT', '65535'],
+  ])('accepts %s=%s', (variable, value) => {
+    expect(() => loadSettings({ [variable]: value }, '/')).not.toThrow();
   });
 });
 

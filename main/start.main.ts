@@ -7,10 +7,10 @@ import { Client, Connection } from '@temporalio/client';
 import { startApi } from '../api/server';
 import { openOrm } from '../db/orm';
 import { ensureDemoPartner } from './demo-partner';
-import { startInfrastructure } from './infrastructure/infrastructure';
-import { loadProcessSettings, mainLogger, onShutdownSignal } from './main-support';
-import { ensureReconciliationSchedule } from './reconciliation-schedule';
-import { startWorker } from './worker';
+import { startInfrastructure } from '../dev/infrastructure';
+import { loadProcessSettings, mainLogger, onShutdownSignal } from './process-support';
+import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule';
+import { startWorker } from '../worker/worker';
 
 /** What this process started, stopped in reverse order on Ctrl-C or on a failed start. */
 const stops: Array<() => Promise<void>> = [];
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   stops.push(() => infrastructure.stop());
 
   const orm = await openOrm(infrastructure.databaseUrl, 2);
-  const demo = await ensureDemoPartner(orm, settings.dataDir);
+  const demo = await ensureDemoPartner(orm, settings.development.dataDir);
   await orm.close(true);
 
   const connection = await Connection.connect({ address: infrastructure.temporalAddress });

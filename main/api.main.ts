@@ -3,8 +3,8 @@
  * TEMPORAL_ADDRESS, starts nothing else.
  */
 import { migrate } from '../db/orm';
-import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting } from '../worker/main-support';
-import { startApi } from './server';
+import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting } from './process-support';
+import { startApi } from '../api/server';
 
 async function main(): Promise<void> {
   const settings = loadProcessSettings();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../core/logger';
 
 export interface RunningPostgres {
   url: string;
@@ -69,6 +69,7 @@ type EmbeddedPostgresClass = new (options: Record<string, unknown>) => EmbeddedP
  * a CommonJS module, so the import goes through a Function to stay a real dynamic import.
  */
 async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the point: a real import() in CommonJS output
   const importModule = new Function('specifier', 'return import(specifier)') as (
     specifier: string,
   ) => Promise<{ default: EmbeddedPostgresClass }>;

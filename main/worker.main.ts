@@ -4,10 +4,10 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { migrate } from '../db/orm';
-import { registerSearchAttributes } from './infrastructure/temporal';
-import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting } from './main-support';
-import { ensureReconciliationSchedule } from './reconciliation-schedule';
-import { startWorker } from './worker';
+import { registerSearchAttributes } from '../worker/search-attributes.registration';
+import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting } from './process-support';
+import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule';
+import { startWorker } from '../worker/worker';
 
 async function main(): Promise<void> {
   const settings = loadProcessSettings();

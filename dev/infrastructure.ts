@@ -1,8 +1,8 @@
-import type { Logger } from '../../core/logger';
-import type { Settings } from '../../core/settings';
-import { migrate } from '../../db/orm';
-import { ensurePostgres } from './postgres';
-import { ensureTemporal } from './temporal';
+import type { Logger } from '../core/logger';
+import type { Settings } from '../core/settings';
+import { migrate } from '../db/orm';
+import { ensurePostgres } from './embedded-postgres';
+import { ensureTemporal } from './temporal-dev-server';
 
 export interface Infrastructure {
   databaseUrl: string;
@@ -17,15 +17,16 @@ export interface Infrastructure {
  * with migrations applied, and Temporal (configured, or a dev server with the Web UI).
  */
 export async function startInfrastructure(settings: Settings, options: { ui: boolean; log: Logger }): Promise<Infrastructure> {
+  const { development } = settings;
   const [postgres, temporal] = await Promise.all([
-    ensurePostgres({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir, port: settings.embeddedPostgresPort, log: options.log }),
+    ensurePostgres({ databaseUrl: settings.databaseUrl, dataDir: development.dataDir, port: development.embeddedPostgresPort, log: options.log }),
     ensureTemporal({
       temporalAddress: settings.temporalAddress,
-      temporalCliPath: settings.temporalCliPath,
+      temporalCliPath: development.temporalCliPath,
       namespace: settings.temporalNamespace,
-      dataDir: settings.dataDir,
-      port: settings.temporalPort,
-      uiPort: settings.temporalUiPort,
+      dataDir: development.dataDir,
+      port: development.temporalPort,
+      uiPort: development.temporalUiPort,
       ui: options.ui,
       log: options.log,
     }),

@@ -4,8 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTE_KEYS } from '../../core/search-attributes';
-import type { Logger } from '../../core/logger';
+import { SEARCH_ATTRIBUTE_KEYS } from '../core/search-attributes';
+import type { Logger } from '../core/logger';
+import { registerSearchAttributes } from '../worker/search-attributes.registration';
 
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 const TEMPORAL_CLI_MODULE = `github.com/temporalio/cli/cmd/temporal@${TEMPORAL_CLI_VERSION}`;
@@ -167,24 +168,6 @@ async function waitUntilServing(address: string, child: ChildProcess): Promise<v
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`temporal dev server not ready on ${address} after ${READY_TIMEOUT_MS} ms`);
-}
-
-/** Idempotent: a production cluster gets the same attributes the dev server is started with. */
-export async function registerSearchAttributes(address: string, namespace: string, log: Logger): Promise<void> {
-  const connection = await Connection.connect({ address });
-  try {
-    const existing = await connection.operatorService.listSearchAttributes({ namespace });
-    const known = new Set(Object.keys(existing.customAttributes ?? {}));
-    const missing = SEARCH_ATTRIBUTE_KEYS.filter((key) => !known.has(key.name));
-    if (missing.length === 0) return;
-    await connection.operatorService.addSearchAttributes({
-      namespace,
-      searchAttributes: Object.fromEntries(missing.map((key) => [key.name, 2 /* INDEXED_VALUE_TYPE_KEYWORD */])),
-    });
-    log.info(`registered search attributes ${missing.map((key) => key.name).join(', ')}`);
-  } finally {
-    await connection.close();
-  }
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

@@ -33,8 +33,8 @@ import type { OperationRecord, OperationType } from '../db/services/operation-re
 import { createApiKey, createPartner, revokeApiKey, setFiatAccountStatus, upsertUser } from '../db/services/partner.service';
 import { completeTravelRuleUpdate, cryptoWithdrawalContract, exchangeContract, sepaTransferContract } from '../contracts';
 import type { TravelRuleCompletion } from '../contracts';
-import { ensurePostgres } from './infrastructure/postgres';
-import { loadProcessSettings } from './main-support';
+import { ensurePostgres } from '../dev/embedded-postgres';
+import { loadProcessSettings } from './process-support';
 
 const USAGE = `usage: npm run ops -- <command>
   partner create --name NAME [--fee-percentage P]
@@ -210,7 +210,7 @@ function operationView(operation: OperationRecord): Record<string, unknown> {
   if (operation.type === 'exchange') return row;
   const view: Record<string, unknown> = { ...row, handedOff: isHandedOff(operation) };
   if (operation.type === 'crypto-withdrawal') {
-    const data = (travelRule ?? null) as { requiresCompletion?: unknown; completion?: Record<string, unknown> } | null;
+    const data = travelRule as { requiresCompletion?: unknown; completion?: Record<string, unknown> } | null;
     view.travelRule = data && {
       requiresCompletion: data.requiresCompletion ?? null,
       completion: data.completion

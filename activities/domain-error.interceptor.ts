@@ -1,0 +1,49 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, Next } from '@temporalio/worker';
+import { ACTIVITY_FAILURES, DomainError } from '../core/errors';
+import type { ActivityFailureType } from '../core/errors';
+
+/**
+ * Every activity's errors leave it in one shape (registered on the worker): a DomainError becomes
+ * a non-retryable failure whose type is its kind, so a workflow can tell a refusal from a fault
+ * and the API can map it back; data the database refuses to store (SQLSTATE class 22: bad text,
+ * numeric overflow) fails the same way every time, so it is non-retryable too. Anything else
+ * stays retryable (a lost connection, a deadlock). Messages never carry SQL or its values.
+ */
+export class DomainErrorInterceptor implements ActivityInboundCallsInterceptor {
+  async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
+    try {
+      return await next(input);
+    } catch (error) {
+      throw toActivityFailure(error);
+    }
+  }
+}
+
+export function toActivityFailure(error: unknown): unknown {
+  if (error instanceof DomainError) {
+    return ApplicationFailure.create({ type: error.kind, message: error.detail ?? error.kind, nonRetryable: true });
+  }
+  const sqlState = sqlStateOf(error);
+  if (sqlState?.startsWith('22')) {
+    return ApplicationFailure.create({ type: 'invalid-request', message: `the database refused the operation's data (SQLSTATE ${sqlState})`, nonRetryable: true });
+  }
+  return error;
+}
+
+/** A failure from the catalogue (core/errors.ts), retryable or not as the catalogue says. */
+export function activityFailure(type: ActivityFailureType, message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type, message, nonRetryable: !ACTIVITY_FAILURES[type].retryable });
+}
+
+/** The SQLSTATE of a Postgres error, whether pg's own or wrapped by MikroORM. */
+export function sqlStateOf(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
+    const { code, sqlState } = current as { code?: unknown; sqlState?: unknown };
+    if (typeof sqlState === 'string' && /^[0-9A-Z]{5}$/.test(sqlState)) return sqlState;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+    current = (current as { cause?: unknown; previous?: unknown }).previous ?? (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

@@ -1,0 +1,17 @@
+import { runTsx } from './processes';
+import { testStack } from './stack';
+
+/**
+ * Runs `npm run ops -- …` as an operator would (through tsx), against the run's database (plus
+ * whatever `env` adds, e.g. TEMPORAL_ADDRESS). The process is recorded like every process a test
+ * starts, so the run stops it even when the test gave up waiting. The CLI prints one JSON object,
+ * on failure too.
+ */
+export async function runOpsCli(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number; output: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const result = await runTsx(testStack().dataDir, 'main/ops.cli.ts', args, { ...process.env, DATABASE_URL: testStack().databaseUrl, ...env });
+  try {
+    return { code: result.code, output: JSON.parse(result.stdout) };
+  } catch {
+    throw new Error(`ops ${args.join(' ')} printed no JSON (exit ${result.code}): ${result.stdout}\n${result.stderr}`);
+  }
+}

@@ -1,0 +1,410 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { completeTravelRuleUpdate, cryptoWithdrawalContract, statusQuery } from '../../contracts';
+import type { CryptoWithdrawalInput, OperationProgress, TravelRuleCompletion } from '../../contracts';
+import { eventually } from '../support/eventually';
+import { domainFailure, mockActivities, useWorkflowTestEnvironment } from '../support/workflow-environment';
+import type { WorkflowRun } from '../support/workflow-environment';
+
+/**
+ * The crypto-withdrawal workflow on its own: every branch of its lifecycle, with mocked
+ * activities (the database, the ledger and the chain are the integration and e2e tiers' business).
+ */
+
+const env = useWorkflowTestEnvironment();
+
+const RESERVATION_ABANDONED = 'the reservation could not be confirmed';
+const CANCELLED_BEFORE_HAND_OFF = 'cancelled by an operator before the money was handed off';
+const BROADCAST = { transactionHash: '0xfeed', broadcastAt: '2026-03-01T10:00:00.000Z' };
+
+function withdrawalInput(overrides: Partial<CryptoWithdrawalInput> = {}): CryptoWithdrawalInput {
+  return {
+    withdrawalId: randomUUID(),
+    partnerId: randomUUID(),
+    userId: null,
+    currency: 'eth',
+    network: 'ethereum',
+    amount: '0.5',
+    fee: '0.0005',
+    destination: '0x52908400098527886E0F7030069857D2E4169EE7',
+    memo: null,
+    walletType: 'NON_CUSTODIAL',
+    receiverType: 'NATURAL',
+    beneficiaryName: 'Jan Kowalski',
+    amountEur: '1500',
+    ...overrides,
+  };
+}
+
+/** Every activity the workflow calls, answering as on the happy path without travel-rule data. */
+function withdrawalActivities() {
+  return mockActivities({
+    reserveWithdrawal: () => ({ status: 'IN_PROGRESS', stage: 'RESERVED' }),
+    abandonWithdrawal: () => 'NOTHING_MOVED',
+    checkTravelRule: () => ({ deniedReason: null, requiresCompletion: false, deadlineMs: 60_000, handedOff: false }),
+    setWithdrawalProgress: () => undefined,
+    recordTravelRuleCompletion: () => undefined,
+    markWithdrawalHandOff: () => 'MARKED',
+    releaseWithdrawal: () => 'RELEASED',
+    broadcastWithdrawal: () => BROADCAST,
+    awaitWithdrawalConfirmation: () => undefined,
+    settleWithdrawal: () => undefined,
+    rejectWithdrawal: () => undefined,
+    recordWithdrawalCancellation: () => undefined,
+  });
+}
+type WithdrawalActivities = ReturnType<typeof withdrawalActivities>;
+
+/** The steps that move money, in the order they were called. */
+function moneySteps(activities: WithdrawalActivities): string[] {
+  const steps = ['abandonWithdrawal', 'releaseWithdrawal', 'markWithdrawalHandOff', 'broadcastWithdrawal', 'settleWithdrawal', 'rejectWithdrawal', 'recordWithdrawalCancellation'] as const;
+  return steps
+    .flatMap((step) => activities[step].mock.invocationCallOrder.map((order) => ({ step, order })))
+    .sort((a, b) => a.order - b.order)
+    .map(({ step }) => step);
+}
+
+async function startWithdrawal(run: WorkflowRun, input: CryptoWithdrawalInput) {
+  return run.startReserving(cryptoWithdrawalContract.workflowType, { workflowId: cryptoWithdrawalContract.workflowId(input.withdrawalId), args: [input] });
+}
+
+async function statusOf(handle: WorkflowHandle): Promise<string> {
+  return (await handle.describe()).status.name;
+}
+
+async function failureOf(handle: WorkflowHandle): Promise<unknown> {
+  const error = await handle.result().then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(WorkflowFailedError);
+  return (error as WorkflowFailedError).cause;
+}
+
+async function awaitingTravelRule(handle: WorkflowHandle): Promise<void> {
+  await eventually(async () => expect(await handle.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' }));
+}
+
+const completion: TravelRuleCompletion = {
+  completedBy: 'compliance@example.com',
+  beneficiary: {
+    beneficiaryPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: 'Kowalski', secondaryIdentifier: 'Jan', nameIdentifierType: 'LEGL' }] } } }],
+  },
+};
+
+describe('crypto-withdrawal workflow', () => {
+  it('answers the caller once reserved, then checks, hands off, waits for the confirmation and settles', async () => {
+    const activities = withdrawalActivities();
+    const input = withdrawalInput({ walletType: 'CUSTODIAL' });
+    await env.withWorker(activities, async (run) => {
+      const { handle, reserved } = await startWithdrawal(run, input);
+      expect(await reserved).toEqual({ id: input.withdrawalId });
+      expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+      expect(await handle.query(statusQuery)).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+    });
+    expect(activities.reserveWithdrawal).toHaveBeenCalledWith(input);
+    expect(activities.checkTravelRule).toHaveBeenCalledWith(input.withdrawalId);
+    expect(activities.awaitWithdrawalConfirmation).toHaveBeenCalledWith({ network: 'ethereum', ...BROADCAST });
+    expect(moneySteps(activities)).toEqual(['markWithdrawalHandOff', 'broadcastWithdrawal', 'settleWithdrawal']);
+    expect(activities.setWithdrawalProgress).not.toHaveBeenCalled();
+  });
+
+  describe('the reservation', () => {
+    it('refused (a business error) abandons it, tells the caller, and completes with the refusal as its result', async () => {
+      const activities = withdrawalActivities();
+      activities.reserveWithdrawal.mockRejectedValue(domainFailure('insufficient-funds', 'the available balance is too low'));
+      const input = withdrawalInput();
+      await env.withWorker(activities, async (run) => {
+        const { handle, reserved } = await startWithdrawal(run, input);
+        const refusedCaller = await reserved.catch((error: unknown) => error);
+        expect(refusedCaller).toBeInstanceOf(WorkflowUpdateFailedError);
+        expect((refusedCaller as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'insufficient-funds', message: 'the available balance is too low' });
+        expect(await handle.result()).toEqual({
+          status: 'UNSUCCESSFUL',
+          stage: 'REFUSED_INSUFFICIENT_FUNDS',
+          failureReason: 'the available balance is too low',
+          refusal: { kind: 'insufficient-funds', message: 'the available balance is too low' },
+        });
+        expect(await statusOf(handle)).toBe('COMPLETED');
+      });
+      expect(activities.reserveWithdrawal).toHaveBeenCalledTimes(1); // non-retryable
+      expect(activities.abandonWithdrawal).toHaveBeenCalledWith(input.withdrawalId, RESERVATION_ABANDONED);
+      expect(moneySteps(activities)).toEqual(['abandonWithdrawal']);
+      expect(activities.checkTravelRule).not.toHaveBeenCalled();
+    });
+
+    it('whose outcome is unknown (a non-business failure) abandons it and fails the workflow with operation-abandoned', async () => {
+      const activities = withdrawalActivities();
+      activities.reserveWithdrawal.mockRejectedValue(ApplicationFailure.create({ type: 'connection-lost', message: 'the database went away', nonRetryable: true }));
+      const input = withdrawalInput();
+      await env.withWorker(activities, async (run) => {
+        const { handle, reserved } = await startWithdrawal(run, input);
+        const callerError = await reserved.catch((error: unknown) => error);
+        expect((callerError as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'operation-abandoned' });
+        expect(await failureOf(handle)).toMatchObject({
+          type: 'operation-abandoned',
+          message: 'the reservation could not be confirmed, so it was abandoned: nothing was moved',
+        });
+        expect(await statusOf(handle)).toBe('FAILED');
+        expect(await handle.query(statusQuery)).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'ABANDONED' });
+      });
+      expect(activities.abandonWithdrawal).toHaveBeenCalledWith(input.withdrawalId, RESERVATION_ABANDONED);
+      expect(moneySteps(activities)).toEqual(['abandonWithdrawal']);
+    });
+
+    it('that failed while an earlier run had handed the money off (abandon answers HANDED_OFF) follows it to its end', async () => {
+      const activities = withdrawalActivities();
+      activities.reserveWithdrawal.mockRejectedValue(ApplicationFailure.create({ type: 'connection-lost', message: 'lost', nonRetryable: true }));
+      activities.abandonWithdrawal.mockResolvedValue('HANDED_OFF');
+      activities.checkTravelRule.mockResolvedValue({ deniedReason: null, requiresCompletion: false, deadlineMs: 0, handedOff: true });
+      const input = withdrawalInput();
+      await env.withWorker(activities, async (run) => {
+        const { handle, reserved } = await startWithdrawal(run, input);
+        expect(await reserved).toEqual({ id: input.withdrawalId });
+        expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+      });
+      expect(moneySteps(activities)).toEqual(['abandonWithdrawal', 'markWithdrawalHandOff', 'broadcastWithdrawal', 'settleWithdrawal']);
+    });
+
+    it('run again after the withdrawal closed (it answers a final state) ends with that state and sends nothing', async () => {
+      const activities = withdrawalActivities();
+      activities.reserveWithdrawal.mockResolvedValue({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+      const input = withdrawalInput();
+      await env.withWorker(activities, async (run) => {
+        const { handle, reserved } = await startWithdrawal(run, input);
+        expect(await reserved).toEqual({ id: input.withdrawalId });
+        expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+      });
+      expect(activities.checkTravelRule).not.toHaveBeenCalled();
+      expect(moneySteps(activities)).toEqual([]);
+    });
+  });
+
+  describe('the checks before the hand-off', () => {
+    it('a deny-listed destination releases the funds and ends UNSUCCESSFUL with the reason, nothing sent', async () => {
+      const activities = withdrawalActivities();
+      activities.checkTravelRule.mockResolvedValue({ deniedReason: 'destination address is on the deny list', requiresCompletion: false, deadlineMs: 60_000, handedOff: false });
+      const input = withdrawalInput();
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, input);
+        expect(await handle.result()).toEqual({ status: 'UNSUCCESSFUL', stage: 'FAILED', failureReason: 'destination address is on the deny list' });
+        expect(await statusOf(handle)).toBe('COMPLETED');
+      });
+      expect(activities.releaseWithdrawal).toHaveBeenCalledWith(input.withdrawalId, 'destination address is on the deny list', 'FAILED');
+      expect(moneySteps(activities)).toEqual(['releaseWithdrawal']);
+    });
+
+    it('a failing check (a business error) releases the funds with its message', async () => {
+      const activities = withdrawalActivities();
+      activities.checkTravelRule.mockRejectedValue(domainFailure('invalid-user', 'the user of this withdrawal no longer exists'));
+      const input = withdrawalInput();
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, input);
+        expect(await handle.result()).toEqual({ status: 'UNSUCCESSFUL', stage: 'FAILED', failureReason: 'the user of this withdrawal no longer exists' });
+      });
+      expect(moneySteps(activities)).toEqual(['releaseWithdrawal']);
+    });
+
+    it('a release that finds the money already handed off (a Reset re-ran the checks) releases nothing and goes on to the hand-off', async () => {
+      const activities = withdrawalActivities();
+      activities.checkTravelRule.mockResolvedValue({ deniedReason: 'destination address is on the deny list', requiresCompletion: false, deadlineMs: 60_000, handedOff: false });
+      activities.releaseWithdrawal.mockResolvedValue('HANDED_OFF');
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, withdrawalInput());
+        expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+      });
+      expect(moneySteps(activities)).toEqual(['releaseWithdrawal', 'broadcastWithdrawal', 'settleWithdrawal']);
+    });
+
+    it('checks that find the withdrawal handed off (a re-run after a Reset) decide nothing again and follow the hand-off', async () => {
+      const activities = withdrawalActivities();
+      activities.checkTravelRule.mockResolvedValue({ deniedReason: null, requiresCompletion: false, deadlineMs: 0, handedOff: true });
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, withdrawalInput());
+        expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+      });
+      expect(moneySteps(activities)).toEqual(['markWithdrawalHandOff', 'broadcastWithdrawal', 'settleWithdrawal']);
+    });
+
+    it('a hand-off that finds the withdrawal closed ends with its state, nothing sent', async () => {
+      const activities = withdrawalActivities();
+      activities.markWithdrawalHandOff.mockResolvedValue({ closed: { status: 'UNSUCCESSFUL', stage: 'FAILED' } });
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, withdrawalInput());
+        expect(await handle.result()).toEqual({ status: 'UNSUCCESSFUL', stage: 'FAILED' });
+      });
+      expect(moneySteps(activities)).toEqual(['markWithdrawalHandOff']);
+    });
+
+    it('a broadcast that finds the withdrawal closed ends with its state and waits for no confirmation', async () => {
+      const activities = withdrawalActivities();
+      activities.broadcastWithdrawal.mockResolvedValue({ closed: { status: 'SUCCESSFUL', stage: 'SETTLED' } });
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, withdrawalInput());
+        expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+      });
+      expect(activities.awaitWithdrawalConfirmation).not.toHaveBeenCalled();
+      expect(moneySteps(activities)).toEqual(['markWithdrawalHandOff', 'broadcastWithdrawal']);
+    });
+  });
+
+  describe('travel-rule data', () => {
+    const requiresCompletion = (deadlineMs: number) => ({ deniedReason: null, requiresCompletion: true, deadlineMs, handedOff: false });
+
+    it('not completed before the deadline fails the withdrawal and releases the funds', async () => {
+      const activities = withdrawalActivities();
+      activities.checkTravelRule.mockResolvedValue(requiresCompletion(1_500));
+      const input = withdrawalInput();
+      await env.withWorker(activities, async (run) => {
+        const { handle, reserved } = await startWithdrawal(run, input);
+        await reserved;
+        await awaitingTravelRule(handle);
+        expect(await handle.result()).toEqual({ status: 'UNSUCCESSFUL', stage: 'FAILED', failureReason: 'travel-rule data was not completed before the deadline' });
+        // Too late: the Update is refused once the withdrawal stopped waiting.
+        await expect(handle.executeUpdate(completeTravelRuleUpdate, { args: [completion] })).rejects.toThrow();
+      });
+      expect(activities.setWithdrawalProgress).toHaveBeenCalledWith(input.withdrawalId, { status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
+      expect(activities.releaseWithdrawal).toHaveBeenCalledWith(input.withdrawalId, 'travel-rule data was not completed before the deadline', 'FAILED');
+      expect(activities.recordTravelRuleCompletion).not.toHaveBeenCalled();
+      expect(moneySteps(activities)).toEqual(['releaseWithdrawal']);
+    });
+
+    it('completed by the Update is recorded, answers its caller, clears the withdrawal, which then settles', async () => {
+      const activities = withdrawalActivities();
+      activities.checkTravelRule.mockResolvedValue(requiresCompletion(60_000));
+      const input = withdrawalInput();
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, input);
+        await awaitingTravelRule(handle);
+        expect(await handle.executeUpdate(completeTravelRuleUpdate, { args: [completion] })).toEqual({ withdrawalId: input.withdrawalId, status: 'IN_PROGRESS' });
+        expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+      });
+      expect(activities.recordTravelRuleCompletion).toHaveBeenCalledWith(input.withdrawalId, completion);
+      expect(activities.setWithdrawalProgress.mock.calls.map(([, progress]) => progress)).toEqual([
+        { status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' },
+        { status: 'IN_PROGRESS', stage: 'TRAVEL_RULE_CLEARED' },
+      ]);
+      expect(moneySteps(activities)).toEqual(['markWithdrawalHandOff', 'broadcastWithdrawal', 'settleWithdrawal']);
+    });
+
+    it('an invalid completion is refused by the validator, leaves no trace, and the withdrawal keeps waiting', async () => {
+      const activities = withdrawalActivities();
+      activities.checkTravelRule.mockResolvedValue(requiresCompletion(60_000));
+      const input = withdrawalInput();
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, input);
+        await awaitingTravelRule(handle);
+        for (const bad of [{}, { completedBy: 'not an email' }, { completedBy: 'ops@example.com', beneficiary: { country: 'DE' } }, 42]) {
+          const refused = await handle.executeUpdate(completeTravelRuleUpdate, { args: [bad as TravelRuleCompletion] }).catch((error: unknown) => error);
+          expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+          expect((refused as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'invalid-request' });
+        }
+        const history = await handle.fetchHistory();
+        const acceptedUpdates = (history.events ?? []).flatMap((event) => event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ?? []);
+        expect(acceptedUpdates).toEqual(['fundsReserved']);
+        expect(await handle.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA' });
+        expect(activities.recordTravelRuleCompletion).not.toHaveBeenCalled();
+        // A valid one afterwards still completes it.
+        await handle.executeUpdate(completeTravelRuleUpdate, { args: [completion] });
+        expect(await handle.result()).toMatchObject({ status: 'SUCCESSFUL' });
+      });
+    });
+
+    it('an Update while the withdrawal is not waiting for data is refused', async () => {
+      const activities = withdrawalActivities();
+      const input = withdrawalInput({ walletType: 'CUSTODIAL' });
+      await env.withWorker(activities, async (run) => {
+        const chain = run.gate();
+        activities.awaitWithdrawalConfirmation.mockImplementation(() => chain.wait());
+        const { handle } = await startWithdrawal(run, input);
+        await eventually(async () => expect(activities.awaitWithdrawalConfirmation).toHaveBeenCalled());
+        const refused = await handle.executeUpdate(completeTravelRuleUpdate, { args: [completion] }).catch((error: unknown) => error);
+        expect((refused as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'invalid-request', message: 'the withdrawal is not waiting for travel-rule data' });
+        chain.open();
+        expect(await handle.result()).toMatchObject({ status: 'SUCCESSFUL' });
+      });
+    });
+  });
+
+  describe('after the hand-off', () => {
+    it('a definite failure on chain (transaction-failed) rejects the withdrawal, releasing the funds', async () => {
+      const activities = withdrawalActivities();
+      activities.awaitWithdrawalConfirmation.mockRejectedValue(domainFailure('transaction-failed', 'transaction 0xfeed failed on chain'));
+      const input = withdrawalInput();
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, input);
+        expect(await handle.result()).toEqual({ status: 'UNSUCCESSFUL', stage: 'REJECTED', failureReason: 'transaction 0xfeed failed on chain' });
+      });
+      expect(activities.rejectWithdrawal).toHaveBeenCalledWith(input.withdrawalId, 'transaction 0xfeed failed on chain');
+      expect(moneySteps(activities)).toEqual(['markWithdrawalHandOff', 'broadcastWithdrawal', 'rejectWithdrawal']);
+    });
+
+    it('an uncertain failure fails the workflow and keeps the money held: no release, no reject, no settle', async () => {
+      const activities = withdrawalActivities();
+      activities.awaitWithdrawalConfirmation.mockRejectedValue(ApplicationFailure.create({ type: 'node-unreachable', message: 'the chain node is gone', nonRetryable: true }));
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, withdrawalInput());
+        expect(await failureOf(handle)).toMatchObject({ type: 'node-unreachable' });
+        expect(await statusOf(handle)).toBe('FAILED');
+        expect(await handle.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS', stage: 'BROADCAST' });
+      });
+      expect(moneySteps(activities)).toEqual(['markWithdrawalHandOff', 'broadcastWithdrawal']);
+    });
+  });
+
+  describe('an operator cancelling it', () => {
+    it('before the hand-off releases the funds (stage CANCELLED) and the workflow ends Canceled', async () => {
+      const activities = withdrawalActivities();
+      activities.checkTravelRule.mockResolvedValue({ deniedReason: null, requiresCompletion: true, deadlineMs: 60_000, handedOff: false });
+      const input = withdrawalInput();
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, input);
+        await awaitingTravelRule(handle);
+        await handle.cancel();
+        expect(await failureOf(handle)).toBeInstanceOf(CancelledFailure);
+        expect(await statusOf(handle)).toBe('CANCELLED');
+        expect(await handle.query(statusQuery)).toEqual({ status: 'UNSUCCESSFUL', stage: 'CANCELLED', failureReason: CANCELLED_BEFORE_HAND_OFF });
+      });
+      expect(activities.releaseWithdrawal).toHaveBeenCalledWith(input.withdrawalId, CANCELLED_BEFORE_HAND_OFF, 'CANCELLED');
+      expect(moneySteps(activities)).toEqual(['releaseWithdrawal']);
+    });
+
+    it('after the hand-off records the request, keeps waiting for the chain, and settles on its confirmation', async () => {
+      const activities = withdrawalActivities();
+      const input = withdrawalInput({ walletType: 'CUSTODIAL' });
+      await env.withWorker(activities, async (run) => {
+        const chain = run.gate();
+        activities.awaitWithdrawalConfirmation.mockImplementation(() => chain.wait());
+        const { handle } = await startWithdrawal(run, input);
+        await eventually(async () => expect(activities.awaitWithdrawalConfirmation).toHaveBeenCalled());
+        await handle.cancel();
+        await eventually(async () => expect(activities.recordWithdrawalCancellation).toHaveBeenCalledWith(input.withdrawalId));
+        expect(await statusOf(handle)).toBe('RUNNING');
+        chain.open();
+        expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+        expect(await statusOf(handle)).toBe('COMPLETED');
+      });
+      expect(moneySteps(activities)).toEqual(['markWithdrawalHandOff', 'broadcastWithdrawal', 'recordWithdrawalCancellation', 'settleWithdrawal']);
+    });
+
+    it('whose release finds the hand-off committed first follows the money instead (not Canceled)', async () => {
+      const activities = withdrawalActivities();
+      activities.checkTravelRule.mockResolvedValue({ deniedReason: null, requiresCompletion: true, deadlineMs: 60_000, handedOff: false });
+      activities.releaseWithdrawal.mockResolvedValue('HANDED_OFF');
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, withdrawalInput());
+        await awaitingTravelRule(handle);
+        await handle.cancel();
+        const result: OperationProgress = await handle.result();
+        expect(result).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+      });
+      // The request is noted alongside the broadcast (both follow the release, in either order).
+      const steps = moneySteps(activities);
+      expect(steps[0]).toBe('releaseWithdrawal');
+      expect(steps.slice(1).sort()).toEqual(['broadcastWithdrawal', 'recordWithdrawalCancellation', 'settleWithdrawal']);
+      expect(steps.indexOf('settleWithdrawal')).toBeGreaterThan(steps.indexOf('broadcastWithdrawal'));
+    });
+  });
+});

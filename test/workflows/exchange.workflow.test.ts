@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { exchangeContract, statusQuery } from '../../contracts';
+import type { ExchangeInput } from '../../contracts';
+import { domainFailure, mockActivities, useWorkflowTestEnvironment } from '../support/workflow-environment';
+
+/** The exchange workflow on its own, with mocked activities: one step, and what settles a failed one. */
+
+const env = useWorkflowTestEnvironment();
+
+function exchangeInput(): ExchangeInput {
+  return {
+    exchangeId: randomUUID(),
+    partnerId: randomUUID(),
+    lockId: randomUUID(),
+    currencyFrom: 'eur',
+    currencyTo: 'btc',
+    amount: '100',
+    requestedAt: '2026-03-01T10:00:00.000Z',
+  };
+}
+
+function exchangeActivities() {
+  return mockActivities({
+    executeExchange: (input: ExchangeInput) => ({ exchangeId: input.exchangeId }),
+    abandonExchange: () => 'TOMBSTONED',
+  });
+}
+
+async function runExchange(activities: ReturnType<typeof exchangeActivities>, input: ExchangeInput) {
+  return env.withWorker(activities, async (run) => {
+    const handle = await run.start(exchangeContract.workflowType, { workflowId: exchangeContract.workflowId(input.exchangeId), args: [input] });
+    const outcome: { result?: unknown; error?: unknown } = await handle.result().then(
+      (result: unknown) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    return { ...outcome, status: (await handle.describe()).status.name, progress: await handle.query(statusQuery) };
+  });
+}
+
+describe('exchange workflow', () => {
+  it('settles in one step and leaves no tombstone', async () => {
+    const activities = exchangeActivities();
+    const input = exchangeInput();
+    const outcome = await runExchange(activities, input);
+    expect(outcome).toMatchObject({ status: 'COMPLETED', result: { status: 'SUCCESSFUL', stage: 'SETTLED', exchangeId: input.exchangeId } });
+    expect(activities.executeExchange).toHaveBeenCalledWith(input);
+    expect(activities.abandonExchange).not.toHaveBeenCalled();
+  });
+
+  it('refused (an expired lock) leaves a tombstone and completes with the refusal as its result', async () => {
+    const activities = exchangeActivities();
+    activities.executeExchange.mockRejectedValue(domainFailure('invalid-exchange-lock', 'the lock has expired'));
+    const input = exchangeInput();
+    const outcome = await runExchange(activities, input);
+    expect(outcome).toMatchObject({
+      status: 'COMPLETED',
+      result: {
+        status: 'UNSUCCESSFUL',
+        stage: 'REFUSED_INVALID_EXCHANGE_LOCK',
+        failureReason: 'the lock has expired',
+        refusal: { kind: 'invalid-exchange-lock', message: 'the lock has expired' },
+        exchangeId: input.exchangeId,
+      },
+    });
+    expect(activities.executeExchange).toHaveBeenCalledTimes(1);
+    expect(activities.abandonExchange).toHaveBeenCalledWith(input.exchangeId);
+  });
+
+  it('whose outcome is unknown, but whose tombstone finds it committed (MOVED), is SUCCESSFUL', async () => {
+    const activities = exchangeActivities();
+    activities.executeExchange.mockRejectedValue(ApplicationFailure.create({ type: 'connection-lost', message: 'lost before the answer', nonRetryable: true }));
+    activities.abandonExchange.mockResolvedValue('MOVED');
+    const outcome = await runExchange(activities, exchangeInput());
+    expect(outcome).toMatchObject({ status: 'COMPLETED', result: { status: 'SUCCESSFUL', stage: 'SETTLED' } });
+  });
+
+  it('refused, but a late attempt had committed first (MOVED), is SUCCESSFUL: the tombstone decides', async () => {
+    const activities = exchangeActivities();
+    activities.executeExchange.mockRejectedValue(domainFailure('insufficient-funds'));
+    activities.abandonExchange.mockResolvedValue('MOVED');
+    const outcome = await runExchange(activities, exchangeInput());
+    expect(outcome).toMatchObject({ status: 'COMPLETED', result: { status: 'SUCCESSFUL', stage: 'SETTLED' } });
+  });
+
+  it('whose outcome is unknown and is tombstoned fails with operation-abandoned: nothing was moved', async () => {
+    const activities = exchangeActivities();
+    activities.executeExchange.mockRejectedValue(ApplicationFailure.create({ type: 'connection-lost', message: 'lost', nonRetryable: true }));
+    const outcome = await runExchange(activities, exchangeInput());
+    expect(outcome.status).toBe('FAILED');
+    expect(outcome.error).toBeInstanceOf(WorkflowFailedError);
+    expect((outcome.error as WorkflowFailedError).cause).toMatchObject({
+      type: 'operation-abandoned',
+      message: 'the exchange could not be confirmed, so it was abandoned: nothing was moved',
+    });
+    expect(outcome.progress).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'ABANDONED' });
+    expect(activities.abandonExchange).toHaveBeenCalledTimes(1);
+  });
+});
