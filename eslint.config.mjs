@@ -34,7 +34,17 @@ function layerBoundary(layer, extraAllowed = []) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.data/**', 'coverage/**', 'eslint.config.mjs', 'jest.config.js', 'test/support/summary-reporter.js'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      '.data/**',
+      'coverage/**',
+      'eslint.config.mjs',
+      'jest.config.js',
+      'test/support/summary-reporter.js',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -70,9 +80,15 @@ export default tseslint.config(
         {
           paths: [
             ...nodeBuiltins.map((name) => ({ name, message: 'Workflows are deterministic: no Node built-ins.' })),
-            ...['pg', '@mikro-orm/core', '@mikro-orm/postgresql', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', 'koa'].map(
-              (name) => ({ name, message: 'Workflows do no I/O: call an activity.' }),
-            ),
+            ...[
+              'pg',
+              '@mikro-orm/core',
+              '@mikro-orm/postgresql',
+              '@temporalio/client',
+              '@temporalio/worker',
+              '@temporalio/activity',
+              'koa',
+            ].map((name) => ({ name, message: 'Workflows do no I/O: call an activity.' })),
           ],
           patterns: [
             { group: ['../activities', '../activities/*'], allowTypeImports: true, message: 'Import activities as types only.' },
@@ -86,10 +102,7 @@ export default tseslint.config(
         { name: 'setInterval', message: 'Use sleep() in a loop.' },
         { name: 'process', message: 'Workflows cannot read the environment.' },
       ],
-      'no-restricted-properties': [
-        'error',
-        { object: 'Math', property: 'random', message: 'Use uuid4() or a value from an activity.' },
-      ],
+      'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Use uuid4() or a value from an activity.' }],
     },
   },
   // Every other layer: only the folders below it.

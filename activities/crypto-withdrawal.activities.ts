@@ -20,7 +20,6 @@ import type { ActivityDependencies } from './dependencies';
 import { activityFailure } from './domain-error.interceptor';
 import { outgoingPaymentSteps } from './outgoing-payment.steps';
 
-
 export interface TravelRuleOutcome {
   /** Set when the destination is deny-listed: the withdrawal must not be broadcast. */
   deniedReason: string | null;
@@ -48,46 +47,46 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     /** Stores the withdrawal and holds amount + fee in one transaction; re-running returns its state. */
     async reserveWithdrawal(input: CryptoWithdrawalInput): Promise<OperationState> {
       return inTransaction(async (em) => {
-          await lockOperation(em, input.withdrawalId);
-          const existing = await em.findOne(CryptoWithdrawal, { id: input.withdrawalId });
-          if (existing) return { status: existing.status, stage: existing.stage };
-          const now = deps.clock.now();
-          const account = await findPartnerAccount(em, input.partnerId, input.currency);
-          assertInvariant(account, `partner ${input.partnerId} has a ${input.currency} account`);
-          const sink = await findSystemAccount(em, 'CRYPTO_WITHDRAWALS', input.currency);
-          const feeIncome = await findSystemAccount(em, 'FEE_INCOME', input.currency);
-          const total = new Decimal(input.amount).plus(input.fee);
-          const postings = [
-            { accountId: account.id, amount: total.negated().toFixed() },
-            { accountId: sink.id, amount: input.amount },
-          ];
-          if (!new Decimal(input.fee).isZero()) postings.push({ accountId: feeIncome.id, amount: input.fee });
-          await reserveTransfer(em, { transferId: input.withdrawalId, kind: 'CRYPTO_WITHDRAWAL', postings }, now);
-          em.create(CryptoWithdrawal, {
-            id: input.withdrawalId,
-            partnerId: input.partnerId,
-            userId: input.userId,
-            currency: input.currency,
-            network: input.network,
-            amount: input.amount,
-            fee: input.fee,
-            destination: input.destination,
-            memo: input.memo,
-            walletType: input.walletType,
-            receiverType: input.receiverType,
-            beneficiaryName: input.beneficiaryName,
-            status: 'IN_PROGRESS',
-            stage: 'RESERVED',
-            amountEur: input.amountEur,
-            travelRule: null,
-            transactionHash: null,
-            failureReason: null,
-            createdAt: now,
-            updatedAt: now,
-          });
-          await em.flush();
-          return { status: 'IN_PROGRESS', stage: 'RESERVED' };
+        await lockOperation(em, input.withdrawalId);
+        const existing = await em.findOne(CryptoWithdrawal, { id: input.withdrawalId });
+        if (existing) return { status: existing.status, stage: existing.stage };
+        const now = deps.clock.now();
+        const account = await findPartnerAccount(em, input.partnerId, input.currency);
+        assertInvariant(account, `partner ${input.partnerId} has a ${input.currency} account`);
+        const sink = await findSystemAccount(em, 'CRYPTO_WITHDRAWALS', input.currency);
+        const feeIncome = await findSystemAccount(em, 'FEE_INCOME', input.currency);
+        const total = new Decimal(input.amount).plus(input.fee);
+        const postings = [
+          { accountId: account.id, amount: total.negated().toFixed() },
+          { accountId: sink.id, amount: input.amount },
+        ];
+        if (!new Decimal(input.fee).isZero()) postings.push({ accountId: feeIncome.id, amount: input.fee });
+        await reserveTransfer(em, { transferId: input.withdrawalId, kind: 'CRYPTO_WITHDRAWAL', postings }, now);
+        em.create(CryptoWithdrawal, {
+          id: input.withdrawalId,
+          partnerId: input.partnerId,
+          userId: input.userId,
+          currency: input.currency,
+          network: input.network,
+          amount: input.amount,
+          fee: input.fee,
+          destination: input.destination,
+          memo: input.memo,
+          walletType: input.walletType,
+          receiverType: input.receiverType,
+          beneficiaryName: input.beneficiaryName,
+          status: 'IN_PROGRESS',
+          stage: 'RESERVED',
+          amountEur: input.amountEur,
+          travelRule: null,
+          transactionHash: null,
+          failureReason: null,
+          createdAt: now,
+          updatedAt: now,
         });
+        await em.flush();
+        return { status: 'IN_PROGRESS', stage: 'RESERVED' };
+      });
     },
 
     /** After a reservation whose outcome is unknown: see outgoingPaymentSteps.abandon. */
@@ -105,14 +104,21 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
         const originator = await originatorOf(em, withdrawal);
         const data = buildTravelRuleData(
           originator,
-          { name: withdrawal.beneficiaryName, receiverType: withdrawal.receiverType, walletType: withdrawal.walletType, walletAddress: withdrawal.destination },
+          {
+            name: withdrawal.beneficiaryName,
+            receiverType: withdrawal.receiverType,
+            walletType: withdrawal.walletType,
+            walletAddress: withdrawal.destination,
+          },
           { currency: withdrawal.currency, network: withdrawal.network, amount: withdrawal.amount, amountEur: withdrawal.amountEur },
           deps.compliance.travelRuleThresholdEur,
         );
         withdrawal.travelRule = { ...(withdrawal.travelRule ?? {}), ...(data as unknown as Record<string, unknown>) };
         withdrawal.updatedAt = deps.clock.now();
         await em.flush();
-        const denied = deps.compliance.denyListedAddresses.some((address) => address.toLowerCase() === withdrawal.destination.toLowerCase());
+        const denied = deps.compliance.denyListedAddresses.some(
+          (address) => address.toLowerCase() === withdrawal.destination.toLowerCase(),
+        );
         return {
           deniedReason: denied ? 'destination address is on the deny list' : null,
           requiresCompletion: data.requiresCompletion,
@@ -125,10 +131,13 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     /** Stores who completed the travel-rule data, when, and the beneficiary data they gave. */
     async recordTravelRuleCompletion(withdrawalId: string, completion: TravelRuleCompletion): Promise<void> {
       await inTransaction(async (em) => {
-          const withdrawal = await load(em, withdrawalId);
-          withdrawal.travelRule = { ...(withdrawal.travelRule ?? {}), completion: { ...completion, completedAt: deps.clock.now().toISOString() } };
-          await em.flush();
-        });
+        const withdrawal = await load(em, withdrawalId);
+        withdrawal.travelRule = {
+          ...(withdrawal.travelRule ?? {}),
+          completion: { ...completion, completedAt: deps.clock.now().toISOString() },
+        };
+        await em.flush();
+      });
     },
 
     async setWithdrawalProgress(withdrawalId: string, progress: { status: OperationStatus; stage: CryptoWithdrawalStage }): Promise<void> {

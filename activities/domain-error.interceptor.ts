@@ -26,7 +26,11 @@ export function toActivityFailure(error: unknown): unknown {
   }
   const sqlState = sqlStateOf(error);
   if (sqlState?.startsWith('22')) {
-    return ApplicationFailure.create({ type: 'invalid-request', message: `the database refused the operation's data (SQLSTATE ${sqlState})`, nonRetryable: true });
+    return ApplicationFailure.create({
+      type: 'invalid-request',
+      message: `the database refused the operation's data (SQLSTATE ${sqlState})`,
+      nonRetryable: true,
+    });
   }
   return error;
 }

@@ -13,7 +13,6 @@ import { findPartnerAccount, findSystemAccount } from '../db/ledger/accounts';
 import type { ExchangeInput } from '../contracts';
 import type { ActivityDependencies } from './dependencies';
 
-
 export interface ExchangeQuote {
   amountTo: string;
   feeAmount: string;
@@ -25,7 +24,13 @@ export interface ExchangeQuote {
  * DESIGN.md: credited = amount × rates[from] / rates[to] × (1 − fee/100), rounded down to the
  * scale of currencyTo; the house keeps the difference to the gross amount, also rounded down.
  */
-export function quoteExchange(input: { amount: string; currencyTo: Currency; rateFrom: string; rateTo: string; feePercentage: string }): ExchangeQuote {
+export function quoteExchange(input: {
+  amount: string;
+  currencyTo: Currency;
+  rateFrom: string;
+  rateTo: string;
+  feePercentage: string;
+}): ExchangeQuote {
   const scale = CURRENCY_SCALE[input.currencyTo];
   // Multiply first and divide once, last: an intermediate quotient such as 1/3000 would be cut
   // at the working precision and turn an exact 0.33 into 0.329999….
@@ -51,13 +56,13 @@ export function createExchangeActivities(deps: ActivityDependencies) {
     /** Consumes the lock and moves both currencies in one transaction; re-running finds the exchange. */
     async executeExchange(input: ExchangeInput): Promise<{ exchangeId: string }> {
       return deps.orm.em.fork().transactional(async (em) => {
-          await lockOperation(em, input.exchangeId);
-          const existing = await em.findOne(Exchange, { id: input.exchangeId });
-          if (existing) return { exchangeId: existing.id };
-          await assertNotAbandoned(em, input.exchangeId);
-          await performExchange(em, input, deps.clock.now());
-          return { exchangeId: input.exchangeId };
-        });
+        await lockOperation(em, input.exchangeId);
+        const existing = await em.findOne(Exchange, { id: input.exchangeId });
+        if (existing) return { exchangeId: existing.id };
+        await assertNotAbandoned(em, input.exchangeId);
+        await performExchange(em, input, deps.clock.now());
+        return { exchangeId: input.exchangeId };
+      });
     },
   };
 }

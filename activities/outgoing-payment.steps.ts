@@ -39,7 +39,10 @@ type ClosingStage = 'SETTLED' | 'FAILED' | 'REJECTED' | 'CANCELLED';
  * safe to run twice. Releases happen only before the hand-off, or on the chain's or bank's
  * definite rejection; the database's void guard refuses anything else too.
  */
-export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(deps: Pick<ActivityDependencies, 'orm' | 'clock'>, kind: OutgoingPaymentKind<Record>) {
+export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
+  deps: Pick<ActivityDependencies, 'orm' | 'clock'>,
+  kind: OutgoingPaymentKind<Record>,
+) {
   const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => deps.orm.em.fork().transactional(work);
   const lock = async (em: EntityManager, id: string): Promise<Record> => {
     const record = await em.findOne(kind.entity, { id } as FilterQuery<Record>, { lockMode: LockMode.PESSIMISTIC_WRITE });
@@ -47,7 +50,12 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(deps:
     return record;
   };
   const isHandedOff = (record: Record): boolean => Boolean(record.handedOffAt || kind.externalReference(record));
-  const close = (record: OutgoingPaymentRecord, status: 'SUCCESSFUL' | 'UNSUCCESSFUL', stage: ClosingStage, failureReason: string | null): void => {
+  const close = (
+    record: OutgoingPaymentRecord,
+    status: 'SUCCESSFUL' | 'UNSUCCESSFUL',
+    stage: ClosingStage,
+    failureReason: string | null,
+  ): void => {
     record.status = status;
     record.stage = stage;
     record.failureReason = failureReason;
@@ -73,16 +81,16 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(deps:
       options: { stage?: string; validate?: (record: Record, em: EntityManager) => Promise<void> } = {},
     ): Promise<'MARKED' | { closed: OperationState }> {
       return inTransaction(async (em) => {
-          const record = await lock(em, id);
-          const closed = await closedState(em, record);
-          if (closed) return { closed };
-          await options.validate?.(record, em);
-          record.handedOffAt ??= deps.clock.now();
-          if (options.stage) record.stage = options.stage;
-          record.updatedAt = deps.clock.now();
-          await em.flush();
-          return 'MARKED';
-        });
+        const record = await lock(em, id);
+        const closed = await closedState(em, record);
+        if (closed) return { closed };
+        await options.validate?.(record, em);
+        record.handedOffAt ??= deps.clock.now();
+        if (options.stage) record.stage = options.stage;
+        record.updatedAt = deps.clock.now();
+        await em.flush();
+        return 'MARKED';
+      });
     },
 
     /** The record to hand over, once marked; `closed` when it is over (never sent then). */
@@ -136,7 +144,10 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(deps:
       await inTransaction(async (em) => {
         const record = await lock(em, id);
         if (record.status === 'SUCCESSFUL') return;
-        if (record.status === 'UNSUCCESSFUL' || !isHandedOff(record)) throw conflict(`${kind.label} ${id} is ${record.status} and ${isHandedOff(record) ? '' : 'not '}handed off: it cannot be settled`);
+        if (record.status === 'UNSUCCESSFUL' || !isHandedOff(record))
+          throw conflict(
+            `${kind.label} ${id} is ${record.status} and ${isHandedOff(record) ? '' : 'not '}handed off: it cannot be settled`,
+          );
         await postTransfer(em, id, deps.clock.now());
         close(record, 'SUCCESSFUL', 'SETTLED', null);
         await em.flush();

@@ -35,7 +35,12 @@ export function createReconciliationActivities(deps: ActivityDependencies) {
       const batch = rows.slice(start, start + DESCRIBE_CONCURRENCY);
       const states = await Promise.all(
         batch.map((row) =>
-          describeWorkflow(client, row.operation === 'crypto-withdrawal' ? cryptoWithdrawalContract.workflowId(row.transfer_id) : sepaTransferContract.workflowId(row.transfer_id)),
+          describeWorkflow(
+            client,
+            row.operation === 'crypto-withdrawal'
+              ? cryptoWithdrawalContract.workflowId(row.transfer_id)
+              : sepaTransferContract.workflowId(row.transfer_id),
+          ),
         ),
       );
       batch.forEach((row, index) => {
@@ -69,17 +74,18 @@ export function createReconciliationActivities(deps: ActivityDependencies) {
     async reconcileLedger(input: ReconciliationInput): Promise<ReconciliationResult> {
       const now = deps.clock.now();
       const heldBefore = new Date(now.getTime() - (input.heldAfterMs ?? DEFAULT_HELD_AFTER_MS));
-      const [unbalanced, mismatches, overdrawn, stuck, unsuccessfulNotVoided, successfulNotPosted, openWithoutHold, holds, held] = await Promise.all([
-        findUnbalancedTransfers(deps.pool),
-        findBalanceMismatches(deps.pool),
-        findOverdrawnAccounts(deps.pool),
-        findStuckOperations(deps.pool, new Date(now.getTime() - input.stuckAfterMs)),
-        findUnsuccessfulNotVoided(deps.pool),
-        findSuccessfulNotPosted(deps.pool),
-        findOpenWithoutHold(deps.pool, heldBefore),
-        findHoldsWithoutOpenOperation(deps.pool),
-        findHeldTransfersOfOpenOperations(deps.pool, heldBefore, input.maxHeldTransfersChecked ?? DEFAULT_MAX_HELD_CHECKED),
-      ]);
+      const [unbalanced, mismatches, overdrawn, stuck, unsuccessfulNotVoided, successfulNotPosted, openWithoutHold, holds, held] =
+        await Promise.all([
+          findUnbalancedTransfers(deps.pool),
+          findBalanceMismatches(deps.pool),
+          findOverdrawnAccounts(deps.pool),
+          findStuckOperations(deps.pool, new Date(now.getTime() - input.stuckAfterMs)),
+          findUnsuccessfulNotVoided(deps.pool),
+          findSuccessfulNotPosted(deps.pool),
+          findOpenWithoutHold(deps.pool, heldBefore),
+          findHoldsWithoutOpenOperation(deps.pool),
+          findHeldTransfersOfOpenOperations(deps.pool, heldBefore, input.maxHeldTransfersChecked ?? DEFAULT_MAX_HELD_CHECKED),
+        ]);
       // A hold under a final operation's id is already an unsuccessful-not-voided or successful-not-posted finding.
       const holdsWithoutOperation = holds.filter((hold) => hold.operation === null);
       const withoutWorkflow = await heldWithoutRunningWorkflow(held.rows);

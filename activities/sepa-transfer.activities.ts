@@ -16,7 +16,6 @@ import type { ActivityDependencies } from './dependencies';
 import { activityFailure } from './domain-error.interceptor';
 import { outgoingPaymentSteps } from './outgoing-payment.steps';
 
-
 export function createSepaTransferActivities(deps: ActivityDependencies) {
   const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => deps.orm.em.fork().transactional(work);
   const payments = outgoingPaymentSteps(deps, {
@@ -26,47 +25,46 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
     externalReference: (transfer) => transfer.bankReference,
   });
 
-
   return {
     /** Needs an ACTIVE eur account (else partner-not-found, per DESIGN.md); holds the amount. */
     async reserveSepaTransfer(input: SepaTransferInput): Promise<OperationState> {
       return inTransaction(async (em) => {
-          await lockOperation(em, input.transferId);
-          const existing = await em.findOne(SepaTransfer, { id: input.transferId });
-          if (existing) return { status: existing.status, stage: existing.stage };
-          const now = deps.clock.now();
-          const account = await findPartnerAccount(em, input.partnerId, 'eur');
-          if (!account || account.fiatStatus !== 'ACTIVE') {
-            throw new DomainError('partner-not-found', 'the partner has no active EUR account');
-          }
-          const clearing = await findSystemAccount(em, 'SEPA_CLEARING', 'eur');
-          await reserveTransfer(
-            em,
-            {
-              transferId: input.transferId,
-              kind: 'SEPA_TRANSFER',
-              postings: [
-                { accountId: account.id, amount: new Decimal(input.amount).negated().toFixed() },
-                { accountId: clearing.id, amount: input.amount },
-              ],
-            },
-            now,
-          );
-          em.create(SepaTransfer, {
-            ...input,
-            id: input.transferId,
-            currency: 'eur',
-            status: 'IN_PROGRESS',
-            stage: 'RESERVED',
-            messageId: null,
-            bankReference: null,
-            failureReason: null,
-            createdAt: now,
-            updatedAt: now,
-          });
-          await em.flush();
-          return { status: 'IN_PROGRESS', stage: 'RESERVED' };
+        await lockOperation(em, input.transferId);
+        const existing = await em.findOne(SepaTransfer, { id: input.transferId });
+        if (existing) return { status: existing.status, stage: existing.stage };
+        const now = deps.clock.now();
+        const account = await findPartnerAccount(em, input.partnerId, 'eur');
+        if (!account || account.fiatStatus !== 'ACTIVE') {
+          throw new DomainError('partner-not-found', 'the partner has no active EUR account');
+        }
+        const clearing = await findSystemAccount(em, 'SEPA_CLEARING', 'eur');
+        await reserveTransfer(
+          em,
+          {
+            transferId: input.transferId,
+            kind: 'SEPA_TRANSFER',
+            postings: [
+              { accountId: account.id, amount: new Decimal(input.amount).negated().toFixed() },
+              { accountId: clearing.id, amount: input.amount },
+            ],
+          },
+          now,
+        );
+        em.create(SepaTransfer, {
+          ...input,
+          id: input.transferId,
+          currency: 'eur',
+          status: 'IN_PROGRESS',
+          stage: 'RESERVED',
+          messageId: null,
+          bankReference: null,
+          failureReason: null,
+          createdAt: now,
+          updatedAt: now,
         });
+        await em.flush();
+        return { status: 'IN_PROGRESS', stage: 'RESERVED' };
+      });
     },
 
     /** After a reservation whose outcome is unknown: see outgoingPaymentSteps.abandon. */

@@ -29,7 +29,11 @@ export function isRunning(state: WorkflowState): boolean {
  * Describes the workflow's latest run. "Not found" is an answer; any other failure (Temporal
  * unreachable, a timeout) is thrown, unless `unreachableAsState` asks for it as a state instead.
  */
-export async function describeWorkflow(client: Client, workflowId: string, options: { unreachableAsState?: boolean } = {}): Promise<WorkflowState> {
+export async function describeWorkflow(
+  client: Client,
+  workflowId: string,
+  options: { unreachableAsState?: boolean } = {},
+): Promise<WorkflowState> {
   try {
     const description = await client.workflow.getHandle(workflowId).describe();
     return {

@@ -9,7 +9,12 @@ import type { CryptoCurrency, Network } from './currencies';
  * testnet. Returns undefined for a valid address, otherwise a sentence the partner can act on
  * (it becomes the errorMessage of a 400 P410, so it names the field and never internals).
  */
-export function withdrawalAddressProblem(currency: CryptoCurrency, network: Network, mainnet: boolean, address: string): string | undefined {
+export function withdrawalAddressProblem(
+  currency: CryptoCurrency,
+  network: Network,
+  mainnet: boolean,
+  address: string,
+): string | undefined {
   if (!CURRENCY_NETWORKS[currency].includes(network)) return `network ${network} is not available for ${currency}`;
   if (address.length === 0) return 'walletAddress must not be empty';
   // Trimming silently would send to a string the partner did not send; make them fix it.

@@ -26,4 +26,3 @@ export function toDecimalString(value: Decimal | string): string {
 export function roundDown(value: Decimal, scale: number): Decimal {
   return value.toDecimalPlaces(scale, Decimal.ROUND_DOWN);
 }
-

@@ -81,7 +81,8 @@ const integer = (fallback: number, { min = 0, max = Number.MAX_SAFE_INTEGER, wha
 };
 
 const port = (fallback: number) => integer(fallback, { min: 1, max: 65_535, what: 'a port number' });
-const milliseconds = (fallback: number, { min = 0, max = MAX_TIMER_MS } = {}) => integer(fallback, { min, max, what: 'a whole number of milliseconds' });
+const milliseconds = (fallback: number, { min = 0, max = MAX_TIMER_MS } = {}) =>
+  integer(fallback, { min, max, what: 'a whole number of milliseconds' });
 
 /** Digits with an optional fraction: no sign, exponent, separators or spaces (amounts are exact). */
 const PLAIN_DECIMAL = /^\d{1,18}(\.\d{1,18})?$/;
@@ -91,10 +92,21 @@ const decimal = (fallback: string, example: string) =>
 
 /** From 0 to below 100, at most 4 decimals: what the partner's fee column holds. */
 const percentage = (fallback: string) =>
-  variable(z.string().regex(/^\d{1,2}(\.\d{1,4})?$/, 'must be a plain decimal from 0 to below 100 with at most 4 decimals, such as 1 or 0.25').default(fallback));
+  variable(
+    z
+      .string()
+      .regex(/^\d{1,2}(\.\d{1,4})?$/, 'must be a plain decimal from 0 to below 100 with at most 4 decimals, such as 1 or 0.25')
+      .default(fallback),
+  );
 
 /** A name Temporal or a URL carries as is: no spaces or control characters. */
-const name = (fallback: string) => variable(z.string().regex(/^[^\s\p{Cc}]{1,255}$/u, 'must be a name without spaces').default(fallback));
+const name = (fallback: string) =>
+  variable(
+    z
+      .string()
+      .regex(/^[^\s\p{Cc}]{1,255}$/u, 'must be a name without spaces')
+      .default(fallback),
+  );
 
 const optionalText = () => variable(z.string().optional());
 
@@ -147,14 +159,16 @@ const rateTable = () =>
         try {
           return parseRateTable(value);
         } catch (error) {
-          context.addIssue({ code: 'custom', message: `is not a valid rate table (${error instanceof Error ? error.message : String(error)})` });
+          context.addIssue({
+            code: 'custom',
+            message: `is not a valid rate table (${error instanceof Error ? error.message : String(error)})`,
+          });
           return z.NEVER;
         }
       }),
   );
 
-const logLevel = () =>
-  variable(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'));
+const logLevel = () => variable(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'));
 
 /** What production reads. Keys are the variables' names: an issue's path names its variable. */
 const productionSchema = z.object({
@@ -204,7 +218,9 @@ export class InvalidSettingsError extends Error {
 export function loadSettings(env: Environment, projectRoot: string): Settings {
   const production = productionSchema.safeParse(env);
   const development = developmentSchema.safeParse(env);
-  const problems = [production, development].flatMap((result) => (result.success ? [] : result.error.issues.map((issue) => describe(issue, env))));
+  const problems = [production, development].flatMap((result) =>
+    result.success ? [] : result.error.issues.map((issue) => describe(issue, env)),
+  );
   if (!production.success || !development.success) throw new InvalidSettingsError(problems);
   const p = production.data;
   const d = development.data;
@@ -247,6 +263,9 @@ const SECRET_VARIABLES = new Set(['DATABASE_URL', 'DATABASE_READ_URL']);
 function describe(issue: z.ZodError['issues'][number], env: Environment): string {
   const variableName = String(issue.path[0] ?? 'environment');
   const raw = env[variableName];
-  const shown = raw === undefined || SECRET_VARIABLES.has(variableName) ? '' : `, got ${JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw)}`;
+  const shown =
+    raw === undefined || SECRET_VARIABLES.has(variableName)
+      ? ''
+      : `, got ${JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw)}`;
   return `${variableName} ${issue.message}${shown}`;
 }

@@ -70,7 +70,10 @@ const legalPerson = z.strictObject({
 });
 
 export const ivms101BeneficiarySchema = z.strictObject({
-  beneficiaryPersons: z.array(z.union([naturalPerson, legalPerson])).min(1).max(5),
+  beneficiaryPersons: z
+    .array(z.union([naturalPerson, legalPerson]))
+    .min(1)
+    .max(5),
   accountNumber: z.array(text(128)).max(5).optional(),
 });
 

@@ -149,7 +149,9 @@ function originatorPerson(originator: Originator): Ivms101Person {
     return person;
   }
   const person: Ivms101NaturalPerson['naturalPerson'] = {
-    name: { nameIdentifier: [{ primaryIdentifier: originator.lastName, secondaryIdentifier: originator.firstName, nameIdentifierType: 'LEGL' }] },
+    name: {
+      nameIdentifier: [{ primaryIdentifier: originator.lastName, secondaryIdentifier: originator.firstName, nameIdentifierType: 'LEGL' }],
+    },
     geographicAddress: [{ addressType: 'HOME', addressLine: [originator.address], townName: originator.city, country: originator.country }],
     nationalIdentification: {
       nationalIdentifier: originator.documentNumber,

@@ -19,7 +19,12 @@ export interface Infrastructure {
 export async function startInfrastructure(settings: Settings, options: { ui: boolean; log: Logger }): Promise<Infrastructure> {
   const { development } = settings;
   const [postgres, temporal] = await Promise.all([
-    ensurePostgres({ databaseUrl: settings.databaseUrl, dataDir: development.dataDir, port: development.embeddedPostgresPort, log: options.log }),
+    ensurePostgres({
+      databaseUrl: settings.databaseUrl,
+      dataDir: development.dataDir,
+      port: development.embeddedPostgresPort,
+      log: options.log,
+    }),
     ensureTemporal({
       temporalAddress: settings.temporalAddress,
       temporalCliPath: development.temporalCliPath,

@@ -44,4 +44,3 @@ export async function ensureDemoPartner(orm: MikroORM, dataDir: string): Promise
     return { partnerId: DEMO_PARTNER_ID, apiKey };
   });
 }
-

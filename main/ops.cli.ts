@@ -87,7 +87,10 @@ const countryCode = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter country
 const required = z.string().trim().min(1, 'is required');
 
 /** Commands that only write to the database, each in one transaction. */
-const databaseCommands: Record<string, (em: EntityManager, flags: Flags, now: Date, defaults: { feePercentage: string }) => Promise<object>> = {
+const databaseCommands: Record<
+  string,
+  (em: EntityManager, flags: Flags, now: Date, defaults: { feePercentage: string }) => Promise<object>
+> = {
   async 'partner create'(em, flags, now, defaults) {
     const input = parse(z.object({ name: required.max(200), 'fee-percentage': decimalText.optional() }), flags);
     const partner = await createPartner(em, { name: input.name, feePercentage: input['fee-percentage'] ?? defaults.feePercentage }, now);
@@ -124,7 +127,10 @@ const databaseCommands: Record<string, (em: EntityManager, flags: Flags, now: Da
         country: countryCode,
         'document-type': required,
         'document-number': required,
-        pesel: z.string().regex(/^\d{11}$/, 'must be 11 digits').optional(),
+        pesel: z
+          .string()
+          .regex(/^\d{11}$/, 'must be 11 digits')
+          .optional(),
         'birth-country': countryCode.optional(),
         'birth-date': z.iso.date('must be YYYY-MM-DD').optional(),
       }),
@@ -196,7 +202,11 @@ interface OperatorContext {
 const UPDATE_DEADLINE_MS = 60_000;
 
 const workflowIdOf = (type: OperationType, id: string): string =>
-  type === 'crypto-withdrawal' ? cryptoWithdrawalContract.workflowId(id) : type === 'sepa-transfer' ? sepaTransferContract.workflowId(id) : exchangeContract.workflowId(id);
+  type === 'crypto-withdrawal'
+    ? cryptoWithdrawalContract.workflowId(id)
+    : type === 'sepa-transfer'
+      ? sepaTransferContract.workflowId(id)
+      : exchangeContract.workflowId(id);
 
 async function workflowStateOf(context: OperatorContext, workflowId: string): Promise<WorkflowState> {
   const temporal = await context.temporal();
@@ -214,7 +224,11 @@ function operationView(operation: OperationRecord): Record<string, unknown> {
     view.travelRule = data && {
       requiresCompletion: data.requiresCompletion ?? null,
       completion: data.completion
-        ? { completedBy: data.completion.completedBy ?? null, completedAt: data.completion.completedAt ?? null, beneficiaryProvided: data.completion.beneficiary !== undefined }
+        ? {
+            completedBy: data.completion.completedBy ?? null,
+            completedAt: data.completion.completedAt ?? null,
+            beneficiaryProvided: data.completion.beneficiary !== undefined,
+          }
         : null,
     };
   }
@@ -248,7 +262,10 @@ function readBeneficiaryJson(file: string): unknown {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new DomainError('invalid-request', `--beneficiary-json cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+    throw new DomainError(
+      'invalid-request',
+      `--beneficiary-json cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   try {
     return JSON.parse(text) as unknown;
@@ -280,28 +297,39 @@ const operatorCommands: Record<string, (context: OperatorContext) => Promise<obj
       }),
       context.flags,
     );
-    if (Boolean(input.release) === Boolean(input.settle)) throw new DomainError('invalid-request', 'give exactly one of --release or --settle');
+    if (Boolean(input.release) === Boolean(input.settle))
+      throw new DomainError('invalid-request', 'give exactly one of --release or --settle');
     const actor = operatorName(input.operator);
     const temporal = await context.temporal();
     return context.orm.em.fork().transactional((em) =>
-      resolveOperation(em, { operationId: id, action: input.release ? 'release' : 'settle', reason: input.reason, actor }, new Date(), async (operation) => {
-        const workflowId = workflowIdOf(operation.type, operation.id);
-        const state: WorkflowState =
-          'unreachable' in temporal
-            ? { workflowId, found: false, reason: 'unreachable', message: temporal.unreachable }
-            : await describeWorkflow(temporal.client, workflowId, { unreachableAsState: true });
-        if (!state.found && state.reason === 'unreachable') {
-          throw new OperatorActionRefused('temporal-unreachable', `${state.message}; refusing to resolve without knowing that no workflow still acts on ${workflowId}`);
-        }
-        if (isRunning(state)) {
-          throw new OperatorActionRefused(
-            'workflow-running',
-            `its workflow ${workflowId} is still running: cancel it (before the hand-off that releases the funds itself) or terminate it first, ` +
-              `in the Temporal UI or with: temporal workflow terminate --workflow-id ${workflowId} --reason "…"`,
-          );
-        }
-        return state.found ? { workflowId, runId: state.runId, status: state.status, closeTime: state.closeTime } : { workflowId, status: 'NOT_FOUND' };
-      }),
+      resolveOperation(
+        em,
+        { operationId: id, action: input.release ? 'release' : 'settle', reason: input.reason, actor },
+        new Date(),
+        async (operation) => {
+          const workflowId = workflowIdOf(operation.type, operation.id);
+          const state: WorkflowState =
+            'unreachable' in temporal
+              ? { workflowId, found: false, reason: 'unreachable', message: temporal.unreachable }
+              : await describeWorkflow(temporal.client, workflowId, { unreachableAsState: true });
+          if (!state.found && state.reason === 'unreachable') {
+            throw new OperatorActionRefused(
+              'temporal-unreachable',
+              `${state.message}; refusing to resolve without knowing that no workflow still acts on ${workflowId}`,
+            );
+          }
+          if (isRunning(state)) {
+            throw new OperatorActionRefused(
+              'workflow-running',
+              `its workflow ${workflowId} is still running: cancel it (before the hand-off that releases the funds itself) or terminate it first, ` +
+                `in the Temporal UI or with: temporal workflow terminate --workflow-id ${workflowId} --reason "…"`,
+            );
+          }
+          return state.found
+            ? { workflowId, runId: state.runId, status: state.status, closeTime: state.closeTime }
+            : { workflowId, status: 'NOT_FOUND' };
+        },
+      ),
     );
   },
 
@@ -373,7 +401,12 @@ async function main(): Promise<number> {
   if (!operatorCommandName && !databaseCommand) throw new DomainError('invalid-request', `unknown command "${name}"\n${USAGE}`);
   const settings = loadProcessSettings();
   const log = createLogger('ops', settings.logLevel === 'info' ? 'warn' : settings.logLevel);
-  const postgres = await ensurePostgres({ databaseUrl: settings.databaseUrl, dataDir: settings.development.dataDir, port: settings.development.embeddedPostgresPort, log });
+  const postgres = await ensurePostgres({
+    databaseUrl: settings.databaseUrl,
+    dataDir: settings.development.dataDir,
+    port: settings.development.embeddedPostgresPort,
+    log,
+  });
   let temporal: Promise<TemporalAccess> | undefined;
   try {
     await migrate(postgres.url);
@@ -386,7 +419,9 @@ async function main(): Promise<number> {
             args: positionals.slice(2),
             temporal: () => (temporal ??= connectTemporal(settings)),
           })
-        : await orm.em.fork().transactional((em) => databaseCommand!(em, flags, new Date(), { feePercentage: settings.defaultFeePercentage }));
+        : await orm.em
+            .fork()
+            .transactional((em) => databaseCommand!(em, flags, new Date(), { feePercentage: settings.defaultFeePercentage }));
       process.stdout.write(`${JSON.stringify(result)}\n`);
       return 0;
     } finally {

@@ -55,7 +55,11 @@ export async function withdrawCrypto(deps: OperationDependencies, request: Crypt
         amountEur: new Decimal(request.amount).times(rates[request.currency]).toFixed(),
       },
     ],
-    searchAttributes: operationSearchAttributes(partnerId, userId === null ? 'crypto-withdrawal' : 'user-crypto-withdrawal', request.currency),
+    searchAttributes: operationSearchAttributes(
+      partnerId,
+      userId === null ? 'crypto-withdrawal' : 'user-crypto-withdrawal',
+      request.currency,
+    ),
     operation: { id: withdrawalId, ledgerKind: 'CRYPTO_WITHDRAWAL' },
   });
   return { withdrawalId };

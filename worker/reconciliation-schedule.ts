@@ -1,4 +1,4 @@
-import type { Client} from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Logger } from '../core/logger';
 

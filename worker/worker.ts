@@ -57,27 +57,27 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     taskQueue: options.taskQueue,
     // One place turns every activity's domain errors into typed, non-retryable failures.
     interceptors: { activity: [() => ({ inbound: new DomainErrorInterceptor() })] },
-    ...(options.workflowBundlePath
-      ? { workflowBundle: { codePath: options.workflowBundlePath } }
-      : { workflowsPath: workflowsPath() }),
-    activities: (options.wrapActivities ?? ((activities: Activities) => activities))(createActivities({
-      orm,
-      pool,
-      clock: options.clock ?? systemClock,
-      log: options.log,
-      // The default adapters are simulations; real ones implement the same interfaces.
-      chain: new SimulatedChainAdapter({ confirmationDelayMs: options.settings.development.chainConfirmationDelayMs }),
-      bank: new SimulatedBankAdapter({
-        outboxDir: options.settings.development.bankOutboxDir,
-        settlementDelayMs: options.settings.development.bankSettlementDelayMs,
-        rejectCreditorIbans: options.settings.development.bankRejectIbans,
+    ...(options.workflowBundlePath ? { workflowBundle: { codePath: options.workflowBundlePath } } : { workflowsPath: workflowsPath() }),
+    activities: (options.wrapActivities ?? ((activities: Activities) => activities))(
+      createActivities({
+        orm,
+        pool,
+        clock: options.clock ?? systemClock,
+        log: options.log,
+        // The default adapters are simulations; real ones implement the same interfaces.
+        chain: new SimulatedChainAdapter({ confirmationDelayMs: options.settings.development.chainConfirmationDelayMs }),
+        bank: new SimulatedBankAdapter({
+          outboxDir: options.settings.development.bankOutboxDir,
+          settlementDelayMs: options.settings.development.bankSettlementDelayMs,
+          rejectCreditorIbans: options.settings.development.bankRejectIbans,
+        }),
+        compliance: {
+          travelRuleThresholdEur: options.settings.travelRuleThresholdEur,
+          travelRuleDeadlineMs: options.settings.travelRuleDeadlineMs,
+          denyListedAddresses: options.settings.denyListedAddresses,
+        },
       }),
-      compliance: {
-        travelRuleThresholdEur: options.settings.travelRuleThresholdEur,
-        travelRuleDeadlineMs: options.settings.travelRuleDeadlineMs,
-        denyListedAddresses: options.settings.denyListedAddresses,
-      },
-    })),
+    ),
   });
   const running = worker.run();
   options.log.info(`worker polling task queue ${options.taskQueue}`);

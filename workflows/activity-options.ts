@@ -47,5 +47,10 @@ export const EXTERNAL_CALL: ActivityOptions = {
  */
 export const POLL_UNTIL_FINAL: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 1.5, maximumInterval: '30 seconds', nonRetryableErrorTypes: NOT_RETRYABLE },
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 1.5,
+    maximumInterval: '30 seconds',
+    nonRetryableErrorTypes: NOT_RETRYABLE,
+  },
 };

@@ -1,4 +1,11 @@
-import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ExchangeInput, ExchangeResult, OperationProgress } from '../contracts';
 import { OPERATION_STAGE, OPERATION_STATUS } from '../core/search-attributes';
@@ -42,6 +49,11 @@ export async function exchangeWorkflow(input: ExchangeInput): Promise<ExchangeRe
     const message = 'the exchange could not be confirmed, so it was abandoned: nothing was moved';
     report({ status: 'UNSUCCESSFUL', stage: 'ABANDONED', failureReason: message });
     if (isCancellation(cause)) throw cause;
-    throw ApplicationFailure.create({ type: 'operation-abandoned', message, nonRetryable: true, cause: cause instanceof Error ? cause : undefined });
+    throw ApplicationFailure.create({
+      type: 'operation-abandoned',
+      message,
+      nonRetryable: true,
+      cause: cause instanceof Error ? cause : undefined,
+    });
   }
 }

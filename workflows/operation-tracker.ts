@@ -1,4 +1,12 @@
-import { ApplicationFailure, CancellationScope, allHandlersFinished, condition, isCancellation, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  isCancellation,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import { isFinal } from '../core/operation-status';
 import type { AbandonOutcome, OperationState } from '../core/operation-status';
 import { OPERATION_STAGE, OPERATION_STATUS } from '../core/search-attributes';
@@ -67,7 +75,12 @@ export class OperationTracker {
         return false;
       }
       const message = 'the reservation could not be confirmed, so it was abandoned: nothing was moved';
-      const abandoned = ApplicationFailure.create({ type: 'operation-abandoned', message, nonRetryable: true, cause: cause instanceof Error ? cause : undefined });
+      const abandoned = ApplicationFailure.create({
+        type: 'operation-abandoned',
+        message,
+        nonRetryable: true,
+        cause: cause instanceof Error ? cause : undefined,
+      });
       this.report({ status: 'UNSUCCESSFUL', stage: 'ABANDONED', failureReason: message });
       this.gate.refused(abandoned);
       await this.finish();

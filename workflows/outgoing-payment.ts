@@ -47,7 +47,10 @@ const CANCELLED_BEFORE_HAND_OFF = 'cancelled by an operator before the money was
  * - A release that finds the money already handed off (a Reset re-ran the checks) releases
  *   nothing and continues with the hand-off, which is idempotent.
  */
-export async function runOutgoingPayment<Reference>(tracker: OperationTracker, payment: OutgoingPayment<Reference>): Promise<OperationProgress> {
+export async function runOutgoingPayment<Reference>(
+  tracker: OperationTracker,
+  payment: OutgoingPayment<Reference>,
+): Promise<OperationProgress> {
   let cancelRequested = false;
   CancellationScope.current().cancelRequested.catch(() => {
     cancelRequested = true;

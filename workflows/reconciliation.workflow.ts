@@ -8,7 +8,6 @@ const { reconcileLedger } = proxyActivities<Activities>({
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 });
 
-
 const FINDING_LABELS: ReadonlyArray<[keyof ReconciliationResult, string]> = [
   ['unbalancedTransfers', 'unbalanced transfers'],
   ['balanceMismatches', 'cached balances off their postings'],
@@ -35,7 +34,12 @@ export function summarizeFindings(result: ReconciliationResult): string {
 export async function reconciliationWorkflow(input: ReconciliationInput): Promise<ReconciliationResult> {
   const result = await reconcileLedger(input);
   if (!result.ok) {
-    throw ApplicationFailure.create({ type: RECONCILIATION_FINDINGS, message: summarizeFindings(result), nonRetryable: true, details: [result] });
+    throw ApplicationFailure.create({
+      type: RECONCILIATION_FINDINGS,
+      message: summarizeFindings(result),
+      nonRetryable: true,
+      details: [result],
+    });
   }
   return result;
 }

@@ -25,7 +25,11 @@ export class TravelRuleInbox {
         // Non-cancellable: a caller whose completion was stored learns so even if the workflow is cancelled.
         await CancellationScope.nonCancellable(() => condition(() => this.outcome !== undefined));
         if (this.outcome === 'CLOSED') {
-          throw ApplicationFailure.create({ type: 'invalid-request', message: 'the withdrawal stopped waiting for travel-rule data', nonRetryable: true });
+          throw ApplicationFailure.create({
+            type: 'invalid-request',
+            message: 'the withdrawal stopped waiting for travel-rule data',
+            nonRetryable: true,
+          });
         }
         return { withdrawalId, status: status() };
       },
@@ -69,7 +73,11 @@ export class TravelRuleInbox {
 
   private parse(input: unknown): TravelRuleCompletion {
     if (!this.waiting || this.received !== undefined) {
-      throw ApplicationFailure.create({ type: 'invalid-request', message: 'the withdrawal is not waiting for travel-rule data', nonRetryable: true });
+      throw ApplicationFailure.create({
+        type: 'invalid-request',
+        message: 'the withdrawal is not waiting for travel-rule data',
+        nonRetryable: true,
+      });
     }
     const parsed = parseTravelRuleCompletion(input);
     if ('problems' in parsed) throw ApplicationFailure.create({ type: 'invalid-request', message: parsed.problems, nonRetryable: true });

@@ -67,7 +67,9 @@ export async function performIdempotently(pool: pg.Pool, request: IdempotentRequ
 }
 
 function requestHash(body: unknown): string {
-  return createHash('sha256').update(stringifyExactJson(canonical(body))).digest('hex');
+  return createHash('sha256')
+    .update(stringifyExactJson(canonical(body)))
+    .digest('hex');
 }
 
 /** Key order does not make a request different; everything else does. */

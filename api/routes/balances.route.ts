@@ -49,7 +49,10 @@ function networkConfigFor(currency: string, rows: readonly NetworkConfigRow[]): 
         {
           mainnet: row.mainnet,
           name: row.network,
-          withdrawal: { feeWithdrawal: jsonNumber(new Decimal(row.fee_withdrawal)), minWithdrawal: jsonNumber(new Decimal(row.min_withdrawal)) },
+          withdrawal: {
+            feeWithdrawal: jsonNumber(new Decimal(row.fee_withdrawal)),
+            minWithdrawal: jsonNumber(new Decimal(row.min_withdrawal)),
+          },
           deposit: { minDeposit: jsonNumber(new Decimal(row.min_deposit)) },
         },
       ]),

@@ -10,6 +10,7 @@ export function exchangeRoute(deps: ApiDependencies) {
     invalidKind: 'invalid-request',
     successStatus: 201,
     // Taken once per request, outside perform: a replay judges the lock at the first arrival.
-    perform: (body, { partnerId, resourceId }) => exchange(deps, { ...body, partnerId, exchangeId: resourceId, requestedAt: deps.clock.now() }),
+    perform: (body, { partnerId, resourceId }) =>
+      exchange(deps, { ...body, partnerId, exchangeId: resourceId, requestedAt: deps.clock.now() }),
   });
 }

@@ -17,4 +17,3 @@ export function networkFeeRoute(deps: ApiDependencies) {
     respondJson(ctx, 200, { networkFee: jsonNumber(new Decimal(config.fee_withdrawal)) });
   };
 }
-

@@ -15,16 +15,15 @@ const HISTORY_DEPTH_MONTHS = 12;
 export function transactionHistoryRoute(deps: ApiDependencies) {
   return async (ctx: ApiContext): Promise<void> => {
     const now = deps.clock.now();
-    const { month, year } = parseOrThrow(
-      transactionHistoryParamsSchema(now.getUTCFullYear()),
-      ctx.params,
-      'invalid-month-or-year',
-    );
+    const { month, year } = parseOrThrow(transactionHistoryParamsSchema(now.getUTCFullYear()), ctx.params, 'invalid-month-or-year');
     const requestedIndex = year * 12 + (month - 1);
     const currentIndex = now.getUTCFullYear() * 12 + now.getUTCMonth();
     if (requestedIndex > currentIndex) throw new DomainError('invalid-date', `${year}-${pad(month)} is in the future`);
     if (requestedIndex < currentIndex - HISTORY_DEPTH_MONTHS) {
-      throw new DomainError('invalid-date', `history goes back ${HISTORY_DEPTH_MONTHS} months, to ${monthName(currentIndex - HISTORY_DEPTH_MONTHS)}`);
+      throw new DomainError(
+        'invalid-date',
+        `history goes back ${HISTORY_DEPTH_MONTHS} months, to ${monthName(currentIndex - HISTORY_DEPTH_MONTHS)}`,
+      );
     }
     const from = new Date(Date.UTC(year, month - 1, 1));
     const until = new Date(Date.UTC(year, month, 1));

@@ -46,7 +46,11 @@ function withdrawalBodySchema(forUser: boolean) {
         context.addIssue({ code: 'custom', path: ['sourceExternalUserId'], message: 'sourceExternalUserId is required' });
       }
       if (!forUser && body.sourceExternalUserId !== undefined) {
-        context.addIssue({ code: 'custom', path: ['sourceExternalUserId'], message: 'sourceExternalUserId belongs to POST /v1/crypto-withdrawal' });
+        context.addIssue({
+          code: 'custom',
+          path: ['sourceExternalUserId'],
+          message: 'sourceExternalUserId belongs to POST /v1/crypto-withdrawal',
+        });
       }
       const network = resolveNetwork(body.currency, body.network ?? undefined);
       if (typeof network !== 'string') context.addIssue({ code: 'custom', path: ['network'], message: network.problem });

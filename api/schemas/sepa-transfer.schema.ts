@@ -26,7 +26,11 @@ const sepaText = (field: string, max: number) =>
  */
 export const sepaTransferBodySchema = z
   .strictObject({
-    currency: z.string().trim().toLowerCase().pipe(z.literal('eur', { error: 'currency must be eur' })),
+    currency: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.literal('eur', { error: 'currency must be eur' })),
     amount: amountSchema,
     receiverType: z.enum(['NATURAL', 'LEGAL'], { error: 'receiverType must be NATURAL or LEGAL' }),
     receiverFirstName: sepaText('receiverFirstName', SEPA_NAME_MAX_LENGTH).optional(),
@@ -42,9 +46,12 @@ export const sepaTransferBodySchema = z
       context.addIssue({ code: 'custom', path: ['amount'], message: `amount must be at most ${SEPA_MAX_AMOUNT} for a SEPA transfer` });
     }
     if (body.receiverType === 'NATURAL') {
-      if (!body.receiverFirstName) context.addIssue({ code: 'custom', path: ['receiverFirstName'], message: 'receiverFirstName is required for a NATURAL receiver' });
-      if (!body.receiverLastName) context.addIssue({ code: 'custom', path: ['receiverLastName'], message: 'receiverLastName is required for a NATURAL receiver' });
-      if (body.companyName) context.addIssue({ code: 'custom', path: ['companyName'], message: 'companyName is only for a LEGAL receiver' });
+      if (!body.receiverFirstName)
+        context.addIssue({ code: 'custom', path: ['receiverFirstName'], message: 'receiverFirstName is required for a NATURAL receiver' });
+      if (!body.receiverLastName)
+        context.addIssue({ code: 'custom', path: ['receiverLastName'], message: 'receiverLastName is required for a NATURAL receiver' });
+      if (body.companyName)
+        context.addIssue({ code: 'custom', path: ['companyName'], message: 'companyName is only for a LEGAL receiver' });
       // pain.001 carries both names as one creditor name (Max70Text).
       const creditorName = sepaNaturalPersonName(body.receiverFirstName ?? '', body.receiverLastName ?? '');
       if (body.receiverFirstName && body.receiverLastName && textLength(creditorName) > SEPA_NAME_MAX_LENGTH) {
@@ -54,7 +61,8 @@ export const sepaTransferBodySchema = z
         });
       }
     } else {
-      if (!body.companyName) context.addIssue({ code: 'custom', path: ['companyName'], message: 'companyName is required for a LEGAL receiver' });
+      if (!body.companyName)
+        context.addIssue({ code: 'custom', path: ['companyName'], message: 'companyName is required for a LEGAL receiver' });
       if (body.receiverFirstName || body.receiverLastName) {
         context.addIssue({ code: 'custom', path: ['receiverFirstName'], message: 'receiver names are only for a NATURAL receiver' });
       }
@@ -67,7 +75,8 @@ function ibanProblemOf(iban: string): string | undefined {
   if (/\s/.test(iban)) return 'destinationIban must be written without spaces';
   if (iban !== iban.toUpperCase()) return 'destinationIban must be upper case';
   // What pain.001 carries: checked here with the builder's own pattern, so nothing accepted is refused there.
-  if (!IBAN_ELECTRONIC_PATTERN.test(iban)) return 'destinationIban must be the electronic form: letters and digits only, e.g. DE89370400440532013000';
+  if (!IBAN_ELECTRONIC_PATTERN.test(iban))
+    return 'destinationIban must be the electronic form: letters and digits only, e.g. DE89370400440532013000';
   const result = validateIBAN(iban);
   if (!result.valid) return 'destinationIban is not a valid IBAN (format, length or check digits)';
   if (!isSEPACountry(iban.slice(0, 2))) return `destinationIban country ${iban.slice(0, 2)} is not in the SEPA area`;

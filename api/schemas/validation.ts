@@ -8,11 +8,7 @@ import { textIssues } from './text-safety';
  * has a line per problem. Every string is checked for control characters and well-formedness
  * first, so no schema ever works on such text.
  */
-export function parseOrThrow<Schema extends z.ZodType>(
-  schema: Schema,
-  input: unknown,
-  kind: DomainErrorKind,
-): z.output<Schema> {
+export function parseOrThrow<Schema extends z.ZodType>(schema: Schema, input: unknown, kind: DomainErrorKind): z.output<Schema> {
   const unsafe = textIssues(input);
   if (unsafe.length > 0) throw new DomainError(kind, problemLines(unsafe));
   const result = schema.safeParse(input);

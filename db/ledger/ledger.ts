@@ -34,7 +34,10 @@ export interface TransferInput {
 export async function reserveTransfer(em: EntityManager, input: TransferInput, now: Date): Promise<LedgerTransfer> {
   const existing = await findExistingTransfer(em, input);
   if (existing) return existing;
-  const accounts = await lockAccounts(em, input.postings.map((posting) => posting.accountId));
+  const accounts = await lockAccounts(
+    em,
+    input.postings.map((posting) => posting.accountId),
+  );
   const postings = preparePostings(input, accounts);
   for (const { account, amount } of postings) {
     if (amount.isNegative()) account.pendingOutAmount = new Decimal(account.pendingOutAmount).minus(amount).toFixed();
@@ -48,7 +51,10 @@ export async function reserveTransfer(em: EntityManager, input: TransferInput, n
 export async function postTransferDirectly(em: EntityManager, input: TransferInput, now: Date): Promise<LedgerTransfer> {
   const existing = await findExistingTransfer(em, input);
   if (existing) return existing;
-  const accounts = await lockAccounts(em, input.postings.map((posting) => posting.accountId));
+  const accounts = await lockAccounts(
+    em,
+    input.postings.map((posting) => posting.accountId),
+  );
   const postings = preparePostings(input, accounts);
   for (const { account, amount } of postings) {
     account.postedAmount = new Decimal(account.postedAmount).plus(amount).toFixed();
@@ -83,7 +89,10 @@ async function completeTransfer(
   // A settled transfer cannot be released, nor a released one settled: that would be a bug upstream.
   assertInvariant(transfer.state === 'PENDING', `transfer ${transferId} is ${transfer.state}, cannot become ${targetState}`);
   const postings = await em.find(LedgerPosting, { transferId }, { orderBy: { accountId: 'asc' } });
-  const accounts = await lockAccounts(em, postings.map((posting) => posting.accountId));
+  const accounts = await lockAccounts(
+    em,
+    postings.map((posting) => posting.accountId),
+  );
   for (const posting of postings) {
     const account = accounts.get(posting.accountId);
     assertInvariant(account, `account ${posting.accountId} of transfer ${transferId} exists`);

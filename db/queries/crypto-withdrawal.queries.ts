@@ -25,7 +25,11 @@ export interface WithdrawalDetailsRow {
 }
 
 /** Scoped to the partner: another partner's withdrawal is simply not found. */
-export async function findWithdrawalDetails(pool: pg.Pool, partnerId: string, withdrawalId: string): Promise<WithdrawalDetailsRow | undefined> {
+export async function findWithdrawalDetails(
+  pool: pg.Pool,
+  partnerId: string,
+  withdrawalId: string,
+): Promise<WithdrawalDetailsRow | undefined> {
   const result = await pool.query<WithdrawalDetailsRow>(
     `select w.id, w.amount::text, w.fee::text, w.destination, w.status, w.transaction_hash, w.currency, w.network, w.created_at,
             u.external_user_id, u.email, u.first_name, u.last_name, u.address, u.city, u.country,

@@ -31,7 +31,10 @@ export function operationIdFrom(text: string): string {
   const prefix = WORKFLOW_ID_PREFIXES.find((type) => trimmed.startsWith(`${type}-`));
   const id = prefix ? trimmed.slice(prefix.length + 1) : trimmed;
   if (!UUID.test(id)) {
-    throw new DomainError('invalid-request', `"${text}" is neither an operation id (a UUID) nor a workflow id such as crypto-withdrawal-<UUID>`);
+    throw new DomainError(
+      'invalid-request',
+      `"${text}" is neither an operation id (a UUID) nor a workflow id such as crypto-withdrawal-<UUID>`,
+    );
   }
   return id.toLowerCase();
 }
@@ -60,9 +63,7 @@ export class OperatorActionRefused extends Error {
 }
 
 export type OperationRecord =
-  | { type: 'crypto-withdrawal'; row: CryptoWithdrawal }
-  | { type: 'sepa-transfer'; row: SepaTransfer }
-  | { type: 'exchange'; row: Exchange };
+  { type: 'crypto-withdrawal'; row: CryptoWithdrawal } | { type: 'sepa-transfer'; row: SepaTransfer } | { type: 'exchange'; row: Exchange };
 
 /** The withdrawal, SEPA transfer or exchange with this id, or null. */
 export async function findOperation(em: EntityManager, id: string, options: { lock?: boolean } = {}): Promise<OperationRecord | null> {
@@ -204,7 +205,10 @@ export async function resolveOperation(
     );
   }
   if (request.action === 'settle' && !handedOff) {
-    throw new OperatorActionRefused('not-handed-off', `the ${operation.type} was never handed off: the money never left, release it instead`);
+    throw new OperatorActionRefused(
+      'not-handed-off',
+      `the ${operation.type} was never handed off: the money never left, release it instead`,
+    );
   }
   if (request.action === 'settle' && !externalReferenceOf(operation)) {
     // Marked, but the chain or bank may never have received it: nothing proves the money left.
@@ -215,7 +219,10 @@ export async function resolveOperation(
     );
   }
   if (request.action === 'settle' && rejection) {
-    throw new OperatorActionRefused('rejected-externally', `the ${operation.type} was definitely rejected (${rejection}): release it instead`);
+    throw new OperatorActionRefused(
+      'rejected-externally',
+      `the ${operation.type} was definitely rejected (${rejection}): release it instead`,
+    );
   }
   const workflow = await confirmWorkflowClosed({ type: operation.type, id: row.id });
 
@@ -259,7 +266,14 @@ export async function resolveOperation(
 /** Records an operator action that moved no money itself (e.g. a travel-rule completion). */
 export async function recordOperatorAction(
   em: EntityManager,
-  input: { operationId: string; operationType: OperatorActionOperationType; action: OperatorActionKind; actor: string; reason: string; details?: Record<string, unknown> },
+  input: {
+    operationId: string;
+    operationType: OperatorActionOperationType;
+    action: OperatorActionKind;
+    actor: string;
+    reason: string;
+    details?: Record<string, unknown>;
+  },
   now: Date,
 ): Promise<string> {
   const action = em.create(OperatorAction, { id: randomUUID(), ...input, details: input.details ?? null, createdAt: now });

@@ -14,7 +14,10 @@ export function businessErrorOf(error: unknown): DomainError | undefined {
     }
     // Cancelled workflows released whatever they held: cancelling after the hand-off does not end one.
     if (current instanceof CancelledFailure) {
-      return new DomainError('operation-abandoned', 'the operation was cancelled before any money left: nothing was moved; it is safe to retry');
+      return new DomainError(
+        'operation-abandoned',
+        'the operation was cancelled before any money left: nothing was moved; it is safe to retry',
+      );
     }
     current = (current as { cause?: unknown }).cause;
   }

@@ -40,8 +40,10 @@ export async function executeWorkflow<W extends Workflow>(target: WorkflowTarget
   const { client } = target;
   let progress: OperationProgress | undefined;
   try {
-    progress = await withinResponseTime(target, start, () =>
-      client.workflow.execute<W>(start.contract.workflowType, startOptions(target, start)) as Promise<OperationProgress>,
+    progress = await withinResponseTime(
+      target,
+      start,
+      () => client.workflow.execute<W>(start.contract.workflowType, startOptions(target, start)) as Promise<OperationProgress>,
     );
   } catch (error) {
     if (error instanceof WorkflowFailedError) return decideFailedWorkflow(target, start, error);
@@ -78,7 +80,11 @@ export async function startAndAwaitReservation<W extends Workflow>(target: Workf
  * the workflow's transfer committed first, the operation happened and the caller gets the usual
  * answer; otherwise nothing was moved and nothing ever will be, and the 503 says so.
  */
-async function withinResponseTime<Result>(target: WorkflowTarget, start: WorkflowStart<Workflow>, call: () => Promise<Result>): Promise<Result | undefined> {
+async function withinResponseTime<Result>(
+  target: WorkflowTarget,
+  start: WorkflowStart<Workflow>,
+  call: () => Promise<Result>,
+): Promise<Result | undefined> {
   const signal = AbortSignal.timeout(target.responseTimeoutMs);
   try {
     return await target.client.withAbortSignal(signal, call);
@@ -95,8 +101,10 @@ async function withinResponseTime<Result>(target: WorkflowTarget, start: Workflo
 /** A workflow's result that is a refusal becomes the partner's error (P432, P433, …). */
 function throwIfRefused(progress: OperationProgress | undefined): void {
   const refusal = progress?.refusal;
-  if (refusal) throw isDomainErrorKind(refusal.kind) ? new DomainError(refusal.kind, refusal.message) : new Error(`workflow refused: ${refusal.kind}`);
-  if (progress?.stage === 'ABANDONED') throw new DomainError('operation-abandoned', 'the operation was given up on: nothing was moved; it is safe to retry');
+  if (refusal)
+    throw isDomainErrorKind(refusal.kind) ? new DomainError(refusal.kind, refusal.message) : new Error(`workflow refused: ${refusal.kind}`);
+  if (progress?.stage === 'ABANDONED')
+    throw new DomainError('operation-abandoned', 'the operation was given up on: nothing was moved; it is safe to retry');
 }
 
 async function closedWorkflowResult(target: WorkflowTarget, start: WorkflowStart<Workflow>): Promise<OperationProgress | undefined> {

@@ -141,7 +141,11 @@ describe('errors', () => {
         destinationIban: 'DE89370400440532013000',
         transferTitle: 'Rent',
       };
-      const response = await unserved.request('POST', '/v1/partner/sepa-transfer', { apiKey: funded.apiKey, body, headers: { 'idempotency-key': 'unserved-1' } });
+      const response = await unserved.request('POST', '/v1/partner/sepa-transfer', {
+        apiKey: funded.apiKey,
+        body,
+        headers: { 'idempotency-key': 'unserved-1' },
+      });
       expect(response.status).toBe(503);
       expect(response.json).toMatchObject({ errorCode: 'P503', errorName: 'service-unavailable' });
       expect(response.json.errorMessage).toContain('nothing was moved');
@@ -159,10 +163,17 @@ describe('errors', () => {
         settings: loadSettings({ ...TEST_WORKER_SETTINGS, DATA_DIR: testStack().dataDir }, '/'),
       });
       // A partner retries with the same key until it gets the outcome (a busy machine may need a few tries).
-      await eventually(async () => {
-        const retried = await unserved.request('POST', '/v1/partner/sepa-transfer', { apiKey: funded.apiKey, body, headers: { 'idempotency-key': 'unserved-1' } });
-        expect(retried.status).toBe(201);
-      }, { timeoutMs: 30_000, intervalMs: 200 });
+      await eventually(
+        async () => {
+          const retried = await unserved.request('POST', '/v1/partner/sepa-transfer', {
+            apiKey: funded.apiKey,
+            body,
+            headers: { 'idempotency-key': 'unserved-1' },
+          });
+          expect(retried.status).toBe(201);
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
       const after = await unserved.request('GET', '/v1/partner/balances', { apiKey: funded.apiKey });
       expect(after.json.fiatBalances[0].amount).toBe('90.00');
     } finally {

@@ -33,7 +33,12 @@ describe('GET /v1/partner/balances', () => {
       wallet: partner.accounts.btc.walletAddress,
       rate: 85000,
       networkConfig: {
-        bitcoin: { mainnet: true, name: 'bitcoin', withdrawal: { feeWithdrawal: 0.00005, minWithdrawal: 0.0001 }, deposit: { minDeposit: 0.00005 } },
+        bitcoin: {
+          mainnet: true,
+          name: 'bitcoin',
+          withdrawal: { feeWithdrawal: 0.00005, minWithdrawal: 0.0001 },
+          deposit: { minDeposit: 0.00005 },
+        },
       },
     });
     expect(byName.btc.wallet).toMatch(/^bc1q/);
@@ -49,7 +54,7 @@ describe('GET /v1/partner/balances', () => {
     expect(response.text).toContain('"amount":"98765.123456789012345678"');
   });
 
-  it('shows only the balances of the key\'s partner', async () => {
+  it("shows only the balances of the key's partner", async () => {
     const first = await createTestPartner(ctx.orm, { deposits: { eur: '1' } });
     const second = await createTestPartner(ctx.orm, { deposits: { eur: '2' } });
     const response = await ctx.api.request('GET', '/v1/partner/balances', { apiKey: second.apiKey });

@@ -12,21 +12,35 @@ describe('many concurrent withdrawals and exchanges against one balance', () => 
   it('never overdraw it: each either succeeds or is refused with P433, and the balance adds up', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
     const locks = await Promise.all(
-      Array.from({ length: 8 }, async () => (await ctx.api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey })).json.id as string),
+      Array.from(
+        { length: 8 },
+        async () => (await ctx.api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey })).json.id as string,
+      ),
     );
     const withdrawals = Array.from({ length: 8 }, () =>
       ctx.api.request('POST', '/v1/partner/crypto-withdrawal', {
         apiKey: partner.apiKey,
-        body: { currency: 'eth', amount: 0.1, walletAddress: newWalletAddress('eth'), name: 'Jan Kowalski', walletType: 'CUSTODIAL', receiverType: 'NATURAL' },
+        body: {
+          currency: 'eth',
+          amount: 0.1,
+          walletAddress: newWalletAddress('eth'),
+          name: 'Jan Kowalski',
+          walletType: 'CUSTODIAL',
+          receiverType: 'NATURAL',
+        },
       }),
     );
     const exchanges = locks.map((lockId) =>
-      ctx.api.request('POST', '/v1/partner/exchange', { apiKey: partner.apiKey, body: { amount: 0.1, currencyFrom: 'eth', currencyTo: 'eur', lockId } }),
+      ctx.api.request('POST', '/v1/partner/exchange', {
+        apiKey: partner.apiKey,
+        body: { amount: 0.1, currencyFrom: 'eth', currencyTo: 'eur', lockId },
+      }),
     );
     const [withdrawalResponses, exchangeResponses] = await Promise.all([Promise.all(withdrawals), Promise.all(exchanges)]);
 
     const outcome = (responses: TestResponse[], okStatus: number) => {
-      for (const response of responses) expect([okStatus, 'P433']).toContain(response.status === okStatus ? okStatus : response.json.errorCode);
+      for (const response of responses)
+        expect([okStatus, 'P433']).toContain(response.status === okStatus ? okStatus : response.json.errorCode);
       return responses.filter((response) => response.status === okStatus);
     };
     const withdrawn = outcome(withdrawalResponses, 200);
@@ -42,10 +56,13 @@ describe('many concurrent withdrawals and exchanges against one balance', () => 
     expect((await balancesOf(ctx.api, partner)).eth).toBe(expected);
     // Once every withdrawal has settled, posted and available agree.
     await eventually(async () => {
-      const [row] = await ctx.orm.em.fork().getConnection().execute<{ posted: string; pending: string }[]>(
-        `select posted_amount::text as posted, pending_out_amount::text as pending from account where id = ?`,
-        [partner.accounts.eth.id],
-      );
+      const [row] = await ctx.orm.em
+        .fork()
+        .getConnection()
+        .execute<{ posted: string; pending: string }[]>(
+          `select posted_amount::text as posted, pending_out_amount::text as pending from account where id = ?`,
+          [partner.accounts.eth.id],
+        );
       expect(new Decimal(row!.pending).isZero()).toBe(true);
       expect(new Decimal(row!.posted).toFixed(18)).toBe(expected);
     });

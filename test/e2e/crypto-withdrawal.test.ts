@@ -18,7 +18,15 @@ const details = (partner: TestPartner, withdrawalId: string) =>
   ctx.api.request('GET', `/v1/crypto-withdrawal/details/${withdrawalId}`, { apiKey: partner.apiKey });
 
 function ethWithdrawal(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { currency: 'eth', amount: 0.5, walletAddress: newWalletAddress('eth'), name: 'Jan Kowalski', walletType: 'CUSTODIAL', receiverType: 'NATURAL', ...overrides };
+  return {
+    currency: 'eth',
+    amount: 0.5,
+    walletAddress: newWalletAddress('eth'),
+    name: 'Jan Kowalski',
+    walletType: 'CUSTODIAL',
+    receiverType: 'NATURAL',
+    ...overrides,
+  };
 }
 
 async function settledDetails(partner: TestPartner, withdrawalId: string, status = 'SUCCESSFUL') {
@@ -53,12 +61,21 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
     });
     expect((await balancesOf(ctx.api, partner)).eth).toBe('1.499500000000000000');
     const [entry] = await historyOf(ctx.api, partner);
-    expect(entry).toMatchObject({ id: response.json.withdrawalId, type: 'cryptoWithdrawal', amount: -0.5005, currency: 'eth', status: 'SUCCESSFUL' });
+    expect(entry).toMatchObject({
+      id: response.json.withdrawalId,
+      type: 'cryptoWithdrawal',
+      amount: -0.5005,
+      currency: 'eth',
+      status: 'SUCCESSFUL',
+    });
   });
 
   it('withdraws usdc on polygon with the polygon fee, network in any letter case', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { usdc: '100' } });
-    const response = await withdraw(partner, ethWithdrawal({ currency: 'usdc', amount: '25.5', network: 'polygon', walletAddress: newWalletAddress('usdc') }));
+    const response = await withdraw(
+      partner,
+      ethWithdrawal({ currency: 'usdc', amount: '25.5', network: 'polygon', walletAddress: newWalletAddress('usdc') }),
+    );
     expect(response.status).toBe(200);
     const settled = await settledDetails(partner, response.json.withdrawalId);
     expect(settled.json).toMatchObject({ amount: 25.5, fee: 0.1, currency: { network: 'polygon', name: 'USDC' } });
@@ -87,7 +104,10 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
     [{ network: 'POLYGON' }, 'network: network is only accepted for usdc, not for eth'],
     [{ currency: 'usdc', network: 'solana' }, 'network: network must be one of ethereum, polygon for usdc'],
     [{ amount: '0.0000000000000000001' }, 'amount: amount must have at most 18 decimals for eth'],
-    [{ currency: 'btc', amount: 0.000000001, walletAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' }, 'amount: amount must have at most 8 decimals for btc'],
+    [
+      { currency: 'btc', amount: 0.000000001, walletAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' },
+      'amount: amount must have at most 8 decimals for btc',
+    ],
     [{ amount: 0.0001 }, 'amount: the minimum withdrawal is 0.001 eth'],
     [{ amount: 0 }, 'amount: amount must be greater than zero'],
     [{ walletAddress: 'not-an-address' }, 'walletAddress: walletAddress is not a valid'],
@@ -124,9 +144,16 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
       const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
       const response = await withdraw(partner, ethWithdrawal({ amount: 0.01, receiverType: 'LEGAL', name: 'Acme Sp. z o.o.' }));
       await settledDetails(partner, response.json.withdrawalId);
-      const row = (await ctx.orm.em.fork().getConnection().execute(`select travel_rule from crypto_withdrawal where id = ?`, [response.json.withdrawalId]))[0]!;
+      const row = (
+        await ctx.orm.em
+          .fork()
+          .getConnection()
+          .execute(`select travel_rule from crypto_withdrawal where id = ?`, [response.json.withdrawalId])
+      )[0]!;
       expect(row.travel_rule.ivms101.originator.originatorPersons[0].legalPerson).toBeDefined();
-      expect(row.travel_rule.ivms101.beneficiary.beneficiaryPersons[0].legalPerson.name.nameIdentifier[0].legalPersonName).toBe('Acme Sp. z o.o.');
+      expect(row.travel_rule.ivms101.beneficiary.beneficiaryPersons[0].legalPerson.name.nameIdentifier[0].legalPersonName).toBe(
+        'Acme Sp. z o.o.',
+      );
       expect(row.travel_rule.requiresCompletion).toBe(false);
     });
 
@@ -140,18 +167,36 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
       const handle = ctx.temporal.workflow.getHandle(cryptoWithdrawalContract.workflowId(withdrawalId));
       expect(await handle.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
       // A bad payload is refused by the validator and changes nothing.
-      for (const bad of [42, 'done', {}, { completedBy: 'not an email' }, { completedBy: 'compliance@example.com', beneficiary: { country: 'DE' } }]) {
+      for (const bad of [
+        42,
+        'done',
+        {},
+        { completedBy: 'not an email' },
+        { completedBy: 'compliance@example.com', beneficiary: { country: 'DE' } },
+      ]) {
         await expect(handle.executeUpdate(completeTravelRuleUpdate, { args: [bad as never] })).rejects.toThrow();
       }
       expect(await handle.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
       const accepted = await handle.executeUpdate(completeTravelRuleUpdate, {
-        args: [{
-          completedBy: 'compliance@example.com',
-          beneficiary: { beneficiaryPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: 'Kowalski', secondaryIdentifier: 'Jan', nameIdentifierType: 'LEGL' }] } } }] },
-        }],
+        args: [
+          {
+            completedBy: 'compliance@example.com',
+            beneficiary: {
+              beneficiaryPersons: [
+                {
+                  naturalPerson: {
+                    name: { nameIdentifier: [{ primaryIdentifier: 'Kowalski', secondaryIdentifier: 'Jan', nameIdentifierType: 'LEGL' }] },
+                  },
+                },
+              ],
+            },
+          },
+        ],
       });
       expect(accepted).toEqual({ withdrawalId, status: 'IN_PROGRESS' });
-      const row = (await ctx.orm.em.fork().getConnection().execute(`select travel_rule from crypto_withdrawal where id = ?`, [withdrawalId]))[0]!;
+      const row = (
+        await ctx.orm.em.fork().getConnection().execute(`select travel_rule from crypto_withdrawal where id = ?`, [withdrawalId])
+      )[0]!;
       expect(row.travel_rule.completion).toMatchObject({ completedBy: 'compliance@example.com' });
       await settledDetails(partner, withdrawalId);
       expect((await balancesOf(ctx.api, partner)).eth).toBe('0.499500000000000000');
@@ -161,10 +206,9 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
       const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
       const response = await withdraw(partner, ethWithdrawal({ walletType: 'OTHER' }));
       await settledDetails(partner, response.json.withdrawalId, 'IN_PROGRESS_TR_DATA');
-      await eventually(
-        async () => expect((await details(partner, response.json.withdrawalId)).json.status).toBe('UNSUCCESSFUL'),
-        { timeoutMs: Number(TEST_WORKER_SETTINGS.TRAVEL_RULE_DEADLINE_MS) + 15_000 },
-      );
+      await eventually(async () => expect((await details(partner, response.json.withdrawalId)).json.status).toBe('UNSUCCESSFUL'), {
+        timeoutMs: Number(TEST_WORKER_SETTINGS.TRAVEL_RULE_DEADLINE_MS) + 15_000,
+      });
       expect((await balancesOf(ctx.api, partner)).eth).toBe('1.000000000000000000');
     });
 
@@ -182,7 +226,11 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
       const first = await withdraw(partner, body, { 'idempotency-key': 'w-1' });
       const again = await withdraw(partner, body, { 'idempotency-key': 'w-1' });
       expect(again.json).toEqual(first.json);
-      const concurrent = await Promise.all(Array.from({ length: 5 }, () => withdraw(partner, ethWithdrawal({ walletAddress: body.walletAddress }), { 'idempotency-key': 'w-2' })));
+      const concurrent = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          withdraw(partner, ethWithdrawal({ walletAddress: body.walletAddress }), { 'idempotency-key': 'w-2' }),
+        ),
+      );
       expect(new Set(concurrent.map((response) => response.json.withdrawalId)).size).toBe(1);
       expect(concurrent.every((response) => response.status === 200)).toBe(true);
       await settledDetails(partner, first.json.withdrawalId);
@@ -205,7 +253,10 @@ describe('POST /v1/crypto-withdrawal (on behalf of a user)', () => {
   it('withdraws for a registered user, who is the travel-rule originator and shows in the details', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { ltc: '10' } });
     await registerUser(ctx.orm, partner, 'user-77');
-    const response = await withdrawForUser(partner, ethWithdrawal({ currency: 'ltc', amount: 1, walletAddress: newWalletAddress('ltc'), sourceExternalUserId: 'user-77' }));
+    const response = await withdrawForUser(
+      partner,
+      ethWithdrawal({ currency: 'ltc', amount: 1, walletAddress: newWalletAddress('ltc'), sourceExternalUserId: 'user-77' }),
+    );
     expect(response.status).toBe(200);
     const settled = await settledDetails(partner, response.json.withdrawalId);
     expect(settled.json.user).toEqual({
@@ -223,7 +274,12 @@ describe('POST /v1/crypto-withdrawal (on behalf of a user)', () => {
       birthDate: '1990-01-01',
     });
     expect(settled.json.currency).toEqual({ network: '', name: 'LTC' });
-    const row = (await ctx.orm.em.fork().getConnection().execute(`select travel_rule from crypto_withdrawal where id = ?`, [response.json.withdrawalId]))[0]!;
+    const row = (
+      await ctx.orm.em
+        .fork()
+        .getConnection()
+        .execute(`select travel_rule from crypto_withdrawal where id = ?`, [response.json.withdrawalId])
+    )[0]!;
     const person = row.travel_rule.ivms101.originator.originatorPersons[0].naturalPerson;
     expect(person.name.nameIdentifier[0]).toMatchObject({ primaryIdentifier: 'Nowak', secondaryIdentifier: 'Anna' });
     expect(person.nationalIdentification.nationalIdentifierType).toBe('CCPT');
@@ -243,7 +299,7 @@ describe('POST /v1/crypto-withdrawal (on behalf of a user)', () => {
     expect(response.json).toMatchObject({ errorCode: 'P410', errorMessage: 'sourceExternalUserId: must not contain control characters' });
   });
 
-  it('refuses another partner\'s user with 400 P412', async () => {
+  it("refuses another partner's user with 400 P412", async () => {
     const other = await createTestPartner(ctx.orm);
     await registerUser(ctx.orm, other, 'theirs');
     const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
@@ -272,7 +328,7 @@ describe('GET /v1/crypto-withdrawal/details/:withdrawalId', () => {
     expect(response.json).toMatchObject({ errorCode: 'P421', errorName: 'withdrawal-not-found' });
   });
 
-  it('is 404 P421 for another partner\'s withdrawal', async () => {
+  it("is 404 P421 for another partner's withdrawal", async () => {
     const owner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
     const response = await withdraw(owner, ethWithdrawal({ amount: 0.01 }));
     const stranger = await createTestPartner(ctx.orm);

@@ -14,7 +14,11 @@ async function lockFor(partner: TestPartner): Promise<string> {
 const balances = (partner: TestPartner) => balancesOf(ctx.api, partner);
 
 const exchange = (partner: TestPartner, body: unknown, headers: Record<string, string> = {}) =>
-  ctx.api.request('POST', '/v1/partner/exchange', { apiKey: partner.apiKey, body: typeof body === 'string' ? body : (body as object), headers });
+  ctx.api.request('POST', '/v1/partner/exchange', {
+    apiKey: partner.apiKey,
+    body: typeof body === 'string' ? body : (body as object),
+    headers,
+  });
 
 describe('POST /v1/partner/exchange', () => {
   it('debits the source and credits the target at the locked rate minus the fee, once final (201)', async () => {
@@ -32,7 +36,9 @@ describe('POST /v1/partner/exchange', () => {
     const lockId = await lockFor(partner);
     const response = await exchange(partner, { amount: '0.1', currencyFrom: 'btc', currencyTo: 'eur', lockId });
     const now = new Date();
-    const history = await ctx.api.request('GET', `/v1/partner/transaction-history/${now.getUTCMonth() + 1}/${now.getUTCFullYear()}`, { apiKey: partner.apiKey });
+    const history = await ctx.api.request('GET', `/v1/partner/transaction-history/${now.getUTCMonth() + 1}/${now.getUTCFullYear()}`, {
+      apiKey: partner.apiKey,
+    });
     // 0.1 × 85000 × 0.995 = 8457.5
     expect(history.json[0]).toMatchObject({
       id: response.json.exchangeId,
@@ -48,7 +54,10 @@ describe('POST /v1/partner/exchange', () => {
   it('takes an amount with 18 decimals exactly, and the balances read it back to the last digit', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eth: '2' } });
     const lockId = await lockFor(partner);
-    const response = await exchange(partner, '{"amount": 0.123456789012345678, "currencyFrom": "eth", "currencyTo": "pol", "lockId": "' + lockId + '"}');
+    const response = await exchange(
+      partner,
+      '{"amount": 0.123456789012345678, "currencyFrom": "eth", "currencyTo": "pol", "lockId": "' + lockId + '"}',
+    );
     expect(response.status).toBe(201);
     const after = await balances(partner);
     expect(after.eth).toBe('1.876543210987654322');
@@ -58,7 +67,7 @@ describe('POST /v1/partner/exchange', () => {
 
   it.each([
     ['an unknown lock', async () => randomUUID()],
-    ['another partner\'s lock', async () => lockFor(await createTestPartner(ctx.orm))],
+    ["another partner's lock", async () => lockFor(await createTestPartner(ctx.orm))],
   ])('refuses %s with 400 P432', async (_name, lock) => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
     const response = await exchange(partner, { amount: 10, currencyFrom: 'eur', currencyTo: 'eth', lockId: await lock() });
@@ -87,10 +96,12 @@ describe('POST /v1/partner/exchange', () => {
   it('refuses an expired lock with 400 P432', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
     const lockId = await lockFor(partner);
-    await ctx.orm.em.fork().getConnection().execute(
-      `update rate_lock set created_at = now() - interval '41 seconds', valid_until = now() - interval '1 second' where id = ?`,
-      [lockId],
-    );
+    await ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute(`update rate_lock set created_at = now() - interval '41 seconds', valid_until = now() - interval '1 second' where id = ?`, [
+        lockId,
+      ]);
     const response = await exchange(partner, { amount: 10, currencyFrom: 'eur', currencyTo: 'eth', lockId });
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ errorCode: 'P432', errorMessage: 'the lock has expired' });
@@ -108,9 +119,18 @@ describe('POST /v1/partner/exchange', () => {
   it('refuses with 400 P400 an exchange that would credit more than any balance may hold, and moves nothing', async () => {
     // 10^15 btc is the largest amount, but at 85000 eur per btc it would credit 8.5 × 10^19 eur.
     const partner = await createTestPartner(ctx.orm, { deposits: { btc: '1' } });
-    const response = await exchange(partner, { amount: '1000000000000000', currencyFrom: 'btc', currencyTo: 'eur', lockId: await lockFor(partner) });
+    const response = await exchange(partner, {
+      amount: '1000000000000000',
+      currencyFrom: 'btc',
+      currencyTo: 'eur',
+      lockId: await lockFor(partner),
+    });
     expect(response.status).toBe(400);
-    expect(response.json).toMatchObject({ errorCode: 'P400', errorName: 'invalid-request', errorMessage: expect.stringContaining('amount is too large') });
+    expect(response.json).toMatchObject({
+      errorCode: 'P400',
+      errorName: 'invalid-request',
+      errorMessage: expect.stringContaining('amount is too large'),
+    });
     expect(await balances(partner)).toMatchObject({ btc: '1.00000000', eur: '0.00' });
   });
 
@@ -152,7 +172,9 @@ describe('POST /v1/partner/exchange', () => {
     it('the same key and body sent concurrently exchange once', async () => {
       const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
       const body = { amount: 10, currencyFrom: 'eur', currencyTo: 'ltc', lockId: await lockFor(partner) };
-      const responses = await Promise.all(Array.from({ length: 6 }, () => exchange(partner, body, { 'idempotency-key': 'exchange-concurrent' })));
+      const responses = await Promise.all(
+        Array.from({ length: 6 }, () => exchange(partner, body, { 'idempotency-key': 'exchange-concurrent' })),
+      );
       expect(responses.map((response) => response.status)).toEqual(Array(6).fill(201));
       expect(new Set(responses.map((response) => response.json.exchangeId)).size).toBe(1);
       expect((await balances(partner)).eur).toBe('90.00');
@@ -172,7 +194,11 @@ describe('POST /v1/partner/exchange', () => {
       const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
       const lockId = await lockFor(partner);
       await exchange(partner, { amount: 10, currencyFrom: 'eur', currencyTo: 'ltc', lockId }, { 'idempotency-key': 'exchange-2' });
-      const other = await exchange(partner, { amount: 20, currencyFrom: 'eur', currencyTo: 'ltc', lockId: await lockFor(partner) }, { 'idempotency-key': 'exchange-2' });
+      const other = await exchange(
+        partner,
+        { amount: 20, currencyFrom: 'eur', currencyTo: 'ltc', lockId: await lockFor(partner) },
+        { 'idempotency-key': 'exchange-2' },
+      );
       expect(other.status).toBe(409);
       expect(other.json).toMatchObject({ errorCode: 'P409', errorName: 'idempotency-conflict' });
       expect((await balances(partner)).eur).toBe('90.00');
@@ -181,8 +207,16 @@ describe('POST /v1/partner/exchange', () => {
     it('keys belong to one partner: another partner may use the same key', async () => {
       const first = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
       const second = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
-      const a = await exchange(first, { amount: 10, currencyFrom: 'eur', currencyTo: 'ltc', lockId: await lockFor(first) }, { 'idempotency-key': 'shared' });
-      const b = await exchange(second, { amount: 10, currencyFrom: 'eur', currencyTo: 'ltc', lockId: await lockFor(second) }, { 'idempotency-key': 'shared' });
+      const a = await exchange(
+        first,
+        { amount: 10, currencyFrom: 'eur', currencyTo: 'ltc', lockId: await lockFor(first) },
+        { 'idempotency-key': 'shared' },
+      );
+      const b = await exchange(
+        second,
+        { amount: 10, currencyFrom: 'eur', currencyTo: 'ltc', lockId: await lockFor(second) },
+        { 'idempotency-key': 'shared' },
+      );
       expect(a.status).toBe(201);
       expect(b.status).toBe(201);
       expect(a.json.exchangeId).not.toBe(b.json.exchangeId);
@@ -190,7 +224,11 @@ describe('POST /v1/partner/exchange', () => {
 
     it('refuses a malformed key with 400 P400', async () => {
       const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
-      const response = await exchange(partner, { amount: 1, currencyFrom: 'eur', currencyTo: 'ltc', lockId: await lockFor(partner) }, { 'idempotency-key': 'x'.repeat(300) });
+      const response = await exchange(
+        partner,
+        { amount: 1, currencyFrom: 'eur', currencyTo: 'ltc', lockId: await lockFor(partner) },
+        { 'idempotency-key': 'x'.repeat(300) },
+      );
       expect(response.status).toBe(400);
       expect(response.json.errorCode).toBe('P400');
     });

@@ -5,7 +5,16 @@ import { findBalanceMismatches, findOverdrawnAccounts, findUnbalancedTransfers }
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
-import { exchangeBodies, hasUnsafeText, isValidJsonValue, nestingDepth, REAL_LOCK, sepaTransferBodies, toJsonText, withdrawalBodies } from '../support/hostile-bodies';
+import {
+  exchangeBodies,
+  hasUnsafeText,
+  isValidJsonValue,
+  nestingDepth,
+  REAL_LOCK,
+  sepaTransferBodies,
+  toJsonText,
+  withdrawalBodies,
+} from '../support/hostile-bodies';
 import type { HostileBody } from '../support/hostile-bodies';
 import type { TestResponse } from '../support/http';
 import { registerUser } from '../support/operations';
@@ -75,7 +84,15 @@ async function sendAll(partner: TestPartner, path: string, bodies: HostileBody[]
     } catch (error) {
       // No answer at all (the connection reset under a blocked event loop): worse than a 5xx.
       const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-      return { status: 0, errorCode: undefined, errorMessage: undefined, id: undefined, ms: performance.now() - started, body, responseText: `${String(error)}${cause}` };
+      return {
+        status: 0,
+        errorCode: undefined,
+        errorMessage: undefined,
+        id: undefined,
+        ms: performance.now() - started,
+        body,
+        responseText: `${String(error)}${cause}`,
+      };
     }
     const ms = performance.now() - started;
     const json = typeof response.json === 'object' && response.json !== null ? response.json : {};
@@ -129,16 +146,23 @@ function checkAnswers(route: string, run: RouteRun, textRefusalCode: string): Ou
   // Status 0: no answer at all.
   const serverErrors = outcomes.filter((outcome) => outcome.status >= 500 || outcome.status === 0);
   for (const outcome of serverErrors.slice(0, 5)) {
-    process.stderr.write(`[seed ${SEED}] ${route} answered ${outcome.status} after ${outcome.ms.toFixed(0)} ms: ${outcome.responseText}\n  to ${describeBody(outcome.body)}\n`);
+    process.stderr.write(
+      `[seed ${SEED}] ${route} answered ${outcome.status} after ${outcome.ms.toFixed(0)} ms: ${outcome.responseText}\n  to ${describeBody(outcome.body)}\n`,
+    );
   }
   expect({ seed: SEED, serverErrors: serverErrors.length }).toEqual({ seed: SEED, serverErrors: 0 });
 
   const unsafe = outcomes.filter((outcome) => expectedTextRefusal(outcome.body));
   const wronglyAnswered = unsafe.filter(
-    (outcome) => outcome.status !== 400 || outcome.errorCode !== textRefusalCode || !/must not contain control characters|well-formed Unicode/.test(outcome.errorMessage ?? ''),
+    (outcome) =>
+      outcome.status !== 400 ||
+      outcome.errorCode !== textRefusalCode ||
+      !/must not contain control characters|well-formed Unicode/.test(outcome.errorMessage ?? ''),
   );
   for (const outcome of wronglyAnswered.slice(0, 5)) {
-    process.stderr.write(`[seed ${SEED}] ${route} did not refuse unsafe text: ${outcome.status} ${outcome.responseText}\n  to ${describeBody(outcome.body)}\n`);
+    process.stderr.write(
+      `[seed ${SEED}] ${route} did not refuse unsafe text: ${outcome.status} ${outcome.responseText}\n  to ${describeBody(outcome.body)}\n`,
+    );
   }
   expect({ seed: SEED, unsafeTextNotRefused: wronglyAnswered.length }).toEqual({ seed: SEED, unsafeTextNotRefused: 0 });
   // Every refusal is a proper error body.
@@ -187,7 +211,9 @@ async function awaitWithdrawalsFinal(partner: TestPartner, ids: string[]): Promi
 async function awaitSepaTransfersFinal(ids: string[]): Promise<void> {
   await eventually(
     async () => {
-      const result = await pool.query<{ id: string; status: string }>(`select id, status from sepa_transfer where id = any($1::uuid[])`, [ids]);
+      const result = await pool.query<{ id: string; status: string }>(`select id, status from sepa_transfer where id = any($1::uuid[])`, [
+        ids,
+      ]);
       expect(result.rows).toHaveLength(ids.length);
       expect(result.rows.filter((row) => !FINAL_STATUSES.includes(row.status))).toEqual([]);
     },
@@ -233,7 +259,10 @@ describe(`hostile bodies on every money-moving POST (${BODIES_PER_ROUTE} each, s
       const partner = await fundedPartner();
       const run = await sendAll(partner, '/v1/partner/crypto-withdrawal', sample(withdrawalBodies(), 2));
       const accepted = checkAnswers('POST /v1/partner/crypto-withdrawal', run, 'P410');
-      await awaitWithdrawalsFinal(partner, accepted.map((outcome) => outcome.id!));
+      await awaitWithdrawalsFinal(
+        partner,
+        accepted.map((outcome) => outcome.id!),
+      );
       await expectCleanLedger(partner);
     },
     TIMEOUT_MS,
@@ -247,7 +276,10 @@ describe(`hostile bodies on every money-moving POST (${BODIES_PER_ROUTE} each, s
       await registerUser(ctx.orm, partner, externalUserId);
       const run = await sendAll(partner, '/v1/crypto-withdrawal', sample(withdrawalBodies({ externalUserId }), 3));
       const accepted = checkAnswers('POST /v1/crypto-withdrawal', run, 'P410');
-      await awaitWithdrawalsFinal(partner, accepted.map((outcome) => outcome.id!));
+      await awaitWithdrawalsFinal(
+        partner,
+        accepted.map((outcome) => outcome.id!),
+      );
       await expectCleanLedger(partner);
     },
     TIMEOUT_MS,

@@ -31,7 +31,15 @@ beforeAll(async () => {
 const sql = async <Row>(query: string, params: unknown[] = []): Promise<Row[]> => ctx.orm.em.fork().getConnection().execute(query, params);
 
 function ethWithdrawal(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { currency: 'eth', amount: 0.1, walletAddress: newWalletAddress('eth'), name: 'Jan Kowalski', walletType: 'CUSTODIAL', receiverType: 'NATURAL', ...overrides };
+  return {
+    currency: 'eth',
+    amount: 0.1,
+    walletAddress: newWalletAddress('eth'),
+    name: 'Jan Kowalski',
+    walletType: 'CUSTODIAL',
+    receiverType: 'NATURAL',
+    ...overrides,
+  };
 }
 
 async function withdraw(through: TestApi, partner: TestPartner, body: Record<string, unknown>, headers: Record<string, string> = {}) {
@@ -39,7 +47,13 @@ async function withdraw(through: TestApi, partner: TestPartner, body: Record<str
 }
 
 async function withdrawalRow(withdrawalId: string) {
-  const rows = await sql<{ status: string; stage: string; transaction_hash: string | null; cancel_requested_at: Date | null; transfer_state: string }>(
+  const rows = await sql<{
+    status: string;
+    stage: string;
+    transaction_hash: string | null;
+    cancel_requested_at: Date | null;
+    transfer_state: string;
+  }>(
     `select w.status, w.stage, w.transaction_hash, w.cancel_requested_at, t.state as transfer_state
        from crypto_withdrawal w join ledger_transfer t on t.id = w.id where w.id = ?`,
     [withdrawalId],
@@ -48,14 +62,18 @@ async function withdrawalRow(withdrawalId: string) {
 }
 
 async function untilStage(withdrawalId: string, stage: string) {
-  return eventually(async () => {
-    const row = await withdrawalRow(withdrawalId);
-    expect(row.stage).toBe(stage);
-    return row;
-  }, { timeoutMs: 30_000 });
+  return eventually(
+    async () => {
+      const row = await withdrawalRow(withdrawalId);
+      expect(row.stage).toBe(stage);
+      return row;
+    },
+    { timeoutMs: 30_000 },
+  );
 }
 
-const handleOf = (withdrawalId: string): WorkflowHandle => ctx.temporal.workflow.getHandle(cryptoWithdrawalContract.workflowId(withdrawalId));
+const handleOf = (withdrawalId: string): WorkflowHandle =>
+  ctx.temporal.workflow.getHandle(cryptoWithdrawalContract.workflowId(withdrawalId));
 
 describe('cancelling a withdrawal in the Temporal UI', () => {
   it('while it waits for travel-rule data releases amount + fee and ends UNSUCCESSFUL, as Canceled', async () => {
@@ -83,12 +101,18 @@ describe('cancelling a withdrawal in the Temporal UI', () => {
     await handleOf(withdrawalId).cancel();
     await eventually(async () => expect((await withdrawalRow(withdrawalId)).cancel_requested_at).not.toBeNull());
     // The database itself refuses to void a transfer whose coins may have left.
-    await expect(sql(`update ledger_transfer set state = 'VOIDED', voided_at = now() where id = ?`, [withdrawalId])).rejects.toThrow(/handed to the chain/);
+    await expect(sql(`update ledger_transfer set state = 'VOIDED', voided_at = now() where id = ?`, [withdrawalId])).rejects.toThrow(
+      /handed to the chain/,
+    );
     expect((await withdrawalRow(withdrawalId)).transfer_state).toBe('PENDING');
 
     expect(await handleOf(withdrawalId).result()).toMatchObject({ status: 'SUCCESSFUL', stage: 'SETTLED' });
     expect((await handleOf(withdrawalId).describe()).status.name).toBe('COMPLETED');
-    expect(await withdrawalRow(withdrawalId)).toMatchObject({ status: 'SUCCESSFUL', transfer_state: 'POSTED', transaction_hash: broadcast.transaction_hash });
+    expect(await withdrawalRow(withdrawalId)).toMatchObject({
+      status: 'SUCCESSFUL',
+      transfer_state: 'POSTED',
+      transaction_hash: broadcast.transaction_hash,
+    });
     expect((await balancesOf(ctx.api, partner)).eth).toBe('0.899500000000000000');
   }, 60_000);
 });
@@ -107,9 +131,13 @@ describe('resetting a broadcast withdrawal after the deny list changed', () => {
       const { runId } = await handle.describe();
       const events = (await handle.fetchHistory()).events ?? [];
       const scheduled = events.find((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'reserveWithdrawal');
-      const reserved = events.find((event) => String(event.activityTaskCompletedEventAttributes?.scheduledEventId ?? '') === String(scheduled?.eventId));
+      const reserved = events.find(
+        (event) => String(event.activityTaskCompletedEventAttributes?.scheduledEventId ?? '') === String(scheduled?.eventId),
+      );
       // The workflow task that took in the reservation: the reset run re-does every check after it.
-      const resetPoint = events.find((event) => Number(event.eventId) > Number(reserved?.eventId) && event.workflowTaskCompletedEventAttributes);
+      const resetPoint = events.find(
+        (event) => Number(event.eventId) > Number(reserved?.eventId) && event.workflowTaskCompletedEventAttributes,
+      );
       expect(resetPoint).toBeDefined();
       const reset = await ctx.temporal.workflowService.resetWorkflowExecution({
         namespace: testStack().namespace,
@@ -121,7 +149,11 @@ describe('resetting a broadcast withdrawal after the deny list changed', () => {
       expect(reset.runId).not.toBe(runId);
 
       expect(await handle.result()).toMatchObject({ status: 'SUCCESSFUL' });
-      expect(await withdrawalRow(withdrawalId)).toMatchObject({ status: 'SUCCESSFUL', transfer_state: 'POSTED', transaction_hash: broadcast.transaction_hash });
+      expect(await withdrawalRow(withdrawalId)).toMatchObject({
+        status: 'SUCCESSFUL',
+        transfer_state: 'POSTED',
+        transaction_hash: broadcast.transaction_hash,
+      });
       expect((await balancesOf(ctx.api, partner)).eth).toBe('0.899500000000000000');
     } finally {
       slowChain.denyList.pop();
@@ -156,7 +188,9 @@ describe('a POST whose wait runs out', () => {
       expect((await ctx.temporal.workflow.getHandle(given.workflowId).describe()).status.name).toBe('COMPLETED');
       const abandonedId = given.workflowId.replace('crypto-withdrawal-', '');
       expect(await sql(`select state from ledger_transfer where id = ?`, [abandonedId])).toEqual([{ state: 'VOIDED' }]);
-      expect(await sql(`select count(*)::int as postings from ledger_posting where transfer_id = ?`, [abandonedId])).toEqual([{ postings: 0 }]);
+      expect(await sql(`select count(*)::int as postings from ledger_posting where transfer_id = ?`, [abandonedId])).toEqual([
+        { postings: 0 },
+      ]);
       expect((await balancesOf(ctx.api, partner)).eth).toBe('1.000000000000000000');
 
       // "Safe to retry": the same key starts a new withdrawal, which now has a worker.
@@ -243,7 +277,10 @@ describe('an exchange whose wait runs out', () => {
         expect(found).toBeDefined();
         return found!;
       });
-      expect(await ctx.temporal.workflow.getHandle(abandoned.workflowId).result()).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'ABANDONED' });
+      expect(await ctx.temporal.workflow.getHandle(abandoned.workflowId).result()).toMatchObject({
+        status: 'UNSUCCESSFUL',
+        stage: 'ABANDONED',
+      });
     } finally {
       await late?.stop();
       await impatient.stop();
@@ -264,7 +301,11 @@ describe('a refused request', () => {
       return found[0]!;
     });
     const handle = ctx.temporal.workflow.getHandle(workflow.workflowId);
-    expect(await handle.result()).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'REFUSED_INSUFFICIENT_FUNDS', refusal: { kind: 'insufficient-funds' } });
+    expect(await handle.result()).toMatchObject({
+      status: 'UNSUCCESSFUL',
+      stage: 'REFUSED_INSUFFICIENT_FUNDS',
+      refusal: { kind: 'insufficient-funds' },
+    });
     expect((await handle.describe()).status.name).toBe('COMPLETED');
     const withdrawalId = workflow.workflowId.replace('crypto-withdrawal-', '');
     expect(await sql(`select state from ledger_transfer where id = ?`, [withdrawalId])).toEqual([{ state: 'VOIDED' }]);

@@ -13,7 +13,14 @@ describe('operator CLI', () => {
     expect(Object.keys(created.output).sort()).toEqual(['apiKey', 'partnerId']);
     const balances = await ctx.api.request('GET', '/v1/partner/balances', { apiKey: created.output.apiKey });
     expect(balances.json.fiatBalances).toEqual([expect.objectContaining({ name: 'eur', amount: '0.00', status: 'ACTIVE' })]);
-    expect(balances.json.cryptoBalances.map((balance: { name: string }) => balance.name).sort()).toEqual(['btc', 'doge', 'eth', 'ltc', 'pol', 'usdc']);
+    expect(balances.json.cryptoBalances.map((balance: { name: string }) => balance.name).sort()).toEqual([
+      'btc',
+      'doge',
+      'eth',
+      'ltc',
+      'pol',
+      'usdc',
+    ]);
     const lock = await ctx.api.request('GET', '/v1/partner/get-lock', { apiKey: created.output.apiKey });
     expect(lock.json.feePercentage).toBe(0.25);
   });
@@ -26,14 +33,23 @@ describe('operator CLI', () => {
     const balances = await ctx.api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
     expect(balances.text).toContain('"amount":"1.000000000000000001"');
     const now = new Date();
-    const history = await ctx.api.request('GET', `/v1/partner/transaction-history/${now.getUTCMonth() + 1}/${now.getUTCFullYear()}`, { apiKey: partner.apiKey });
+    const history = await ctx.api.request('GET', `/v1/partner/transaction-history/${now.getUTCMonth() + 1}/${now.getUTCFullYear()}`, {
+      apiKey: partner.apiKey,
+    });
     expect(history.text).toContain('"amount":1.000000000000000001');
-    expect(history.json[0]).toMatchObject({ id: deposit.output.transactionId, type: 'cryptoDeposit', currency: 'eth', status: 'SUCCESSFUL' });
+    expect(history.json[0]).toMatchObject({
+      id: deposit.output.transactionId,
+      type: 'cryptoDeposit',
+      currency: 'eth',
+      status: 'SUCCESSFUL',
+    });
   });
 
   it('deposit accepts an explicit type and refuses too many decimals', async () => {
     const { output: partner } = await ops('partner', 'create', '--name', 'Typed');
-    expect((await ops('deposit', '--partner', partner.partnerId, '--currency', 'eur', '--amount', '10', '--type', 'fiatDeposit')).code).toBe(0);
+    expect(
+      (await ops('deposit', '--partner', partner.partnerId, '--currency', 'eur', '--amount', '10', '--type', 'fiatDeposit')).code,
+    ).toBe(0);
     const refused = await ops('deposit', '--partner', partner.partnerId, '--currency', 'eur', '--amount', '10.001');
     expect(refused.code).toBe(1);
     expect(refused.output).toEqual({ error: 'invalid-request', message: 'eur allows at most 2 decimals' });
@@ -51,7 +67,16 @@ describe('operator CLI', () => {
 
   it('account set-status changes the EUR balance status', async () => {
     const { output: partner } = await ops('partner', 'create', '--name', 'Status');
-    const changed = await ops('account', 'set-status', '--partner', partner.partnerId, '--currency', 'eur', '--status', 'WAITING_TO_BE_ACTIVATED');
+    const changed = await ops(
+      'account',
+      'set-status',
+      '--partner',
+      partner.partnerId,
+      '--currency',
+      'eur',
+      '--status',
+      'WAITING_TO_BE_ACTIVATED',
+    );
     expect(changed.output).toMatchObject({ currency: 'eur', status: 'WAITING_TO_BE_ACTIVATED' });
     const balances = await ctx.api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
     expect(balances.json.fiatBalances[0].status).toBe('WAITING_TO_BE_ACTIVATED');
@@ -59,14 +84,42 @@ describe('operator CLI', () => {
 
   it('user upsert registers a user once per external id and updates it after', async () => {
     const { output: partner } = await ops('partner', 'create', '--name', 'Users');
-    const fields = ['--partner', partner.partnerId, '--external-user-id', 'ext-1', '--email', 'jan@example.com', '--first-name', 'Jan',
-      '--last-name', 'Kowalski', '--address', 'Prosta 1', '--city', 'Warszawa', '--country', 'PL', '--document-type', 'ID_CARD',
-      '--document-number', 'ABC123456', '--pesel', '90010112345', '--birth-country', 'PL', '--birth-date', '1990-01-01'];
+    const fields = [
+      '--partner',
+      partner.partnerId,
+      '--external-user-id',
+      'ext-1',
+      '--email',
+      'jan@example.com',
+      '--first-name',
+      'Jan',
+      '--last-name',
+      'Kowalski',
+      '--address',
+      'Prosta 1',
+      '--city',
+      'Warszawa',
+      '--country',
+      'PL',
+      '--document-type',
+      'ID_CARD',
+      '--document-number',
+      'ABC123456',
+      '--pesel',
+      '90010112345',
+      '--birth-country',
+      'PL',
+      '--birth-date',
+      '1990-01-01',
+    ];
     const first = await ops('user', 'upsert', ...fields);
     expect(first.code).toBe(0);
     const second = await ops('user', 'upsert', ...fields.map((value) => (value === 'Prosta 1' ? 'Krzywa 2' : value)));
     expect(second.output.userId).toBe(first.output.userId);
-    const rows = await ctx.orm.em.fork().getConnection().execute(`select address, pesel, birth_date::text from partner_user where id = ?`, [first.output.userId]);
+    const rows = await ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select address, pesel, birth_date::text from partner_user where id = ?`, [first.output.userId]);
     expect(rows).toEqual([{ address: 'Krzywa 2', pesel: '90010112345', birth_date: '1990-01-01' }]);
   });
 

@@ -52,7 +52,12 @@ beforeAll(async () => {
       travelRuleDeadlineMs: 10 * 60_000,
       travelRuleThresholdEur: '1000',
       denyListedAddresses: [],
-      development: { chainConfirmationDelayMs: 10 * 60_000, bankSettlementDelayMs: 300, bankOutboxDir: path.join(scratch, 'bank-outbox'), bankRejectIbans: [] },
+      development: {
+        chainConfirmationDelayMs: 10 * 60_000,
+        bankSettlementDelayMs: 300,
+        bankOutboxDir: path.join(scratch, 'bank-outbox'),
+        bankRejectIbans: [],
+      },
     },
   });
   ctx.defer(() => worker.stop());
@@ -62,13 +67,24 @@ beforeAll(async () => {
   // the suite's final ledger check reports the failure here and not as a leaked hold.
   ctx.defer(async () => {
     for (const id of opened) {
-      const [row] = await ctx.orm.em.fork().getConnection().execute(`select status, transaction_hash from crypto_withdrawal where id = ?`, [id]);
+      const [row] = await ctx.orm.em
+        .fork()
+        .getConnection()
+        .execute(`select status, transaction_hash from crypto_withdrawal where id = ?`, [id]);
       if (!row || !['IN_PROGRESS', 'IN_PROGRESS_TR_DATA'].includes(row.status)) continue;
-      await ctx.temporal.workflow.getHandle(cryptoWithdrawalContract.workflowId(id)).terminate('test cleanup').catch(() => undefined);
+      await ctx.temporal.workflow
+        .getHandle(cryptoWithdrawalContract.workflowId(id))
+        .terminate('test cleanup')
+        .catch(() => undefined);
       await ctx.orm.em
         .fork()
         .transactional((em) =>
-          resolveOperation(em, { operationId: id, action: row.transaction_hash ? 'settle' : 'release', reason: 'test cleanup', actor: 'ops-operations test' }, new Date(), async () => ({})),
+          resolveOperation(
+            em,
+            { operationId: id, action: row.transaction_hash ? 'settle' : 'release', reason: 'test cleanup', actor: 'ops-operations test' },
+            new Date(),
+            async () => ({}),
+          ),
         )
         .catch(() => undefined);
     }
@@ -85,20 +101,28 @@ async function withdraw(through: TestApi, partner: TestPartner, body: Record<str
   return response.json.withdrawalId as string;
 }
 
-async function withdrawalRow(id: string): Promise<{ status: string; stage: string; transaction_hash: string | null; transfer_state: string }> {
+async function withdrawalRow(
+  id: string,
+): Promise<{ status: string; stage: string; transaction_hash: string | null; transfer_state: string }> {
   const [row] = await ctx.orm.em
     .fork()
     .getConnection()
-    .execute(`select w.status, w.stage, w.transaction_hash, t.state as transfer_state from crypto_withdrawal w join ledger_transfer t on t.id = w.id where w.id = ?`, [id]);
+    .execute(
+      `select w.status, w.stage, w.transaction_hash, t.state as transfer_state from crypto_withdrawal w join ledger_transfer t on t.id = w.id where w.id = ?`,
+      [id],
+    );
   return row as { status: string; stage: string; transaction_hash: string | null; transfer_state: string };
 }
 
 async function reachesStatus(id: string, status: string, timeoutMs = 30_000) {
-  return eventually(async () => {
-    const row = await withdrawalRow(id);
-    expect(row.status).toBe(status);
-    return row;
-  }, { timeoutMs });
+  return eventually(
+    async () => {
+      const row = await withdrawalRow(id);
+      expect(row.status).toBe(status);
+      return row;
+    },
+    { timeoutMs },
+  );
 }
 
 async function terminate(id: string): Promise<void> {
@@ -108,7 +132,11 @@ async function terminate(id: string): Promise<void> {
 }
 
 /** Runs reconciliation on the stack's worker; its findings fail the run, whose details are the result. */
-async function reconcile(): Promise<{ result: ReconciliationResult; failure?: ApplicationFailure; report: Record<string, Array<Record<string, unknown>>> }> {
+async function reconcile(): Promise<{
+  result: ReconciliationResult;
+  failure?: ApplicationFailure;
+  report: Record<string, Array<Record<string, unknown>>>;
+}> {
   let result: ReconciliationResult;
   let failure: ApplicationFailure | undefined;
   try {
@@ -134,7 +162,12 @@ const writeJson = (name: string, value: unknown): string => {
 
 const beneficiary = (primaryIdentifier: string) => ({
   beneficiaryPersons: [
-    { naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier, secondaryIdentifier: 'Jan', nameIdentifierType: 'LEGL' }] }, countryOfResidence: 'DE' } },
+    {
+      naturalPerson: {
+        name: { nameIdentifier: [{ primaryIdentifier, secondaryIdentifier: 'Jan', nameIdentifierType: 'LEGL' }] },
+        countryOfResidence: 'DE',
+      },
+    },
   ],
 });
 
@@ -151,7 +184,14 @@ describe('ops operation show', () => {
     expect(workflow.code).toBe(0);
     const shown = workflow.output;
     expect(shown.type).toBe('crypto-withdrawal');
-    expect(shown.operation).toMatchObject({ id, partnerId: partner.partnerId, status: 'SUCCESSFUL', stage: 'SETTLED', handedOff: true, transactionHash: expect.any(String) });
+    expect(shown.operation).toMatchObject({
+      id,
+      partnerId: partner.partnerId,
+      status: 'SUCCESSFUL',
+      stage: 'SETTLED',
+      handedOff: true,
+      transactionHash: expect.any(String),
+    });
     expect(shown.ledgerTransfer).toMatchObject({ id, kind: 'CRYPTO_WITHDRAWAL', state: 'POSTED', tombstone: false });
     const postings = shown.ledgerTransfer.postings as { accountId: string; currency: string; amount: string }[];
     expect(postings).toHaveLength(3);
@@ -185,7 +225,11 @@ describe('ops operation show', () => {
     ]);
     expect(unreachable.code).toBe(0);
     expect(unreachable.output.ledgerTransfer.state).toBe('POSTED');
-    expect(unreachable.output.workflow).toMatchObject({ found: false, reason: 'unreachable', message: expect.stringContaining('127.0.0.1:9') });
+    expect(unreachable.output.workflow).toMatchObject({
+      found: false,
+      reason: 'unreachable',
+      message: expect.stringContaining('127.0.0.1:9'),
+    });
     expect(unknown.code).toBe(1);
     expect(unknown.output).toMatchObject({ error: 'not-found', message: expect.any(String) });
     expect(malformed.code).toBe(1);
@@ -201,7 +245,10 @@ describe('ops operation resolve', () => {
     await reachesStatus(id, 'IN_PROGRESS_TR_DATA');
 
     const whileRunning = await ops(['operation', 'resolve', id, '--release', '--reason', 'partner asked']);
-    expect(whileRunning).toMatchObject({ code: 1, output: { error: 'refused', reason: 'workflow-running', message: expect.stringContaining('terminate') } });
+    expect(whileRunning).toMatchObject({
+      code: 1,
+      output: { error: 'refused', reason: 'workflow-running', message: expect.stringContaining('terminate') },
+    });
 
     await terminate(id);
     expect(await withdrawalRow(id)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA', transfer_state: 'PENDING' });
@@ -223,10 +270,27 @@ describe('ops operation resolve', () => {
     const neither = await ops(['operation', 'resolve', id, '--reason', 'x']);
     expect(neither).toMatchObject({ code: 1, output: { error: 'invalid-request' } });
 
-    const released = await ops(['operation', 'resolve', cryptoWithdrawalContract.workflowId(id), '--release', '--reason', 'terminated while waiting for travel-rule data', '--operator', 'alice']);
+    const released = await ops([
+      'operation',
+      'resolve',
+      cryptoWithdrawalContract.workflowId(id),
+      '--release',
+      '--reason',
+      'terminated while waiting for travel-rule data',
+      '--operator',
+      'alice',
+    ]);
     expect(released).toMatchObject({
       code: 0,
-      output: { operationId: id, operationType: 'crypto-withdrawal', action: 'release', status: 'UNSUCCESSFUL', stage: 'FAILED', ledgerTransferState: 'VOIDED', actor: 'alice' },
+      output: {
+        operationId: id,
+        operationType: 'crypto-withdrawal',
+        action: 'release',
+        status: 'UNSUCCESSFUL',
+        stage: 'FAILED',
+        ledgerTransferState: 'VOIDED',
+        actor: 'alice',
+      },
     });
     expect((await balancesOf(ctx.api, partner)).eth).toBe('2.000000000000000000');
     const details = await ctx.api.request('GET', `/v1/crypto-withdrawal/details/${id}`, { apiKey: partner.apiKey });
@@ -259,17 +323,44 @@ describe('ops travel-rule complete', () => {
     const handle = ctx.temporal.workflow.getHandle(cryptoWithdrawalContract.workflowId(id));
 
     const badJson = writeJson('bad-beneficiary.json', beneficiary('Kowal\u0000ski'));
-    const bad = await ops(['travel-rule', 'complete', '--withdrawal', id, '--completed-by', 'compliance@example.com', '--beneficiary-json', badJson]);
-    expect(bad).toMatchObject({ code: 1, output: { error: 'invalid-request', message: expect.stringContaining('must not contain control characters') } });
+    const bad = await ops([
+      'travel-rule',
+      'complete',
+      '--withdrawal',
+      id,
+      '--completed-by',
+      'compliance@example.com',
+      '--beneficiary-json',
+      badJson,
+    ]);
+    expect(bad).toMatchObject({
+      code: 1,
+      output: { error: 'invalid-request', message: expect.stringContaining('must not contain control characters') },
+    });
     const notAnEmail = await ops(['travel-rule', 'complete', '--withdrawal', id, '--completed-by', 'somebody']);
     expect(notAnEmail).toMatchObject({ code: 1, output: { error: 'invalid-request', message: expect.stringContaining('completedBy') } });
     expect(await handle.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA' });
     expect((await withdrawalRow(id)).status).toBe('IN_PROGRESS_TR_DATA');
 
     const goodJson = writeJson('good-beneficiary.json', beneficiary('Kowalski'));
-    const good = await ops(['travel-rule', 'complete', '--withdrawal', id, '--completed-by', 'compliance@example.com', '--beneficiary-json', goodJson]);
-    expect(good).toMatchObject({ code: 0, output: { withdrawalId: id, workflowId: cryptoWithdrawalContract.workflowId(id), operatorActionId: expect.any(String) } });
-    const audit = await ctx.orm.em.fork().getConnection().execute(`select action, actor, operation_type from operator_action where operation_id = ?`, [id]);
+    const good = await ops([
+      'travel-rule',
+      'complete',
+      '--withdrawal',
+      id,
+      '--completed-by',
+      'compliance@example.com',
+      '--beneficiary-json',
+      goodJson,
+    ]);
+    expect(good).toMatchObject({
+      code: 0,
+      output: { withdrawalId: id, workflowId: cryptoWithdrawalContract.workflowId(id), operatorActionId: expect.any(String) },
+    });
+    const audit = await ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select action, actor, operation_type from operator_action where operation_id = ?`, [id]);
     expect(audit).toEqual([{ action: 'travel-rule-complete', actor: 'compliance@example.com', operation_type: 'crypto-withdrawal' }]);
 
     // It proceeds to the chain, where our worker's confirmation takes ten minutes.
@@ -284,8 +375,20 @@ describe('ops travel-rule complete', () => {
     expect(release).toMatchObject({ code: 1, output: { error: 'refused', reason: 'handed-off' } });
     expect(await withdrawalRow(id)).toMatchObject({ status: 'IN_PROGRESS', transfer_state: 'PENDING' });
 
-    const settled = await ops(['operation', 'resolve', id, '--settle', '--reason', `confirmed on chain: ${broadcast.transaction_hash}`, '--operator', 'carol']);
-    expect(settled).toMatchObject({ code: 0, output: { status: 'SUCCESSFUL', stage: 'SETTLED', ledgerTransferState: 'POSTED', actor: 'carol' } });
+    const settled = await ops([
+      'operation',
+      'resolve',
+      id,
+      '--settle',
+      '--reason',
+      `confirmed on chain: ${broadcast.transaction_hash}`,
+      '--operator',
+      'carol',
+    ]);
+    expect(settled).toMatchObject({
+      code: 0,
+      output: { status: 'SUCCESSFUL', stage: 'SETTLED', ledgerTransferState: 'POSTED', actor: 'carol' },
+    });
     expect((await balancesOf(ctx.api, partner)).eth).toBe('1.499500000000000000');
     const details = await ctx.api.request('GET', `/v1/crypto-withdrawal/details/${id}`, { apiKey: partner.apiKey });
     expect(details.json).toMatchObject({ status: 'SUCCESSFUL', transactionHash: broadcast.transaction_hash });

@@ -6,7 +6,7 @@ const clock = fixedClock('2026-05-01T10:00:00.000Z');
 const ctx = useTestApi({ clock });
 
 describe('GET /v1/partner/get-lock', () => {
-  it('returns the rates of all seven currencies, the partner\'s fee and a 40-second validity', async () => {
+  it("returns the rates of all seven currencies, the partner's fee and a 40-second validity", async () => {
     const partner = await createTestPartner(ctx.orm, { feePercentage: '0.75' });
     const response = await ctx.api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey });
     expect(response.status).toBe(200);
@@ -22,10 +22,10 @@ describe('GET /v1/partner/get-lock', () => {
   it('stores the lock for the partner, unused', async () => {
     const partner = await createTestPartner(ctx.orm);
     const response = await ctx.api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey });
-    const rows = await ctx.orm.em.fork().getConnection().execute(
-      `select partner_id, used_at, rates->>'btc' as btc from rate_lock where id = ?`,
-      [response.json.id],
-    );
+    const rows = await ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select partner_id, used_at, rates->>'btc' as btc from rate_lock where id = ?`, [response.json.id]);
     expect(rows).toEqual([{ partner_id: partner.partnerId, used_at: null, btc: '85000' }]);
   });
 

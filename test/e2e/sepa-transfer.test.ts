@@ -68,7 +68,10 @@ describe('POST /v1/partner/sepa-transfer', () => {
 
   it('releases the funds when the bank rejects the payment', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
-    const response = await transfer(partner, naturalTransfer({ amount: '40', destinationIban: TEST_WORKER_SETTINGS.SIMULATED_BANK_REJECT_IBANS }));
+    const response = await transfer(
+      partner,
+      naturalTransfer({ amount: '40', destinationIban: TEST_WORKER_SETTINGS.SIMULATED_BANK_REJECT_IBANS }),
+    );
     expect(response.status).toBe(201);
     await eventually(async () => expect(await statusOf(partner, response.json.transferId)).toBe('UNSUCCESSFUL'));
     expect((await balancesOf(ctx.api, partner)).eur).toBe('100.00');

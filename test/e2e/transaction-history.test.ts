@@ -10,7 +10,7 @@ const month = now.getUTCMonth() + 1;
 const ctx = useTestApi({ clock });
 
 describe('GET /v1/partner/transaction-history/:month/:year', () => {
-  it('lists this month\'s deposits newest first with type, signed amount, currency and status', async () => {
+  it("lists this month's deposits newest first with type, signed amount, currency and status", async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100.25' } });
     await createTestPartnerDeposit(partner.partnerId, 'btc', '0.00000001');
     const response = await ctx.api.request('GET', `/v1/partner/transaction-history/${month}/${year}`, { apiKey: partner.apiKey });
@@ -27,12 +27,14 @@ describe('GET /v1/partner/transaction-history/:month/:year', () => {
   it('returns an empty list for a month without movements', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eur: '1' } });
     const previous = month === 1 ? { month: 12, year: year - 1 } : { month: month - 1, year };
-    const response = await ctx.api.request('GET', `/v1/partner/transaction-history/${previous.month}/${previous.year}`, { apiKey: partner.apiKey });
+    const response = await ctx.api.request('GET', `/v1/partner/transaction-history/${previous.month}/${previous.year}`, {
+      apiKey: partner.apiKey,
+    });
     expect(response.status).toBe(200);
     expect(response.json).toEqual([]);
   });
 
-  it('shows no other partner\'s movements', async () => {
+  it("shows no other partner's movements", async () => {
     await createTestPartner(ctx.orm, { deposits: { eur: '5' } });
     const quiet = await createTestPartner(ctx.orm);
     const response = await ctx.api.request('GET', `/v1/partner/transaction-history/${month}/${year}`, { apiKey: quiet.apiKey });
@@ -57,7 +59,10 @@ describe('GET /v1/partner/transaction-history/:month/:year', () => {
     const partner = await createTestPartner(ctx.orm);
     const response = await ctx.api.request('GET', `/v1/partner/transaction-history/13/1999`, { apiKey: partner.apiKey });
     expect(response.json.errorCode).toBe('P403');
-    expect(response.json.errorMessage.split('\n')).toEqual(['month: month must be at most 12', `year: year must be ${year} or ${year - 1}`]);
+    expect(response.json.errorMessage.split('\n')).toEqual([
+      'month: month must be at most 12',
+      `year: year must be ${year} or ${year - 1}`,
+    ]);
   });
 
   describe('with the clock in March', () => {
@@ -85,5 +90,7 @@ describe('GET /v1/partner/transaction-history/:month/:year', () => {
 
 async function createTestPartnerDeposit(partnerId: string, currency: 'btc', amount: string): Promise<void> {
   const { postDeposit } = await import('../../db/services/deposit.service');
-  await ctx.orm.em.fork().transactional((em) => postDeposit(em, { partnerId, currency, amount, type: 'cryptoDeposit' }, new Date(Date.now() + 5)));
+  await ctx.orm.em
+    .fork()
+    .transactional((em) => postDeposit(em, { partnerId, currency, amount, type: 'cryptoDeposit' }, new Date(Date.now() + 5)));
 }

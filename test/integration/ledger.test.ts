@@ -117,7 +117,12 @@ describe('ledger', () => {
     const transferId = randomUUID();
     await expect(
       connection.transactional(async (trx) => {
-        await connection.execute(`insert into ledger_transfer (id, kind, state, posted_at) values (?, 'DEPOSIT', 'POSTED', now())`, [transferId], 'run', trx);
+        await connection.execute(
+          `insert into ledger_transfer (id, kind, state, posted_at) values (?, 'DEPOSIT', 'POSTED', now())`,
+          [transferId],
+          'run',
+          trx,
+        );
         await connection.execute(
           `insert into ledger_posting (id, transfer_id, account_id, currency, amount) values (?, ?, ?, 'eth', 5)`,
           [randomUUID(), transferId, partner.accounts.eth.id],
@@ -126,9 +131,9 @@ describe('ledger', () => {
         );
       }),
     ).rejects.toThrow(/does not balance/);
-    await expect(
-      connection.execute(`update account set pending_out_amount = 2 where id = ?`, [partner.accounts.eth.id]),
-    ).rejects.toThrow(/check constraint/);
+    await expect(connection.execute(`update account set pending_out_amount = 2 where id = ?`, [partner.accounts.eth.id])).rejects.toThrow(
+      /check constraint/,
+    );
   });
 
   it('keeps 18 decimals exactly', async () => {
@@ -156,12 +161,15 @@ describe('ledger', () => {
     const eth = await account(partner.accounts.eth.id);
     expect(new Decimal(eth.pendingOutAmount).toFixed()).toBe('9.8');
     expect(new Decimal(eth.postedAmount).minus(eth.pendingOutAmount).toFixed()).toBe('0.2');
-    const pending = await ctx.orm.em.fork().getConnection().execute<{ total: string; count: string }[]>(
-      `select coalesce(-sum(p.amount), 0)::text as total, count(*)::text as count
+    const pending = await ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ total: string; count: string }[]>(
+        `select coalesce(-sum(p.amount), 0)::text as total, count(*)::text as count
          from ledger_posting p join ledger_transfer t on t.id = p.transfer_id
         where p.account_id = ? and t.state = 'PENDING'`,
-      [partner.accounts.eth.id],
-    );
+        [partner.accounts.eth.id],
+      );
     expect(new Decimal(pending[0]!.total).toFixed()).toBe('9.8');
     expect(pending[0]!.count).toBe('14');
 

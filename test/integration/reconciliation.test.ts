@@ -34,7 +34,11 @@ async function reconcile(input: ReconciliationInput): Promise<Outcome> {
     });
     return { result };
   } catch (error) {
-    if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure && error.cause.type === 'reconciliation-findings') {
+    if (
+      error instanceof WorkflowFailedError &&
+      error.cause instanceof ApplicationFailure &&
+      error.cause.type === 'reconciliation-findings'
+    ) {
       return { result: error.cause.details?.[0] as ReconciliationResult, failure: error.cause };
     }
     throw error;
@@ -50,13 +54,24 @@ async function storedReport(reportId: string): Promise<{ ok: boolean; report: Re
 const idsIn = (rows: Array<Record<string, unknown>> | undefined, field = 'id') => (rows ?? []).map((row) => row[field]);
 
 /** A SEPA transfer written by hand (no workflow ever ran for it) with its funds held since `at`. */
-async function heldSepaTransfer(partner: TestPartner, at: Date, state: { status: OperationStatus; stage: SepaTransferStage; bankReference?: string }): Promise<string> {
+async function heldSepaTransfer(
+  partner: TestPartner,
+  at: Date,
+  state: { status: OperationStatus; stage: SepaTransferStage; bankReference?: string },
+): Promise<string> {
   const id = randomUUID();
   await ctx.orm.em.fork().transactional(async (em) => {
     const clearing = await findSystemAccount(em, 'SEPA_CLEARING', 'eur');
     await reserveTransfer(
       em,
-      { transferId: id, kind: 'SEPA_TRANSFER', postings: [{ accountId: partner.accounts.eur.id, amount: '-10' }, { accountId: clearing.id, amount: '10' }] },
+      {
+        transferId: id,
+        kind: 'SEPA_TRANSFER',
+        postings: [
+          { accountId: partner.accounts.eur.id, amount: '-10' },
+          { accountId: clearing.id, amount: '10' },
+        ],
+      },
       at,
     );
     em.create(SepaTransfer, {
@@ -123,7 +138,11 @@ describe('reconciliation workflow', () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
     const twoMinutesAgo = new Date(Date.now() - 2 * 60_000);
     const noWorkflow = await heldSepaTransfer(partner, twoMinutesAgo, { status: 'IN_PROGRESS', stage: 'RESERVED' });
-    const handedOff = await heldSepaTransfer(partner, twoMinutesAgo, { status: 'IN_PROGRESS', stage: 'SUBMITTED', bankReference: `BANK-${randomUUID()}` });
+    const handedOff = await heldSepaTransfer(partner, twoMinutesAgo, {
+      status: 'IN_PROGRESS',
+      stage: 'SUBMITTED',
+      bankReference: `BANK-${randomUUID()}`,
+    });
     const fresh = await heldSepaTransfer(partner, new Date(), { status: 'IN_PROGRESS', stage: 'RESERVED' });
     const failedButHeld = await heldSepaTransfer(partner, twoMinutesAgo, { status: 'UNSUCCESSFUL', stage: 'REJECTED' });
     const settledButHeld = await heldSepaTransfer(partner, twoMinutesAgo, { status: 'SUCCESSFUL', stage: 'SETTLED' });
@@ -132,7 +151,14 @@ describe('reconciliation workflow', () => {
       const clearing = await findSystemAccount(em, 'SEPA_CLEARING', 'eur');
       await reserveTransfer(
         em,
-        { transferId: orphan, kind: 'SEPA_TRANSFER', postings: [{ accountId: partner.accounts.eur.id, amount: '-1' }, { accountId: clearing.id, amount: '1' }] },
+        {
+          transferId: orphan,
+          kind: 'SEPA_TRANSFER',
+          postings: [
+            { accountId: partner.accounts.eur.id, amount: '-1' },
+            { accountId: clearing.id, amount: '1' },
+          ],
+        },
         twoMinutesAgo,
       );
     });
@@ -149,16 +175,27 @@ describe('reconciliation workflow', () => {
       const withoutWorkflow = report.heldWithoutRunningWorkflow!;
       expect(withoutWorkflow).toEqual(
         expect.arrayContaining([
-          expect.objectContaining({ transfer_id: noWorkflow, operation: 'sepa-transfer', workflow_id: `sepa-transfer-${noWorkflow}`, workflow_status: 'NOT_FOUND' }),
+          expect.objectContaining({
+            transfer_id: noWorkflow,
+            operation: 'sepa-transfer',
+            workflow_id: `sepa-transfer-${noWorkflow}`,
+            workflow_status: 'NOT_FOUND',
+          }),
           expect.objectContaining({ transfer_id: handedOff, workflow_status: 'NOT_FOUND' }),
         ]),
       );
       // Younger than a minute: its workflow may still be starting, so it is not checked yet.
       expect(idsIn(withoutWorkflow, 'transfer_id')).not.toContain(fresh);
       expect(idsIn(report.stuck)).toEqual(expect.arrayContaining([noWorkflow, handedOff]));
-      expect(report.unsuccessfulNotVoided).toEqual(expect.arrayContaining([expect.objectContaining({ id: failedButHeld, transfer_state: 'PENDING' })]));
-      expect(report.successfulNotPosted).toEqual(expect.arrayContaining([expect.objectContaining({ id: settledButHeld, transfer_state: 'PENDING' })]));
-      expect(report.holdsWithoutOperation).toEqual(expect.arrayContaining([expect.objectContaining({ transfer_id: orphan, operation: null })]));
+      expect(report.unsuccessfulNotVoided).toEqual(
+        expect.arrayContaining([expect.objectContaining({ id: failedButHeld, transfer_state: 'PENDING' })]),
+      );
+      expect(report.successfulNotPosted).toEqual(
+        expect.arrayContaining([expect.objectContaining({ id: settledButHeld, transfer_state: 'PENDING' })]),
+      );
+      expect(report.holdsWithoutOperation).toEqual(
+        expect.arrayContaining([expect.objectContaining({ transfer_id: orphan, operation: null })]),
+      );
       // The categories do not overlap: a final operation's hold is not also a hold without an operation.
       expect(idsIn(report.holdsWithoutOperation, 'transfer_id')).not.toContain(failedButHeld);
       reconciled = true;
@@ -171,36 +208,69 @@ describe('reconciliation workflow', () => {
         await voidTransfer(em, orphan, now);
       });
       for (const id of [noWorkflow, fresh]) {
-        await ctx.orm.em.fork().transactional((em) =>
-          resolveOperation(em, { operationId: id, action: 'release', reason: 'test fixture', actor: 'reconciliation test' }, new Date(), workflowGone),
-        );
+        await ctx.orm.em
+          .fork()
+          .transactional((em) =>
+            resolveOperation(
+              em,
+              { operationId: id, action: 'release', reason: 'test fixture', actor: 'reconciliation test' },
+              new Date(),
+              workflowGone,
+            ),
+          );
       }
       if (!reconciled) {
-        await ctx.orm.em.fork().transactional((em) =>
-          resolveOperation(em, { operationId: handedOff, action: 'settle', reason: 'test cleanup', actor: 'reconciliation test' }, new Date(), workflowGone),
-        );
+        await ctx.orm.em
+          .fork()
+          .transactional((em) =>
+            resolveOperation(
+              em,
+              { operationId: handedOff, action: 'settle', reason: 'test cleanup', actor: 'reconciliation test' },
+              new Date(),
+              workflowGone,
+            ),
+          );
       }
     }
 
     // The service refuses to release a handed-off transfer, and settles it.
-    const release = ctx.orm.em.fork().transactional((em) =>
-      resolveOperation(em, { operationId: handedOff, action: 'release', reason: 'test', actor: 'reconciliation test' }, new Date(), workflowGone),
-    );
+    const release = ctx.orm.em
+      .fork()
+      .transactional((em) =>
+        resolveOperation(
+          em,
+          { operationId: handedOff, action: 'release', reason: 'test', actor: 'reconciliation test' },
+          new Date(),
+          workflowGone,
+        ),
+      );
     await expect(release).rejects.toThrow(OperatorActionRefused);
     await expect(release).rejects.toMatchObject({ reason: 'handed-off' });
-    const settled = await ctx.orm.em.fork().transactional((em) =>
-      resolveOperation(em, { operationId: handedOff, action: 'settle', reason: 'bank statement shows it paid', actor: 'reconciliation test' }, new Date(), workflowGone),
-    );
+    const settled = await ctx.orm.em
+      .fork()
+      .transactional((em) =>
+        resolveOperation(
+          em,
+          { operationId: handedOff, action: 'settle', reason: 'bank statement shows it paid', actor: 'reconciliation test' },
+          new Date(),
+          workflowGone,
+        ),
+      );
     expect(settled).toMatchObject({ status: 'SUCCESSFUL', stage: 'SETTLED', ledgerTransferState: 'POSTED', actor: 'reconciliation test' });
-    const released = await ctx.orm.em.fork().getConnection().execute(
-      `select s.status, s.stage, s.failure_reason, t.state from sepa_transfer s join ledger_transfer t on t.id = s.id where s.id = ?`,
-      [noWorkflow],
-    );
+    const released = await ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `select s.status, s.stage, s.failure_reason, t.state from sepa_transfer s join ledger_transfer t on t.id = s.id where s.id = ?`,
+        [noWorkflow],
+      );
     expect(released).toEqual([{ status: 'UNSUCCESSFUL', stage: 'FAILED', failure_reason: 'test fixture', state: 'VOIDED' }]);
-    const audit = await ctx.orm.em.fork().getConnection().execute(
-      `select action, actor, reason, operation_type from operator_action where operation_id = ? order by created_at`,
-      [handedOff],
-    );
-    expect(audit).toEqual([{ action: 'settle', actor: 'reconciliation test', reason: 'bank statement shows it paid', operation_type: 'sepa-transfer' }]);
+    const audit = await ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select action, actor, reason, operation_type from operator_action where operation_id = ? order by created_at`, [handedOff]);
+    expect(audit).toEqual([
+      { action: 'settle', actor: 'reconciliation test', reason: 'bank statement shows it paid', operation_type: 'sepa-transfer' },
+    ]);
   });
 });

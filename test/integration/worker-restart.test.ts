@@ -41,31 +41,46 @@ describe('a worker killed mid-withdrawal', () => {
     const first = startWorkerProcess();
     const response = await ctx.api.request('POST', '/v1/partner/crypto-withdrawal', {
       apiKey: partner.apiKey,
-      body: { currency: 'eth', amount: 0.25, walletAddress: newWalletAddress('eth'), name: 'Jan Kowalski', walletType: 'CUSTODIAL', receiverType: 'NATURAL' },
+      body: {
+        currency: 'eth',
+        amount: 0.25,
+        walletAddress: newWalletAddress('eth'),
+        name: 'Jan Kowalski',
+        walletType: 'CUSTODIAL',
+        receiverType: 'NATURAL',
+      },
     });
     expect(response.status).toBe(200);
     const withdrawalId = response.json.withdrawalId as string;
     const connection = ctx.orm.em.fork().getConnection();
     const stateOf = async () =>
-      (await connection.execute<{ stage: string; status: string; transaction_hash: string | null }[]>(
-        `select stage, status, transaction_hash from crypto_withdrawal where id = ?`,
-        [withdrawalId],
-      ))[0]!;
+      (
+        await connection.execute<{ stage: string; status: string; transaction_hash: string | null }[]>(
+          `select stage, status, transaction_hash from crypto_withdrawal where id = ?`,
+          [withdrawalId],
+        )
+      )[0]!;
 
-    const broadcast = await eventually(async () => {
-      const state = await stateOf();
-      expect(state.stage).toBe('BROADCAST');
-      return state;
-    }, { timeoutMs: 60_000 });
+    const broadcast = await eventually(
+      async () => {
+        const state = await stateOf();
+        expect(state.stage).toBe('BROADCAST');
+        return state;
+      },
+      { timeoutMs: 60_000 },
+    );
     await killProcessGroup(first);
     expect((await stateOf()).status).toBe('IN_PROGRESS');
 
     startWorkerProcess();
-    const settled = await eventually(async () => {
-      const state = await stateOf();
-      expect(state.status).toBe('SUCCESSFUL');
-      return state;
-    }, { timeoutMs: 90_000 });
+    const settled = await eventually(
+      async () => {
+        const state = await stateOf();
+        expect(state.status).toBe('SUCCESSFUL');
+        return state;
+      },
+      { timeoutMs: 90_000 },
+    );
     expect(settled.transaction_hash).toBe(broadcast.transaction_hash);
 
     // Exactly once: one transfer, posted, with its three postings; the balance debited once.

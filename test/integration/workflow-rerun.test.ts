@@ -24,10 +24,12 @@ async function runAgain(input: CryptoWithdrawalInput): Promise<OperationProgress
 }
 
 async function withdrawalRow(withdrawalId: string) {
-  const rows = await ctx.orm.em.fork().getConnection().execute<{ status: string; transaction_hash: string | null }[]>(
-    `select status, transaction_hash from crypto_withdrawal where id = ?`,
-    [withdrawalId],
-  );
+  const rows = await ctx.orm.em
+    .fork()
+    .getConnection()
+    .execute<{ status: string; transaction_hash: string | null }[]>(`select status, transaction_hash from crypto_withdrawal where id = ?`, [
+      withdrawalId,
+    ]);
   return rows[0]!;
 }
 
@@ -37,7 +39,14 @@ describe('a withdrawal run again after it is over', () => {
     ['settled', newWalletAddress('eth'), 'SUCCESSFUL', '0.499500000000000000'],
   ])('when %s, neither broadcasts nor moves money again', async (_name, destination, finalStatus, finalBalance) => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
-    const body = { currency: 'eth', amount: 0.5, walletAddress: destination, name: 'Jan Kowalski', walletType: 'CUSTODIAL', receiverType: 'NATURAL' };
+    const body = {
+      currency: 'eth',
+      amount: 0.5,
+      walletAddress: destination,
+      name: 'Jan Kowalski',
+      walletType: 'CUSTODIAL',
+      receiverType: 'NATURAL',
+    };
     const response = await ctx.api.request('POST', '/v1/partner/crypto-withdrawal', { apiKey: partner.apiKey, body });
     const withdrawalId = response.json.withdrawalId as string;
     const before = await eventually(async () => {

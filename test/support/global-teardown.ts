@@ -21,7 +21,8 @@ export default async function globalTeardown(): Promise<void> {
   const stack = JSON.parse(process.env.TEST_STACK ?? '{}') as { databaseUrl?: string; dataDir?: string };
   try {
     if (stack.dataDir) {
-      for (const leftover of killRecordedProcesses(stack.dataDir)) process.stderr.write(`killed a process a test left running: ${leftover}\n`);
+      for (const leftover of killRecordedProcesses(stack.dataDir))
+        process.stderr.write(`killed a process a test left running: ${leftover}\n`);
     }
     if (stack.databaseUrl) await assertLedgerHolds(stack.databaseUrl);
   } finally {

@@ -20,9 +20,7 @@ export class RawToken {
 export const REAL_LOCK = Symbol('a real lock');
 
 /** Either a JSON value (objects may hold RawToken and REAL_LOCK) or a whole body sent as is. */
-export type HostileBody =
-  | { kind: 'json'; value: unknown; generatedValid: boolean }
-  | { kind: 'raw'; text: string; contentType?: string };
+export type HostileBody = { kind: 'json'; value: unknown; generatedValid: boolean } | { kind: 'raw'; text: string; contentType?: string };
 
 /** JSON text of a value with RawTokens copied verbatim; JSON.stringify escapes lone surrogates and controls. */
 export function toJsonText(value: unknown, lockId?: string): string {
@@ -78,7 +76,27 @@ export function nestingDepth(value: unknown): number {
 const controlCharacter = fc.constantFrom('\u0000', '\u0001', '\u0008', '\t', '\n', '\r', '\u001b', '\u001f', '\u007f');
 const loneSurrogate = fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff');
 const astralCharacter = fc.constantFrom('𝔸', '😀', '𠜎', '🇵🇱', '👩‍👩‍👧');
-const unusualCharacter = fc.constantFrom('ü', 'ł', 'ß', 'é', '李', 'Ω', '\u00a0', '\u0085', '\u200b', '\u202e', '\ufeff', '\ufffd', '\uffff', '&', '<', '"', '\\', '%', '_');
+const unusualCharacter = fc.constantFrom(
+  'ü',
+  'ł',
+  'ß',
+  'é',
+  '李',
+  'Ω',
+  '\u00a0',
+  '\u0085',
+  '\u200b',
+  '\u202e',
+  '\ufeff',
+  '\ufffd',
+  '\uffff',
+  '&',
+  '<',
+  '"',
+  '\\',
+  '%',
+  '_',
+);
 const plainCharacter = fc.constantFrom('a', 'Z', '7', ' ', '-', "'");
 const anyUnit = fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit));
 
@@ -115,7 +133,23 @@ export const hostileText: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.string({ unit: anyUnit, maxLength: 20 }) },
   {
     weight: 2,
-    arbitrary: fc.constantFrom('', ' ', '   ', 'null', 'undefined', '0', 'true', '{}', '__proto__', 'constructor', "'; drop table account; --", '%00', '\\u0000', 'a'.repeat(20_000), '😀'.repeat(10_000)),
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      '   ',
+      'null',
+      'undefined',
+      '0',
+      'true',
+      '{}',
+      '__proto__',
+      'constructor',
+      "'; drop table account; --",
+      '%00',
+      '\\u0000',
+      'a'.repeat(20_000),
+      '😀'.repeat(10_000),
+    ),
   },
 );
 
@@ -139,9 +173,39 @@ export const wrongType: fc.Arbitrary<unknown> = fc.oneof(
 
 /** Amount texts: hostile, malformed, and exactly at (or one decimal past) every currency's scale. */
 const amountText: fc.Arbitrary<string> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom('1e-3000000', '1e-100000000', '1e100000000', '1e1000', '1e-1000', '1e0001', '1E+999', '1e-999', '1e999', '2e-3', '1.5E2') },
-  { weight: 2, arbitrary: fc.constantFrom(30_000, 60_000).chain((digits) => fc.constantFrom('9'.repeat(digits), `0.${'1'.repeat(digits)}`, `${'1'.repeat(digits)}x`)) },
-  { weight: 2, arbitrary: fc.constantFrom(`1.${'0'.repeat(62)}`, `1.${'0'.repeat(63)}`, `0.${'0'.repeat(61)}1`, `0.${'0'.repeat(62)}1`, '9'.repeat(64), '9'.repeat(65)) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      '1e-3000000',
+      '1e-100000000',
+      '1e100000000',
+      '1e1000',
+      '1e-1000',
+      '1e0001',
+      '1E+999',
+      '1e-999',
+      '1e999',
+      '2e-3',
+      '1.5E2',
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .constantFrom(30_000, 60_000)
+      .chain((digits) => fc.constantFrom('9'.repeat(digits), `0.${'1'.repeat(digits)}`, `${'1'.repeat(digits)}x`)),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      `1.${'0'.repeat(62)}`,
+      `1.${'0'.repeat(63)}`,
+      `0.${'0'.repeat(61)}1`,
+      `0.${'0'.repeat(62)}1`,
+      '9'.repeat(64),
+      '9'.repeat(65),
+    ),
+  },
   {
     weight: 3,
     arbitrary: fc
@@ -152,8 +216,34 @@ const amountText: fc.Arbitrary<string> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.constantFrom(
-      '0', '-0', '-1', '0.0', '-0.01', '1000000000000000', '1000000000000000.01', '999999999.99', '1000000000.00', '1000000000000000000000',
-      'NaN', 'Infinity', '-Infinity', '0x10', '1,5', '1_000', '', ' ', '.', '1.', '.5', '+1', '1e', 'e1', '١٢', '１', '1 000', '00.10',
+      '0',
+      '-0',
+      '-1',
+      '0.0',
+      '-0.01',
+      '1000000000000000',
+      '1000000000000000.01',
+      '999999999.99',
+      '1000000000.00',
+      '1000000000000000000000',
+      'NaN',
+      'Infinity',
+      '-Infinity',
+      '0x10',
+      '1,5',
+      '1_000',
+      '',
+      ' ',
+      '.',
+      '1.',
+      '.5',
+      '+1',
+      '1e',
+      'e1',
+      '١٢',
+      '１',
+      '1 000',
+      '00.10',
     ),
   },
 );
@@ -190,7 +280,12 @@ function bodiesOf(
   const mutation = fc.oneof(
     { weight: 8, arbitrary: fc.constantFrom(...fieldNames).chain((field) => hostile[field]!.map((value) => ({ set: field, value }))) },
     { weight: 1, arbitrary: fc.constantFrom(...fieldNames).map((field) => ({ remove: field })) },
-    { weight: 1, arbitrary: fc.tuple(fc.oneof(fc.string({ maxLength: 10 }), hostileText), fc.oneof(hostileText, wrongType)).map(([key, value]) => ({ extra: key, value })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.oneof(fc.string({ maxLength: 10 }), hostileText), fc.oneof(hostileText, wrongType))
+        .map(([key, value]) => ({ extra: key, value })),
+    },
   );
   const surelyBreaks = fc.oneof(
     fc.constantFrom(...required).map((field) => ({ remove: field })),
@@ -199,7 +294,12 @@ function bodiesOf(
   );
   const mutations = fc.oneof(
     { weight: 1, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 3 }) },
-    { weight: 19, arbitrary: fc.tuple(fc.array(mutation, { minLength: 1, maxLength: 3 }), surelyBreaks).map(([changes, breaking]) => [...changes, breaking]) },
+    {
+      weight: 19,
+      arbitrary: fc
+        .tuple(fc.array(mutation, { minLength: 1, maxLength: 3 }), surelyBreaks)
+        .map(([changes, breaking]) => [...changes, breaking]),
+    },
   );
   const mutated = fc.tuple(base, mutations).map(([body, changes]) => {
     const result: Record<string, unknown> = { ...body };
@@ -241,12 +341,17 @@ const wholeHostileBody: fc.Arbitrary<HostileBody> = fc.oneof(
       `{"padding": "${'x'.repeat(70_000)}"}`,
     )
     .map((text) => ({ kind: 'raw' as const, text })),
-  fc.constantFrom('text/plain', 'application/x-www-form-urlencoded').map((contentType) => ({ kind: 'raw' as const, text: '{"amount": "1"}', contentType })),
+  fc
+    .constantFrom('text/plain', 'application/x-www-form-urlencoded')
+    .map((contentType) => ({ kind: 'raw' as const, text: '{"amount": "1"}', contentType })),
   wrongType.map((value) => ({ kind: 'json' as const, value, generatedValid: false })),
 );
 
 const walletPool = (currency: CryptoCurrency) => Array.from({ length: 4 }, () => newWalletAddress(currency));
-const WALLETS = Object.fromEntries(CRYPTO_CURRENCIES.map((currency) => [currency, walletPool(currency)])) as Record<CryptoCurrency, string[]>;
+const WALLETS = Object.fromEntries(CRYPTO_CURRENCIES.map((currency) => [currency, walletPool(currency)])) as Record<
+  CryptoCurrency,
+  string[]
+>;
 WALLETS.eth.push(TEST_WORKER_SETTINGS.DENY_LIST_ADDRESSES);
 
 /** Above each network's minimum, within scale; eth 0.5 (1500 EUR) also meets the travel rule. */
@@ -289,27 +394,47 @@ export function withdrawalBodies(user?: { externalUserId: string }): fc.Arbitrar
   const hostileAddress = fc.oneof(
     hostileText,
     fc.constantFrom(...CRYPTO_CURRENCIES).map((currency) => WALLETS[currency][0]!),
-    fc.constantFrom(` ${WALLETS.eth[0]}`, WALLETS.eth[0]!.toLowerCase().replace('0x', '0X'), 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', 'bc1p' + 'q'.repeat(58), '0x' + '0'.repeat(40)),
+    fc.constantFrom(
+      ` ${WALLETS.eth[0]}`,
+      WALLETS.eth[0]!.toLowerCase().replace('0x', '0X'),
+      'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+      'bc1p' + 'q'.repeat(58),
+      '0x' + '0'.repeat(40),
+    ),
   );
-  return bodiesOf(base, base, {
-    currency: fc.oneof(hostileText, wrongType, fc.constantFrom('eur', 'xrp', 'BTC ', 'ETH\u0000', 'usdc\ud800', '')),
-    amount: hostileAmount,
-    walletAddress: hostileAddress,
-    memo: fc.oneof(hostileText, wrongType, fc.constant(null)),
-    network: fc.oneof(hostileText, wrongType, fc.constantFrom('POLYGON', 'ethereum', 'solana', '', 'polygon\u0000', null)),
-    name: fc.oneof({ weight: 4, arbitrary: hostileText }, wrongType),
-    walletType: fc.oneof(hostileText, wrongType, fc.constantFrom('custodial', 'HOT', 'CUSTODIAL\u0000')),
-    receiverType: fc.oneof(hostileText, wrongType, fc.constantFrom('natural', 'ROBOT')),
-    sourceExternalUserId: fc.oneof({ weight: 4, arbitrary: hostileText }, wrongType, fc.constantFrom('nobody', 'u'.repeat(255), 'u'.repeat(256))),
-  }, ['currency', 'amount', 'walletAddress', 'name', 'walletType', 'receiverType']);
+  return bodiesOf(
+    base,
+    base,
+    {
+      currency: fc.oneof(hostileText, wrongType, fc.constantFrom('eur', 'xrp', 'BTC ', 'ETH\u0000', 'usdc\ud800', '')),
+      amount: hostileAmount,
+      walletAddress: hostileAddress,
+      memo: fc.oneof(hostileText, wrongType, fc.constant(null)),
+      network: fc.oneof(hostileText, wrongType, fc.constantFrom('POLYGON', 'ethereum', 'solana', '', 'polygon\u0000', null)),
+      name: fc.oneof({ weight: 4, arbitrary: hostileText }, wrongType),
+      walletType: fc.oneof(hostileText, wrongType, fc.constantFrom('custodial', 'HOT', 'CUSTODIAL\u0000')),
+      receiverType: fc.oneof(hostileText, wrongType, fc.constantFrom('natural', 'ROBOT')),
+      sourceExternalUserId: fc.oneof(
+        { weight: 4, arbitrary: hostileText },
+        wrongType,
+        fc.constantFrom('nobody', 'u'.repeat(255), 'u'.repeat(256)),
+      ),
+    },
+    ['currency', 'amount', 'walletAddress', 'name', 'walletType', 'receiverType'],
+  );
 }
 
-const SEPA_CHARACTERS = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/-?:().,\'+ '];
+const SEPA_CHARACTERS = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/-?:().,'+ "];
 const sepaText = (maxLength: number) =>
   fc.string({ unit: fc.constantFrom(...SEPA_CHARACTERS), minLength: 1, maxLength }).filter((text) => text.trim().length > 0);
 
 /** The simulated bank rejects the last one: its transfers end UNSUCCESSFUL. */
-const IBANS = ['DE89370400440532013000', 'FR1420041010050500013M02606', 'GB82WEST12345698765432', TEST_WORKER_SETTINGS.SIMULATED_BANK_REJECT_IBANS];
+const IBANS = [
+  'DE89370400440532013000',
+  'FR1420041010050500013M02606',
+  'GB82WEST12345698765432',
+  TEST_WORKER_SETTINGS.SIMULATED_BANK_REJECT_IBANS,
+];
 
 const sepaBase = fc.oneof(
   fc.record({
@@ -334,30 +459,51 @@ const sepaBase = fc.oneof(
 /** A SEPA name field: hostile text, SEPA text at the limits ± 1, or a valid one. */
 const sepaNameValue = fc.oneof(
   { weight: 4, arbitrary: hostileText },
-  { weight: 2, arbitrary: fc.constantFrom(34, 35, 36, 69, 70, 71).chain((length) => textOfLength(length, fc.constantFrom('A', 'b', ' ', '-'))) },
-  { weight: 1, arbitrary: fc.constantFrom('Maria Magdalena Alexandra Christina', 'von Hohenzollern-Sigmaringen-Wittelsbach', 'Müller', 'A&B') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(34, 35, 36, 69, 70, 71).chain((length) => textOfLength(length, fc.constantFrom('A', 'b', ' ', '-'))),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('Maria Magdalena Alexandra Christina', 'von Hohenzollern-Sigmaringen-Wittelsbach', 'Müller', 'A&B'),
+  },
   { weight: 1, arbitrary: wrongType },
 );
 
 export function sepaTransferBodies(): fc.Arbitrary<HostileBody> {
-  return bodiesOf(sepaBase, sepaBase, {
-    currency: fc.oneof(hostileText, wrongType, fc.constantFrom('usd', 'EUR ', 'eur\u0000')),
-    amount: hostileAmount,
-    receiverType: fc.oneof(hostileText, wrongType, fc.constantFrom('natural', 'LEGAL', 'NATURAL')),
-    receiverFirstName: sepaNameValue,
-    receiverLastName: sepaNameValue,
-    companyName: sepaNameValue,
-    destinationIban: fc.oneof(
-      hostileText,
-      wrongType,
-      fc.constantFrom('DE89 3704 0044 0532 0130 00', 'de89370400440532013000', 'DE00370400440532013000', 'US12345678901234567890', 'BR1800360305000010009795493C1', ''),
-    ),
-    transferTitle: fc.oneof(
-      { weight: 3, arbitrary: hostileText },
-      { weight: 2, arbitrary: fc.constantFrom(139, 140, 141).chain((length) => textOfLength(length, fc.constantFrom('T', '/', ' ', '?'))) },
-      { weight: 1, arbitrary: wrongType },
-    ),
-  }, ['currency', 'amount', 'receiverType', 'destinationIban', 'transferTitle']);
+  return bodiesOf(
+    sepaBase,
+    sepaBase,
+    {
+      currency: fc.oneof(hostileText, wrongType, fc.constantFrom('usd', 'EUR ', 'eur\u0000')),
+      amount: hostileAmount,
+      receiverType: fc.oneof(hostileText, wrongType, fc.constantFrom('natural', 'LEGAL', 'NATURAL')),
+      receiverFirstName: sepaNameValue,
+      receiverLastName: sepaNameValue,
+      companyName: sepaNameValue,
+      destinationIban: fc.oneof(
+        hostileText,
+        wrongType,
+        fc.constantFrom(
+          'DE89 3704 0044 0532 0130 00',
+          'de89370400440532013000',
+          'DE00370400440532013000',
+          'US12345678901234567890',
+          'BR1800360305000010009795493C1',
+          '',
+        ),
+      ),
+      transferTitle: fc.oneof(
+        { weight: 3, arbitrary: hostileText },
+        {
+          weight: 2,
+          arbitrary: fc.constantFrom(139, 140, 141).chain((length) => textOfLength(length, fc.constantFrom('T', '/', ' ', '?'))),
+        },
+        { weight: 1, arbitrary: wrongType },
+      ),
+    },
+    ['currency', 'amount', 'receiverType', 'destinationIban', 'transferTitle'],
+  );
 }
 
 /** Small amounts each currency's partner balance covers many times. */
@@ -371,10 +517,17 @@ const EXCHANGE_AMOUNTS: Record<Currency, readonly string[]> = {
   usdc: ['10.5'],
 };
 
-const currencyPair = fc.constantFrom(...CURRENCIES).chain((from) => fc.constantFrom(...CURRENCIES.filter((to) => to !== from)).map((to) => [from, to] as const));
+const currencyPair = fc
+  .constantFrom(...CURRENCIES)
+  .chain((from) => fc.constantFrom(...CURRENCIES.filter((to) => to !== from)).map((to) => [from, to] as const));
 
 const exchangeValid = currencyPair.chain(([from, to]) =>
-  fc.record({ amount: validAmount(EXCHANGE_AMOUNTS[from]), currencyFrom: fc.constant(from), currencyTo: fc.constant(to), lockId: fc.constant<unknown>(REAL_LOCK) }),
+  fc.record({
+    amount: validAmount(EXCHANGE_AMOUNTS[from]),
+    currencyFrom: fc.constant(from),
+    currencyTo: fc.constant(to),
+    lockId: fc.constant<unknown>(REAL_LOCK),
+  }),
 );
 
 /** The base of most exchange bodies names no real lock: a lock is fetched only for a fraction. */
@@ -383,16 +536,25 @@ const exchangeBase = currencyPair.chain(([from, to]) =>
     amount: validAmount(EXCHANGE_AMOUNTS[from]),
     currencyFrom: fc.constant(from),
     currencyTo: fc.constant(to),
-    lockId: fc.oneof({ weight: 2, arbitrary: fc.constant<unknown>(REAL_LOCK) }, { weight: 12, arbitrary: fc.constant('not-a-lock') }, { weight: 1, arbitrary: fc.uuid() }),
+    lockId: fc.oneof(
+      { weight: 2, arbitrary: fc.constant<unknown>(REAL_LOCK) },
+      { weight: 12, arbitrary: fc.constant('not-a-lock') },
+      { weight: 1, arbitrary: fc.uuid() },
+    ),
   }),
 );
 
 export function exchangeBodies(): fc.Arbitrary<HostileBody> {
   const currency = fc.oneof(hostileText, wrongType, fc.constantFrom('EUR', 'xrp', 'btc ', 'eth\u0000', ''));
-  return bodiesOf(exchangeValid, exchangeBase, {
-    amount: hostileAmount,
-    currencyFrom: currency,
-    currencyTo: currency,
-    lockId: fc.oneof({ weight: 3, arbitrary: hostileText }, wrongType, fc.uuid(), fc.constant<unknown>(REAL_LOCK)),
-  }, ['amount', 'currencyFrom', 'currencyTo', 'lockId']);
+  return bodiesOf(
+    exchangeValid,
+    exchangeBase,
+    {
+      amount: hostileAmount,
+      currencyFrom: currency,
+      currencyTo: currency,
+      lockId: fc.oneof({ weight: 3, arbitrary: hostileText }, wrongType, fc.uuid(), fc.constant<unknown>(REAL_LOCK)),
+    },
+    ['amount', 'currencyFrom', 'currencyTo', 'lockId'],
+  );
 }

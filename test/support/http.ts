@@ -15,7 +15,11 @@ export interface TestResponse {
 
 export interface TestApi {
   url: string;
-  request(method: string, path: string, options?: { apiKey?: string; body?: string | object; headers?: Record<string, string> }): Promise<TestResponse>;
+  request(
+    method: string,
+    path: string,
+    options?: { apiKey?: string; body?: string | object; headers?: Record<string, string> },
+  ): Promise<TestResponse>;
   stop(): Promise<void>;
 }
 

@@ -8,13 +8,18 @@ import { testStack } from './stack';
 export async function balancesOf(api: TestApi, partner: TestPartner): Promise<Record<string, string>> {
   const response = await api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
   return Object.fromEntries(
-    [...response.json.fiatBalances, ...response.json.cryptoBalances].map((balance: { name: string; amount: string }) => [balance.name, balance.amount]),
+    [...response.json.fiatBalances, ...response.json.cryptoBalances].map((balance: { name: string; amount: string }) => [
+      balance.name,
+      balance.amount,
+    ]),
   );
 }
 
 export async function historyOf(api: TestApi, partner: TestPartner): Promise<Array<Record<string, unknown>>> {
   const now = new Date();
-  const response = await api.request('GET', `/v1/partner/transaction-history/${now.getUTCMonth() + 1}/${now.getUTCFullYear()}`, { apiKey: partner.apiKey });
+  const response = await api.request('GET', `/v1/partner/transaction-history/${now.getUTCMonth() + 1}/${now.getUTCFullYear()}`, {
+    apiKey: partner.apiKey,
+  });
   return response.json;
 }
 

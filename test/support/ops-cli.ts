@@ -7,8 +7,13 @@ import { testStack } from './stack';
  * starts, so the run stops it even when the test gave up waiting. The CLI prints one JSON object,
  * on failure too.
  */
-export async function runOpsCli(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number; output: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const result = await runTsx(testStack().dataDir, 'main/ops.cli.ts', args, { ...process.env, DATABASE_URL: testStack().databaseUrl, ...env });
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the CLI's JSON as they read HTTP responses
+export async function runOpsCli(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number; output: any }> {
+  const result = await runTsx(testStack().dataDir, 'main/ops.cli.ts', args, {
+    ...process.env,
+    DATABASE_URL: testStack().databaseUrl,
+    ...env,
+  });
   try {
     return { code: result.code, output: JSON.parse(result.stdout) };
   } catch {

@@ -19,7 +19,12 @@ export function processRecordDir(dataDir: string): string {
 }
 
 /** Starts a TypeScript entry point of this repository (e.g. `main/worker.main.ts`) through tsx, recorded. */
-export function spawnTsx(dataDir: string, script: string, args: readonly string[], options: Omit<SpawnOptions, 'detached' | 'cwd'> = {}): ChildProcess {
+export function spawnTsx(
+  dataDir: string,
+  script: string,
+  args: readonly string[],
+  options: Omit<SpawnOptions, 'detached' | 'cwd'> = {},
+): ChildProcess {
   const child = spawn(process.execPath, [TSX_CLI, script, ...args], { ...options, cwd: ROOT, detached: true });
   if (child.pid === undefined) return child; // spawn failed: the 'error' event tells the caller
   const recordDir = processRecordDir(dataDir);
@@ -52,7 +57,8 @@ export async function runTsx(
 /** Kills the child's whole process group and waits until the child has exited. */
 export async function killProcessGroup(child: ChildProcess): Promise<void> {
   if (child.pid === undefined) return;
-  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
+  const exited =
+    child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
   try {
     process.kill(-child.pid, 'SIGKILL');
   } catch {

@@ -11,7 +11,10 @@ export function quietSdkLogs(): void {
   if (quieted) return;
   quieted = true;
   try {
-    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } } });
+    Runtime.install({
+      logger: new DefaultLogger('ERROR'),
+      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
+    });
   } catch {
     // Installed already by another test file in this jest worker: keep that one.
   }

@@ -19,7 +19,12 @@ export interface TestWorker extends RunningWorker {
  * timings than the run's shared worker (a confirmation that takes seconds) or a decorated step.
  */
 export async function startTestWorker(
-  options: { taskQueue?: string; chainConfirmationDelayMs?: number; travelRuleDeadlineMs?: number; wrapActivities?: (activities: Activities) => Activities } = {},
+  options: {
+    taskQueue?: string;
+    chainConfirmationDelayMs?: number;
+    travelRuleDeadlineMs?: number;
+    wrapActivities?: (activities: Activities) => Activities;
+  } = {},
 ): Promise<TestWorker> {
   quietSdkLogs();
   const taskQueue = options.taskQueue ?? `test-worker-${randomUUID()}`;

@@ -63,7 +63,10 @@ export function useTestApi(options: TestApiOptions = {}): TestApiContext {
   });
 
   const ready = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new Error(`useTestApi: ${what} is not available (used outside a test, or its beforeAll failed${what === 'the API' && !withApi ? ', or api: false' : ''})`);
+    if (value === undefined)
+      throw new Error(
+        `useTestApi: ${what} is not available (used outside a test, or its beforeAll failed${what === 'the API' && !withApi ? ', or api: false' : ''})`,
+      );
     return value;
   };
   return {

@@ -50,7 +50,10 @@ export interface WorkflowRun {
    * Starts it as the API does (Update-With-Start of `fundsReserved`): `reserved` is the caller's
    * answer, the id once the funds are held or the refusal.
    */
-  startReserving(workflowType: string, options: { workflowId: string; args: unknown[] }): Promise<{ handle: WorkflowHandle; reserved: Promise<{ id: string }> }>;
+  startReserving(
+    workflowType: string,
+    options: { workflowId: string; args: unknown[] },
+  ): Promise<{ handle: WorkflowHandle; reserved: Promise<{ id: string }> }>;
   /** A gate that is opened after the test anyway, so no activity stays blocked. */
   gate(): Gate;
 }
@@ -83,7 +86,8 @@ export function useWorkflowTestEnvironment(): WorkflowTestEnvironment {
   });
 
   const ready = () => {
-    if (!client || !nativeConnection) throw new Error('useWorkflowTestEnvironment: not connected (used outside a test, or its beforeAll failed)');
+    if (!client || !nativeConnection)
+      throw new Error('useWorkflowTestEnvironment: not connected (used outside a test, or its beforeAll failed)');
     return { client, nativeConnection };
   };
 
@@ -108,7 +112,11 @@ export function useWorkflowTestEnvironment(): WorkflowTestEnvironment {
       const run: WorkflowRun = {
         taskQueue,
         async start(workflowType, options) {
-          const handle = await workflowClient.workflow.start(workflowType, { taskQueue, workflowId: options.workflowId, args: options.args });
+          const handle = await workflowClient.workflow.start(workflowType, {
+            taskQueue,
+            workflowId: options.workflowId,
+            args: options.args,
+          });
           started.push(handle);
           return handle;
         },

@@ -83,7 +83,11 @@ describe('parseAmountText', () => {
       ['1e100000000', 'amount must have an exponent of at most 3 digits'],
       ['30,000 digits', 'amount must be at most 64 characters', '9'.repeat(30_000)],
       ['60,000 digits', 'amount must be at most 64 characters', '1'.repeat(60_000)],
-      ['60,000 digits and a letter (the old pattern backtracked on these)', 'amount must be at most 64 characters', `${'1'.repeat(60_000)}x`],
+      [
+        '60,000 digits and a letter (the old pattern backtracked on these)',
+        'amount must be at most 64 characters',
+        `${'1'.repeat(60_000)}x`,
+      ],
       ['60,000 decimals', 'amount must be at most 64 characters', `0.${'1'.repeat(60_000)}`],
       ['65 characters', 'amount must be at most 64 characters', `1.${'0'.repeat(63)}`],
     ])('%s', (label, problem, text = label) => {
@@ -112,7 +116,12 @@ describe('amount scale per currency', () => {
     (currency, scale) => {
       const atScale = `1.${'0'.repeat(scale - 1)}1`;
       const beyond = `${atScale}1`;
-      const body = (amount: string) => ({ amount: new LosslessNumber(amount), currencyFrom: currency, currencyTo: other(currency), lockId: 'lock' });
+      const body = (amount: string) => ({
+        amount: new LosslessNumber(amount),
+        currencyFrom: currency,
+        currencyTo: other(currency),
+        lockId: 'lock',
+      });
       expect(exchangeBodySchema.safeParse(body(atScale)).success).toBe(true);
       const refused = exchangeBodySchema.safeParse(body(beyond));
       expect(refused.success).toBe(false);

@@ -9,7 +9,9 @@ describe('exact JSON', () => {
   });
 
   it('writes decimal strings as number tokens digit for digit', () => {
-    expect(stringifyExactJson({ amount: jsonNumber('1.000000000000000001'), name: 'eth' })).toBe('{"amount":1.000000000000000001,"name":"eth"}');
+    expect(stringifyExactJson({ amount: jsonNumber('1.000000000000000001'), name: 'eth' })).toBe(
+      '{"amount":1.000000000000000001,"name":"eth"}',
+    );
   });
 
   it('refuses duplicate keys, which would make a body ambiguous', () => {

@@ -12,9 +12,15 @@ const PROBES = {
   apiImportsMain: ['api', "import { PROJECT_ROOT } from '../main/process-support';\nexport const probe = PROJECT_ROOT;\n"],
   operationsImportsApi: ['operations', "import { createApp } from '../api/app';\nexport const probe = createApp;\n"],
   coreImportsDb: ['core', "import { openOrm } from '../db/orm';\nexport const probe = openOrm;\n"],
-  activitiesImportsOperations: ['activities', "import { exchange } from '../operations/exchange.operation';\nexport const probe = exchange;\n"],
+  activitiesImportsOperations: [
+    'activities',
+    "import { exchange } from '../operations/exchange.operation';\nexport const probe = exchange;\n",
+  ],
   workerImportsDev: ['worker', "import { startInfrastructure } from '../dev/infrastructure';\nexport const probe = startInfrastructure;\n"],
-  workflowsImportActivityValues: ['workflows', "import { createActivities } from '../activities';\nexport const probe = createActivities;\n"],
+  workflowsImportActivityValues: [
+    'workflows',
+    "import { createActivities } from '../activities';\nexport const probe = createActivities;\n",
+  ],
   apiImportsCore: ['api', "import { DomainError } from '../core/errors';\nexport const probe = DomainError;\n"],
 } as const;
 
@@ -31,13 +37,21 @@ beforeAll(async () => {
   try {
     let stdout: string;
     try {
-      ({ stdout } = await run(process.execPath, [path.join(root, 'node_modules/eslint/bin/eslint.js'), '--format', 'json', ...files.keys()], { cwd: root, maxBuffer: 16 * 1024 * 1024 }));
+      ({ stdout } = await run(
+        process.execPath,
+        [path.join(root, 'node_modules/eslint/bin/eslint.js'), '--format', 'json', ...files.keys()],
+        { cwd: root, maxBuffer: 16 * 1024 * 1024 },
+      ));
     } catch (error) {
       ({ stdout } = error as { stdout: string });
     }
     for (const result of JSON.parse(stdout) as { filePath: string; messages: { ruleId: string | null; message: string }[] }[]) {
       const name = files.get(result.filePath);
-      if (name) messages.set(name, result.messages.map((message) => `${message.ruleId ?? 'parse'}: ${message.message}`));
+      if (name)
+        messages.set(
+          name,
+          result.messages.map((message) => `${message.ruleId ?? 'parse'}: ${message.message}`),
+        );
     }
   } finally {
     for (const file of files.keys()) fs.rmSync(file, { force: true });
@@ -54,7 +68,9 @@ describe('layer boundaries, enforced by npm run lint', () => {
     ['workerImportsDev', 'worker/ may import only'],
     ['workflowsImportActivityValues', 'Import activities as types only'],
   ])('refuses %s', (name, expected) => {
-    expect(messages.get(name)?.some((message) => message.startsWith('@typescript-eslint/no-restricted-imports') && message.includes(expected))).toBe(true);
+    expect(
+      messages.get(name)?.some((message) => message.startsWith('@typescript-eslint/no-restricted-imports') && message.includes(expected)),
+    ).toBe(true);
   });
 
   it('accepts an import that goes down (api → core)', () => {

@@ -25,7 +25,9 @@ describe('buildPain001', () => {
     const xml = buildPain001(payment());
     expect(textAt(xml, 'GrpHdr', 'MsgId')).toBe('MSG-20260301-0001');
     expect(textAt(xml, 'CreDtTm')).toBe('2026-03-01T10:15:30.123Z');
-    expect(xml).toMatch(/<GrpHdr>[\s\S]*<NbOfTxs>1<\/NbOfTxs>\s*<CtrlSum>1234\.50<\/CtrlSum>\s*<InitgPty>\s*<Nm>Partner Payments GmbH<\/Nm>/);
+    expect(xml).toMatch(
+      /<GrpHdr>[\s\S]*<NbOfTxs>1<\/NbOfTxs>\s*<CtrlSum>1234\.50<\/CtrlSum>\s*<InitgPty>\s*<Nm>Partner Payments GmbH<\/Nm>/,
+    );
   });
 
   it('fills the payment information block as a single SEPA transfer charged SLEV', () => {
@@ -53,19 +55,44 @@ describe('buildPain001', () => {
 
   it('orders the elements as the pain.001.001.09 schema sequences require', () => {
     const xml = buildPain001(payment());
-    const order = ['<GrpHdr>', '<MsgId>', '<CreDtTm>', '<InitgPty>', '</GrpHdr>', '<PmtInf>', '<PmtInfId>', '<PmtMtd>', '<BtchBookg>',
-      '<PmtTpInf>', '<ReqdExctnDt>', '<Dbtr>', '<DbtrAcct>', '<DbtrAgt>', '<ChrgBr>', '<CdtTrfTxInf>', '<PmtId>', '<Amt>', '<Cdtr>',
-      '<CdtrAcct>', '<RmtInf>', '</CdtTrfTxInf>', '</PmtInf>'];
+    const order = [
+      '<GrpHdr>',
+      '<MsgId>',
+      '<CreDtTm>',
+      '<InitgPty>',
+      '</GrpHdr>',
+      '<PmtInf>',
+      '<PmtInfId>',
+      '<PmtMtd>',
+      '<BtchBookg>',
+      '<PmtTpInf>',
+      '<ReqdExctnDt>',
+      '<Dbtr>',
+      '<DbtrAcct>',
+      '<DbtrAgt>',
+      '<ChrgBr>',
+      '<CdtTrfTxInf>',
+      '<PmtId>',
+      '<Amt>',
+      '<Cdtr>',
+      '<CdtrAcct>',
+      '<RmtInf>',
+      '</CdtTrfTxInf>',
+      '</PmtInf>',
+    ];
     const positions = order.map((tag) => xml.indexOf(tag));
     expect(positions.every((position) => position >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
   });
 
-  it.each(['0.01', '1234.50', '999999999.99', '100.00'])('copies the amount %s digit for digit into InstdAmt and both control sums', (amount) => {
-    const xml = buildPain001(payment({ amount }));
-    expect(xml).toContain(`<InstdAmt Ccy="EUR">${amount}</InstdAmt>`);
-    expect(xml.split(`<CtrlSum>${amount}</CtrlSum>`)).toHaveLength(3);
-  });
+  it.each(['0.01', '1234.50', '999999999.99', '100.00'])(
+    'copies the amount %s digit for digit into InstdAmt and both control sums',
+    (amount) => {
+      const xml = buildPain001(payment({ amount }));
+      expect(xml).toContain(`<InstdAmt Ccy="EUR">${amount}</InstdAmt>`);
+      expect(xml.split(`<CtrlSum>${amount}</CtrlSum>`)).toHaveLength(3);
+    },
+  );
 
   it('escapes XML special characters in every text value', () => {
     // Creditor and remittance are held to the SEPA set, whose only XML special is the apostrophe;
@@ -116,17 +143,33 @@ describe('buildPain001', () => {
     ['a 36-character EndToEndId', { endToEndId: 'E'.repeat(36) }, /endToEndId is longer than 35/],
     ['a 141-character Ustrd', { remittanceInformation: 'R'.repeat(141) }, /remittanceInformation is longer than 140/],
     ['a 71-character debtor name', { debtor: { name: 'D'.repeat(71), iban: 'DE89370400440532013000' } }, /debtor name is longer than 70/],
-    ['a 71-character creditor name', { creditor: { name: 'C'.repeat(71), iban: 'FR1420041010050500013M02606' } }, /creditor name is longer than 70/],
+    [
+      'a 71-character creditor name',
+      { creditor: { name: 'C'.repeat(71), iban: 'FR1420041010050500013M02606' } },
+      /creditor name is longer than 70/,
+    ],
     ['an empty creditor name', { creditor: { name: '', iban: 'FR1420041010050500013M02606' } }, /creditor name must not be empty/],
     ['an empty Ustrd', { remittanceInformation: '' }, /remittanceInformation must not be empty/],
-    ['an IBAN with a wrong checksum', { creditor: { name: 'Jane Doe', iban: 'DE88370400440532013000' } }, /creditor IBAN is not a valid IBAN/],
+    [
+      'an IBAN with a wrong checksum',
+      { creditor: { name: 'Jane Doe', iban: 'DE88370400440532013000' } },
+      /creditor IBAN is not a valid IBAN/,
+    ],
     ['an IBAN with spaces', { debtor: { name: 'Partner', iban: 'DE89 3704 0044 0532 0130 00' } }, /debtor IBAN is not a valid IBAN/],
     ['an impossible execution date', { requestedExecutionDate: '2026-02-30' }, /requestedExecutionDate/],
     ['a creation time without a time', { createdAt: '2026-03-01' }, /createdAt/],
     ['an EndToEndId starting with a slash', { endToEndId: '/abc' }, /endToEndId contains characters SEPA does not allow/],
     ['a control character in the debtor name', { debtor: { name: 'Jane\u0001Doe', iban: 'DE89370400440532013000' } }, /XML cannot carry/],
-    ['a character outside the SEPA set in the creditor name', { creditor: { name: 'A&B', iban: 'FR1420041010050500013M02606' } }, /creditor name contains characters SEPA does not allow/],
-    ['a character outside the SEPA set in the remittance', { remittanceInformation: 'Zahlung für Müller' }, /remittanceInformation contains characters SEPA does not allow/],
+    [
+      'a character outside the SEPA set in the creditor name',
+      { creditor: { name: 'A&B', iban: 'FR1420041010050500013M02606' } },
+      /creditor name contains characters SEPA does not allow/,
+    ],
+    [
+      'a character outside the SEPA set in the remittance',
+      { remittanceInformation: 'Zahlung für Müller' },
+      /remittanceInformation contains characters SEPA does not allow/,
+    ],
   ])('refuses %s', (_label, overrides, message) => {
     expect(() => buildPain001(payment(overrides))).toThrow(message);
   });

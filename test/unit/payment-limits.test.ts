@@ -35,7 +35,9 @@ function apiAccepts(body: Record<string, unknown>): boolean {
 /** The payment the activity builds from an accepted body (see sepaPaymentOf). */
 function painAccepts(body: Record<string, unknown>): boolean {
   const creditorName =
-    body.receiverType === 'LEGAL' ? String(body.companyName) : sepaNaturalPersonName(String(body.receiverFirstName), String(body.receiverLastName));
+    body.receiverType === 'LEGAL'
+      ? String(body.companyName)
+      : sepaNaturalPersonName(String(body.receiverFirstName), String(body.receiverLastName));
   try {
     buildPain001(
       samplePayment({
@@ -60,8 +62,16 @@ describe('SEPA limits shared by the API schema and the pain.001 builder', () => 
   it.each<[string, Record<string, unknown>, boolean]>([
     ['first + last names of exactly 70 together', names(SEPA_NAME_MAX_LENGTH), true],
     ['first + last names of 71 together', names(SEPA_NAME_MAX_LENGTH + 1), false],
-    ['a 70-character company name', { receiverType: 'LEGAL', receiverFirstName: undefined, receiverLastName: undefined, companyName: 'C'.repeat(70) }, true],
-    ['a 71-character company name', { receiverType: 'LEGAL', receiverFirstName: undefined, receiverLastName: undefined, companyName: 'C'.repeat(71) }, false],
+    [
+      'a 70-character company name',
+      { receiverType: 'LEGAL', receiverFirstName: undefined, receiverLastName: undefined, companyName: 'C'.repeat(70) },
+      true,
+    ],
+    [
+      'a 71-character company name',
+      { receiverType: 'LEGAL', receiverFirstName: undefined, receiverLastName: undefined, companyName: 'C'.repeat(71) },
+      false,
+    ],
     ['a 140-character title', { transferTitle: 'T'.repeat(SEPA_REMITTANCE_MAX_LENGTH) }, true],
     ['a 141-character title', { transferTitle: 'T'.repeat(SEPA_REMITTANCE_MAX_LENGTH + 1) }, false],
     ['the largest SEPA amount', { amount: SEPA_MAX_AMOUNT }, true],
@@ -76,7 +86,10 @@ describe('SEPA limits shared by the API schema and the pain.001 builder', () => 
   });
 
   it('refuses the measured case: two names that fit alone but not together, saying so', () => {
-    const body = sepaBody({ receiverFirstName: 'Maria Magdalena Alexandra Christina', receiverLastName: 'von Hohenzollern-Sigmaringen-Wittelsbach' });
+    const body = sepaBody({
+      receiverFirstName: 'Maria Magdalena Alexandra Christina',
+      receiverLastName: 'von Hohenzollern-Sigmaringen-Wittelsbach',
+    });
     expect(painAccepts(body)).toBe(false);
     const result = sepaTransferBodySchema.safeParse(body);
     expect(result.success).toBe(false);

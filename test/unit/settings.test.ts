@@ -129,7 +129,11 @@ describe('settings', () => {
     ['TRAVEL_RULE_THRESHOLD_EUR', 'Infinity', 'TRAVEL_RULE_THRESHOLD_EUR must be a plain decimal'],
     ['TRAVEL_RULE_DEADLINE_MS', '0', 'TRAVEL_RULE_DEADLINE_MS must be a whole number of milliseconds from 1'],
     ['TRAVEL_RULE_DEADLINE_MS', '1.5', 'TRAVEL_RULE_DEADLINE_MS must be a whole number of milliseconds'],
-    ['OPERATION_RESPONSE_TIMEOUT_MS', '3000000000', 'OPERATION_RESPONSE_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647'],
+    [
+      'OPERATION_RESPONSE_TIMEOUT_MS',
+      '3000000000',
+      'OPERATION_RESPONSE_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647',
+    ],
     ['CHAIN_CONFIRMATION_DELAY_MS', 'soon', 'CHAIN_CONFIRMATION_DELAY_MS must be a whole number of milliseconds'],
     ['BANK_SETTLEMENT_DELAY_MS', '-5', 'BANK_SETTLEMENT_DELAY_MS must be a whole number of milliseconds'],
     ['MAX_BODY_BYTES', '0', 'MAX_BODY_BYTES must be a number of bytes'],
@@ -158,7 +162,9 @@ describe('settings', () => {
     const attempt = () => loadSettings({ DATABASE_URL: 'mysql://user:secret@db/x' }, '/');
     expect(attempt).toThrow('DATABASE_URL must be a postgres:// or postgresql:// URL');
     expect(attempt).not.toThrow(/secret/);
-    expect(() => loadSettings({ DATABASE_READ_URL: 'not a url' }, '/')).toThrow('DATABASE_READ_URL must be a postgres:// or postgresql:// URL');
+    expect(() => loadSettings({ DATABASE_READ_URL: 'not a url' }, '/')).toThrow(
+      'DATABASE_READ_URL must be a postgres:// or postgresql:// URL',
+    );
   });
 
   it('reports every bad variable at once, one line each', () => {

@@ -102,14 +102,16 @@ describe('SimulatedBankAdapter', () => {
     await expect(bank().paymentState(bankReference)).resolves.toEqual({ state: 'SETTLED' });
   });
 
-  it.each(['SIMBANK-00000000-0000-0000-0000-000000000000', 'OTHERBANK-5f0c1e2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b', 'SIMBANK-../outbox/x', 'SIMBANK-'])(
-    'throws "unknown bank reference" for %s',
-    async (reference) => {
-      const sepa = payment();
-      await bank().submit(sepa, buildPain001(sepa));
-      await expect(bank().paymentState(reference)).rejects.toThrow('unknown bank reference');
-    },
-  );
+  it.each([
+    'SIMBANK-00000000-0000-0000-0000-000000000000',
+    'OTHERBANK-5f0c1e2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
+    'SIMBANK-../outbox/x',
+    'SIMBANK-',
+  ])('throws "unknown bank reference" for %s', async (reference) => {
+    const sepa = payment();
+    await bank().submit(sepa, buildPain001(sepa));
+    await expect(bank().paymentState(reference)).rejects.toThrow('unknown bank reference');
+  });
 
   it('refuses a transfer id that would leave the outbox directory', async () => {
     const sepa = payment({ transferId: '../escape' });

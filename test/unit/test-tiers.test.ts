@@ -18,7 +18,9 @@ describe('the unit tier', () => {
 
   it.each(files)('%s imports nothing that needs the stack', (file) => {
     const source = fs.readFileSync(path.join(unitDir, file), 'utf8');
-    const specifiers = [...source.matchAll(/^\s*import\s[^'"]*?from\s+'([^']+)'|^\s*import\s+'([^']+)'/gm)].map((match) => match[1] ?? match[2]);
+    const specifiers = [...source.matchAll(/^\s*import\s[^'"]*?from\s+'([^']+)'|^\s*import\s+'([^']+)'/gm)].map(
+      (match) => match[1] ?? match[2],
+    );
     expect(specifiers.filter((specifier) => NEEDS_THE_STACK.some((pattern) => pattern.test(specifier!)))).toEqual([]);
   });
 });

@@ -84,7 +84,9 @@ describe('textIssues', () => {
     let deep: unknown = 'leaf';
     for (let level = 0; level < 10_000; level += 1) deep = [deep];
     const issues = textIssues(deep);
-    expect(issues).toEqual([{ path: Array(MAX_INPUT_DEPTH).fill(0), message: `must not be nested more than ${MAX_INPUT_DEPTH} levels deep` }]);
+    expect(issues).toEqual([
+      { path: Array(MAX_INPUT_DEPTH).fill(0), message: `must not be nested more than ${MAX_INPUT_DEPTH} levels deep` },
+    ]);
   });
 
   it('names at most ten problems however many there are', () => {
@@ -113,23 +115,48 @@ describe('parseOrThrow refuses unsafe text with the route’s error kind, before
   };
 
   it.each<[string, () => unknown, DomainErrorKind, string]>([
-    ['a NUL in the withdrawal name (P410)', () => parseOrThrow(partnerCryptoWithdrawalBodySchema, { ...withdrawal, name: 'Jan\u0000Kowalski' }, 'invalid-currency'), 'invalid-currency', `name: ${CONTROL}`],
+    [
+      'a NUL in the withdrawal name (P410)',
+      () => parseOrThrow(partnerCryptoWithdrawalBodySchema, { ...withdrawal, name: 'Jan\u0000Kowalski' }, 'invalid-currency'),
+      'invalid-currency',
+      `name: ${CONTROL}`,
+    ],
     [
       'a NUL in sourceExternalUserId (P410)',
       () => parseOrThrow(userCryptoWithdrawalBodySchema, { ...withdrawal, sourceExternalUserId: 'user\u0000' }, 'invalid-currency'),
       'invalid-currency',
       `sourceExternalUserId: ${CONTROL}`,
     ],
-    ['a lone surrogate in the memo (P410)', () => parseOrThrow(partnerCryptoWithdrawalBodySchema, { ...withdrawal, memo: '\ud800' }, 'invalid-currency'), 'invalid-currency', `memo: ${SURROGATE}`],
-    ['a lone surrogate in a SEPA name (P400)', () => parseOrThrow(sepaTransferBodySchema, { ...sepa, receiverLastName: 'Cu\udc00rie' }, 'invalid-request'), 'invalid-request', `receiverLastName: ${SURROGATE}`],
+    [
+      'a lone surrogate in the memo (P410)',
+      () => parseOrThrow(partnerCryptoWithdrawalBodySchema, { ...withdrawal, memo: '\ud800' }, 'invalid-currency'),
+      'invalid-currency',
+      `memo: ${SURROGATE}`,
+    ],
+    [
+      'a lone surrogate in a SEPA name (P400)',
+      () => parseOrThrow(sepaTransferBodySchema, { ...sepa, receiverLastName: 'Cu\udc00rie' }, 'invalid-request'),
+      'invalid-request',
+      `receiverLastName: ${SURROGATE}`,
+    ],
     [
       'a control character in an exchange lockId (P400)',
       () => parseOrThrow(exchangeBodySchema, { amount: '1', currencyFrom: 'eur', currencyTo: 'btc', lockId: '\u007f' }, 'invalid-request'),
       'invalid-request',
       `lockId: ${CONTROL}`,
     ],
-    ['a control character in the network-fee query (P410)', () => parseOrThrow(networkFeeQuerySchema, { currency: 'usdc', network: 'polygon\n' }, 'invalid-currency'), 'invalid-currency', `network: ${CONTROL}`],
-    ['a NUL in an amount string', () => parseOrThrow(sepaTransferBodySchema, { ...sepa, amount: '10\u0000' }, 'invalid-request'), 'invalid-request', `amount: ${CONTROL}`],
+    [
+      'a control character in the network-fee query (P410)',
+      () => parseOrThrow(networkFeeQuerySchema, { currency: 'usdc', network: 'polygon\n' }, 'invalid-currency'),
+      'invalid-currency',
+      `network: ${CONTROL}`,
+    ],
+    [
+      'a NUL in an amount string',
+      () => parseOrThrow(sepaTransferBodySchema, { ...sepa, amount: '10\u0000' }, 'invalid-request'),
+      'invalid-request',
+      `amount: ${CONTROL}`,
+    ],
   ])('%s', (_label, run, kind, message) => {
     const error = refusal(run);
     expect(error.kind).toBe(kind);
@@ -137,6 +164,8 @@ describe('parseOrThrow refuses unsafe text with the route’s error kind, before
   });
 
   it('lets clean Unicode through to the schema (astral characters included)', () => {
-    expect(parseOrThrow(partnerCryptoWithdrawalBodySchema, { ...withdrawal, name: 'Zoë 𝔸𝔹 李' }, 'invalid-currency').name).toBe('Zoë 𝔸𝔹 李');
+    expect(parseOrThrow(partnerCryptoWithdrawalBodySchema, { ...withdrawal, name: 'Zoë 𝔸𝔹 李' }, 'invalid-currency').name).toBe(
+      'Zoë 𝔸𝔹 李',
+    );
   });
 });

@@ -119,14 +119,25 @@ describe('buildTravelRuleData', () => {
   it('ignores surrounding and doubled spaces when splitting a beneficiary name', () => {
     const data = buildTravelRuleData(naturalOriginator, { ...beneficiary, name: ' Anna  Nowak ' }, transfer, '1000');
     expect(data.ivms101.beneficiary.beneficiaryPersons).toEqual([
-      { naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: 'Nowak', secondaryIdentifier: 'Anna', nameIdentifierType: 'LEGL' }] } } },
+      {
+        naturalPerson: {
+          name: { nameIdentifier: [{ primaryIdentifier: 'Nowak', secondaryIdentifier: 'Anna', nameIdentifierType: 'LEGL' }] },
+        },
+      },
     ]);
   });
 
   it('describes a legal beneficiary by its whole name as the legal name', () => {
-    const data = buildTravelRuleData(naturalOriginator, { ...beneficiary, name: 'Exchange Two Ltd', receiverType: 'LEGAL' }, transfer, '1000');
+    const data = buildTravelRuleData(
+      naturalOriginator,
+      { ...beneficiary, name: 'Exchange Two Ltd', receiverType: 'LEGAL' },
+      transfer,
+      '1000',
+    );
     expect(data.ivms101.beneficiary).toEqual({
-      beneficiaryPersons: [{ legalPerson: { name: { nameIdentifier: [{ legalPersonName: 'Exchange Two Ltd', legalPersonNameIdentifierType: 'LEGL' }] } } }],
+      beneficiaryPersons: [
+        { legalPerson: { name: { nameIdentifier: [{ legalPersonName: 'Exchange Two Ltd', legalPersonNameIdentifierType: 'LEGL' }] } } },
+      ],
       accountNumber: ['bc1qexampleaddress'],
     });
   });
@@ -189,8 +200,11 @@ describe('compareDecimalStrings', () => {
     expect(compareDecimalStrings(a, b)).toBe(expected);
   });
 
-  it.each(['', '-1', '1e3', '1.', '.5', ' 1', '1,5', 'NaN', 'Infinity', '0x10'])('rejects "%s" as not a non-negative plain decimal', (text) => {
-    expect(() => compareDecimalStrings(text, '1')).toThrow(RangeError);
-    expect(() => compareDecimalStrings('1', text)).toThrow(RangeError);
-  });
+  it.each(['', '-1', '1e3', '1.', '.5', ' 1', '1,5', 'NaN', 'Infinity', '0x10'])(
+    'rejects "%s" as not a non-negative plain decimal',
+    (text) => {
+      expect(() => compareDecimalStrings(text, '1')).toThrow(RangeError);
+      expect(() => compareDecimalStrings('1', text)).toThrow(RangeError);
+    },
+  );
 });

@@ -59,7 +59,15 @@ type WithdrawalActivities = ReturnType<typeof withdrawalActivities>;
 
 /** The steps that move money, in the order they were called. */
 function moneySteps(activities: WithdrawalActivities): string[] {
-  const steps = ['abandonWithdrawal', 'releaseWithdrawal', 'markWithdrawalHandOff', 'broadcastWithdrawal', 'settleWithdrawal', 'rejectWithdrawal', 'recordWithdrawalCancellation'] as const;
+  const steps = [
+    'abandonWithdrawal',
+    'releaseWithdrawal',
+    'markWithdrawalHandOff',
+    'broadcastWithdrawal',
+    'settleWithdrawal',
+    'rejectWithdrawal',
+    'recordWithdrawalCancellation',
+  ] as const;
   return steps
     .flatMap((step) => activities[step].mock.invocationCallOrder.map((order) => ({ step, order })))
     .sort((a, b) => a.order - b.order)
@@ -67,7 +75,10 @@ function moneySteps(activities: WithdrawalActivities): string[] {
 }
 
 async function startWithdrawal(run: WorkflowRun, input: CryptoWithdrawalInput) {
-  return run.startReserving(cryptoWithdrawalContract.workflowType, { workflowId: cryptoWithdrawalContract.workflowId(input.withdrawalId), args: [input] });
+  return run.startReserving(cryptoWithdrawalContract.workflowType, {
+    workflowId: cryptoWithdrawalContract.workflowId(input.withdrawalId),
+    args: [input],
+  });
 }
 
 async function statusOf(handle: WorkflowHandle): Promise<string> {
@@ -84,13 +95,21 @@ async function failureOf(handle: WorkflowHandle): Promise<unknown> {
 }
 
 async function awaitingTravelRule(handle: WorkflowHandle): Promise<void> {
-  await eventually(async () => expect(await handle.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' }));
+  await eventually(async () =>
+    expect(await handle.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' }),
+  );
 }
 
 const completion: TravelRuleCompletion = {
   completedBy: 'compliance@example.com',
   beneficiary: {
-    beneficiaryPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: 'Kowalski', secondaryIdentifier: 'Jan', nameIdentifierType: 'LEGL' }] } } }],
+    beneficiaryPersons: [
+      {
+        naturalPerson: {
+          name: { nameIdentifier: [{ primaryIdentifier: 'Kowalski', secondaryIdentifier: 'Jan', nameIdentifierType: 'LEGL' }] },
+        },
+      },
+    ],
   },
 };
 
@@ -120,7 +139,10 @@ describe('crypto-withdrawal workflow', () => {
         const { handle, reserved } = await startWithdrawal(run, input);
         const refusedCaller = await reserved.catch((error: unknown) => error);
         expect(refusedCaller).toBeInstanceOf(WorkflowUpdateFailedError);
-        expect((refusedCaller as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'insufficient-funds', message: 'the available balance is too low' });
+        expect((refusedCaller as WorkflowUpdateFailedError).cause).toMatchObject({
+          type: 'insufficient-funds',
+          message: 'the available balance is too low',
+        });
         expect(await handle.result()).toEqual({
           status: 'UNSUCCESSFUL',
           stage: 'REFUSED_INSUFFICIENT_FUNDS',
@@ -137,7 +159,9 @@ describe('crypto-withdrawal workflow', () => {
 
     it('whose outcome is unknown (a non-business failure) abandons it and fails the workflow with operation-abandoned', async () => {
       const activities = withdrawalActivities();
-      activities.reserveWithdrawal.mockRejectedValue(ApplicationFailure.create({ type: 'connection-lost', message: 'the database went away', nonRetryable: true }));
+      activities.reserveWithdrawal.mockRejectedValue(
+        ApplicationFailure.create({ type: 'connection-lost', message: 'the database went away', nonRetryable: true }),
+      );
       const input = withdrawalInput();
       await env.withWorker(activities, async (run) => {
         const { handle, reserved } = await startWithdrawal(run, input);
@@ -156,7 +180,9 @@ describe('crypto-withdrawal workflow', () => {
 
     it('that failed while an earlier run had handed the money off (abandon answers HANDED_OFF) follows it to its end', async () => {
       const activities = withdrawalActivities();
-      activities.reserveWithdrawal.mockRejectedValue(ApplicationFailure.create({ type: 'connection-lost', message: 'lost', nonRetryable: true }));
+      activities.reserveWithdrawal.mockRejectedValue(
+        ApplicationFailure.create({ type: 'connection-lost', message: 'lost', nonRetryable: true }),
+      );
       activities.abandonWithdrawal.mockResolvedValue('HANDED_OFF');
       activities.checkTravelRule.mockResolvedValue({ deniedReason: null, requiresCompletion: false, deadlineMs: 0, handedOff: true });
       const input = withdrawalInput();
@@ -185,11 +211,20 @@ describe('crypto-withdrawal workflow', () => {
   describe('the checks before the hand-off', () => {
     it('a deny-listed destination releases the funds and ends UNSUCCESSFUL with the reason, nothing sent', async () => {
       const activities = withdrawalActivities();
-      activities.checkTravelRule.mockResolvedValue({ deniedReason: 'destination address is on the deny list', requiresCompletion: false, deadlineMs: 60_000, handedOff: false });
+      activities.checkTravelRule.mockResolvedValue({
+        deniedReason: 'destination address is on the deny list',
+        requiresCompletion: false,
+        deadlineMs: 60_000,
+        handedOff: false,
+      });
       const input = withdrawalInput();
       await env.withWorker(activities, async (run) => {
         const { handle } = await startWithdrawal(run, input);
-        expect(await handle.result()).toEqual({ status: 'UNSUCCESSFUL', stage: 'FAILED', failureReason: 'destination address is on the deny list' });
+        expect(await handle.result()).toEqual({
+          status: 'UNSUCCESSFUL',
+          stage: 'FAILED',
+          failureReason: 'destination address is on the deny list',
+        });
         expect(await statusOf(handle)).toBe('COMPLETED');
       });
       expect(activities.releaseWithdrawal).toHaveBeenCalledWith(input.withdrawalId, 'destination address is on the deny list', 'FAILED');
@@ -202,14 +237,23 @@ describe('crypto-withdrawal workflow', () => {
       const input = withdrawalInput();
       await env.withWorker(activities, async (run) => {
         const { handle } = await startWithdrawal(run, input);
-        expect(await handle.result()).toEqual({ status: 'UNSUCCESSFUL', stage: 'FAILED', failureReason: 'the user of this withdrawal no longer exists' });
+        expect(await handle.result()).toEqual({
+          status: 'UNSUCCESSFUL',
+          stage: 'FAILED',
+          failureReason: 'the user of this withdrawal no longer exists',
+        });
       });
       expect(moneySteps(activities)).toEqual(['releaseWithdrawal']);
     });
 
     it('a release that finds the money already handed off (a Reset re-ran the checks) releases nothing and goes on to the hand-off', async () => {
       const activities = withdrawalActivities();
-      activities.checkTravelRule.mockResolvedValue({ deniedReason: 'destination address is on the deny list', requiresCompletion: false, deadlineMs: 60_000, handedOff: false });
+      activities.checkTravelRule.mockResolvedValue({
+        deniedReason: 'destination address is on the deny list',
+        requiresCompletion: false,
+        deadlineMs: 60_000,
+        handedOff: false,
+      });
       activities.releaseWithdrawal.mockResolvedValue('HANDED_OFF');
       await env.withWorker(activities, async (run) => {
         const { handle } = await startWithdrawal(run, withdrawalInput());
@@ -261,12 +305,23 @@ describe('crypto-withdrawal workflow', () => {
         const { handle, reserved } = await startWithdrawal(run, input);
         await reserved;
         await awaitingTravelRule(handle);
-        expect(await handle.result()).toEqual({ status: 'UNSUCCESSFUL', stage: 'FAILED', failureReason: 'travel-rule data was not completed before the deadline' });
+        expect(await handle.result()).toEqual({
+          status: 'UNSUCCESSFUL',
+          stage: 'FAILED',
+          failureReason: 'travel-rule data was not completed before the deadline',
+        });
         // Too late: the Update is refused once the withdrawal stopped waiting.
         await expect(handle.executeUpdate(completeTravelRuleUpdate, { args: [completion] })).rejects.toThrow();
       });
-      expect(activities.setWithdrawalProgress).toHaveBeenCalledWith(input.withdrawalId, { status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
-      expect(activities.releaseWithdrawal).toHaveBeenCalledWith(input.withdrawalId, 'travel-rule data was not completed before the deadline', 'FAILED');
+      expect(activities.setWithdrawalProgress).toHaveBeenCalledWith(input.withdrawalId, {
+        status: 'IN_PROGRESS_TR_DATA',
+        stage: 'AWAITING_TRAVEL_RULE_DATA',
+      });
+      expect(activities.releaseWithdrawal).toHaveBeenCalledWith(
+        input.withdrawalId,
+        'travel-rule data was not completed before the deadline',
+        'FAILED',
+      );
       expect(activities.recordTravelRuleCompletion).not.toHaveBeenCalled();
       expect(moneySteps(activities)).toEqual(['releaseWithdrawal']);
     });
@@ -278,7 +333,10 @@ describe('crypto-withdrawal workflow', () => {
       await env.withWorker(activities, async (run) => {
         const { handle } = await startWithdrawal(run, input);
         await awaitingTravelRule(handle);
-        expect(await handle.executeUpdate(completeTravelRuleUpdate, { args: [completion] })).toEqual({ withdrawalId: input.withdrawalId, status: 'IN_PROGRESS' });
+        expect(await handle.executeUpdate(completeTravelRuleUpdate, { args: [completion] })).toEqual({
+          withdrawalId: input.withdrawalId,
+          status: 'IN_PROGRESS',
+        });
         expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
       });
       expect(activities.recordTravelRuleCompletion).toHaveBeenCalledWith(input.withdrawalId, completion);
@@ -297,12 +355,16 @@ describe('crypto-withdrawal workflow', () => {
         const { handle } = await startWithdrawal(run, input);
         await awaitingTravelRule(handle);
         for (const bad of [{}, { completedBy: 'not an email' }, { completedBy: 'ops@example.com', beneficiary: { country: 'DE' } }, 42]) {
-          const refused = await handle.executeUpdate(completeTravelRuleUpdate, { args: [bad as TravelRuleCompletion] }).catch((error: unknown) => error);
+          const refused = await handle
+            .executeUpdate(completeTravelRuleUpdate, { args: [bad as TravelRuleCompletion] })
+            .catch((error: unknown) => error);
           expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
           expect((refused as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'invalid-request' });
         }
         const history = await handle.fetchHistory();
-        const acceptedUpdates = (history.events ?? []).flatMap((event) => event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ?? []);
+        const acceptedUpdates = (history.events ?? []).flatMap(
+          (event) => event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ?? [],
+        );
         expect(acceptedUpdates).toEqual(['fundsReserved']);
         expect(await handle.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA' });
         expect(activities.recordTravelRuleCompletion).not.toHaveBeenCalled();
@@ -321,7 +383,10 @@ describe('crypto-withdrawal workflow', () => {
         const { handle } = await startWithdrawal(run, input);
         await eventually(async () => expect(activities.awaitWithdrawalConfirmation).toHaveBeenCalled());
         const refused = await handle.executeUpdate(completeTravelRuleUpdate, { args: [completion] }).catch((error: unknown) => error);
-        expect((refused as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'invalid-request', message: 'the withdrawal is not waiting for travel-rule data' });
+        expect((refused as WorkflowUpdateFailedError).cause).toMatchObject({
+          type: 'invalid-request',
+          message: 'the withdrawal is not waiting for travel-rule data',
+        });
         chain.open();
         expect(await handle.result()).toMatchObject({ status: 'SUCCESSFUL' });
       });
@@ -335,7 +400,11 @@ describe('crypto-withdrawal workflow', () => {
       const input = withdrawalInput();
       await env.withWorker(activities, async (run) => {
         const { handle } = await startWithdrawal(run, input);
-        expect(await handle.result()).toEqual({ status: 'UNSUCCESSFUL', stage: 'REJECTED', failureReason: 'transaction 0xfeed failed on chain' });
+        expect(await handle.result()).toEqual({
+          status: 'UNSUCCESSFUL',
+          stage: 'REJECTED',
+          failureReason: 'transaction 0xfeed failed on chain',
+        });
       });
       expect(activities.rejectWithdrawal).toHaveBeenCalledWith(input.withdrawalId, 'transaction 0xfeed failed on chain');
       expect(moneySteps(activities)).toEqual(['markWithdrawalHandOff', 'broadcastWithdrawal', 'rejectWithdrawal']);
@@ -343,7 +412,9 @@ describe('crypto-withdrawal workflow', () => {
 
     it('an uncertain failure fails the workflow and keeps the money held: no release, no reject, no settle', async () => {
       const activities = withdrawalActivities();
-      activities.awaitWithdrawalConfirmation.mockRejectedValue(ApplicationFailure.create({ type: 'node-unreachable', message: 'the chain node is gone', nonRetryable: true }));
+      activities.awaitWithdrawalConfirmation.mockRejectedValue(
+        ApplicationFailure.create({ type: 'node-unreachable', message: 'the chain node is gone', nonRetryable: true }),
+      );
       await env.withWorker(activities, async (run) => {
         const { handle } = await startWithdrawal(run, withdrawalInput());
         expect(await failureOf(handle)).toMatchObject({ type: 'node-unreachable' });
@@ -365,7 +436,11 @@ describe('crypto-withdrawal workflow', () => {
         await handle.cancel();
         expect(await failureOf(handle)).toBeInstanceOf(CancelledFailure);
         expect(await statusOf(handle)).toBe('CANCELLED');
-        expect(await handle.query(statusQuery)).toEqual({ status: 'UNSUCCESSFUL', stage: 'CANCELLED', failureReason: CANCELLED_BEFORE_HAND_OFF });
+        expect(await handle.query(statusQuery)).toEqual({
+          status: 'UNSUCCESSFUL',
+          stage: 'CANCELLED',
+          failureReason: CANCELLED_BEFORE_HAND_OFF,
+        });
       });
       expect(activities.releaseWithdrawal).toHaveBeenCalledWith(input.withdrawalId, CANCELLED_BEFORE_HAND_OFF, 'CANCELLED');
       expect(moneySteps(activities)).toEqual(['releaseWithdrawal']);
@@ -386,7 +461,12 @@ describe('crypto-withdrawal workflow', () => {
         expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
         expect(await statusOf(handle)).toBe('COMPLETED');
       });
-      expect(moneySteps(activities)).toEqual(['markWithdrawalHandOff', 'broadcastWithdrawal', 'recordWithdrawalCancellation', 'settleWithdrawal']);
+      expect(moneySteps(activities)).toEqual([
+        'markWithdrawalHandOff',
+        'broadcastWithdrawal',
+        'recordWithdrawalCancellation',
+        'settleWithdrawal',
+      ]);
     });
 
     it('whose release finds the hand-off committed first follows the money instead (not Canceled)', async () => {

@@ -30,7 +30,10 @@ function exchangeActivities() {
 
 async function runExchange(activities: ReturnType<typeof exchangeActivities>, input: ExchangeInput) {
   return env.withWorker(activities, async (run) => {
-    const handle = await run.start(exchangeContract.workflowType, { workflowId: exchangeContract.workflowId(input.exchangeId), args: [input] });
+    const handle = await run.start(exchangeContract.workflowType, {
+      workflowId: exchangeContract.workflowId(input.exchangeId),
+      args: [input],
+    });
     const outcome: { result?: unknown; error?: unknown } = await handle.result().then(
       (result: unknown) => ({ result }),
       (error: unknown) => ({ error }),
@@ -44,7 +47,10 @@ describe('exchange workflow', () => {
     const activities = exchangeActivities();
     const input = exchangeInput();
     const outcome = await runExchange(activities, input);
-    expect(outcome).toMatchObject({ status: 'COMPLETED', result: { status: 'SUCCESSFUL', stage: 'SETTLED', exchangeId: input.exchangeId } });
+    expect(outcome).toMatchObject({
+      status: 'COMPLETED',
+      result: { status: 'SUCCESSFUL', stage: 'SETTLED', exchangeId: input.exchangeId },
+    });
     expect(activities.executeExchange).toHaveBeenCalledWith(input);
     expect(activities.abandonExchange).not.toHaveBeenCalled();
   });
@@ -70,7 +76,9 @@ describe('exchange workflow', () => {
 
   it('whose outcome is unknown, but whose tombstone finds it committed (MOVED), is SUCCESSFUL', async () => {
     const activities = exchangeActivities();
-    activities.executeExchange.mockRejectedValue(ApplicationFailure.create({ type: 'connection-lost', message: 'lost before the answer', nonRetryable: true }));
+    activities.executeExchange.mockRejectedValue(
+      ApplicationFailure.create({ type: 'connection-lost', message: 'lost before the answer', nonRetryable: true }),
+    );
     activities.abandonExchange.mockResolvedValue('MOVED');
     const outcome = await runExchange(activities, exchangeInput());
     expect(outcome).toMatchObject({ status: 'COMPLETED', result: { status: 'SUCCESSFUL', stage: 'SETTLED' } });
@@ -86,7 +94,9 @@ describe('exchange workflow', () => {
 
   it('whose outcome is unknown and is tombstoned fails with operation-abandoned: nothing was moved', async () => {
     const activities = exchangeActivities();
-    activities.executeExchange.mockRejectedValue(ApplicationFailure.create({ type: 'connection-lost', message: 'lost', nonRetryable: true }));
+    activities.executeExchange.mockRejectedValue(
+      ApplicationFailure.create({ type: 'connection-lost', message: 'lost', nonRetryable: true }),
+    );
     const outcome = await runExchange(activities, exchangeInput());
     expect(outcome.status).toBe('FAILED');
     expect(outcome.error).toBeInstanceOf(WorkflowFailedError);

@@ -45,7 +45,15 @@ function sepaActivities() {
 type SepaActivities = ReturnType<typeof sepaActivities>;
 
 function moneySteps(activities: SepaActivities): string[] {
-  const steps = ['abandonSepaTransfer', 'releaseSepaTransfer', 'markSepaHandOff', 'submitSepaTransfer', 'settleSepaTransfer', 'rejectSepaTransfer', 'recordSepaCancellation'] as const;
+  const steps = [
+    'abandonSepaTransfer',
+    'releaseSepaTransfer',
+    'markSepaHandOff',
+    'submitSepaTransfer',
+    'settleSepaTransfer',
+    'rejectSepaTransfer',
+    'recordSepaCancellation',
+  ] as const;
   return steps
     .flatMap((step) => activities[step].mock.invocationCallOrder.map((order) => ({ step, order })))
     .sort((a, b) => a.order - b.order)
@@ -65,7 +73,7 @@ async function failureOf(handle: WorkflowHandle): Promise<unknown> {
 }
 
 describe('SEPA-transfer workflow', () => {
-  it('answers once reserved, submits the payment and settles on the bank\'s acceptance', async () => {
+  it("answers once reserved, submits the payment and settles on the bank's acceptance", async () => {
     const activities = sepaActivities();
     const input = transferInput();
     await env.withWorker(activities, async (run) => {
@@ -78,7 +86,7 @@ describe('SEPA-transfer workflow', () => {
     expect(moneySteps(activities)).toEqual(['markSepaHandOff', 'submitSepaTransfer', 'settleSepaTransfer']);
   });
 
-  it('the bank rejecting the payment releases the funds: UNSUCCESSFUL, stage REJECTED, with the bank\'s reason', async () => {
+  it("the bank rejecting the payment releases the funds: UNSUCCESSFUL, stage REJECTED, with the bank's reason", async () => {
     const activities = sepaActivities();
     activities.awaitBankAnswer.mockResolvedValue({ state: 'REJECTED', reason: 'AC04 closed account number' });
     const input = transferInput();
@@ -98,7 +106,11 @@ describe('SEPA-transfer workflow', () => {
       const { handle, reserved } = await startTransfer(run, input);
       const callerError = await reserved.catch((error: unknown) => error);
       expect((callerError as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'partner-not-found' });
-      expect(await handle.result()).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'REFUSED_PARTNER_NOT_FOUND', refusal: { kind: 'partner-not-found' } });
+      expect(await handle.result()).toMatchObject({
+        status: 'UNSUCCESSFUL',
+        stage: 'REFUSED_PARTNER_NOT_FOUND',
+        refusal: { kind: 'partner-not-found' },
+      });
     });
     expect(activities.abandonSepaTransfer).toHaveBeenCalledWith(input.transferId, 'the reservation could not be confirmed');
     expect(moneySteps(activities)).toEqual(['abandonSepaTransfer']);
@@ -106,7 +118,9 @@ describe('SEPA-transfer workflow', () => {
 
   it('a reservation whose outcome is unknown is abandoned and fails the workflow with operation-abandoned', async () => {
     const activities = sepaActivities();
-    activities.reserveSepaTransfer.mockRejectedValue(ApplicationFailure.create({ type: 'connection-lost', message: 'lost', nonRetryable: true }));
+    activities.reserveSepaTransfer.mockRejectedValue(
+      ApplicationFailure.create({ type: 'connection-lost', message: 'lost', nonRetryable: true }),
+    );
     await env.withWorker(activities, async (run) => {
       const { handle } = await startTransfer(run, transferInput());
       expect(await failureOf(handle)).toMatchObject({ type: 'operation-abandoned' });
@@ -120,7 +134,11 @@ describe('SEPA-transfer workflow', () => {
     const input = transferInput();
     await env.withWorker(activities, async (run) => {
       const { handle } = await startTransfer(run, input);
-      expect(await handle.result()).toEqual({ status: 'UNSUCCESSFUL', stage: 'FAILED', failureReason: 'the creditor name does not fit pain.001' });
+      expect(await handle.result()).toEqual({
+        status: 'UNSUCCESSFUL',
+        stage: 'FAILED',
+        failureReason: 'the creditor name does not fit pain.001',
+      });
     });
     expect(activities.releaseSepaTransfer).toHaveBeenCalledWith(input.transferId, 'the creditor name does not fit pain.001', 'FAILED');
     expect(moneySteps(activities)).toEqual(['markSepaHandOff', 'releaseSepaTransfer']);
@@ -166,7 +184,7 @@ describe('SEPA-transfer workflow', () => {
     expect(activities.submitSepaTransfer).not.toHaveBeenCalled();
   });
 
-  it('cancelled after the submission, records the request and still follows the bank\'s answer', async () => {
+  it("cancelled after the submission, records the request and still follows the bank's answer", async () => {
     const activities = sepaActivities();
     const input = transferInput();
     await env.withWorker(activities, async (run) => {
@@ -180,7 +198,11 @@ describe('SEPA-transfer workflow', () => {
       await handle.cancel();
       await eventually(async () => expect(activities.recordSepaCancellation).toHaveBeenCalledWith(input.transferId));
       bank.open();
-      expect(await handle.result()).toEqual({ status: 'UNSUCCESSFUL', stage: 'REJECTED', failureReason: 'AM04 insufficient funds at the bank' });
+      expect(await handle.result()).toEqual({
+        status: 'UNSUCCESSFUL',
+        stage: 'REJECTED',
+        failureReason: 'AM04 insufficient funds at the bank',
+      });
     });
     expect(moneySteps(activities)).toEqual(['markSepaHandOff', 'submitSepaTransfer', 'recordSepaCancellation', 'rejectSepaTransfer']);
   });
