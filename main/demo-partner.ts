@@ -4,7 +4,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Currency } from '../core/currencies';
 import { Partner } from '../db/entities/partner.entity';
 import { postDeposit } from '../db/services/deposit.service';
-import { createApiKey, createPartner } from '../db/services/partner.service';
+import { createApiKey } from '../db/services/api-key.service';
+import { createPartner } from '../db/services/partner.service';
 
 /** Fixed id, so every start finds the same demo partner. */
 export const DEMO_PARTNER_ID = '00000000-0000-4000-8000-00000000d3e0';

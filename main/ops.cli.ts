@@ -30,7 +30,10 @@ import {
   resolveOperation,
 } from '../db/services/operation-resolution.service';
 import type { OperationRecord, OperationType } from '../db/services/operation-resolution.service';
-import { createApiKey, createPartner, revokeApiKey, setFiatAccountStatus, upsertUser } from '../db/services/partner.service';
+import { setFiatAccountStatus } from '../db/services/account.service';
+import { createApiKey, revokeApiKey } from '../db/services/api-key.service';
+import { createPartner } from '../db/services/partner.service';
+import { upsertUser } from '../db/services/partner-user.service';
 import { completeTravelRuleUpdate, cryptoWithdrawalContract, exchangeContract, sepaTransferContract } from '../contracts';
 import type { TravelRuleCompletion } from '../contracts';
 import { ensurePostgres } from '../dev/embedded-postgres';

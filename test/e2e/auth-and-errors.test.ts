@@ -8,7 +8,7 @@ import type { ApiDependencies } from '../../api/dependencies';
 import { createLogger } from '../../core/logger';
 import { DEFAULT_EUR_RATES } from '../../core/rates';
 import { loadSettings } from '../../core/settings';
-import { revokeApiKey } from '../../db/services/partner.service';
+import { revokeApiKey } from '../../db/services/api-key.service';
 import { startWorker } from '../../worker/worker';
 import type { RunningWorker } from '../../worker/worker';
 import { eventually } from '../support/eventually';

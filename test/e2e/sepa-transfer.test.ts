@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { setFiatAccountStatus } from '../../db/services/partner.service';
+import { setFiatAccountStatus } from '../../db/services/account.service';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';

@@ -4,7 +4,8 @@ import type { Currency } from '../../core/currencies';
 import { Account } from '../../db/entities/account.entity';
 import { openOrm } from '../../db/orm';
 import { postDeposit } from '../../db/services/deposit.service';
-import { createApiKey, createPartner } from '../../db/services/partner.service';
+import { createApiKey } from '../../db/services/api-key.service';
+import { createPartner } from '../../db/services/partner.service';
 import { testStack } from './stack';
 
 export async function openTestOrm(poolMax = 10): Promise<MikroORM> {

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Client, Connection } from '@temporalio/client';
-import { upsertUser } from '../../db/services/partner.service';
+import { upsertUser } from '../../db/services/partner-user.service';
 import type { TestPartner } from './fixtures';
 import type { TestApi } from './http';
 import { testStack } from './stack';
