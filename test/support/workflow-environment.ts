@@ -31,6 +31,14 @@ export function mockActivities<K extends keyof Activities>(implementations: {
   return mocks as ActivityMocks<K>;
 }
 
+/** Which of the named mocked steps were called, in the order they were called (repeats included). */
+export function callOrder<K extends keyof Activities>(activities: ActivityMocks<K>, steps: readonly K[]): K[] {
+  return steps
+    .flatMap((step) => activities[step].mock.invocationCallOrder.map((order) => ({ step, order })))
+    .sort((a, b) => a.order - b.order)
+    .map(({ step }) => step);
+}
+
 /** A failure as an activity reports a domain error: non-retryable, its type the error kind. */
 export function domainFailure(type: string, message = type): ApplicationFailure {
   return ApplicationFailure.create({ type, message, nonRetryable: true });

@@ -5,7 +5,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { completeTravelRuleUpdate, cryptoWithdrawalContract, statusQuery } from '../../contracts';
 import type { CryptoWithdrawalInput, OperationProgress, TravelRuleCompletion } from '../../contracts';
 import { eventually } from '../support/eventually';
-import { domainFailure, mockActivities, useWorkflowTestEnvironment } from '../support/workflow-environment';
+import { domainFailure, callOrder, mockActivities, useWorkflowTestEnvironment } from '../support/workflow-environment';
 import type { WorkflowRun } from '../support/workflow-environment';
 
 /**
@@ -68,10 +68,7 @@ function moneySteps(activities: WithdrawalActivities): string[] {
     'rejectWithdrawal',
     'recordWithdrawalCancellation',
   ] as const;
-  return steps
-    .flatMap((step) => activities[step].mock.invocationCallOrder.map((order) => ({ step, order })))
-    .sort((a, b) => a.order - b.order)
-    .map(({ step }) => step);
+  return callOrder(activities, steps);
 }
 
 async function startWithdrawal(run: WorkflowRun, input: CryptoWithdrawalInput) {

@@ -5,7 +5,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { sepaTransferContract, statusQuery } from '../../contracts';
 import type { SepaTransferInput } from '../../contracts';
 import { eventually } from '../support/eventually';
-import { domainFailure, mockActivities, useWorkflowTestEnvironment } from '../support/workflow-environment';
+import { domainFailure, callOrder, mockActivities, useWorkflowTestEnvironment } from '../support/workflow-environment';
 import type { WorkflowRun } from '../support/workflow-environment';
 
 /** The SEPA-transfer workflow on its own, with mocked activities: the same lifecycle as a withdrawal, the bank deciding. */
@@ -54,10 +54,7 @@ function moneySteps(activities: SepaActivities): string[] {
     'rejectSepaTransfer',
     'recordSepaCancellation',
   ] as const;
-  return steps
-    .flatMap((step) => activities[step].mock.invocationCallOrder.map((order) => ({ step, order })))
-    .sort((a, b) => a.order - b.order)
-    .map(({ step }) => step);
+  return callOrder(activities, steps);
 }
 
 const startTransfer = (run: WorkflowRun, input: SepaTransferInput) =>
