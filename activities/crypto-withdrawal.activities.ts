@@ -169,7 +169,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       const result = await deps.chain.broadcast({
         withdrawalId,
         currency: withdrawal.currency as CryptoCurrency,
-        network: withdrawal.network as Network,
+        network: withdrawal.network,
         destination: withdrawal.destination,
         amount: new Decimal(withdrawal.amount).toFixed(),
         memo: withdrawal.memo ?? null,

@@ -1,5 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
-import type { EntityClass, FilterQuery } from '@mikro-orm/core';
+import type { EntityName, FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { assertInvariant } from '../core/errors';
 import { isFinal } from '../core/operation-status';
@@ -23,7 +23,7 @@ export interface OutgoingPaymentRecord {
 }
 
 export interface OutgoingPaymentKind<Record extends OutgoingPaymentRecord> {
-  entity: EntityClass<Record>;
+  entity: EntityName<Record>;
   ledgerKind: LedgerTransferKind;
   /** For messages: "crypto withdrawal", "SEPA transfer". */
   label: string;

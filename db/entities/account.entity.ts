@@ -1,4 +1,6 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
+import type { InferEntity } from '@mikro-orm/core';
+import { CURRENCIES } from '../../core/currencies';
 import { DecimalStringType } from '../types/decimal-string.type';
 
 export type AccountKind = 'PARTNER' | 'SYSTEM';
@@ -9,38 +11,27 @@ export type FiatAccountStatus = 'ACTIVE' | 'WAITING_TO_BE_ACTIVATED';
  * exchange desk, withdrawals and SEPA clearing, deposits from outside). The three amounts are a
  * cache of the postings, kept in the same transaction; reconciliation checks them.
  */
-export class Account {
-  id!: string;
-  kind!: AccountKind;
-  partnerId?: string | null;
-  systemCode?: string | null;
-  currency!: string;
-  iban?: string | null;
-  fiatStatus?: FiatAccountStatus | null;
-  walletAddress?: string | null;
-  postedAmount!: string;
-  /** Sum of pending (reserved) outgoing postings, as a positive amount. */
-  pendingOutAmount!: string;
-  /** Sum of pending incoming postings, as a positive amount. */
-  pendingInAmount!: string;
-  createdAt!: Date;
-}
-
-export const AccountSchema = new EntitySchema<Account>({
-  class: Account,
+export const Account = defineEntity({
+  name: 'Account',
   tableName: 'account',
   properties: {
-    id: { type: 'uuid', primary: true },
-    kind: { type: 'text' },
-    partnerId: { type: 'uuid', fieldName: 'partner_id', nullable: true },
-    systemCode: { type: 'text', fieldName: 'system_code', nullable: true },
-    currency: { type: 'text' },
-    iban: { type: 'text', nullable: true },
-    fiatStatus: { type: 'text', fieldName: 'fiat_status', nullable: true },
-    walletAddress: { type: 'text', fieldName: 'wallet_address', nullable: true },
-    postedAmount: { type: new DecimalStringType(), fieldName: 'posted_amount' },
-    pendingOutAmount: { type: new DecimalStringType(), fieldName: 'pending_out_amount' },
-    pendingInAmount: { type: new DecimalStringType(), fieldName: 'pending_in_amount' },
-    createdAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'created_at' },
+    id: p.uuid().primary(),
+    kind: p.enum(['PARTNER', 'SYSTEM'] satisfies AccountKind[]),
+    partnerId: p.uuid().fieldName('partner_id').nullable(),
+    systemCode: p.text().fieldName('system_code').nullable(),
+    currency: p.enum([...CURRENCIES]),
+    iban: p.text().nullable(),
+    fiatStatus: p
+      .enum(['ACTIVE', 'WAITING_TO_BE_ACTIVATED'] satisfies FiatAccountStatus[])
+      .fieldName('fiat_status')
+      .nullable(),
+    walletAddress: p.text().fieldName('wallet_address').nullable(),
+    postedAmount: p.type(new DecimalStringType()).defaultRaw('0').fieldName('posted_amount'),
+    /** Sum of pending (reserved) outgoing postings, as a positive amount. */
+    pendingOutAmount: p.type(new DecimalStringType()).defaultRaw('0').fieldName('pending_out_amount'),
+    /** Sum of pending incoming postings, as a positive amount. */
+    pendingInAmount: p.type(new DecimalStringType()).defaultRaw('0').fieldName('pending_in_amount'),
+    createdAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('created_at'),
   },
 });
+export type Account = InferEntity<typeof Account>;

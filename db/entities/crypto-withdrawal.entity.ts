@@ -1,7 +1,9 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
+import type { InferEntity } from '@mikro-orm/core';
+import type { Currency, Network } from '../../core/currencies';
+import { RECEIVER_TYPES, WALLET_TYPES } from '../../core/counterparty';
 import { DecimalStringType } from '../types/decimal-string.type';
-import type { ReceiverType, WalletType } from '../../core/counterparty';
-import type { OperationStatus } from '../../core/operation-status';
+import { OPERATION_STATUSES } from './operation-status.column';
 
 /** Where the workflow is; finer than the public status, for operators. */
 export type CryptoWithdrawalStage =
@@ -15,63 +17,38 @@ export type CryptoWithdrawalStage =
   | 'REJECTED'
   | 'CANCELLED';
 
-export class CryptoWithdrawal {
-  id!: string;
-  partnerId!: string;
-  /** Set for withdrawals on behalf of a partner's user; null when the partner withdraws. */
-  userId?: string | null;
-  currency!: string;
-  network!: string;
-  amount!: string;
-  fee!: string;
-  destination!: string;
-  memo?: string | null;
-  walletType!: WalletType;
-  receiverType!: ReceiverType;
-  beneficiaryName!: string;
-  status!: OperationStatus;
-  stage!: CryptoWithdrawalStage;
-  /** EUR value at request time; decides whether the travel-rule threshold applies. */
-  amountEur!: string;
-  travelRule?: Record<string, unknown> | null;
-  transactionHash?: string | null;
-  failureReason?: string | null;
-  /** Set before the chain or bank is called: from then on the money may have left. */
-  handedOffAt?: Date | null;
-  /** The chain's or bank's definite answer that the money did not leave; only it may release after hand-off. */
-  externalRejection?: string | null;
-  /** An operator asked to cancel after the hand-off: recorded, the money waits for the answer. */
-  cancelRequestedAt?: Date | null;
-  createdAt!: Date;
-  updatedAt!: Date;
-}
-
-export const CryptoWithdrawalSchema = new EntitySchema<CryptoWithdrawal>({
-  class: CryptoWithdrawal,
+export const CryptoWithdrawal = defineEntity({
+  name: 'CryptoWithdrawal',
   tableName: 'crypto_withdrawal',
   properties: {
-    id: { type: 'uuid', primary: true },
-    partnerId: { type: 'uuid', fieldName: 'partner_id' },
-    userId: { type: 'uuid', fieldName: 'user_id', nullable: true },
-    currency: { type: 'text' },
-    network: { type: 'text' },
-    amount: { type: new DecimalStringType() },
-    fee: { type: new DecimalStringType() },
-    destination: { type: 'text' },
-    memo: { type: 'text', nullable: true },
-    walletType: { type: 'text', fieldName: 'wallet_type' },
-    receiverType: { type: 'text', fieldName: 'receiver_type' },
-    beneficiaryName: { type: 'text', fieldName: 'beneficiary_name' },
-    status: { type: 'text' },
-    stage: { type: 'text' },
-    amountEur: { type: new DecimalStringType(), fieldName: 'amount_eur' },
-    travelRule: { type: 'json', columnType: 'jsonb', fieldName: 'travel_rule', nullable: true },
-    transactionHash: { type: 'text', fieldName: 'transaction_hash', nullable: true },
-    failureReason: { type: 'text', fieldName: 'failure_reason', nullable: true },
-    handedOffAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'handed_off_at', nullable: true },
-    externalRejection: { type: 'text', fieldName: 'external_rejection', nullable: true },
-    cancelRequestedAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'cancel_requested_at', nullable: true },
-    createdAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'created_at' },
-    updatedAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'updated_at' },
+    id: p.uuid().primary(),
+    partnerId: p.uuid().fieldName('partner_id'),
+    /** Set for withdrawals on behalf of a partner's user; null when the partner withdraws. */
+    userId: p.uuid().fieldName('user_id').nullable(),
+    currency: p.text().$type<Currency>(),
+    network: p.text().$type<Network>(),
+    amount: p.type(new DecimalStringType()),
+    fee: p.type(new DecimalStringType()),
+    destination: p.text(),
+    memo: p.text().nullable(),
+    walletType: p.enum([...WALLET_TYPES]).fieldName('wallet_type'),
+    receiverType: p.enum([...RECEIVER_TYPES]).fieldName('receiver_type'),
+    beneficiaryName: p.text().fieldName('beneficiary_name'),
+    status: p.enum(OPERATION_STATUSES),
+    stage: p.text().$type<CryptoWithdrawalStage>(),
+    /** EUR value at request time; decides whether the travel-rule threshold applies. */
+    amountEur: p.type(new DecimalStringType()).fieldName('amount_eur'),
+    travelRule: p.json<Record<string, unknown>>().columnType('jsonb').fieldName('travel_rule').nullable(),
+    transactionHash: p.text().fieldName('transaction_hash').nullable(),
+    failureReason: p.text().fieldName('failure_reason').nullable(),
+    /** Set before the chain or bank is called: from then on the money may have left. */
+    handedOffAt: p.datetime().columnType('timestamptz').fieldName('handed_off_at').nullable(),
+    /** The chain's or bank's definite answer that the money did not leave; only it may release after hand-off. */
+    externalRejection: p.text().fieldName('external_rejection').nullable(),
+    /** An operator asked to cancel after the hand-off: recorded, the money waits for the answer. */
+    cancelRequestedAt: p.datetime().columnType('timestamptz').fieldName('cancel_requested_at').nullable(),
+    createdAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('created_at'),
+    updatedAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('updated_at'),
   },
 });
+export type CryptoWithdrawal = InferEntity<typeof CryptoWithdrawal>;

@@ -1,29 +1,22 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
+import type { InferEntity } from '@mikro-orm/core';
+import type { Currency } from '../../core/currencies';
 import { DecimalStringType } from '../types/decimal-string.type';
 
 export type DepositType = 'sepaDeposit' | 'fiatDeposit' | 'cryptoDeposit';
 
 /** Money that arrived from outside into a partner's account (posted at once). */
-export class Deposit {
-  id!: string;
-  partnerId!: string;
-  accountId!: string;
-  currency!: string;
-  amount!: string;
-  type!: DepositType;
-  createdAt!: Date;
-}
-
-export const DepositSchema = new EntitySchema<Deposit>({
-  class: Deposit,
+export const Deposit = defineEntity({
+  name: 'Deposit',
   tableName: 'deposit',
   properties: {
-    id: { type: 'uuid', primary: true },
-    partnerId: { type: 'uuid', fieldName: 'partner_id' },
-    accountId: { type: 'uuid', fieldName: 'account_id' },
-    currency: { type: 'text' },
-    amount: { type: new DecimalStringType() },
-    type: { type: 'text' },
-    createdAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'created_at' },
+    id: p.uuid().primary(),
+    partnerId: p.uuid().fieldName('partner_id'),
+    accountId: p.uuid().fieldName('account_id'),
+    currency: p.text().$type<Currency>(),
+    amount: p.type(new DecimalStringType()),
+    type: p.enum(['sepaDeposit', 'fiatDeposit', 'cryptoDeposit'] satisfies DepositType[]),
+    createdAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('created_at'),
   },
 });
+export type Deposit = InferEntity<typeof Deposit>;

@@ -1,36 +1,26 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
+import type { InferEntity } from '@mikro-orm/core';
+import type { Currency } from '../../core/currencies';
 import { DecimalStringType } from '../types/decimal-string.type';
-import type { OperationStatus } from '../../core/operation-status';
+import { OPERATION_STATUSES } from './operation-status.column';
 
 /** A currency exchange at a locked rate; final in one transaction, so it is SUCCESSFUL once stored. */
-export class Exchange {
-  id!: string;
-  partnerId!: string;
-  lockId!: string;
-  currencyFrom!: string;
-  currencyTo!: string;
-  amountFrom!: string;
-  /** Credited to the partner, after the fee. */
-  amountTo!: string;
-  /** Kept by the house, in currencyTo. */
-  feeAmount!: string;
-  status!: OperationStatus;
-  createdAt!: Date;
-}
-
-export const ExchangeSchema = new EntitySchema<Exchange>({
-  class: Exchange,
+export const Exchange = defineEntity({
+  name: 'Exchange',
   tableName: 'exchange',
   properties: {
-    id: { type: 'uuid', primary: true },
-    partnerId: { type: 'uuid', fieldName: 'partner_id' },
-    lockId: { type: 'uuid', fieldName: 'lock_id' },
-    currencyFrom: { type: 'text', fieldName: 'currency_from' },
-    currencyTo: { type: 'text', fieldName: 'currency_to' },
-    amountFrom: { type: new DecimalStringType(), fieldName: 'amount_from' },
-    amountTo: { type: new DecimalStringType(), fieldName: 'amount_to' },
-    feeAmount: { type: new DecimalStringType(), fieldName: 'fee_amount' },
-    status: { type: 'text' },
-    createdAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'created_at' },
+    id: p.uuid().primary(),
+    partnerId: p.uuid().fieldName('partner_id'),
+    lockId: p.uuid().fieldName('lock_id'),
+    currencyFrom: p.text().$type<Currency>().fieldName('currency_from'),
+    currencyTo: p.text().$type<Currency>().fieldName('currency_to'),
+    amountFrom: p.type(new DecimalStringType()).fieldName('amount_from'),
+    /** Credited to the partner, after the fee. */
+    amountTo: p.type(new DecimalStringType()).fieldName('amount_to'),
+    /** Kept by the house, in currencyTo. */
+    feeAmount: p.type(new DecimalStringType()).fieldName('fee_amount'),
+    status: p.enum(OPERATION_STATUSES),
+    createdAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('created_at'),
   },
 });
+export type Exchange = InferEntity<typeof Exchange>;

@@ -1,25 +1,19 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
+import type { InferEntity } from '@mikro-orm/core';
+import type { Currency } from '../../core/currencies';
 import { DecimalStringType } from '../types/decimal-string.type';
 
 /** One leg of a transfer: a signed amount into (+) or out of (−) one account. */
-export class LedgerPosting {
-  id!: string;
-  transferId!: string;
-  accountId!: string;
-  currency!: string;
-  amount!: string;
-  createdAt!: Date;
-}
-
-export const LedgerPostingSchema = new EntitySchema<LedgerPosting>({
-  class: LedgerPosting,
+export const LedgerPosting = defineEntity({
+  name: 'LedgerPosting',
   tableName: 'ledger_posting',
   properties: {
-    id: { type: 'uuid', primary: true },
-    transferId: { type: 'uuid', fieldName: 'transfer_id' },
-    accountId: { type: 'uuid', fieldName: 'account_id' },
-    currency: { type: 'text' },
-    amount: { type: new DecimalStringType() },
-    createdAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'created_at' },
+    id: p.uuid().primary(),
+    transferId: p.uuid().fieldName('transfer_id'),
+    accountId: p.uuid().fieldName('account_id'),
+    currency: p.text().$type<Currency>(),
+    amount: p.type(new DecimalStringType()),
+    createdAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('created_at'),
   },
 });
+export type LedgerPosting = InferEntity<typeof LedgerPosting>;

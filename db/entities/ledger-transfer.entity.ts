@@ -1,28 +1,21 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
+import type { InferEntity } from '@mikro-orm/core';
 
 export type LedgerTransferState = 'PENDING' | 'POSTED' | 'VOIDED';
 export type LedgerTransferKind = 'DEPOSIT' | 'EXCHANGE' | 'CRYPTO_WITHDRAWAL' | 'SEPA_TRANSFER';
 
 /** A balanced set of postings; two-phase transfers start PENDING and end POSTED or VOIDED. */
-export class LedgerTransfer {
-  /** The id of the business operation that moved the money: re-running the step finds it. */
-  id!: string;
-  kind!: LedgerTransferKind;
-  state!: LedgerTransferState;
-  createdAt!: Date;
-  postedAt?: Date | null;
-  voidedAt?: Date | null;
-}
-
-export const LedgerTransferSchema = new EntitySchema<LedgerTransfer>({
-  class: LedgerTransfer,
+export const LedgerTransfer = defineEntity({
+  name: 'LedgerTransfer',
   tableName: 'ledger_transfer',
   properties: {
-    id: { type: 'uuid', primary: true },
-    kind: { type: 'text' },
-    state: { type: 'text' },
-    createdAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'created_at' },
-    postedAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'posted_at', nullable: true },
-    voidedAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'voided_at', nullable: true },
+    /** The id of the business operation that moved the money: re-running the step finds it. */
+    id: p.uuid().primary(),
+    kind: p.enum(['DEPOSIT', 'EXCHANGE', 'CRYPTO_WITHDRAWAL', 'SEPA_TRANSFER'] satisfies LedgerTransferKind[]),
+    state: p.enum(['PENDING', 'POSTED', 'VOIDED'] satisfies LedgerTransferState[]),
+    createdAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('created_at'),
+    postedAt: p.datetime().columnType('timestamptz').fieldName('posted_at').nullable(),
+    voidedAt: p.datetime().columnType('timestamptz').fieldName('voided_at').nullable(),
   },
 });
+export type LedgerTransfer = InferEntity<typeof LedgerTransfer>;

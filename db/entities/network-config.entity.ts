@@ -1,25 +1,19 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
+import type { InferEntity } from '@mikro-orm/core';
+import type { Currency, Network } from '../../core/currencies';
 import { DecimalStringType } from '../types/decimal-string.type';
 
 /** Withdrawal fee and limits per currency and network; data, so operators change it without a deploy. */
-export class NetworkConfig {
-  currency!: string;
-  network!: string;
-  mainnet!: boolean;
-  feeWithdrawal!: string;
-  minWithdrawal!: string;
-  minDeposit!: string;
-}
-
-export const NetworkConfigSchema = new EntitySchema<NetworkConfig>({
-  class: NetworkConfig,
+export const NetworkConfig = defineEntity({
+  name: 'NetworkConfig',
   tableName: 'network_config',
   properties: {
-    currency: { type: 'text', primary: true },
-    network: { type: 'text', primary: true },
-    mainnet: { type: 'boolean' },
-    feeWithdrawal: { type: new DecimalStringType(), fieldName: 'fee_withdrawal' },
-    minWithdrawal: { type: new DecimalStringType(), fieldName: 'min_withdrawal' },
-    minDeposit: { type: new DecimalStringType(), fieldName: 'min_deposit' },
+    currency: p.text().$type<Currency>().primary(),
+    network: p.text().$type<Network>().primary(),
+    mainnet: p.boolean(),
+    feeWithdrawal: p.type(new DecimalStringType()).fieldName('fee_withdrawal'),
+    minWithdrawal: p.type(new DecimalStringType()).fieldName('min_withdrawal'),
+    minDeposit: p.type(new DecimalStringType()).fieldName('min_deposit'),
   },
 });
+export type NetworkConfig = InferEntity<typeof NetworkConfig>;

@@ -1,46 +1,29 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
+import type { InferEntity } from '@mikro-orm/core';
 
 /** One of a partner's end users, with the KYC fields of the spec's User object. */
-export class PartnerUser {
-  id!: string;
-  partnerId!: string;
-  externalUserId!: string;
-  email!: string;
-  firstName!: string;
-  lastName!: string;
-  address!: string;
-  city!: string;
-  /** ISO 3166-1 alpha-2. */
-  country!: string;
-  documentType!: string;
-  documentNumber!: string;
-  pesel?: string | null;
-  birthCountry?: string | null;
-  /** YYYY-MM-DD. */
-  birthDate?: string | null;
-  createdAt!: Date;
-  updatedAt!: Date;
-}
-
-export const PartnerUserSchema = new EntitySchema<PartnerUser>({
-  class: PartnerUser,
+export const PartnerUser = defineEntity({
+  name: 'PartnerUser',
   tableName: 'partner_user',
   properties: {
-    id: { type: 'uuid', primary: true },
-    partnerId: { type: 'uuid', fieldName: 'partner_id' },
-    externalUserId: { type: 'text', fieldName: 'external_user_id' },
-    email: { type: 'text' },
-    firstName: { type: 'text', fieldName: 'first_name' },
-    lastName: { type: 'text', fieldName: 'last_name' },
-    address: { type: 'text' },
-    city: { type: 'text' },
-    country: { type: 'text' },
-    documentType: { type: 'text', fieldName: 'document_type' },
-    documentNumber: { type: 'text', fieldName: 'document_number' },
-    pesel: { type: 'text', nullable: true },
-    birthCountry: { type: 'text', fieldName: 'birth_country', nullable: true },
-    birthDate: { type: 'string', columnType: 'date', fieldName: 'birth_date', nullable: true },
-    createdAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'created_at' },
-    updatedAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'updated_at' },
+    id: p.uuid().primary(),
+    partnerId: p.uuid().fieldName('partner_id'),
+    externalUserId: p.text().fieldName('external_user_id'),
+    email: p.text(),
+    firstName: p.text().fieldName('first_name'),
+    lastName: p.text().fieldName('last_name'),
+    address: p.text(),
+    city: p.text(),
+    /** ISO 3166-1 alpha-2. */
+    country: p.text(),
+    documentType: p.text().fieldName('document_type'),
+    documentNumber: p.text().fieldName('document_number'),
+    pesel: p.text().nullable(),
+    birthCountry: p.text().fieldName('birth_country').nullable(),
+    /** YYYY-MM-DD. */
+    birthDate: p.string().columnType('date').fieldName('birth_date').nullable(),
+    createdAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('created_at'),
+    updatedAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('updated_at'),
   },
 });
+export type PartnerUser = InferEntity<typeof PartnerUser>;

@@ -1,21 +1,16 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
+import type { InferEntity } from '@mikro-orm/core';
 import { DecimalStringType } from '../types/decimal-string.type';
 
-export class Partner {
-  id!: string;
-  name!: string;
-  /** Percentage taken on exchanges, e.g. "1.5" for 1.5 %. */
-  feePercentage!: string;
-  createdAt!: Date;
-}
-
-export const PartnerSchema = new EntitySchema<Partner>({
-  class: Partner,
+export const Partner = defineEntity({
+  name: 'Partner',
   tableName: 'partner',
   properties: {
-    id: { type: 'uuid', primary: true },
-    name: { type: 'text' },
-    feePercentage: { type: new DecimalStringType(7, 4), fieldName: 'fee_percentage' },
-    createdAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'created_at' },
+    id: p.uuid().primary(),
+    name: p.text(),
+    /** Percentage taken on exchanges, e.g. "1.5" for 1.5 %. */
+    feePercentage: p.type(new DecimalStringType(7, 4)).fieldName('fee_percentage'),
+    createdAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('created_at'),
   },
 });
+export type Partner = InferEntity<typeof Partner>;

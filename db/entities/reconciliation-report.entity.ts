@@ -1,20 +1,15 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
+import type { InferEntity } from '@mikro-orm/core';
 
 /** What one reconciliation run found; kept so operators can see when an invariant first broke. */
-export class ReconciliationReport {
-  id!: string;
-  createdAt!: Date;
-  ok!: boolean;
-  report!: Record<string, unknown>;
-}
-
-export const ReconciliationReportSchema = new EntitySchema<ReconciliationReport>({
-  class: ReconciliationReport,
+export const ReconciliationReport = defineEntity({
+  name: 'ReconciliationReport',
   tableName: 'reconciliation_report',
   properties: {
-    id: { type: 'uuid', primary: true },
-    createdAt: { type: 'Date', columnType: 'timestamptz', fieldName: 'created_at' },
-    ok: { type: 'boolean' },
-    report: { type: 'json', columnType: 'jsonb' },
+    id: p.uuid().primary(),
+    createdAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('created_at'),
+    ok: p.boolean(),
+    report: p.json<Record<string, unknown>>().columnType('jsonb'),
   },
 });
+export type ReconciliationReport = InferEntity<typeof ReconciliationReport>;

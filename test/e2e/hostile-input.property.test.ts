@@ -30,7 +30,14 @@ const SEED = Number(process.env.HOSTILE_SEED ?? 20261122);
 const BODIES_PER_ROUTE = Number(process.env.HOSTILE_BODIES ?? 10_000);
 const IN_FLIGHT = 16;
 const MAX_BODY_BYTES = 64 * 1024;
-const MAX_LOOP_DELAY_MS = 1_000;
+/**
+ * Hostile bodies are thousands of the generated ones: before the input bounds each cost 0.5 s or
+ * more, so even the 99.9th percentile of event-loop delay stood far above 1 s. Bounding the
+ * percentile (and the maximum loosely) keeps one garbage collection on a busy machine from
+ * failing the run.
+ */
+const MAX_LOOP_DELAY_P999_MS = 1_000;
+const MAX_LOOP_DELAY_MS = 3_000;
 const FINAL_STATUSES = ['SUCCESSFUL', 'UNSUCCESSFUL'];
 
 const ctx = useTestApi({ maxBodyBytes: MAX_BODY_BYTES });
@@ -58,6 +65,7 @@ interface Outcome {
 interface RouteRun {
   outcomes: Outcome[];
   maxLoopDelayMs: number;
+  p999LoopDelayMs: number;
   lockFetches: number;
 }
 
@@ -115,7 +123,7 @@ async function sendAll(partner: TestPartner, path: string, bodies: HostileBody[]
     }),
   );
   loop.disable();
-  return { outcomes, maxLoopDelayMs: loop.max / 1e6, lockFetches };
+  return { outcomes, maxLoopDelayMs: loop.max / 1e6, p999LoopDelayMs: loop.percentile(99.9) / 1e6, lockFetches };
 }
 
 function hasRealLock(value: unknown): boolean {
@@ -179,8 +187,9 @@ function checkAnswers(route: string, run: RouteRun, textRefusalCode: string): Ou
       `(${accepted.filter((outcome) => outcome.body.kind === 'json' && outcome.body.generatedValid).length} generated valid), ` +
       `${run.lockFetches} locks fetched; answers ${JSON.stringify(codes)}; slowest request ${slowest.ms.toFixed(0)} ms ` +
       `(${slowest.status}${slowest.errorCode ? ` ${slowest.errorCode}` : ''}: ${describeBody(slowest.body).slice(0, 120)}); ` +
-      `max event-loop delay ${run.maxLoopDelayMs.toFixed(0)} ms`,
+      `event-loop delay p99.9 ${run.p999LoopDelayMs.toFixed(0)} ms, max ${run.maxLoopDelayMs.toFixed(0)} ms`,
   );
+  expect(run.p999LoopDelayMs).toBeLessThan(MAX_LOOP_DELAY_P999_MS);
   expect(run.maxLoopDelayMs).toBeLessThan(MAX_LOOP_DELAY_MS);
   // The happy path ran too: some generated bodies were fully valid.
   expect(accepted.length).toBeGreaterThan(0);
