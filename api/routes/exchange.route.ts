@@ -9,7 +9,7 @@ export function exchangeRoute(deps: ApiDependencies) {
     schema: exchangeBodySchema,
     invalidKind: 'invalid-request',
     successStatus: 201,
-    // Taken once per request, outside perform: a replay judges the lock at the first arrival.
+    // The lock is judged at the moment the request arrives, however long the worker takes to run it.
     perform: (body, { partnerId, resourceId }) =>
       exchange(deps, { ...body, partnerId, exchangeId: resourceId, requestedAt: deps.clock.now() }),
   });
