@@ -13,6 +13,7 @@ COPY workflows ./workflows
 COPY operations ./operations
 COPY worker ./worker
 COPY api ./api
+COPY dev ./dev
 COPY main ./main
 USER node
 EXPOSE 3000

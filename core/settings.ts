@@ -124,14 +124,14 @@ const postgresUrl = () =>
       .optional(),
   );
 
-/** host:port, the host a name, an IPv4 address or a bracketed IPv6 address. */
+/** host[:port] (the SDK defaults to 7233), the host a name, an IPv4 address or a bracketed IPv6 address. */
 const hostAndPort = () =>
   variable(
     z
       .string()
       .refine((value) => {
-        const match = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
-        return match !== null && Number(match[1]) >= 1 && Number(match[1]) <= 65_535;
+        const match = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?$/.exec(value);
+        return match !== null && (match[1] === undefined || (Number(match[1]) >= 1 && Number(match[1]) <= 65_535));
       }, 'must be host:port, such as temporal:7233')
       .optional(),
   );

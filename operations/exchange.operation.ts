@@ -20,10 +20,14 @@ export interface ExchangeRequest {
 
 const lockIdSchema = z.uuid();
 
+/** Any text names no lock: P432 (spec), not a malformed body. Needs no data, so callers may check first. */
+export function assertLockIdShape(lockId: string): void {
+  if (!lockIdSchema.safeParse(lockId).success) throw new DomainError('invalid-exchange-lock', 'the lock does not exist');
+}
+
 /** Exchanges with a rate lock; final when this returns (the workflow has completed). */
 export async function exchange(deps: OperationDependencies, request: ExchangeRequest): Promise<{ exchangeId: string }> {
-  // Any text names no lock: P432 (spec), not a malformed body.
-  if (!lockIdSchema.safeParse(request.lockId).success) throw new DomainError('invalid-exchange-lock', 'the lock does not exist');
+  assertLockIdShape(request.lockId);
   const { partnerId, exchangeId } = request;
   await executeWorkflow(deps.temporal, {
     contract: exchangeContract,

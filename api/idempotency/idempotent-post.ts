@@ -12,8 +12,10 @@ export interface IdempotentPost<Schema extends z.ZodType> {
   invalidKind: DomainErrorKind;
   /** 200 or 201, as the spec gives it. */
   successStatus: number;
+  /** Refusals that need no current data, checked before the key is claimed (a retry may fix them). */
+  precheck?(body: z.output<Schema>): void;
   /** Runs the operation for a resource id that is the same on every replay of the key. */
-  perform(body: z.output<Schema>, context: { partnerId: string; resourceId: string }): Promise<Record<string, unknown>>;
+  perform(body: z.output<Schema>, context: { partnerId: string; resourceId: string; receivedAt: Date }): Promise<Record<string, unknown>>;
 }
 
 /**
@@ -23,14 +25,19 @@ export interface IdempotentPost<Schema extends z.ZodType> {
  */
 export function idempotentPost<Schema extends z.ZodType>(deps: ApiDependencies, post: IdempotentPost<Schema>) {
   return async (ctx: ApiContext): Promise<void> => {
+    const receivedAt = deps.clock.now();
     const body = parseOrThrow(post.schema, ctx.state.body, post.invalidKind);
+    post.precheck?.(body);
     const { partnerId } = ctx.state;
     const response = await performIdempotently(deps.pool, {
       partnerId,
       operation: `${ctx.method} ${ctx._matchedRoute ?? ctx.path}`,
       key: ctx.get('idempotency-key') || undefined,
       body: ctx.state.body,
-      perform: async (resourceId) => ({ status: post.successStatus, body: await post.perform(body, { partnerId, resourceId }) }),
+      perform: async (resourceId) => ({
+        status: post.successStatus,
+        body: await post.perform(body, { partnerId, resourceId, receivedAt }),
+      }),
     });
     respondJson(ctx, response.status, response.body);
   };

@@ -1,4 +1,4 @@
-import { exchange } from '../../operations/exchange.operation';
+import { assertLockIdShape, exchange } from '../../operations/exchange.operation';
 import type { ApiDependencies } from '../dependencies';
 import { idempotentPost } from '../idempotency/idempotent-post';
 import { exchangeBodySchema } from '../schemas/exchange.schema';
@@ -9,8 +9,10 @@ export function exchangeRoute(deps: ApiDependencies) {
     schema: exchangeBodySchema,
     invalidKind: 'invalid-request',
     successStatus: 201,
-    // The lock is judged at the moment the request arrives, however long the worker takes to run it.
-    perform: (body, { partnerId, resourceId }) =>
-      exchange(deps, { ...body, partnerId, exchangeId: resourceId, requestedAt: deps.clock.now() }),
+    // Before the key is claimed: a corrected retry with the same key is then not a conflict.
+    precheck: (body) => assertLockIdShape(body.lockId),
+    // The lock is judged at the moment the request arrived, however long the worker takes to run it.
+    perform: (body, { partnerId, resourceId, receivedAt }) =>
+      exchange(deps, { ...body, partnerId, exchangeId: resourceId, requestedAt: receivedAt }),
   });
 }

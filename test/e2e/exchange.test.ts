@@ -78,9 +78,17 @@ describe('POST /v1/partner/exchange', () => {
 
   it('refuses a lockId that is not even a UUID with 400 P432, like any lock that does not exist', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
-    const response = await exchange(partner, { amount: 10, currencyFrom: 'eur', currencyTo: 'eth', lockId: 'not-a-uuid' });
+    const headers = { 'idempotency-key': `bad-lock-${randomUUID()}` };
+    const response = await exchange(partner, { amount: 10, currencyFrom: 'eur', currencyTo: 'eth', lockId: 'not-a-uuid' }, headers);
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ errorCode: 'P432', errorName: 'invalid-exchange-lock' });
+    // Refused before the key was claimed: the corrected request may use the same key.
+    const corrected = await exchange(
+      partner,
+      { amount: 10, currencyFrom: 'eur', currencyTo: 'eth', lockId: await lockFor(partner) },
+      headers,
+    );
+    expect(corrected.status).toBe(201);
   });
 
   it('refuses a lock used once already with 400 P432: a lock buys one exchange', async () => {
