@@ -3,6 +3,7 @@ import type { InferEntity } from '@mikro-orm/core';
 import type { Currency, Network } from '../../core/currencies';
 import { RECEIVER_TYPES, WALLET_TYPES } from '../../core/counterparty';
 import { DecimalStringType } from '../types/decimal-string.type';
+import { outgoingPaymentColumns } from './outgoing-payment.columns';
 import { OPERATION_STATUSES } from './operation-status.column';
 
 /** Where the workflow is; finer than the public status, for operators. */
@@ -40,15 +41,7 @@ export const CryptoWithdrawal = defineEntity({
     amountEur: p.type(new DecimalStringType()).fieldName('amount_eur'),
     travelRule: p.json<Record<string, unknown>>().columnType('jsonb').fieldName('travel_rule').nullable(),
     transactionHash: p.text().fieldName('transaction_hash').nullable(),
-    failureReason: p.text().fieldName('failure_reason').nullable(),
-    /** Set before the chain or bank is called: from then on the money may have left. */
-    handedOffAt: p.datetime().columnType('timestamptz').fieldName('handed_off_at').nullable(),
-    /** The chain's or bank's definite answer that the money did not leave; only it may release after hand-off. */
-    externalRejection: p.text().fieldName('external_rejection').nullable(),
-    /** An operator asked to cancel after the hand-off: recorded, the money waits for the answer. */
-    cancelRequestedAt: p.datetime().columnType('timestamptz').fieldName('cancel_requested_at').nullable(),
-    createdAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('created_at'),
-    updatedAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('updated_at'),
+    ...outgoingPaymentColumns,
   },
 });
 export type CryptoWithdrawal = InferEntity<typeof CryptoWithdrawal>;
