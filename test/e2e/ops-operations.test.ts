@@ -5,11 +5,9 @@ import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ReconciliationResult } from '../../contracts';
-import { createLogger } from '../../core/logger';
 import { Decimal } from '../../core/money';
 import { newWalletAddress } from '../../db/services/account-identifiers';
 import { resolveOperation } from '../../db/services/operation-resolution.service';
-import { startWorker } from '../../worker/worker';
 import { cryptoWithdrawalContract, statusQuery } from '../../contracts';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
@@ -18,8 +16,8 @@ import { startTestApi } from '../support/http';
 import type { TestApi } from '../support/http';
 import { balancesOf } from '../support/operations';
 import { runOpsCli } from '../support/ops-cli';
-import { quietSdkLogs } from '../support/sdk-logs';
 import { testStack } from '../support/stack';
+import { startTestWorker } from '../support/test-worker';
 import { useTestApi } from '../support/use-test-api';
 
 /** `npm run ops -- …` against the run's Postgres and Temporal. */
@@ -40,26 +38,7 @@ const opened: string[] = [];
 
 beforeAll(async () => {
   ctx.defer(() => fs.rmSync(scratch, { recursive: true, force: true }));
-  quietSdkLogs();
-  const worker = await startWorker({
-    databaseUrl: testStack().databaseUrl,
-    temporalAddress: testStack().temporalAddress,
-    namespace: testStack().namespace,
-    taskQueue,
-    workflowBundlePath: testStack().workflowBundlePath,
-    log: createLogger('ops-operations-worker', 'error'),
-    settings: {
-      travelRuleDeadlineMs: 10 * 60_000,
-      travelRuleThresholdEur: '1000',
-      denyListedAddresses: [],
-      development: {
-        chainConfirmationDelayMs: 10 * 60_000,
-        bankSettlementDelayMs: 300,
-        bankOutboxDir: path.join(scratch, 'bank-outbox'),
-        bankRejectIbans: [],
-      },
-    },
-  });
+  const worker = await startTestWorker({ taskQueue, travelRuleDeadlineMs: 10 * 60_000, chainConfirmationDelayMs: 10 * 60_000 });
   ctx.defer(() => worker.stop());
   slowApi = await startTestApi({ taskQueue });
   ctx.defer(() => slowApi.stop());
