@@ -14,7 +14,7 @@ import type { CryptoWithdrawalInput } from '../contracts';
 import { Partner } from '../db/entities/partner.entity';
 import { PartnerUser } from '../db/entities/partner-user.entity';
 import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
-import { findPartnerAccount, findSystemAccount } from '../db/ledger/accounts';
+import type { PostingInput } from '../db/ledger/ledger';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
 import type { ActivityDependencies } from './dependencies';
 import { activityFailure } from './domain-error.interceptor';
@@ -51,16 +51,12 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
         const existing = await em.findOne(CryptoWithdrawal, { id: input.withdrawalId });
         if (existing) return { status: existing.status, stage: existing.stage };
         const now = deps.clock.now();
-        const account = await findPartnerAccount(em, input.partnerId, input.currency);
-        assertInvariant(account, `partner ${input.partnerId} has a ${input.currency} account`);
-        const sink = await findSystemAccount(em, 'CRYPTO_WITHDRAWALS', input.currency);
-        const feeIncome = await findSystemAccount(em, 'FEE_INCOME', input.currency);
         const total = new Decimal(input.amount).plus(input.fee);
-        const postings = [
-          { accountId: account.id, amount: total.negated().toFixed() },
-          { accountId: sink.id, amount: input.amount },
+        const postings: PostingInput[] = [
+          { partnerId: input.partnerId, currency: input.currency, amount: total.negated().toFixed() },
+          { systemAccount: 'CRYPTO_WITHDRAWALS', currency: input.currency, amount: input.amount },
         ];
-        if (!new Decimal(input.fee).isZero()) postings.push({ accountId: feeIncome.id, amount: input.fee });
+        if (!new Decimal(input.fee).isZero()) postings.push({ systemAccount: 'FEE_INCOME', currency: input.currency, amount: input.fee });
         await reserveTransfer(em, { transferId: input.withdrawalId, kind: 'CRYPTO_WITHDRAWAL', postings }, now);
         em.create(CryptoWithdrawal, {
           id: input.withdrawalId,

@@ -9,7 +9,6 @@ import { RateLock } from '../db/entities/rate-lock.entity';
 import { assertNotAbandoned, lockOperation, postTransferDirectly, tombstoneTransfer } from '../db/ledger/ledger';
 import type { TombstoneOutcome } from '../db/ledger/ledger';
 import type { PostingInput } from '../db/ledger/ledger';
-import { findPartnerAccount, findSystemAccount } from '../db/ledger/accounts';
 import type { ExchangeInput } from '../contracts';
 import type { ActivityDependencies } from './dependencies';
 
@@ -88,21 +87,16 @@ async function performExchange(em: EntityManager, input: ExchangeInput, now: Dat
     throw new DomainError('invalid-request', `amount is too large: it would credit more than ${MAX_AMOUNT.toFixed()} ${input.currencyTo}`);
   }
 
-  const [partnerFrom, partnerTo] = await Promise.all([
-    findPartnerAccount(em, input.partnerId, input.currencyFrom),
-    findPartnerAccount(em, input.partnerId, input.currencyTo),
-  ]);
-  assertInvariant(partnerFrom && partnerTo, `partner ${input.partnerId} has ${input.currencyFrom} and ${input.currencyTo} accounts`);
-  const deskFrom = await findSystemAccount(em, 'EXCHANGE_DESK', input.currencyFrom);
-  const deskTo = await findSystemAccount(em, 'EXCHANGE_DESK', input.currencyTo);
-  const feeIncome = await findSystemAccount(em, 'FEE_INCOME', input.currencyTo);
+  // Accounts named by partner and system code: the ledger resolves them in its one statement.
   const postings: PostingInput[] = [
-    { accountId: partnerFrom.id, amount: new Decimal(input.amount).negated().toFixed() },
-    { accountId: deskFrom.id, amount: input.amount },
-    { accountId: deskTo.id, amount: new Decimal(quote.grossAmountTo).negated().toFixed() },
-    { accountId: partnerTo.id, amount: quote.amountTo },
+    { partnerId: input.partnerId, currency: input.currencyFrom, amount: new Decimal(input.amount).negated().toFixed() },
+    { systemAccount: 'EXCHANGE_DESK', currency: input.currencyFrom, amount: input.amount },
+    { systemAccount: 'EXCHANGE_DESK', currency: input.currencyTo, amount: new Decimal(quote.grossAmountTo).negated().toFixed() },
+    { partnerId: input.partnerId, currency: input.currencyTo, amount: quote.amountTo },
   ];
-  if (!new Decimal(quote.feeAmount).isZero()) postings.push({ accountId: feeIncome.id, amount: quote.feeAmount });
+  if (!new Decimal(quote.feeAmount).isZero()) {
+    postings.push({ systemAccount: 'FEE_INCOME', currency: input.currencyTo, amount: quote.feeAmount });
+  }
   await postTransferDirectly(em, { transferId: input.exchangeId, kind: 'EXCHANGE', postings }, now);
 
   lock.usedAt = now;

@@ -8,7 +8,7 @@ import { Partner } from '../db/entities/partner.entity';
 import { SepaTransfer } from '../db/entities/sepa-transfer.entity';
 import type { SepaTransferInput } from '../contracts';
 import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
-import { findPartnerAccount, findSystemAccount } from '../db/ledger/accounts';
+import { findPartnerAccount } from '../db/ledger/accounts';
 import { buildPain001 } from './adapters/bank/pain001';
 import { UnknownBankReferenceError } from './adapters/bank/bank-adapter';
 import type { BankPaymentState, SepaPayment } from './adapters/bank/bank-adapter';
@@ -37,7 +37,6 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
         if (!account || account.fiatStatus !== 'ACTIVE') {
           throw new DomainError('partner-not-found', 'the partner has no active EUR account');
         }
-        const clearing = await findSystemAccount(em, 'SEPA_CLEARING', 'eur');
         await reserveTransfer(
           em,
           {
@@ -45,7 +44,7 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
             kind: 'SEPA_TRANSFER',
             postings: [
               { accountId: account.id, amount: new Decimal(input.amount).negated().toFixed() },
-              { accountId: clearing.id, amount: input.amount },
+              { systemAccount: 'SEPA_CLEARING', currency: 'eur', amount: input.amount },
             ],
           },
           now,

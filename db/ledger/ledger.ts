@@ -1,28 +1,37 @@
-import { randomUUID } from 'node:crypto';
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type pg from 'pg';
+import type { Currency } from '../../core/currencies';
 import { DomainError, assertInvariant } from '../../core/errors';
-import { Decimal } from '../../core/money';
-import { Account } from '../entities/account.entity';
-import { LedgerPosting } from '../entities/ledger-posting.entity';
-import { LedgerTransfer } from '../entities/ledger-transfer.entity';
 import type { LedgerTransferKind } from '../entities/ledger-transfer.entity';
+import { postgresErrorOf } from '../sql-errors';
+import type { SystemAccountCode } from './accounts';
 
 /**
- * The double-entry ledger. Every function takes an EntityManager that is already inside a
- * transaction, so the caller can store its business record in the same commit. Each one is
- * idempotent on the transfer id: running a step twice never moves money twice.
+ * The double-entry ledger, one statement per operation: the work is done by the database
+ * functions `ledger_open` and `ledger_complete` (Migration20261122020000_fast_ledger), so each
+ * call is one round trip. Each one is idempotent on the transfer id: running a step twice never
+ * moves money twice.
  *
- * Balances: available = posted − pending out. Accounts are locked in id order (FOR UPDATE), so
- * concurrent transfers serialise per account without deadlocks, and a CHECK in the schema
- * refuses any partner balance below zero should this code ever be wrong.
+ * Every function takes an executor: an EntityManager already inside a transaction (the caller
+ * stores its business record in the same commit), or a pg pool or client (the statement is its
+ * own transaction).
+ *
+ * Balances: available = posted − pending out, cached on partner accounts only, checked in the
+ * same UPDATE that holds the money; a CHECK in the schema refuses any partner balance below zero
+ * should this code ever be wrong. System accounts cache nothing (see system_account_balance), so
+ * the house's side of a currency never makes two operations queue.
  */
+export type LedgerExecutor = EntityManager | pg.Pool | pg.ClientBase;
 
-/** A signed movement: negative takes money out of the account, positive puts it in. */
-export interface PostingInput {
-  accountId: string;
-  amount: string;
-}
+/**
+ * A signed movement: negative takes money out of the account, positive puts it in. The account
+ * is named by id, or by what identifies it (a system code or a partner, and the currency): the
+ * database resolves it, so callers look nothing up first.
+ */
+export type PostingInput =
+  | { accountId: string; amount: string }
+  | { systemAccount: SystemAccountCode; currency: Currency; amount: string }
+  | { partnerId: string; currency: Currency; amount: string };
 
 export interface TransferInput {
   transferId: string;
@@ -30,97 +39,65 @@ export interface TransferInput {
   postings: readonly PostingInput[];
 }
 
+/** CREATED when this call wrote the transfer; EXISTS when a run before it did. */
+export type OpenOutcome = 'CREATED' | 'EXISTS';
+/** CHANGED when this call posted or voided the hold; UNCHANGED when it already was. */
+export type CompleteOutcome = 'CHANGED' | 'UNCHANGED';
+
 /** Holds funds: available drops at once, posted balances move only when the transfer is posted. */
-export async function reserveTransfer(em: EntityManager, input: TransferInput, now: Date): Promise<LedgerTransfer> {
-  const existing = await findExistingTransfer(em, input);
-  if (existing) return existing;
-  const accounts = await lockAccounts(
-    em,
-    input.postings.map((posting) => posting.accountId),
-  );
-  const postings = preparePostings(input, accounts);
-  for (const { account, amount } of postings) {
-    if (amount.isNegative()) account.pendingOutAmount = new Decimal(account.pendingOutAmount).minus(amount).toFixed();
-    else account.pendingInAmount = new Decimal(account.pendingInAmount).plus(amount).toFixed();
-  }
-  assertFundsAvailable(postings.map(({ account }) => account));
-  return persistTransfer(em, input, postings, 'PENDING', now);
+export async function reserveTransfer(executor: LedgerExecutor, input: TransferInput, now: Date): Promise<OpenOutcome> {
+  return openTransfer(executor, input, 'PENDING', now);
 }
 
 /** Records a transfer that is final at once (deposits, exchanges). */
-export async function postTransferDirectly(em: EntityManager, input: TransferInput, now: Date): Promise<LedgerTransfer> {
-  const existing = await findExistingTransfer(em, input);
-  if (existing) return existing;
-  const accounts = await lockAccounts(
-    em,
-    input.postings.map((posting) => posting.accountId),
-  );
-  const postings = preparePostings(input, accounts);
-  for (const { account, amount } of postings) {
-    account.postedAmount = new Decimal(account.postedAmount).plus(amount).toFixed();
-  }
-  assertFundsAvailable(postings.map(({ account }) => account));
-  return persistTransfer(em, input, postings, 'POSTED', now);
+export async function postTransferDirectly(executor: LedgerExecutor, input: TransferInput, now: Date): Promise<OpenOutcome> {
+  return openTransfer(executor, input, 'POSTED', now);
 }
 
 /** Settles a reservation; posting an already posted transfer is a no-op. */
-export async function postTransfer(em: EntityManager, transferId: string, now: Date): Promise<LedgerTransfer> {
-  return completeTransfer(em, transferId, 'POSTED', now);
+export async function postTransfer(executor: LedgerExecutor, transferId: string, now: Date): Promise<CompleteOutcome> {
+  return completeTransfer(executor, transferId, 'POSTED', now);
 }
 
 /** Releases a reservation; voiding an already voided transfer is a no-op. */
-export async function voidTransfer(em: EntityManager, transferId: string, now: Date): Promise<LedgerTransfer> {
-  return completeTransfer(em, transferId, 'VOIDED', now);
+export async function voidTransfer(executor: LedgerExecutor, transferId: string, now: Date): Promise<CompleteOutcome> {
+  return completeTransfer(executor, transferId, 'VOIDED', now);
 }
 
-export function availableAmount(account: Pick<Account, 'postedAmount' | 'pendingOutAmount'>): Decimal {
-  return new Decimal(account.postedAmount).minus(account.pendingOutAmount);
+async function openTransfer(executor: LedgerExecutor, input: TransferInput, state: 'PENDING' | 'POSTED', now: Date): Promise<OpenOutcome> {
+  assertInvariant(input.postings.length >= 2 && input.postings.length <= 16, 'a transfer has between two and sixteen postings');
+  const postings = JSON.stringify(input.postings.map(postingRecord));
+  const outcome = await ledgerStatement(executor, 'ledger_open', 'select ledger_open(?, ?, ?, ?::jsonb, ?) as outcome', [
+    input.transferId,
+    input.kind,
+    state,
+    postings,
+    now,
+  ]);
+  assertInvariant(outcome === 'CREATED' || outcome === 'EXISTS', `ledger_open answered for ${input.transferId}`);
+  return outcome;
 }
 
 async function completeTransfer(
-  em: EntityManager,
+  executor: LedgerExecutor,
   transferId: string,
-  targetState: 'POSTED' | 'VOIDED',
+  target: 'POSTED' | 'VOIDED',
   now: Date,
-): Promise<LedgerTransfer> {
-  const transfer = await em.findOne(LedgerTransfer, { id: transferId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  assertInvariant(transfer, `ledger transfer ${transferId} exists`);
-  if (transfer.state === targetState) return transfer;
-  // A settled transfer cannot be released, nor a released one settled: that would be a bug upstream.
-  assertInvariant(transfer.state === 'PENDING', `transfer ${transferId} is ${transfer.state}, cannot become ${targetState}`);
-  const postings = await em.find(LedgerPosting, { transferId }, { orderBy: { accountId: 'asc' } });
-  const accounts = await lockAccounts(
-    em,
-    postings.map((posting) => posting.accountId),
-  );
-  for (const posting of postings) {
-    const account = accounts.get(posting.accountId);
-    assertInvariant(account, `account ${posting.accountId} of transfer ${transferId} exists`);
-    const amount = new Decimal(posting.amount);
-    if (amount.isNegative()) account.pendingOutAmount = new Decimal(account.pendingOutAmount).plus(amount).toFixed();
-    else account.pendingInAmount = new Decimal(account.pendingInAmount).minus(amount).toFixed();
-    if (targetState === 'POSTED') account.postedAmount = new Decimal(account.postedAmount).plus(amount).toFixed();
-    assertInvariant(
-      !new Decimal(account.pendingOutAmount).isNegative() && !new Decimal(account.pendingInAmount).isNegative(),
-      `pending amounts of account ${account.id} stay non-negative`,
-    );
-  }
-  transfer.state = targetState;
-  if (targetState === 'POSTED') transfer.postedAt = now;
-  else transfer.voidedAt = now;
-  await em.flush();
-  return transfer;
+): Promise<CompleteOutcome> {
+  const outcome = await ledgerStatement(executor, 'ledger_complete', 'select ledger_complete(?, ?, ?) as outcome', [
+    transferId,
+    target,
+    now,
+  ]);
+  assertInvariant(outcome === 'CHANGED' || outcome === 'UNCHANGED', `ledger_complete answered for ${transferId}`);
+  return outcome;
 }
 
-async function findExistingTransfer(em: EntityManager, input: TransferInput): Promise<LedgerTransfer | null> {
-  const existing = await em.findOne(LedgerTransfer, { id: input.transferId });
-  if (existing) {
-    assertInvariant(existing.kind === input.kind, `transfer ${input.transferId} re-run with the same kind`);
-    // Callers look for their business record first, so a transfer without one is a tombstone:
-    // the operation was given up on and must never move money.
-    if (existing.state === 'VOIDED') throw abandoned();
-  }
-  return existing;
+/** The JSON record ledger_open reads: a (account id), s (system code), p (partner), c (currency), m (amount, exact text). */
+function postingRecord(posting: PostingInput): Record<string, string> {
+  if ('accountId' in posting) return { a: posting.accountId, m: posting.amount };
+  if ('systemAccount' in posting) return { s: posting.systemAccount, c: posting.currency, m: posting.amount };
+  return { p: posting.partnerId, c: posting.currency, m: posting.amount };
 }
 
 /**
@@ -130,15 +107,18 @@ async function findExistingTransfer(em: EntityManager, input: TransferInput): Pr
  */
 export async function lockOperation(em: EntityManager, operationId: string): Promise<void> {
   // Bounded below the activity's 30 s, so an attempt the workflow gave up on cannot commit much
-  // later (and if it does, the tombstone refuses it).
-  await em.execute(`select set_config('lock_timeout', '20s', true), set_config('statement_timeout', '25s', true)`);
-  await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [operationId]);
+  // later (and if it does, the tombstone refuses it). One round trip for all three.
+  await em.execute(
+    `select set_config('lock_timeout', '20s', true), set_config('statement_timeout', '25s', true),
+            pg_advisory_xact_lock(hashtextextended(?, 0))`,
+    [operationId],
+  );
 }
 
 /** Refuses early, before any other check, an operation that was given up on (see tombstoneTransfer). */
 export async function assertNotAbandoned(em: EntityManager, transferId: string): Promise<void> {
-  const existing = await em.findOne(LedgerTransfer, { id: transferId });
-  if (existing?.state === 'VOIDED') throw abandoned();
+  const rows = await em.execute<{ state: string }[]>('select state from ledger_transfer where id = ?', [transferId]);
+  if (rows[0]?.state === 'VOIDED') throw abandoned();
 }
 
 function abandoned(): DomainError {
@@ -153,84 +133,40 @@ export type TombstoneOutcome = 'TOMBSTONED' | 'MOVED';
  * means nothing was and nothing ever will be moved under this id; MOVED that money was held or
  * posted first. One statement, shared with the API (db/queries/ledger-tombstone.queries.ts).
  */
-export async function tombstoneTransfer(em: EntityManager, transferId: string, kind: LedgerTransferKind): Promise<TombstoneOutcome> {
-  const rows = await em.execute<{ outcome: TombstoneOutcome }[]>('select ledger_tombstone(?, ?) as outcome', [transferId, kind]);
-  const outcome = rows[0]?.outcome;
+export async function tombstoneTransfer(executor: LedgerExecutor, transferId: string, kind: LedgerTransferKind): Promise<TombstoneOutcome> {
+  const outcome = await ledgerStatement(executor, 'ledger_tombstone', 'select ledger_tombstone(?, ?) as outcome', [transferId, kind]);
   assertInvariant(outcome === 'TOMBSTONED' || outcome === 'MOVED', `ledger_tombstone answered for ${transferId}`);
   return outcome;
 }
 
-/** Locks the accounts in id order: the same order everywhere, so no two transfers deadlock. */
-async function lockAccounts(em: EntityManager, accountIds: readonly string[]): Promise<Map<string, Account>> {
-  const uniqueIds = [...new Set(accountIds)].sort();
-  const accounts = await em.find(
-    Account,
-    { id: { $in: uniqueIds } },
-    { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' }, refresh: true },
-  );
-  assertInvariant(accounts.length === uniqueIds.length, `all accounts of the transfer exist (${uniqueIds.join(', ')})`);
-  return new Map(accounts.map((account) => [account.id, account]));
-}
-
-interface PreparedPosting {
-  account: Account;
-  amount: Decimal;
-}
-
-function preparePostings(input: TransferInput, accounts: Map<string, Account>): PreparedPosting[] {
-  assertInvariant(input.postings.length >= 2, 'a transfer has at least two postings');
-  assertInvariant(
-    new Set(input.postings.map((posting) => posting.accountId)).size === input.postings.length,
-    'a transfer touches each account once',
-  );
-  const totals = new Map<string, Decimal>();
-  const prepared = input.postings.map((posting) => {
-    const account = accounts.get(posting.accountId);
-    assertInvariant(account, `account ${posting.accountId} exists`);
-    const amount = new Decimal(posting.amount);
-    assertInvariant(amount.isFinite() && !amount.isZero(), 'posting amounts are finite and non-zero');
-    totals.set(account.currency, (totals.get(account.currency) ?? new Decimal(0)).plus(amount));
-    return { account, amount };
-  });
-  for (const [currency, total] of totals) {
-    assertInvariant(total.isZero(), `transfer ${input.transferId} balances in ${currency} (off by ${total.toFixed()})`);
-  }
-  return prepared;
-}
-
-function assertFundsAvailable(accounts: readonly Account[]): void {
-  for (const account of accounts) {
-    if (account.kind === 'PARTNER' && availableAmount(account).isNegative()) {
-      throw new DomainError('insufficient-funds', `not enough ${account.currency} available`);
+/**
+ * Runs one ledger function and maps its SQLSTATEs into the domain: PP002 insufficient funds,
+ * PP003 given up on, PP009 a broken invariant. Through pg, the statement is prepared once per
+ * connection (named); through MikroORM, it joins the caller's transaction.
+ */
+async function ledgerStatement(executor: LedgerExecutor, name: string, sql: string, values: unknown[]): Promise<unknown> {
+  try {
+    if ('execute' in executor) {
+      const rows = await executor.execute<{ outcome: unknown }[]>(sql, values);
+      return rows[0]?.outcome;
     }
+    const result = await executor.query<{ outcome: unknown }>({ name, text: numberedPlaceholders(sql), values });
+    return result.rows[0]?.outcome;
+  } catch (error) {
+    throw ledgerError(error);
   }
 }
 
-async function persistTransfer(
-  em: EntityManager,
-  input: TransferInput,
-  postings: readonly PreparedPosting[],
-  state: 'PENDING' | 'POSTED',
-  now: Date,
-): Promise<LedgerTransfer> {
-  const transfer = em.create(LedgerTransfer, {
-    id: input.transferId,
-    kind: input.kind,
-    state,
-    createdAt: now,
-    postedAt: state === 'POSTED' ? now : null,
-    voidedAt: null,
-  });
-  for (const { account, amount } of postings) {
-    em.create(LedgerPosting, {
-      id: randomUUID(),
-      transferId: input.transferId,
-      accountId: account.id,
-      currency: account.currency,
-      amount: amount.toFixed(),
-      createdAt: now,
-    });
-  }
-  await em.flush();
-  return transfer;
+function ledgerError(error: unknown): unknown {
+  const postgres = postgresErrorOf(error);
+  if (postgres?.code === 'PP002') return new DomainError('insufficient-funds', postgres.message);
+  if (postgres?.code === 'PP003') return abandoned();
+  if (postgres?.code === 'PP009') return new Error(postgres.message, { cause: error });
+  return error;
+}
+
+/** MikroORM binds `?`; pg binds `$1…`. The ledger's statements hold no other question mark. */
+function numberedPlaceholders(sql: string): string {
+  let index = 0;
+  return sql.replace(/\?/g, () => `$${++index}`);
 }

@@ -1,8 +1,10 @@
 import { Migration20261122000000_foundation } from './Migration20261122000000_foundation';
 import { Migration20261122010000_off_the_happy_path } from './Migration20261122010000_off_the_happy_path';
+import { Migration20261122020000_fast_ledger } from './Migration20261122020000_fast_ledger';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
   { name: 'Migration20261122000000_foundation', class: Migration20261122000000_foundation },
   { name: 'Migration20261122010000_off_the_happy_path', class: Migration20261122010000_off_the_happy_path },
+  { name: 'Migration20261122020000_fast_ledger', class: Migration20261122020000_fast_ledger },
 ];

@@ -25,7 +25,7 @@ export interface BalanceMismatchRow {
   pending_in_from_postings: string;
 }
 
-/** Accounts whose cached amounts differ from what their postings add up to. */
+/** Partner accounts whose cached amounts differ from what their postings add up to (system accounts cache none). */
 export async function findBalanceMismatches(pool: pg.Pool): Promise<BalanceMismatchRow[]> {
   const result = await pool.query<BalanceMismatchRow>(
     `with sums as (
@@ -40,9 +40,10 @@ export async function findBalanceMismatches(pool: pg.Pool): Promise<BalanceMisma
             a.pending_out_amount::text, coalesce(s.pending_out, 0)::text as pending_out_from_postings,
             a.pending_in_amount::text, coalesce(s.pending_in, 0)::text as pending_in_from_postings
        from account a left join sums s on s.account_id = a.id
-      where a.posted_amount <> coalesce(s.posted, 0)
-         or a.pending_out_amount <> coalesce(s.pending_out, 0)
-         or a.pending_in_amount <> coalesce(s.pending_in, 0)
+      where a.kind = 'PARTNER'
+        and (a.posted_amount <> coalesce(s.posted, 0)
+          or a.pending_out_amount <> coalesce(s.pending_out, 0)
+          or a.pending_in_amount <> coalesce(s.pending_in, 0))
       limit 100`,
   );
   return result.rows;

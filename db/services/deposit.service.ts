@@ -7,7 +7,7 @@ import { Decimal, MAX_AMOUNT } from '../../core/money';
 import { Deposit } from '../entities/deposit.entity';
 import type { DepositType } from '../entities/deposit.entity';
 import { postTransferDirectly } from '../ledger/ledger';
-import { findPartnerAccount, findSystemAccount } from '../ledger/accounts';
+import { findPartnerAccount } from '../ledger/accounts';
 import { requirePartner } from './partner.service';
 
 export interface NewDeposit {
@@ -35,7 +35,6 @@ export async function postDeposit(em: EntityManager, input: NewDeposit, now: Dat
   }
   const account = await findPartnerAccount(em, input.partnerId, input.currency);
   if (!account) throw new DomainError('not-found', `partner ${input.partnerId} has no ${input.currency} account`);
-  const source = await findSystemAccount(em, 'EXTERNAL_DEPOSITS', input.currency);
   const id = randomUUID();
   await postTransferDirectly(
     em,
@@ -43,7 +42,7 @@ export async function postDeposit(em: EntityManager, input: NewDeposit, now: Dat
       transferId: id,
       kind: 'DEPOSIT',
       postings: [
-        { accountId: source.id, amount: amount.negated().toFixed() },
+        { systemAccount: 'EXTERNAL_DEPOSITS', currency: input.currency, amount: amount.negated().toFixed() },
         { accountId: account.id, amount: amount.toFixed() },
       ],
     },

@@ -239,6 +239,8 @@ export async function resolveOperation(
     row.stage = 'SETTLED';
     row.failureReason = null;
   }
+  // The ledger changed the transfer in the database; the entity loaded above still says PENDING.
+  const ledgerTransferState: LedgerTransferState = request.action === 'release' ? 'VOIDED' : 'POSTED';
   row.updatedAt = now;
   const action = em.create(OperatorAction, {
     id: randomUUID(),
@@ -247,7 +249,7 @@ export async function resolveOperation(
     action: request.action,
     actor: request.actor,
     reason: request.reason,
-    details: { before, after: { status: row.status, stage: row.stage, ledgerTransferState: transfer.state }, workflow },
+    details: { before, after: { status: row.status, stage: row.stage, ledgerTransferState }, workflow },
     createdAt: now,
   });
   await em.flush();
@@ -257,7 +259,7 @@ export async function resolveOperation(
     action: request.action,
     status: row.status,
     stage: row.stage,
-    ledgerTransferState: transfer.state,
+    ledgerTransferState,
     operatorActionId: action.id,
     actor: request.actor,
   };

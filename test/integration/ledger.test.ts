@@ -10,6 +10,8 @@ import { findSystemAccount } from '../../db/ledger/accounts';
 import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { useTestApi } from '../support/use-test-api';
+import { testStack } from '../support/stack';
+import pg from 'pg';
 
 const ctx = useTestApi({ api: false, poolMax: 40 });
 
@@ -184,4 +186,96 @@ describe('ledger', () => {
     expect(new Decimal(settled.postedAmount).toFixed()).toBe('5.1');
     expect(new Decimal(settled.pendingOutAmount).toFixed()).toBe('0');
   });
+
+  it('names accounts by partner and system code, and caches no balance on system accounts: theirs is the sum of their postings', async () => {
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '10' } });
+    const transferId = randomUUID();
+    const postings = [
+      { partnerId: partner.partnerId, currency: 'eth', amount: '-2.5' },
+      { systemAccount: 'CRYPTO_WITHDRAWALS', currency: 'eth', amount: '2' },
+      { systemAccount: 'FEE_INCOME', currency: 'eth', amount: '0.5' },
+    ] as const;
+    const before = await systemBalance('FEE_INCOME', 'eth');
+    await inTransaction((em) => postTransferDirectly(em, { transferId, kind: 'CRYPTO_WITHDRAWAL', postings }, new Date()));
+    const eth = await account(partner.accounts.eth.id);
+    expect(new Decimal(eth.postedAmount).toFixed()).toBe('7.5');
+    const fee = await findSystemAccount(ctx.orm.em.fork(), 'FEE_INCOME', 'eth');
+    expect([fee.postedAmount, fee.pendingOutAmount, fee.pendingInAmount].map((amount) => new Decimal(amount).toFixed())).toEqual([
+      '0',
+      '0',
+      '0',
+    ]);
+    expect(new Decimal(await systemBalance('FEE_INCOME', 'eth')).minus(before).toFixed()).toBe('0.5');
+    // The database refuses a cached balance on a system account.
+    await expect(ctx.orm.em.fork().getConnection().execute(`update account set posted_amount = 1 where id = ?`, [fee.id])).rejects.toThrow(
+      /account_system_keeps_no_cached_balance/,
+    );
+  });
+
+  it('through a pg pool, each call is its own transaction with the same guarantees', async () => {
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
+    const pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 2 });
+    try {
+      const input = await withdrawalInput(partner, '0.6');
+      expect(await reserveTransfer(pool, input, new Date())).toBe('CREATED');
+      expect(await reserveTransfer(pool, input, new Date())).toBe('EXISTS');
+      const second = reserveTransfer(pool, await withdrawalInput(partner, '0.6'), new Date());
+      await expect(second).rejects.toMatchObject({ kind: 'insufficient-funds' });
+      expect(await postTransfer(pool, input.transferId, new Date())).toBe('CHANGED');
+      expect(await postTransfer(pool, input.transferId, new Date())).toBe('UNCHANGED');
+      await expect(voidTransfer(pool, input.transferId, new Date())).rejects.toThrow(
+        /invariant violated: transfer .* is POSTED, cannot become VOIDED/,
+      );
+      const eth = await account(partner.accounts.eth.id);
+      expect(new Decimal(eth.postedAmount).toFixed()).toBe('0.4');
+      expect(new Decimal(eth.pendingOutAmount).toFixed()).toBe('0');
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('refuses a posting on an account that does not exist, and a transfer touching one account twice', async () => {
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '10' } });
+    const missing = inTransaction((em) =>
+      postTransferDirectly(
+        em,
+        {
+          transferId: randomUUID(),
+          kind: 'DEPOSIT',
+          postings: [
+            { partnerId: randomUUID(), currency: 'eth', amount: '-1' },
+            { accountId: partner.accounts.eth.id, amount: '1' },
+          ],
+        },
+        new Date(),
+      ),
+    );
+    await expect(missing).rejects.toThrow(/invariant violated: .* each on an account that exists/);
+    const twice = inTransaction((em) =>
+      postTransferDirectly(
+        em,
+        {
+          transferId: randomUUID(),
+          kind: 'DEPOSIT',
+          postings: [
+            { partnerId: partner.partnerId, currency: 'eth', amount: '-1' },
+            { accountId: partner.accounts.eth.id, amount: '1' },
+          ],
+        },
+        new Date(),
+      ),
+    );
+    await expect(twice).rejects.toThrow(/touches each account once/);
+  });
 });
+
+async function systemBalance(code: string, currency: string): Promise<string> {
+  const rows = await ctx.orm.em
+    .fork()
+    .getConnection()
+    .execute<{ posted: string }[]>(
+      `select posted_amount::text as posted from system_account_balance where system_code = ? and currency = ?`,
+      [code, currency],
+    );
+  return rows[0]!.posted;
+}
