@@ -21,6 +21,8 @@ const LAYERS = {
   api: ['operations', 'contracts', 'core', 'db'],
   worker: ['activities', 'workflows', 'contracts', 'core', 'db'],
   main: ['api', 'worker', 'dev', 'operations', 'activities', 'workflows', 'contracts', 'core', 'db'],
+  // `npm run bench`: drives the whole stack and its ceilings; nothing imports it.
+  bench: ['main', 'api', 'worker', 'dev', 'operations', 'activities', 'workflows', 'contracts', 'core', 'db'],
 };
 
 /** An import pattern refusing every top-level folder the layer may not import. */

@@ -16,6 +16,7 @@ import { PartnerUser } from '../db/entities/partner-user.entity';
 import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
 import type { PostingInput } from '../db/ledger/ledger';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
+import { pollForAnswer } from './answer-polling';
 import type { ActivityDependencies } from './dependencies';
 import { activityFailure } from './domain-error.interceptor';
 import { outgoingPaymentSteps } from './outgoing-payment.steps';
@@ -182,14 +183,20 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       return result;
     },
 
-    /** Fails with a retryable "not yet" until the chain confirms; Temporal's retry policy is the poll loop. */
-    async awaitWithdrawalConfirmation(input: { network: Network; transactionHash: string; broadcastAt: string }): Promise<void> {
-      const state = await deps.chain.confirmationState(input);
-      if (state === 'CONFIRMED') return;
-      if (state === 'FAILED') {
-        throw activityFailure('transaction-failed', `transaction ${input.transactionHash} failed on chain`);
-      }
-      throw activityFailure('not-confirmed-yet', `transaction ${input.transactionHash} not confirmed yet`);
+    /**
+     * Polls the chain for one window (see pollForAnswer): CONFIRMED, or PENDING for the workflow to
+     * ask again later. A failed transaction is the chain's definite answer that the coins did not leave.
+     */
+    async awaitWithdrawalConfirmation(input: {
+      network: Network;
+      transactionHash: string;
+      broadcastAt: string;
+    }): Promise<'CONFIRMED' | 'PENDING'> {
+      return pollForAnswer(async () => {
+        const state = await deps.chain.confirmationState(input);
+        if (state === 'FAILED') throw activityFailure('transaction-failed', `transaction ${input.transactionHash} failed on chain`);
+        return state;
+      });
     },
 
     settleWithdrawal: (withdrawalId: string): Promise<void> => payments.settle(withdrawalId),

@@ -4,11 +4,12 @@ import { ACTIVITY_FAILURES, DomainError } from '../core/errors';
 import type { ActivityFailureType } from '../core/errors';
 
 /**
- * Every activity's errors leave it in one shape (registered on the worker): a DomainError becomes
- * a non-retryable failure whose type is its kind, so a workflow can tell a refusal from a fault
- * and the API can map it back; data the database refuses to store (SQLSTATE class 22: bad text,
- * numeric overflow) fails the same way every time, so it is non-retryable too. Anything else
- * stays retryable (a lost connection, a deadlock). Messages never carry SQL or its values.
+ * Every activity's errors leave it in one shape (registered on the worker, which runs it for local
+ * activities too): a DomainError becomes a non-retryable failure whose type is its kind, so a
+ * workflow can tell a refusal from a fault and the API can map it back; data the database refuses
+ * to store (SQLSTATE class 22: bad text, numeric overflow) fails the same way every time, so it is
+ * non-retryable too. Anything else stays retryable (a lost connection, a deadlock). Messages never
+ * carry SQL or its values.
  */
 export class DomainErrorInterceptor implements ActivityInboundCallsInterceptor {
   async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {

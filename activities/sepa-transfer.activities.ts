@@ -12,6 +12,7 @@ import { findPartnerAccount } from '../db/ledger/accounts';
 import { buildPain001 } from './adapters/bank/pain001';
 import { UnknownBankReferenceError } from './adapters/bank/bank-adapter';
 import type { BankPaymentState, SepaPayment } from './adapters/bank/bank-adapter';
+import { pollForAnswer } from './answer-polling';
 import type { ActivityDependencies } from './dependencies';
 import { activityFailure } from './domain-error.interceptor';
 import { outgoingPaymentSteps } from './outgoing-payment.steps';
@@ -98,21 +99,18 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
       return { bankReference };
     },
 
-    /** Fails with a retryable "not yet" while the bank has not answered. */
-    async awaitBankAnswer(bankReference: string): Promise<Exclude<BankPaymentState, { state: 'PENDING' }>> {
-      let answer: BankPaymentState;
-      try {
-        answer = await deps.bank.paymentState(bankReference);
-      } catch (error) {
-        if (error instanceof UnknownBankReferenceError) {
-          throw activityFailure('unknown-bank-reference', error.message);
+    /** Polls the bank for one window (see pollForAnswer): its answer, or PENDING for the workflow to ask again later. */
+    async awaitBankAnswer(bankReference: string): Promise<BankPaymentState> {
+      const answer = await pollForAnswer(async () => {
+        try {
+          const state = await deps.bank.paymentState(bankReference);
+          return state.state === 'PENDING' ? 'PENDING' : state;
+        } catch (error) {
+          if (error instanceof UnknownBankReferenceError) throw activityFailure('unknown-bank-reference', error.message);
+          throw error;
         }
-        throw error;
-      }
-      if (answer.state === 'PENDING') {
-        throw activityFailure('bank-answer-pending', `no answer yet for ${bankReference}`);
-      }
-      return answer;
+      });
+      return answer === 'PENDING' ? { state: 'PENDING' } : answer;
     },
 
     /** On the bank's acceptance. */

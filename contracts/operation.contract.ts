@@ -28,6 +28,14 @@ export const fundsReservedUpdate = defineUpdate<{ id: string }>('fundsReserved')
 export const statusQuery = defineQuery<OperationProgress>('status');
 
 /**
+ * How the activity that asks the chain or the bank for its answer polls (activities/answer-polling.ts):
+ * with backoff from the first to the longest interval, for at most one window, after which it
+ * answers PENDING and the workflow asks again later. Shared so the workflow's timeouts fit it.
+ */
+export const ANSWER_POLLING = { windowMs: 20_000, firstIntervalMs: 250, backoffCoefficient: 1.5, longestIntervalMs: 5_000 } as const;
+export type AnswerPollingSchedule = { readonly [K in keyof typeof ANSWER_POLLING]: number };
+
+/**
  * A workflow as its callers know it: its registered name and its id scheme (the id is the
  * business key). The type parameter is the workflow's signature, so a start through the
  * contract type-checks its arguments and its result.

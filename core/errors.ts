@@ -50,8 +50,6 @@ export const ACTIVITY_FAILURES = {
   'transaction-failed': { retryable: false, definite: true },
   'unknown-bank-reference': { retryable: false, definite: false },
   'operation-conflict': { retryable: false, definite: false },
-  'not-confirmed-yet': { retryable: true, definite: false },
-  'bank-answer-pending': { retryable: true, definite: false },
 } as const satisfies Record<string, { retryable: boolean; definite: boolean }>;
 
 export type ActivityFailureType = keyof typeof ACTIVITY_FAILURES;

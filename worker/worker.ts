@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import type { WorkerInterceptors } from '@temporalio/worker';
 import pg from 'pg';
 import { createActivities } from '../activities';
 import { DomainErrorInterceptor } from '../activities/domain-error.interceptor';
@@ -37,6 +38,13 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
+/**
+ * One place turns every activity's domain errors into typed, non-retryable failures. Temporal runs
+ * activity interceptors for local activities too, so a refusal reads the same either way. Shared
+ * with the workflow tests' worker.
+ */
+export const WORKER_INTERCEPTORS: WorkerInterceptors = { activity: [() => ({ inbound: new DomainErrorInterceptor() })] };
+
 /** The workflows folder, whether this runs from TypeScript sources (tsx, jest) or compiled output. */
 export function workflowsPath(): string {
   const candidates = ['index.ts', 'index.js'].map((file) => path.join(__dirname, '..', 'workflows', file));
@@ -55,8 +63,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    // One place turns every activity's domain errors into typed, non-retryable failures.
-    interceptors: { activity: [() => ({ inbound: new DomainErrorInterceptor() })] },
+    interceptors: WORKER_INTERCEPTORS,
     ...(options.workflowBundlePath ? { workflowBundle: { codePath: options.workflowBundlePath } } : { workflowsPath: workflowsPath() }),
     activities: (options.wrapActivities ?? ((activities: Activities) => activities))(
       createActivities({

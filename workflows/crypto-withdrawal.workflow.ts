@@ -1,16 +1,22 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CryptoWithdrawalInput, OperationProgress } from '../contracts';
-import { BOUNDED_DATABASE_STEP, DURABLE_DATABASE_STEP, EXTERNAL_CALL, POLL_UNTIL_FINAL } from './activity-options';
+import { AWAIT_ANSWER, BOUNDED_DATABASE_STEP, DURABLE_DATABASE_STEP, DURABLE_STEP_LOCAL_ATTEMPTS, EXTERNAL_CALL } from './activity-options';
+import { localFirst } from './local-first';
 import { OperationTracker } from './operation-tracker';
 import { runOutgoingPayment } from './outgoing-payment';
 import type { CheckOutcome } from './outgoing-payment';
 import { TravelRuleInbox } from './travel-rule-inbox';
 
-const reserving = proxyActivities<Activities>(BOUNDED_DATABASE_STEP);
+// Which steps run as local activities, and why: activity-options.ts, and README's "Workflow steps".
+const reserving = proxyLocalActivities<Activities>(BOUNDED_DATABASE_STEP);
 const durable = proxyActivities<Activities>(DURABLE_DATABASE_STEP);
+const durableLocal = proxyLocalActivities<Activities>(DURABLE_STEP_LOCAL_ATTEMPTS);
 const external = proxyActivities<Activities>(EXTERNAL_CALL);
-const polling = proxyActivities<Activities>(POLL_UNTIL_FINAL);
+const answering = proxyActivities<Activities>(AWAIT_ANSWER);
+
+const markHandOff = localFirst(durableLocal.markWithdrawalHandOff, durable.markWithdrawalHandOff);
+const settle = localFirst(durableLocal.settleWithdrawal, durable.settleWithdrawal);
 
 /**
  * Reserve amount + fee → travel-rule check (deny list; above the EUR threshold to a
@@ -38,24 +44,25 @@ export async function cryptoWithdrawalWorkflow(input: CryptoWithdrawalInput): Pr
         travelRule.close();
       }
     },
-    markHandOff: () => durable.markWithdrawalHandOff(id),
+    markHandOff: () => markHandOff(id),
     release: (reason, stage) => durable.releaseWithdrawal(id, reason, stage),
     async handOff() {
       const broadcast = await external.broadcastWithdrawal(id);
       return 'closed' in broadcast ? broadcast : { reference: broadcast };
     },
     handedOffStage: 'BROADCAST',
-    async awaitAnswer(broadcast) {
-      await polling.awaitWithdrawalConfirmation({ network: input.network, ...broadcast });
-      return { state: 'SETTLED' };
+    async askForAnswer(broadcast) {
+      const state = await answering.awaitWithdrawalConfirmation({ network: input.network, ...broadcast });
+      return state === 'CONFIRMED' ? { state: 'SETTLED' } : 'PENDING';
     },
-    settle: () => durable.settleWithdrawal(id),
+    settle: () => settle(id),
     reject: (reason) => durable.rejectWithdrawal(id, reason),
     recordCancellationRequest: () => durable.recordWithdrawalCancellation(id),
   });
 
   /** The deny list, and above the EUR threshold to a non-custodial wallet, the completed data. */
   async function checkTravelRule(): Promise<CheckOutcome> {
+    // A regular activity: the first step after the reservation, so the caller's answer does not wait for it.
     const outcome = await durable.checkTravelRule(id);
     if (outcome.handedOff) return 'HANDED_OFF';
     if (outcome.deniedReason) return { failed: outcome.deniedReason };

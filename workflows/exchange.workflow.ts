@@ -3,6 +3,7 @@ import {
   CancellationScope,
   isCancellation,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
@@ -13,7 +14,8 @@ import { BOUNDED_DATABASE_STEP, DURABLE_DATABASE_STEP } from './activity-options
 import { businessCause, isBusinessFailure, refusalOf, refusalStage } from './business-cause';
 import { statusQuery } from '../contracts';
 
-const { executeExchange } = proxyActivities<Activities>(BOUNDED_DATABASE_STEP);
+// A local activity: the whole exchange runs in the workflow's first task (see activity-options.ts).
+const { executeExchange } = proxyLocalActivities<Activities>(BOUNDED_DATABASE_STEP);
 const { abandonExchange } = proxyActivities<Activities>(DURABLE_DATABASE_STEP);
 
 /**

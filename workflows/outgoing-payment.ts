@@ -1,5 +1,6 @@
-import { CancellationScope, CancelledFailure, condition, isCancellation } from '@temporalio/workflow';
+import { CancellationScope, CancelledFailure, condition, isCancellation, sleep } from '@temporalio/workflow';
 import type { ReleaseOutcome } from '../core/operation-status';
+import { ANSWER_WAIT } from './activity-options';
 import { businessCause, isDefiniteFailure } from './business-cause';
 import type { OperationProgress } from '../contracts';
 import type { OperationTracker } from './operation-tracker';
@@ -21,7 +22,8 @@ export interface OutgoingPayment<Reference> {
   handOff(): Promise<{ reference: Reference } | { closed: ClosedState }>;
   /** The stage reported once handed off: BROADCAST, SUBMITTED. */
   handedOffStage: string;
-  awaitAnswer(reference: Reference): Promise<ExternalAnswer>;
+  /** Asks the chain or the bank once (one polling window): its answer, or PENDING when it has none yet. */
+  askForAnswer(reference: Reference): Promise<ExternalAnswer | 'PENDING'>;
   settle(): Promise<void>;
   /** Releases on a definite rejection from the chain or bank, recording it. */
   reject(reason: string): Promise<void>;
@@ -98,7 +100,7 @@ async function handOffAndSettle<Reference>(tracker: OperationTracker, payment: O
       return tracker.finish();
     }
     tracker.report({ status: 'IN_PROGRESS', stage: payment.handedOffStage });
-    answer = await payment.awaitAnswer(handOff.reference);
+    answer = await untilAnswered(() => payment.askForAnswer(handOff.reference));
   } catch (error) {
     const cause = businessCause(error);
     // Anything but a definite answer leaves the money held and the workflow Failed, for a person.
@@ -113,6 +115,18 @@ async function handOffAndSettle<Reference>(tracker: OperationTracker, payment: O
     tracker.report({ status: 'UNSUCCESSFUL', stage: 'REJECTED', failureReason: answer.reason });
   }
   return tracker.finish();
+}
+
+/**
+ * Asks until the chain or the bank answers, waiting on a durable timer between asks (doubling, see
+ * ANSWER_WAIT). No deadline: giving up would not bring back money that may already have left.
+ */
+async function untilAnswered(ask: () => Promise<ExternalAnswer | 'PENDING'>): Promise<ExternalAnswer> {
+  for (let waitMs: number = ANSWER_WAIT.firstMs; ; waitMs = Math.min(2 * waitMs, ANSWER_WAIT.longestMs)) {
+    const answer = await ask();
+    if (answer !== 'PENDING') return answer;
+    await sleep(waitMs);
+  }
 }
 
 function reasonOf(error: unknown, fallback: string): string {

@@ -1,14 +1,19 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { OperationProgress, SepaTransferInput } from '../contracts';
-import { BOUNDED_DATABASE_STEP, DURABLE_DATABASE_STEP, EXTERNAL_CALL, POLL_UNTIL_FINAL } from './activity-options';
+import { AWAIT_ANSWER, BOUNDED_DATABASE_STEP, DURABLE_DATABASE_STEP, DURABLE_STEP_LOCAL_ATTEMPTS, EXTERNAL_CALL } from './activity-options';
+import { localFirst } from './local-first';
 import { OperationTracker } from './operation-tracker';
 import { runOutgoingPayment } from './outgoing-payment';
 
-const reserving = proxyActivities<Activities>(BOUNDED_DATABASE_STEP);
+// Which steps run as local activities, and why: activity-options.ts, and README's "Workflow steps".
+const reserving = proxyLocalActivities<Activities>(BOUNDED_DATABASE_STEP);
 const durable = proxyActivities<Activities>(DURABLE_DATABASE_STEP);
+const durableLocal = proxyLocalActivities<Activities>(DURABLE_STEP_LOCAL_ATTEMPTS);
 const external = proxyActivities<Activities>(EXTERNAL_CALL);
-const polling = proxyActivities<Activities>(POLL_UNTIL_FINAL);
+const answering = proxyActivities<Activities>(AWAIT_ANSWER);
+
+const settle = localFirst(durableLocal.settleSepaTransfer, durable.settleSepaTransfer);
 
 /**
  * Reserve → pain.001 to the bank → settle on its acceptance, release on its rejection. Once the
@@ -27,7 +32,8 @@ export async function sepaTransferWorkflow(input: SepaTransferInput): Promise<Op
   return runOutgoingPayment(tracker, {
     // Nothing to check before the pain.001 validation that marking the hand-off does.
     checks: () => Promise.resolve('PASSED'),
-    // Validates the payment against pain.001 before recording the hand-off.
+    // Validates the payment against pain.001 before recording the hand-off. A regular activity:
+    // the first step after the reservation, so the caller's answer does not wait for it.
     markHandOff: () => durable.markSepaHandOff(id),
     release: (reason, stage) => durable.releaseSepaTransfer(id, reason, stage),
     async handOff() {
@@ -35,11 +41,12 @@ export async function sepaTransferWorkflow(input: SepaTransferInput): Promise<Op
       return 'closed' in submitted ? submitted : { reference: submitted.bankReference };
     },
     handedOffStage: 'SUBMITTED',
-    async awaitAnswer(bankReference) {
-      const answer = await polling.awaitBankAnswer(bankReference);
+    async askForAnswer(bankReference) {
+      const answer = await answering.awaitBankAnswer(bankReference);
+      if (answer.state === 'PENDING') return 'PENDING';
       return answer.state === 'SETTLED' ? { state: 'SETTLED' } : { state: 'REJECTED', reason: answer.reason };
     },
-    settle: () => durable.settleSepaTransfer(id),
+    settle: () => settle(id),
     reject: (reason) => durable.rejectSepaTransfer(id, reason),
     recordCancellationRequest: () => durable.recordSepaCancellation(id),
   });

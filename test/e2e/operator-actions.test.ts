@@ -130,14 +130,12 @@ describe('resetting a broadcast withdrawal after the deny list changed', () => {
       const handle = handleOf(withdrawalId);
       const { runId } = await handle.describe();
       const events = (await handle.fetchHistory()).events ?? [];
-      const scheduled = events.find((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'reserveWithdrawal');
-      const reserved = events.find(
-        (event) => String(event.activityTaskCompletedEventAttributes?.scheduledEventId ?? '') === String(scheduled?.eventId),
-      );
-      // The workflow task that took in the reservation: the reset run re-does every check after it.
-      const resetPoint = events.find(
-        (event) => Number(event.eventId) > Number(reserved?.eventId) && event.workflowTaskCompletedEventAttributes,
-      );
+      // The reservation is a local activity: its result is the first marker, written by the workflow task that ran it.
+      const reserved = events.find((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+      // That workflow task: the reset run re-does the reservation (it finds the withdrawal) and every check after it.
+      const resetPoint = events
+        .filter((event) => Number(event.eventId) < Number(reserved?.eventId) && event.workflowTaskCompletedEventAttributes)
+        .pop();
       expect(resetPoint).toBeDefined();
       const reset = await ctx.temporal.workflowService.resetWorkflowExecution({
         namespace: testStack().namespace,

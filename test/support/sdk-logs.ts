@@ -3,7 +3,7 @@ import { DefaultLogger, Runtime, makeTelemetryFilterString } from '@temporalio/w
 let quieted = false;
 
 /**
- * Workers in a test process log expected retries ("not confirmed yet") and mocked failures by
+ * Workers in a test process log expected retries (faults a test injects) and mocked failures by
  * design, which would flood the output: the SDK and its core log errors only. The runtime is
  * installed once per process, before the first worker or native connection.
  */

@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { fundsReservedUpdate } from '../../contracts';
+import { WORKER_INTERCEPTORS } from '../../worker/worker';
 import { quietSdkLogs } from './sdk-logs';
 import { testStack } from './stack';
 
 /**
  * Workflow tests: a workflow on its own, its activities mocked, run by a real Worker (the run's
- * workflow bundle) on the run's Temporal dev server, on a task queue of its own per test. The
- * time-skipping test server is not available here, so deadlines are made short through the
- * mocked activities that supply them.
+ * workflow bundle, the production interceptors) on the run's Temporal dev server, on a task queue
+ * of its own per test. The time-skipping test server is not available here, so deadlines are made
+ * short through the mocked activities that supply them.
  */
 
 /** A jest mock with an activity's signature. */
@@ -42,6 +43,47 @@ export function callOrder<K extends keyof Activities>(activities: ActivityMocks<
 /** A failure as an activity reports a domain error: non-retryable, its type the error kind. */
 export function domainFailure(type: string, message = type): ApplicationFailure {
   return ApplicationFailure.create({ type, message, nonRetryable: true });
+}
+
+/** What a workflow's history records of its steps: the cost of a run, in Temporal's terms. */
+export interface HistorySteps {
+  /** Regular activities by type, once per scheduling (retries of one scheduling are not repeated). */
+  activities: string[];
+  /** Local activities by type, once per marker (their result, recorded in a workflow task). */
+  localActivities: string[];
+  /** Attempts of regular activities beyond the first, plus failures recorded: 0 when nothing failed. */
+  failedAttempts: number;
+  timers: number;
+  workflowTasks: number;
+  events: number;
+}
+
+/** Reads a workflow's history as the steps it took (see HistorySteps). */
+export async function stepsInHistory(handle: WorkflowHandle): Promise<HistorySteps> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const steps: HistorySteps = {
+    activities: [],
+    localActivities: [],
+    failedAttempts: 0,
+    timers: 0,
+    workflowTasks: 0,
+    events: events.length,
+  };
+  for (const event of events) {
+    const scheduled = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (scheduled) steps.activities.push(scheduled);
+    const attempt = event.activityTaskStartedEventAttributes?.attempt;
+    if (attempt) steps.failedAttempts += attempt - 1;
+    if (event.activityTaskFailedEventAttributes || event.activityTaskTimedOutEventAttributes) steps.failedAttempts += 1;
+    if (event.timerStartedEventAttributes) steps.timers += 1;
+    if (event.workflowTaskCompletedEventAttributes) steps.workflowTasks += 1;
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName === 'core_local_activity') {
+      const data = defaultPayloadConverter.fromPayload<{ activity_type?: string }>(marker.details!.data!.payloads![0]!);
+      steps.localActivities.push(data.activity_type ?? 'unknown');
+    }
+  }
+  return steps;
 }
 
 /** A step that waits (an unconfirmed transaction, a bank that has not answered) until the test opens it. */
@@ -114,6 +156,8 @@ export function useWorkflowTestEnvironment(): WorkflowTestEnvironment {
         taskQueue,
         workflowBundle: { codePath: testStack().workflowBundlePath },
         activities,
+        // The production worker's: a mock that throws a DomainError fails as the real activity would.
+        interceptors: WORKER_INTERCEPTORS,
         // A mock still blocked when the test ends must not hold the worker's shutdown forever.
         shutdownForceTime: '10 seconds',
       });

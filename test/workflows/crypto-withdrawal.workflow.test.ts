@@ -2,10 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { createCryptoWithdrawalActivities } from '../../activities/crypto-withdrawal.activities';
+import type { ActivityDependencies } from '../../activities/dependencies';
+import type { ChainAdapter, ConfirmationState } from '../../activities/adapters/chain/chain-adapter';
 import { completeTravelRuleUpdate, cryptoWithdrawalContract, statusQuery } from '../../contracts';
 import type { CryptoWithdrawalInput, OperationProgress, TravelRuleCompletion } from '../../contracts';
+import { DomainError } from '../../core/errors';
 import { eventually } from '../support/eventually';
-import { domainFailure, callOrder, mockActivities, useWorkflowTestEnvironment } from '../support/workflow-environment';
+import { domainFailure, callOrder, mockActivities, stepsInHistory, useWorkflowTestEnvironment } from '../support/workflow-environment';
 import type { WorkflowRun } from '../support/workflow-environment';
 
 /**
@@ -49,7 +53,7 @@ function withdrawalActivities() {
     markWithdrawalHandOff: () => 'MARKED',
     releaseWithdrawal: () => 'RELEASED',
     broadcastWithdrawal: () => BROADCAST,
-    awaitWithdrawalConfirmation: () => undefined,
+    awaitWithdrawalConfirmation: () => 'CONFIRMED',
     settleWithdrawal: () => undefined,
     rejectWithdrawal: () => undefined,
     recordWithdrawalCancellation: () => undefined,
@@ -376,7 +380,10 @@ describe('crypto-withdrawal workflow', () => {
       const input = withdrawalInput({ walletType: 'CUSTODIAL' });
       await env.withWorker(activities, async (run) => {
         const chain = run.gate();
-        activities.awaitWithdrawalConfirmation.mockImplementation(() => chain.wait());
+        activities.awaitWithdrawalConfirmation.mockImplementation(async () => {
+          await chain.wait();
+          return 'CONFIRMED';
+        });
         const { handle } = await startWithdrawal(run, input);
         await eventually(async () => expect(activities.awaitWithdrawalConfirmation).toHaveBeenCalled());
         const refused = await handle.executeUpdate(completeTravelRuleUpdate, { args: [completion] }).catch((error: unknown) => error);
@@ -448,7 +455,10 @@ describe('crypto-withdrawal workflow', () => {
       const input = withdrawalInput({ walletType: 'CUSTODIAL' });
       await env.withWorker(activities, async (run) => {
         const chain = run.gate();
-        activities.awaitWithdrawalConfirmation.mockImplementation(() => chain.wait());
+        activities.awaitWithdrawalConfirmation.mockImplementation(async () => {
+          await chain.wait();
+          return 'CONFIRMED';
+        });
         const { handle } = await startWithdrawal(run, input);
         await eventually(async () => expect(activities.awaitWithdrawalConfirmation).toHaveBeenCalled());
         await handle.cancel();
@@ -482,6 +492,127 @@ describe('crypto-withdrawal workflow', () => {
       expect(steps[0]).toBe('releaseWithdrawal');
       expect(steps.slice(1).sort()).toEqual(['broadcastWithdrawal', 'recordWithdrawalCancellation', 'settleWithdrawal']);
       expect(steps.indexOf('settleWithdrawal')).toBeGreaterThan(steps.indexOf('broadcastWithdrawal'));
+    });
+  });
+
+  describe('how its steps run', () => {
+    it('reserves in a local activity: a DomainError thrown there still ends it as a refusal, the caller told', async () => {
+      const activities = withdrawalActivities();
+      // Thrown as the real activity throws it: the worker's interceptor makes it a typed, non-retryable failure.
+      activities.reserveWithdrawal.mockRejectedValue(new DomainError('insufficient-funds', 'the available balance is too low'));
+      const input = withdrawalInput();
+      await env.withWorker(activities, async (run) => {
+        const { handle, reserved } = await startWithdrawal(run, input);
+        const refusedCaller = await reserved.catch((error: unknown) => error);
+        expect((refusedCaller as WorkflowUpdateFailedError).cause).toMatchObject({
+          type: 'insufficient-funds',
+          message: 'the available balance is too low',
+        });
+        expect(await handle.result()).toEqual({
+          status: 'UNSUCCESSFUL',
+          stage: 'REFUSED_INSUFFICIENT_FUNDS',
+          failureReason: 'the available balance is too low',
+          refusal: { kind: 'insufficient-funds', message: 'the available balance is too low' },
+        });
+        const steps = await stepsInHistory(handle);
+        expect(steps.localActivities).toEqual(['reserveWithdrawal']);
+        expect(steps.activities).toEqual(['abandonWithdrawal']);
+      });
+      expect(activities.reserveWithdrawal).toHaveBeenCalledTimes(1);
+    });
+
+    it('answers the caller while the step after the reservation still runs', async () => {
+      const activities = withdrawalActivities();
+      const input = withdrawalInput();
+      await env.withWorker(activities, async (run) => {
+        const checks = run.gate();
+        activities.checkTravelRule.mockImplementation(async () => {
+          await checks.wait();
+          return { deniedReason: null, requiresCompletion: false, deadlineMs: 60_000, handedOff: false };
+        });
+        const { handle, reserved } = await startWithdrawal(run, input);
+        expect(await reserved).toEqual({ id: input.withdrawalId });
+        // The checks have not returned: the workflow still reports the reservation as its latest step.
+        expect(await handle.query(statusQuery)).toEqual({ status: 'IN_PROGRESS', stage: 'RESERVED' });
+        checks.open();
+        expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+      });
+    });
+
+    it('waits for the chain in one activity that polls: pending polls are neither failures nor activity tasks', async () => {
+      const activities = withdrawalActivities();
+      const answers: ConfirmationState[] = ['PENDING', 'PENDING', 'PENDING', 'CONFIRMED'];
+      const confirmationState = jest.fn(async () => answers.shift() ?? 'CONFIRMED');
+      const chain: ChainAdapter = { broadcast: () => Promise.reject(new Error('not called here')), confirmationState };
+      // The real activity, on a scripted chain (the only dependency it touches).
+      const real = createCryptoWithdrawalActivities({ chain } as unknown as ActivityDependencies);
+      activities.awaitWithdrawalConfirmation.mockImplementation((request) => real.awaitWithdrawalConfirmation(request));
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, withdrawalInput());
+        expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+        const steps = await stepsInHistory(handle);
+        expect(steps.activities.filter((type) => type === 'awaitWithdrawalConfirmation')).toHaveLength(1);
+        expect(steps.failedAttempts).toBe(0);
+        expect(steps.timers).toBe(0);
+      });
+      expect(confirmationState).toHaveBeenCalledTimes(4);
+      expect(activities.awaitWithdrawalConfirmation).toHaveBeenCalledTimes(1);
+    });
+
+    it('asks the chain again after a durable wait when a polling window closes without an answer', async () => {
+      const activities = withdrawalActivities();
+      activities.awaitWithdrawalConfirmation.mockResolvedValueOnce('PENDING');
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, withdrawalInput());
+        expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+        const steps = await stepsInHistory(handle);
+        expect(steps.activities.filter((type) => type === 'awaitWithdrawalConfirmation')).toHaveLength(2);
+        expect(steps.timers).toBe(1);
+        expect(steps.failedAttempts).toBe(0);
+      });
+      expect(moneySteps(activities)).toEqual(['markWithdrawalHandOff', 'broadcastWithdrawal', 'settleWithdrawal']);
+    });
+
+    it('marks the hand-off and settles in local activities, with only the checks, broadcast and wait as activity tasks', async () => {
+      const activities = withdrawalActivities();
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, withdrawalInput({ walletType: 'CUSTODIAL' }));
+        expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+        const steps = await stepsInHistory(handle);
+        expect(steps.localActivities).toEqual(['reserveWithdrawal', 'markWithdrawalHandOff', 'settleWithdrawal']);
+        expect(steps.activities).toEqual(['checkTravelRule', 'broadcastWithdrawal', 'awaitWithdrawalConfirmation']);
+      });
+    });
+
+    it('settles as a regular activity, retried until it succeeds, once its local attempts ran out on a fault', async () => {
+      const activities = withdrawalActivities();
+      const fault = ApplicationFailure.create({ type: 'connection-lost', message: 'the database went away' });
+      activities.settleWithdrawal
+        .mockRejectedValueOnce(fault)
+        .mockRejectedValueOnce(fault)
+        .mockRejectedValueOnce(fault)
+        .mockRejectedValueOnce(fault);
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, withdrawalInput());
+        expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+        const steps = await stepsInHistory(handle);
+        expect(steps.localActivities).toContain('settleWithdrawal');
+        expect(steps.activities).toContain('settleWithdrawal');
+      });
+      // Three local attempts, then the regular activity: one failed attempt, then success.
+      expect(activities.settleWithdrawal).toHaveBeenCalledTimes(5);
+    });
+
+    it('a settlement refused as a conflict is not run again as a regular activity: the workflow fails, the money held', async () => {
+      const activities = withdrawalActivities();
+      activities.settleWithdrawal.mockRejectedValue(domainFailure('operation-conflict', 'the withdrawal was released meanwhile'));
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, withdrawalInput());
+        expect(await failureOf(handle)).toMatchObject({ type: 'operation-conflict' });
+        expect((await stepsInHistory(handle)).activities).not.toContain('settleWithdrawal');
+      });
+      expect(activities.settleWithdrawal).toHaveBeenCalledTimes(1);
+      expect(activities.rejectWithdrawal).not.toHaveBeenCalled();
     });
   });
 });

@@ -3,7 +3,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { exchangeContract, statusQuery } from '../../contracts';
 import type { ExchangeInput } from '../../contracts';
-import { domainFailure, mockActivities, useWorkflowTestEnvironment } from '../support/workflow-environment';
+import { DomainError } from '../../core/errors';
+import { domainFailure, mockActivities, stepsInHistory, useWorkflowTestEnvironment } from '../support/workflow-environment';
 
 /** The exchange workflow on its own, with mocked activities: one step, and what settles a failed one. */
 
@@ -38,7 +39,12 @@ async function runExchange(activities: ReturnType<typeof exchangeActivities>, in
       (result: unknown) => ({ result }),
       (error: unknown) => ({ error }),
     );
-    return { ...outcome, status: (await handle.describe()).status.name, progress: await handle.query(statusQuery) };
+    return {
+      ...outcome,
+      status: (await handle.describe()).status.name,
+      progress: await handle.query(statusQuery),
+      steps: await stepsInHistory(handle),
+    };
   });
 }
 
@@ -53,6 +59,29 @@ describe('exchange workflow', () => {
     });
     expect(activities.executeExchange).toHaveBeenCalledWith(input);
     expect(activities.abandonExchange).not.toHaveBeenCalled();
+  });
+
+  it('runs the exchange as a local activity: the whole workflow is one workflow task, no activity task', async () => {
+    const outcome = await runExchange(exchangeActivities(), exchangeInput());
+    expect(outcome.steps).toMatchObject({ localActivities: ['executeExchange'], activities: [], workflowTasks: 1 });
+  });
+
+  it('refused by a DomainError thrown in the local activity completes with the refusal as its result', async () => {
+    const activities = exchangeActivities();
+    // Thrown as the real activity throws it: the worker's interceptor makes it a typed, non-retryable failure.
+    activities.executeExchange.mockRejectedValue(new DomainError('insufficient-funds', 'the available balance is too low'));
+    const input = exchangeInput();
+    const outcome = await runExchange(activities, input);
+    expect(outcome).toMatchObject({
+      status: 'COMPLETED',
+      result: {
+        status: 'UNSUCCESSFUL',
+        stage: 'REFUSED_INSUFFICIENT_FUNDS',
+        refusal: { kind: 'insufficient-funds', message: 'the available balance is too low' },
+      },
+    });
+    expect(activities.executeExchange).toHaveBeenCalledTimes(1);
+    expect(activities.abandonExchange).toHaveBeenCalledWith(input.exchangeId);
   });
 
   it('refused (an expired lock) leaves a tombstone and completes with the refusal as its result', async () => {

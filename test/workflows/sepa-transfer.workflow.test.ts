@@ -2,10 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { WorkflowHandle, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import type { BankAdapter, BankPaymentState } from '../../activities/adapters/bank/bank-adapter';
+import type { ActivityDependencies } from '../../activities/dependencies';
+import { createSepaTransferActivities } from '../../activities/sepa-transfer.activities';
 import { sepaTransferContract, statusQuery } from '../../contracts';
 import type { SepaTransferInput } from '../../contracts';
 import { eventually } from '../support/eventually';
-import { domainFailure, callOrder, mockActivities, useWorkflowTestEnvironment } from '../support/workflow-environment';
+import { domainFailure, callOrder, mockActivities, stepsInHistory, useWorkflowTestEnvironment } from '../support/workflow-environment';
 import type { WorkflowRun } from '../support/workflow-environment';
 
 /** The SEPA-transfer workflow on its own, with mocked activities: the same lifecycle as a withdrawal, the bank deciding. */
@@ -202,5 +205,52 @@ describe('SEPA-transfer workflow', () => {
       });
     });
     expect(moneySteps(activities)).toEqual(['markSepaHandOff', 'submitSepaTransfer', 'recordSepaCancellation', 'rejectSepaTransfer']);
+  });
+
+  describe('how its steps run', () => {
+    it('answers the caller while the hand-off, the step after the reservation, still runs', async () => {
+      const activities = sepaActivities();
+      const input = transferInput();
+      await env.withWorker(activities, async (run) => {
+        const handOff = run.gate();
+        activities.markSepaHandOff.mockImplementation(async () => {
+          await handOff.wait();
+          return 'MARKED';
+        });
+        const { handle, reserved } = await startTransfer(run, input);
+        expect(await reserved).toEqual({ id: input.transferId });
+        expect(await handle.query(statusQuery)).toEqual({ status: 'IN_PROGRESS', stage: 'RESERVED' });
+        handOff.open();
+        expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+        const steps = await stepsInHistory(handle);
+        expect(steps.localActivities).toEqual(['reserveSepaTransfer', 'settleSepaTransfer']);
+        expect(steps.activities).toEqual(['markSepaHandOff', 'submitSepaTransfer', 'awaitBankAnswer']);
+      });
+    });
+
+    it("waits for the bank's answer in one activity that polls, and releases on its rejection as before", async () => {
+      const activities = sepaActivities();
+      const answers: BankPaymentState[] = [
+        { state: 'PENDING' },
+        { state: 'PENDING' },
+        { state: 'REJECTED', reason: 'AC04 closed account' },
+      ];
+      const paymentState = jest.fn(async (): Promise<BankPaymentState> => answers.shift() ?? { state: 'PENDING' });
+      const bank: BankAdapter = { submit: () => Promise.reject(new Error('not called here')), paymentState };
+      // The real activity, on a scripted bank (the only dependency it touches).
+      const real = createSepaTransferActivities({ bank } as unknown as ActivityDependencies);
+      activities.awaitBankAnswer.mockImplementation((bankReference) => real.awaitBankAnswer(bankReference));
+      const input = transferInput();
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startTransfer(run, input);
+        expect(await handle.result()).toEqual({ status: 'UNSUCCESSFUL', stage: 'REJECTED', failureReason: 'AC04 closed account' });
+        const steps = await stepsInHistory(handle);
+        expect(steps.activities.filter((type) => type === 'awaitBankAnswer')).toHaveLength(1);
+        expect(steps.failedAttempts).toBe(0);
+      });
+      expect(paymentState).toHaveBeenCalledTimes(3);
+      expect(activities.rejectSepaTransfer).toHaveBeenCalledWith(input.transferId, 'AC04 closed account');
+      expect(moneySteps(activities)).toEqual(['markSepaHandOff', 'submitSepaTransfer', 'rejectSepaTransfer']);
+    });
   });
 });

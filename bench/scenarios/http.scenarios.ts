@@ -1,0 +1,111 @@
+import { runHttpLoad } from '../load/http-load';
+import type { BenchChild } from '../processes';
+import { atLeast, perSecond, reportRow } from '../report';
+import type { ReportRow } from '../report';
+import { startBareKoa } from '../stack';
+import { bearer, createBenchPartner } from './fixtures';
+import type { BenchPartner } from './fixtures';
+import { runPair, withProcesses } from './pairs';
+import type { BenchContext, PairOutcome } from './pairs';
+
+/** As in the issue's measurement. */
+const CONNECTIONS = 50;
+const HISTORY_ENTRIES = 20;
+
+/** Headers that belong to one connection or one moment, not to the answer: bare Koa sets its own. */
+const PER_RESPONSE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+
+export interface CapturedResponse {
+  headers: Record<string, string>;
+  bodyBase64: string;
+}
+
+export interface HttpScenarioResult {
+  row: ReportRow;
+  outcome: PairOutcome;
+  /** The scenario's bare Koa, left running until the end (its RSS is read then). */
+  koa: BenchChild;
+}
+
+/** GET /v1/partner/balances for a partner with a balance in every currency. */
+export async function runBalancesScenario(context: BenchContext): Promise<HttpScenarioResult> {
+  const partner = await createBenchPartner(context.orm, 'bench balances', {
+    eur: '100000.00',
+    btc: '2.5',
+    doge: '50000',
+    eth: '40',
+    ltc: '300',
+    pol: '100000',
+    usdc: '250000',
+  });
+  return runHttpScenario(context, 'balances', '/v1/partner/balances', partner, 0.5, `GET /v1/partner/balances, ${CONNECTIONS} connections`);
+}
+
+/** This UTC month's history for a partner with twenty deposits in it. */
+export async function runHistoryScenario(context: BenchContext): Promise<HttpScenarioResult> {
+  const partner = await createBenchPartner(context.orm, 'bench history', { eth: '0.5' }, HISTORY_ENTRIES);
+  const now = new Date();
+  const path = `/v1/partner/transaction-history/${now.getUTCMonth() + 1}/${now.getUTCFullYear()}`;
+  return runHttpScenario(
+    context,
+    'history',
+    path,
+    partner,
+    0.3,
+    `GET …/transaction-history, ${HISTORY_ENTRIES} entries, ${CONNECTIONS} connections`,
+    (body) => {
+      const entries = JSON.parse(body.toString('utf8')) as unknown[];
+      if (entries.length !== HISTORY_ENTRIES) throw new Error(`history answered ${entries.length} entries, expected ${HISTORY_ENTRIES}`);
+    },
+  );
+}
+
+/**
+ * The project's API against bare Koa serving the bytes and headers the API answered this very
+ * request once (fetched first), each with 50 keep-alive connections.
+ */
+async function runHttpScenario(
+  context: BenchContext,
+  name: string,
+  path: string,
+  partner: BenchPartner,
+  goal: number,
+  scenario: string,
+  check?: (body: Buffer) => void,
+): Promise<HttpScenarioResult> {
+  const { apiUrl, logDir } = context.stack;
+  const captured = await capture(`${apiUrl}${path}`, bearer(partner));
+  check?.(Buffer.from(captured.bodyBase64, 'base64'));
+  const koa = await startBareKoa(context.lifecycle, logDir, `bare-koa-${name}`, { [path]: captured });
+  const { signal } = context.lifecycle;
+  // The same request to both: bare Koa ignores the key.
+  const headers = bearer(partner);
+  const outcome = await runPair(
+    withProcesses(context, [koa.child]),
+    name,
+    (durationMs) => runHttpLoad({ url: `${apiUrl}${path}`, headers, connections: CONNECTIONS, durationMs, signal }),
+    (durationMs) => runHttpLoad({ url: `${koa.url}${path}`, headers, connections: CONNECTIONS, durationMs, signal }),
+    context.profile.httpMs,
+  );
+  const row = reportRow({
+    scenario,
+    figure: perSecond(outcome.project.perSecond, 'req'),
+    ceiling: `bare Koa, same bytes: ${perSecond(outcome.ceiling.perSecond, 'req')}`,
+    ratio: outcome.project.perSecond / outcome.ceiling.perSecond,
+    p50Ms: outcome.project.p50Ms,
+    p99Ms: outcome.project.p99Ms,
+    goal: atLeast(goal),
+  });
+  return { row, outcome, koa: koa.child };
+}
+
+export async function capture(url: string, headers: Record<string, string>): Promise<CapturedResponse> {
+  const response = await fetch(url, { headers });
+  const body = Buffer.from(await response.arrayBuffer());
+  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${body.toString('utf8').slice(0, 300)}`);
+  const kept: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (!PER_RESPONSE_HEADERS.has(name)) kept[name] = value;
+  });
+  return { headers: kept, bodyBase64: body.toString('base64') };
+}
