@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import compose from 'koa-compose';
 import Koa from 'koa';
+import { findPartnerIdByKeyHash } from '../db/queries/api-key.queries';
 import type { ApiDependencies } from './dependencies';
 import type { ApiState } from './state';
 import { authMiddleware } from './middleware/auth.middleware';
@@ -20,8 +21,9 @@ import { transactionHistoryRoute } from './routes/transaction-history.route';
 export function createApp(deps: ApiDependencies): Koa {
   const app = new Koa<ApiState>();
   app.proxy = true;
+  const apiKeys = deps.apiKeys ?? { partnerIdFor: (keyHash: string) => findPartnerIdByKeyHash(deps.pool, keyHash) };
   // Authenticate, then limit per partner: every /v1 route goes through both.
-  const authenticate = compose([authMiddleware(deps.readPool), rateLimitMiddleware(deps.rateLimit, deps.clock)]);
+  const authenticate = compose([authMiddleware(apiKeys), rateLimitMiddleware(deps.rateLimit, deps.clock)]);
   const router = new Router<ApiState>();
 
   router.get('/health', (ctx) => {
@@ -37,6 +39,11 @@ export function createApp(deps: ApiDependencies): Koa {
   router.post('/v1/crypto-withdrawal', authenticate, cryptoWithdrawalRoute(deps, 'user'));
   router.get('/v1/crypto-withdrawal/details/:withdrawalId', authenticate, withdrawalDetailsRoute(deps));
 
+  // Only what the error middleware cannot answer arrives here: a streamed body that failed, or a
+  // client gone, after the headers were sent. The response is cut short; say so in the log.
+  app.on('error', (error: Error, ctx?: Koa.Context) =>
+    deps.log.warn(`${ctx?.method ?? ''} ${ctx?.path ?? ''}: response cut short: ${error.message}`),
+  );
   app.use(errorMiddleware(deps.log));
   app.use(bodyMiddleware(deps.maxBodyBytes));
   app.use(router.routes());

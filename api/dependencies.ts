@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from '../core/logger';
 import type { OperationDependencies } from '../operations/dependencies';
+import type { ApiKeyResolver } from './auth/api-key-cache';
 import type { RateLimit } from './middleware/rate-limit.middleware';
 
 export type { Clock } from '../core/clock';
@@ -14,4 +15,6 @@ export interface ApiDependencies extends OperationDependencies {
   log: Logger;
   maxBodyBytes: number;
   rateLimit: RateLimit;
+  /** Who each API key belongs to (startApi: the in-memory cache); absent, every request asks the primary. */
+  apiKeys?: ApiKeyResolver;
 }

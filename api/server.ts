@@ -4,7 +4,9 @@ import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import type { Logger } from '../core/logger';
 import type { EurRates } from '../core/rates';
+import { findPartnerIdByKeyHash } from '../db/queries/api-key.queries';
 import { createApp } from './app';
+import { createApiKeyCache } from './auth/api-key-cache';
 import { systemClock } from './dependencies';
 import type { Clock } from './dependencies';
 import { configuredRateSource } from '../operations/rate-source';
@@ -32,39 +34,58 @@ export interface RunningApi {
 }
 
 export async function startApi(options: ApiOptions): Promise<RunningApi> {
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
-  const readPool = options.databaseReadUrl ? new pg.Pool({ connectionString: options.databaseReadUrl, max: 20 }) : pool;
-  // An idle client that loses its server must not crash the process; the next query reports it.
-  for (const each of new Set([pool, readPool])) each.on('error', (error) => options.log.warn(`database pool: ${error.message}`));
-  const connection = await Connection.connect({ address: options.temporalAddress });
-  const app = createApp({
-    pool,
-    readPool,
-    temporal: {
-      client: new Client({ connection, namespace: options.temporalNamespace }),
-      taskQueue: options.temporalTaskQueue,
-      responseTimeoutMs: options.operationResponseTimeoutMs,
+  // What has started, stopped in reverse order by stop() or when a later step fails to start.
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop().catch((error: unknown) => options.log.warn(`API stop: ${String(error)}`));
+  };
+  try {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    const readPool = options.databaseReadUrl ? new pg.Pool({ connectionString: options.databaseReadUrl, max: 20 }) : pool;
+    for (const each of new Set([pool, readPool])) {
+      // An idle client that loses its server must not crash the process; the next query reports it.
+      each.on('error', (error) => options.log.warn(`database pool: ${error.message}`));
+      stops.push(() => each.end());
+    }
+    const connection = await Connection.connect({ address: options.temporalAddress });
+    stops.push(() => connection.close());
+    // Keys are looked up on the primary: a revocation must never meet a replica that has not seen it.
+    const apiKeys = createApiKeyCache({
+      databaseUrl: options.databaseUrl,
+      lookup: (keyHash) => findPartnerIdByKeyHash(pool, keyHash),
+      log: options.log,
+    });
+    await apiKeys.start();
+    stops.push(() => apiKeys.stop());
+    const app = createApp({
       pool,
-    },
-    rateSource: configuredRateSource(options.eurRates),
-    clock: options.clock ?? systemClock,
-    log: options.log,
-    maxBodyBytes: options.maxBodyBytes,
-    rateLimit: { perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst },
-  });
-  const server = http.createServer(app.callback());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, '0.0.0.0', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    async stop() {
+      readPool,
+      temporal: {
+        client: new Client({ connection, namespace: options.temporalNamespace }),
+        taskQueue: options.temporalTaskQueue,
+        responseTimeoutMs: options.operationResponseTimeoutMs,
+        pool,
+      },
+      rateSource: configuredRateSource(options.eurRates),
+      clock: options.clock ?? systemClock,
+      log: options.log,
+      maxBodyBytes: options.maxBodyBytes,
+      rateLimit: { perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst },
+      apiKeys,
+    });
+    const server = http.createServer(app.callback());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, '0.0.0.0', () => resolve());
+    });
+    stops.push(async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      await connection.close();
-      for (const each of new Set([pool, readPool])) await each.end();
-    },
-  };
+    });
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}`, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
 }

@@ -30,7 +30,10 @@ export function spawnScript(name: string, script: string, env: NodeJS.ProcessEnv
   fs.mkdirSync(logDir, { recursive: true });
   const logFile = path.join(logDir, `${name}.log`);
   const log = fs.openSync(logFile, 'w');
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: PROJECT_ROOT, env, stdio: ['ignore', log, log] });
+  // BENCH_CPU_PROFILE_DIR: each child writes a V8 CPU profile there when it stops (see README).
+  const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
+  const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : [];
+  const child = spawn(process.execPath, [...profiling, '--import', 'tsx', script], { cwd: PROJECT_ROOT, env, stdio: ['ignore', log, log] });
   fs.closeSync(log);
   if (child.pid === undefined) throw new Error(`could not start ${name} (${script})`);
   return { name, pid: child.pid, child, logFile, stop: () => stopChild(child), kill: () => child.kill('SIGKILL') };

@@ -1,7 +1,7 @@
 import { ApplicationFailure, CancellationScope, condition, log, setHandler } from '@temporalio/workflow';
 import type { OperationStatus } from '../core/operation-status';
-import { parseTravelRuleCompletion } from '../core/travel-rule-completion';
 import type { TravelRuleCompletion } from '../core/travel-rule-completion';
+import type * as TravelRuleCompletionModule from '../core/travel-rule-completion';
 import { completeTravelRuleUpdate, travelRuleDataCompletedSignal } from '../contracts';
 
 /**
@@ -83,4 +83,16 @@ export class TravelRuleInbox {
     if ('problems' in parsed) throw ApplicationFailure.create({ type: 'invalid-request', message: parsed.problems, nonRetryable: true });
     return parsed.completion;
   }
+}
+
+/**
+ * The validator's schema module, loaded on first use. The worker evaluates the workflow bundle's
+ * modules again for every workflow run (each run gets its own module state), and zod's take
+ * several milliseconds of CPU, for every exchange and transfer, while few withdrawals ever
+ * receive a completion. Evaluating a module is deterministic, so replay is unaffected.
+ */
+function parseTravelRuleCompletion(input: unknown): ReturnType<typeof TravelRuleCompletionModule.parseTravelRuleCompletion> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy require is the point (see above)
+  const completion = require('../core/travel-rule-completion') as typeof TravelRuleCompletionModule;
+  return completion.parseTravelRuleCompletion(input);
 }

@@ -1,18 +1,34 @@
 import { DomainError } from '../../core/errors';
-import { Decimal } from '../../core/money';
-import { findHistory } from '../../db/queries/history.queries';
+import { coalescedLookup } from '../../db/queries/coalesced-lookup';
+import { findHistoryPages } from '../../db/queries/history.queries';
+import type { HistoryPageRequest, HistoryPosition, HistoryRow } from '../../db/queries/history.queries';
 import type { ApiDependencies } from '../dependencies';
-import { jsonNumber } from '../http/exact-json';
-import { respondJson } from '../http/respond';
-import { transactionHistoryParamsSchema } from '../schemas/transaction-history.schema';
+import { respondJsonStream, respondJsonText } from '../http/json-text';
+import { historyJson, historyJsonPieces } from '../responses/transaction-history.response';
+import { encodeHistoryCursor, transactionHistoryParamsSchema, transactionHistoryQuerySchema } from '../schemas/transaction-history.schema';
 import { parseOrThrow } from '../schemas/validation';
 import type { ApiContext } from '../state';
 
 /** How far back history goes: the month twelve months before the current one (UTC). */
 const HISTORY_DEPTH_MONTHS = 12;
 
-/** GET /v1/partner/transaction-history/:month/:year: one UTC month, newest first. */
+/** Without `limit` the month is read in pages of this many entries and streamed. */
+const STREAM_PAGE_SIZE = 1000;
+
+/**
+ * GET /v1/partner/transaction-history/:month/:year: one UTC month, newest first. Without `limit`,
+ * the whole month (after `cursor`, if given) as one array, streamed; with `limit`, one page and a
+ * Link header to the next while there is one.
+ */
 export function transactionHistoryRoute(deps: ApiDependencies) {
+  // Pages asked for together share one query (at most this many pages in it); the same page asked
+  // for twice is read once.
+  const historyPage = coalescedLookup((requests: readonly HistoryPageRequest[]) => findHistoryPages(deps.readPool, requests), {
+    maxKeysPerQuery: 32,
+    identityOf: (request) =>
+      `${request.partnerId} ${request.from.toISOString()} ${request.until.toISOString()} ${request.after?.createdAtUtc} ${request.after?.id} ${request.limit}`,
+  });
+
   return async (ctx: ApiContext): Promise<void> => {
     const now = deps.clock.now();
     const { month, year } = parseOrThrow(transactionHistoryParamsSchema(now.getUTCFullYear()), ctx.params, 'invalid-month-or-year');
@@ -25,23 +41,44 @@ export function transactionHistoryRoute(deps: ApiDependencies) {
         `history goes back ${HISTORY_DEPTH_MONTHS} months, to ${monthName(currentIndex - HISTORY_DEPTH_MONTHS)}`,
       );
     }
-    const from = new Date(Date.UTC(year, month - 1, 1));
-    const until = new Date(Date.UTC(year, month, 1));
-    const rows = await findHistory(deps.readPool, ctx.state.partnerId, from, until);
-    respondJson(
+    const { limit, cursor } =
+      ctx.querystring === '' ? {} : parseOrThrow(transactionHistoryQuerySchema, { ...ctx.query }, 'invalid-month-or-year');
+    const inMonth = {
+      partnerId: ctx.state.partnerId,
+      from: new Date(Date.UTC(year, month - 1, 1)),
+      until: new Date(Date.UTC(year, month, 1)),
+    };
+    const page = async (after: HistoryPosition | undefined, size: number) => (await historyPage({ ...inMonth, after, limit: size })) ?? [];
+
+    if (limit !== undefined) {
+      // One more than asked tells whether a next page exists.
+      const rows = await page(cursor, limit + 1);
+      const entries = rows.slice(0, limit);
+      if (rows.length > limit) {
+        const next = encodeHistoryCursor(positionOf(entries[entries.length - 1]!));
+        ctx.set('Link', `</v1/partner/transaction-history/${month}/${year}?limit=${limit}&cursor=${next}>; rel="next"`);
+      }
+      respondJsonText(ctx, 200, historyJson(entries));
+      return;
+    }
+    // Read before answering, so that a failing database is still a proper error response.
+    const first = await page(cursor, STREAM_PAGE_SIZE);
+    if (first.length < STREAM_PAGE_SIZE) {
+      respondJsonText(ctx, 200, historyJson(first));
+      return;
+    }
+    respondJsonStream(
       ctx,
       200,
-      rows.map((row) => ({
-        id: row.id,
-        createdAt: row.created_at.toISOString(),
-        type: row.type,
-        amount: jsonNumber(new Decimal(row.amount)),
-        currency: row.currency,
-        ...(row.amount_from === null ? {} : { amountFrom: jsonNumber(new Decimal(row.amount_from)), currencyFrom: row.currency_from }),
-        status: row.status,
-      })),
+      historyJsonPieces(first, async (previous) =>
+        previous.length < STREAM_PAGE_SIZE ? [] : page(positionOf(previous[previous.length - 1]!), STREAM_PAGE_SIZE),
+      ),
     );
   };
+}
+
+function positionOf(row: HistoryRow): HistoryPosition {
+  return { createdAtUtc: row.created_at_utc, id: row.id };
 }
 
 function pad(month: number): string {

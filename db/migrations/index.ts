@@ -1,10 +1,12 @@
 import { Migration20261122000000_foundation } from './Migration20261122000000_foundation';
 import { Migration20261122010000_off_the_happy_path } from './Migration20261122010000_off_the_happy_path';
 import { Migration20261122020000_fast_ledger } from './Migration20261122020000_fast_ledger';
+import { Migration20261122030000_fast_reads } from './Migration20261122030000_fast_reads';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
   { name: 'Migration20261122000000_foundation', class: Migration20261122000000_foundation },
   { name: 'Migration20261122010000_off_the_happy_path', class: Migration20261122010000_off_the_happy_path },
   { name: 'Migration20261122020000_fast_ledger', class: Migration20261122020000_fast_ledger },
+  { name: 'Migration20261122030000_fast_reads', class: Migration20261122030000_fast_reads },
 ];

@@ -9,9 +9,11 @@ export interface NetworkConfigRow {
   min_deposit: string;
 }
 
+/** Every network's config, amounts as numeric text without trailing zeros ("0.00005", "2"). */
 export async function findNetworkConfigs(pool: pg.Pool): Promise<NetworkConfigRow[]> {
   const result = await pool.query<NetworkConfigRow>(
-    `select currency, network, mainnet, fee_withdrawal::text, min_withdrawal::text, min_deposit::text
+    `select currency, network, mainnet, trim_scale(fee_withdrawal)::text as fee_withdrawal,
+            trim_scale(min_withdrawal)::text as min_withdrawal, trim_scale(min_deposit)::text as min_deposit
        from network_config order by currency, network`,
   );
   return result.rows;

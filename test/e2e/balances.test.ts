@@ -62,3 +62,25 @@ describe('GET /v1/partner/balances', () => {
     expect(response.text).not.toContain(first.accounts.eur.id);
   });
 });
+
+describe('GET /v1/partner/balances, many at once', () => {
+  it('requests of several partners arriving together each get their own balances', async () => {
+    const partners = await Promise.all(['1', '2', '3', '4'].map((eur) => createTestPartner(ctx.orm, { deposits: { eur } })));
+    const responses = await Promise.all(
+      Array.from({ length: 24 }, (_, index) => partners[index % 4]!).map(async (partner) => ({
+        partner,
+        response: await ctx.api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey }),
+      })),
+    );
+    for (const { partner, response } of responses) {
+      expect(response.status).toBe(200);
+      expect(response.json.fiatBalances).toEqual([expect.objectContaining({ id: partner.accounts.eur.id })]);
+      expect(response.json.cryptoBalances.map((balance: { id: string }) => balance.id).sort()).toEqual(
+        (['btc', 'doge', 'eth', 'ltc', 'pol', 'usdc'] as const).map((currency) => partner.accounts[currency].id).sort(),
+      );
+    }
+    expect(responses.map(({ response }) => response.json.fiatBalances[0].amount)).toEqual(
+      Array.from({ length: 24 }, (_, index) => `${(index % 4) + 1}.00`),
+    );
+  });
+});

@@ -1,0 +1,137 @@
+import pg from 'pg';
+import { createApiKeyCache } from '../../api/auth/api-key-cache';
+import type { ApiKeyCache, ApiKeyCacheOptions } from '../../api/auth/api-key-cache';
+import { hashApiKey } from '../../core/api-keys';
+import { createLogger } from '../../core/logger';
+import { findPartnerIdByKeyHash } from '../../db/queries/api-key.queries';
+import { createApiKey, revokeApiKey } from '../../db/services/api-key.service';
+import { eventually } from '../support/eventually';
+import { createTestPartner } from '../support/fixtures';
+import { testStack } from '../support/stack';
+import { useTestApi } from '../support/use-test-api';
+
+const ctx = useTestApi({ api: false });
+let pool: pg.Pool;
+beforeAll(() => {
+  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 3 });
+  ctx.defer(() => pool.end());
+});
+
+let caches = 0;
+
+/** A started cache whose database lookups are recorded, on a listener connection of its own name. */
+async function countingCache(options: Partial<ApiKeyCacheOptions> = {}): Promise<{ cache: ApiKeyCache; lookups: string[]; name: string }> {
+  const lookups: string[] = [];
+  const name = `api-key-cache-test-${process.pid}-${(caches += 1)}`;
+  const cache = createApiKeyCache({
+    databaseUrl: testStack().databaseUrl,
+    lookup: async (keyHash) => {
+      lookups.push(keyHash);
+      return findPartnerIdByKeyHash(pool, keyHash);
+    },
+    log: createLogger('api-key-cache-test', 'error'),
+    applicationName: name,
+    ...options,
+  });
+  await cache.start();
+  ctx.defer(() => cache.stop());
+  return { cache, lookups, name };
+}
+
+async function newKey(partnerId: string): Promise<{ apiKeyId: string; keyHash: string }> {
+  const issued = await ctx.orm.em.fork().transactional((em) => createApiKey(em, partnerId, new Date()));
+  return { apiKeyId: issued.apiKeyId, keyHash: hashApiKey(issued.apiKey) };
+}
+
+async function revoke(apiKeyId: string): Promise<void> {
+  await ctx.orm.em.fork().transactional((em) => revokeApiKey(em, apiKeyId, new Date()));
+}
+
+describe('API key cache', () => {
+  it('answers a known key from memory after its first lookup; an unknown key is asked of the database every time', async () => {
+    const { cache, lookups } = await countingCache();
+    expect(cache.listening).toBe(true);
+    const partner = await createTestPartner(ctx.orm);
+    const keyHash = hashApiKey(partner.apiKey);
+    expect(await cache.partnerIdFor(keyHash)).toBe(partner.partnerId);
+    expect(await cache.partnerIdFor(keyHash)).toBe(partner.partnerId);
+    expect(lookups).toEqual([keyHash]);
+
+    const unknown = hashApiKey('pk_no-such-key');
+    expect(await cache.partnerIdFor(unknown)).toBeUndefined();
+    expect(await cache.partnerIdFor(unknown)).toBeUndefined();
+    expect(lookups).toEqual([keyHash, unknown, unknown]);
+  });
+
+  it('a revocation reaches every listening cache, which then refuses the key', async () => {
+    const first = await countingCache();
+    const second = await countingCache();
+    const partner = await createTestPartner(ctx.orm);
+    const kept = await newKey(partner.partnerId);
+    const keyHash = hashApiKey(partner.apiKey);
+    for (const { cache } of [first, second]) {
+      expect(await cache.partnerIdFor(keyHash)).toBe(partner.partnerId);
+      expect(await cache.partnerIdFor(kept.keyHash)).toBe(partner.partnerId);
+    }
+
+    await revoke(partner.apiKeyId);
+    for (const { cache } of [first, second]) {
+      await eventually(async () => expect(await cache.partnerIdFor(keyHash)).toBeUndefined());
+      expect(await cache.partnerIdFor(kept.keyHash)).toBe(partner.partnerId);
+    }
+    // The other key of the partner stayed in memory: asked of the database once per cache.
+    expect(first.lookups.filter((hash) => hash === kept.keyHash)).toHaveLength(1);
+    expect(second.lookups.filter((hash) => hash === kept.keyHash)).toHaveLength(1);
+  });
+
+  it('while its listener is disconnected every key is looked up, and a revocation made meanwhile is never forgotten', async () => {
+    // A slow reconnect keeps the disconnected stretch long enough to act in it.
+    const { cache, lookups, name } = await countingCache({ reconnectDelayMs: { first: 3_000, max: 3_000 } });
+    const partner = await createTestPartner(ctx.orm);
+    const other = await newKey(partner.partnerId);
+    const keyHash = hashApiKey(partner.apiKey);
+    expect(await cache.partnerIdFor(keyHash)).toBe(partner.partnerId);
+    expect(await cache.partnerIdFor(other.keyHash)).toBe(partner.partnerId);
+
+    await pool.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1`, [name]);
+    await eventually(async () => expect(cache.listening).toBe(false));
+    await revoke(partner.apiKeyId); // its notification reaches no one
+    expect(await cache.partnerIdFor(keyHash)).toBeUndefined();
+    lookups.length = 0;
+    expect(await cache.partnerIdFor(other.keyHash)).toBe(partner.partnerId);
+    expect(await cache.partnerIdFor(other.keyHash)).toBe(partner.partnerId);
+    expect(lookups).toEqual([other.keyHash, other.keyHash]);
+
+    await eventually(async () => expect(cache.listening).toBe(true), { timeoutMs: 30_000 });
+    expect(await cache.partnerIdFor(keyHash)).toBeUndefined();
+    lookups.length = 0;
+    expect(await cache.partnerIdFor(other.keyHash)).toBe(partner.partnerId);
+    expect(await cache.partnerIdFor(other.keyHash)).toBe(partner.partnerId);
+    expect(lookups).toEqual([other.keyHash]);
+  });
+
+  it('keeps at most maxEntries keys, dropping the oldest', async () => {
+    const { cache, lookups } = await countingCache({ maxEntries: 2 });
+    const partner = await createTestPartner(ctx.orm);
+    const [a, b, c] = [await newKey(partner.partnerId), await newKey(partner.partnerId), await newKey(partner.partnerId)];
+    for (const key of [a, b, c]) await cache.partnerIdFor(key.keyHash);
+    lookups.length = 0;
+    await cache.partnerIdFor(c.keyHash);
+    await cache.partnerIdFor(b.keyHash);
+    expect(lookups).toEqual([]);
+    await cache.partnerIdFor(a.keyHash);
+    expect(lookups).toEqual([a.keyHash]);
+  });
+
+  it('after stop it answers from the database only', async () => {
+    const { cache, lookups } = await countingCache();
+    const partner = await createTestPartner(ctx.orm);
+    const keyHash = hashApiKey(partner.apiKey);
+    await cache.partnerIdFor(keyHash);
+    await cache.stop();
+    expect(cache.listening).toBe(false);
+    expect(await cache.partnerIdFor(keyHash)).toBe(partner.partnerId);
+    expect(await cache.partnerIdFor(keyHash)).toBe(partner.partnerId);
+    expect(lookups).toEqual([keyHash, keyHash, keyHash]);
+  });
+});
