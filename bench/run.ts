@@ -86,8 +86,8 @@ async function runScenario(name: ScenarioName, context: BenchContext): Promise<S
   switch (name) {
     case 'balances':
     case 'history': {
-      const { row, outcome, koa } = await (name === 'balances' ? runBalancesScenario(context) : runHistoryScenario(context));
-      return { rows: [row], details: outcome, koa };
+      const { rows, outcomes, koa } = await (name === 'balances' ? runBalancesScenario(context) : runHistoryScenario(context));
+      return { rows, details: outcomes, koa };
     }
     case 'history-curve': {
       const result = await runHistoryCurveScenario(context);

@@ -27,6 +27,12 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     method?: string;
     timeout?: number;
+    /** Called once per connection: e.g. to give each connection headers of its own. */
+    setupClient?: (client: Client) => void;
+  }
+
+  interface Client {
+    setHeaders(headers: Record<string, string>): void;
   }
 
   interface Instance extends PromiseLike<Result> {

@@ -4,6 +4,8 @@ import type { RunResult } from './run-result';
 export interface HttpLoad {
   url: string;
   headers?: Record<string, string>;
+  /** Headers per connection, taken in turn (e.g. one partner's key each); overrides `headers`. */
+  connectionHeaders?: readonly Record<string, string>[];
   connections: number;
   durationMs: number;
   signal: AbortSignal;
@@ -11,9 +13,14 @@ export interface HttpLoad {
 
 /** Keep-alive connections, each sending its next request when the last one is answered (autocannon, in this process). */
 export async function runHttpLoad(load: HttpLoad): Promise<RunResult> {
+  let nextConnection = 0;
+  const { connectionHeaders } = load;
   const instance = autocannon({
     url: load.url,
     headers: load.headers ?? {},
+    ...(connectionHeaders && connectionHeaders.length > 0
+      ? { setupClient: (client) => client.setHeaders(connectionHeaders[nextConnection++ % connectionHeaders.length]!) }
+      : {}),
     connections: load.connections,
     duration: Math.max(1, Math.round(load.durationMs / 1000)),
     timeout: 30,

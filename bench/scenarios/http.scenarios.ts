@@ -21,36 +21,52 @@ export interface CapturedResponse {
 }
 
 export interface HttpScenarioResult {
-  row: ReportRow;
-  outcome: PairOutcome;
+  /** One partner on every connection (as the issue measured), then one partner per connection. */
+  rows: ReportRow[];
+  outcomes: Record<string, PairOutcome>;
   /** The scenario's bare Koa, left running until the end (its RSS is read then). */
   koa: BenchChild;
 }
 
-/** GET /v1/partner/balances for a partner with a balance in every currency. */
+/**
+ * GET /v1/partner/balances for partners with a balance in every currency: one partner on all
+ * fifty connections (as the issue measured), then one partner per connection, since identical
+ * requests arriving together share the API's query and one partner measures much of that.
+ */
 export async function runBalancesScenario(context: BenchContext): Promise<HttpScenarioResult> {
-  const partner = await createBenchPartner(context.orm, 'bench balances', {
-    eur: '100000.00',
-    btc: '2.5',
-    doge: '50000',
-    eth: '40',
-    ltc: '300',
-    pol: '100000',
-    usdc: '250000',
-  });
-  return runHttpScenario(context, 'balances', '/v1/partner/balances', partner, 0.5, `GET /v1/partner/balances, ${CONNECTIONS} connections`);
+  const partners = await createPartnersInParallel(CONNECTIONS, (index) =>
+    createBenchPartner(context.orm, `bench balances ${index + 1}`, {
+      eur: '100000.00',
+      btc: '2.5',
+      doge: '50000',
+      eth: '40',
+      ltc: '300',
+      pol: '100000',
+      usdc: '250000',
+    }),
+  );
+  return runHttpScenario(
+    context,
+    'balances',
+    '/v1/partner/balances',
+    partners,
+    0.5,
+    `GET /v1/partner/balances, ${CONNECTIONS} connections`,
+  );
 }
 
-/** This UTC month's history for a partner with twenty deposits in it. */
+/** This UTC month's history for partners with twenty deposits in it: one partner, then one per connection (see balances). */
 export async function runHistoryScenario(context: BenchContext): Promise<HttpScenarioResult> {
-  const partner = await createBenchPartner(context.orm, 'bench history', { eth: '0.5' }, HISTORY_ENTRIES);
+  const partners = await createPartnersInParallel(CONNECTIONS, (index) =>
+    createBenchPartner(context.orm, `bench history ${index + 1}`, { eth: '0.5' }, HISTORY_ENTRIES),
+  );
   const now = new Date();
   const path = `/v1/partner/transaction-history/${now.getUTCMonth() + 1}/${now.getUTCFullYear()}`;
   return runHttpScenario(
     context,
     'history',
     path,
-    partner,
+    partners,
     0.3,
     `GET …/transaction-history, ${HISTORY_ENTRIES} entries, ${CONNECTIONS} connections`,
     (body) => {
@@ -61,42 +77,52 @@ export async function runHistoryScenario(context: BenchContext): Promise<HttpSce
 }
 
 /**
- * The project's API against bare Koa serving the bytes and headers the API answered this very
- * request once (fetched first), each with 50 keep-alive connections.
+ * The project's API against bare Koa serving the bytes and headers the API answered the first
+ * partner's request (fetched first), each with 50 keep-alive connections.
  */
 async function runHttpScenario(
   context: BenchContext,
   name: string,
   path: string,
-  partner: BenchPartner,
+  partners: readonly BenchPartner[],
   goal: number,
   scenario: string,
   check?: (body: Buffer) => void,
 ): Promise<HttpScenarioResult> {
   const { apiUrl, logDir } = context.stack;
+  const [partner] = partners;
+  if (!partner) throw new Error(`${name}: no partners`);
   const captured = await capture(`${apiUrl}${path}`, bearer(partner));
   check?.(Buffer.from(captured.bodyBase64, 'base64'));
   const koa = await startBareKoa(context.lifecycle, logDir, `bare-koa-${name}`, { [path]: captured });
   const { signal } = context.lifecycle;
   // The same request to both: bare Koa ignores the key.
   const headers = bearer(partner);
-  const outcome = await runPair(
-    withProcesses(context, [koa.child]),
-    name,
-    (durationMs) => runHttpLoad({ url: `${apiUrl}${path}`, headers, connections: CONNECTIONS, durationMs, signal }),
-    (durationMs) => runHttpLoad({ url: `${koa.url}${path}`, headers, connections: CONNECTIONS, durationMs, signal }),
-    context.profile.httpMs,
-  );
-  const row = reportRow({
-    scenario,
-    figure: perSecond(outcome.project.perSecond, 'req'),
-    ceiling: `bare Koa, same bytes: ${perSecond(outcome.ceiling.perSecond, 'req')}`,
-    ratio: outcome.project.perSecond / outcome.ceiling.perSecond,
-    p50Ms: outcome.project.p50Ms,
-    p99Ms: outcome.project.p99Ms,
-    goal: atLeast(goal),
-  });
-  return { row, outcome, koa: koa.child };
+  const rows: ReportRow[] = [];
+  const outcomes: Record<string, PairOutcome> = {};
+  for (const spread of ['one partner', 'one partner per connection'] as const) {
+    const connectionHeaders = spread === 'one partner' ? undefined : partners.map(bearer);
+    const outcome = await runPair(
+      withProcesses(context, [koa.child]),
+      `${name}, ${spread}`,
+      (durationMs) => runHttpLoad({ url: `${apiUrl}${path}`, headers, connectionHeaders, connections: CONNECTIONS, durationMs, signal }),
+      (durationMs) => runHttpLoad({ url: `${koa.url}${path}`, headers, connections: CONNECTIONS, durationMs, signal }),
+      context.profile.httpMs,
+    );
+    outcomes[spread] = outcome;
+    rows.push(
+      reportRow({
+        scenario: `${scenario}, ${spread}`,
+        figure: perSecond(outcome.project.perSecond, 'req'),
+        ceiling: `bare Koa, same bytes: ${perSecond(outcome.ceiling.perSecond, 'req')}`,
+        ratio: outcome.project.perSecond / outcome.ceiling.perSecond,
+        p50Ms: outcome.project.p50Ms,
+        p99Ms: outcome.project.p99Ms,
+        goal: atLeast(goal),
+      }),
+    );
+  }
+  return { rows, outcomes, koa: koa.child };
 }
 
 export async function capture(url: string, headers: Record<string, string>): Promise<CapturedResponse> {
@@ -108,4 +134,13 @@ export async function capture(url: string, headers: Record<string, string>): Pro
     if (!PER_RESPONSE_HEADERS.has(name)) kept[name] = value;
   });
   return { headers: kept, bodyBase64: body.toString('base64') };
+}
+
+/** A few at a time: fixtures through the project's services, without queueing all on the ORM's pool. */
+async function createPartnersInParallel(count: number, create: (index: number) => Promise<BenchPartner>): Promise<BenchPartner[]> {
+  const partners: BenchPartner[] = [];
+  for (let start = 0; start < count; start += 5) {
+    partners.push(...(await Promise.all(Array.from({ length: Math.min(5, count - start) }, (_, offset) => create(start + offset)))));
+  }
+  return partners;
 }
