@@ -44,6 +44,13 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     return withdrawal;
   };
 
+  /** CONFIRMED or PENDING; a failed transaction is the chain's definite answer that the coins did not leave. */
+  const confirmationOf = async (input: { network: Network; transactionHash: string; broadcastAt: string }) => {
+    const state = await deps.chain.confirmationState(input);
+    if (state === 'FAILED') throw activityFailure('transaction-failed', `transaction ${input.transactionHash} failed on chain`);
+    return state === 'CONFIRMED' ? ('CONFIRMED' as const) : ('PENDING' as const);
+  };
+
   return {
     /** Stores the withdrawal and holds amount + fee in one transaction; re-running returns its state. */
     async reserveWithdrawal(input: CryptoWithdrawalInput): Promise<OperationState> {
@@ -187,16 +194,24 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
      * Polls the chain for one window (see pollForAnswer): CONFIRMED, or PENDING for the workflow to
      * ask again later. A failed transaction is the chain's definite answer that the coins did not leave.
      */
-    async awaitWithdrawalConfirmation(input: {
+    async pollWithdrawalConfirmation(input: {
       network: Network;
       transactionHash: string;
       broadcastAt: string;
     }): Promise<'CONFIRMED' | 'PENDING'> {
-      return pollForAnswer(async () => {
-        const state = await deps.chain.confirmationState(input);
-        if (state === 'FAILED') throw activityFailure('transaction-failed', `transaction ${input.transactionHash} failed on chain`);
-        return state;
-      });
+      return pollForAnswer(() => confirmationOf(input));
+    },
+
+    /**
+     * Fails with a retryable "not yet" until the chain confirms: the retry policy is the poll loop,
+     * and retries add nothing to the history. For a wait that outlasted the polling phase, and for
+     * workflows started before pollWithdrawalConfirmation existed (their histories call this name,
+     * with this behaviour: a completion means confirmed).
+     */
+    async awaitWithdrawalConfirmation(input: { network: Network; transactionHash: string; broadcastAt: string }): Promise<void> {
+      if ((await confirmationOf(input)) === 'PENDING') {
+        throw activityFailure('not-confirmed-yet', `transaction ${input.transactionHash} not confirmed yet`);
+      }
     },
 
     settleWithdrawal: (withdrawalId: string): Promise<void> => payments.settle(withdrawalId),

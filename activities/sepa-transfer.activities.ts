@@ -26,6 +26,16 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
     externalReference: (transfer) => transfer.bankReference,
   });
 
+  /** The bank's state of a payment; a reference it does not know is no answer a retry can change. */
+  const bankAnswerOf = async (bankReference: string): Promise<BankPaymentState> => {
+    try {
+      return await deps.bank.paymentState(bankReference);
+    } catch (error) {
+      if (error instanceof UnknownBankReferenceError) throw activityFailure('unknown-bank-reference', error.message);
+      throw error;
+    }
+  };
+
   return {
     /** Needs an ACTIVE eur account (else partner-not-found, per DESIGN.md); holds the amount. */
     async reserveSepaTransfer(input: SepaTransferInput): Promise<OperationState> {
@@ -100,17 +110,23 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
     },
 
     /** Polls the bank for one window (see pollForAnswer): its answer, or PENDING for the workflow to ask again later. */
-    async awaitBankAnswer(bankReference: string): Promise<BankPaymentState> {
+    async pollBankAnswer(bankReference: string): Promise<BankPaymentState> {
       const answer = await pollForAnswer(async () => {
-        try {
-          const state = await deps.bank.paymentState(bankReference);
-          return state.state === 'PENDING' ? 'PENDING' : state;
-        } catch (error) {
-          if (error instanceof UnknownBankReferenceError) throw activityFailure('unknown-bank-reference', error.message);
-          throw error;
-        }
+        const state = await bankAnswerOf(bankReference);
+        return state.state === 'PENDING' ? 'PENDING' : state;
       });
       return answer === 'PENDING' ? { state: 'PENDING' } : answer;
+    },
+
+    /**
+     * Fails with a retryable "not yet" while the bank has not answered: the retry policy is the poll
+     * loop, and retries add nothing to the history. For a wait that outlasted the polling phase, and
+     * for workflows started before pollBankAnswer existed (their histories call this name).
+     */
+    async awaitBankAnswer(bankReference: string): Promise<Exclude<BankPaymentState, { state: 'PENDING' }>> {
+      const answer = await bankAnswerOf(bankReference);
+      if (answer.state === 'PENDING') throw activityFailure('bank-answer-pending', `no answer yet for ${bankReference}`);
+      return answer;
     },
 
     /** On the bank's acceptance. */

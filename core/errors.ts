@@ -48,6 +48,8 @@ export const REFUSAL_KINDS: readonly DomainErrorKind[] = DOMAIN_ERROR_KINDS.filt
 export const ACTIVITY_FAILURES = {
   'broadcast-rejected': { retryable: false, definite: true },
   'transaction-failed': { retryable: false, definite: true },
+  'not-confirmed-yet': { retryable: true, definite: false },
+  'bank-answer-pending': { retryable: true, definite: false },
   'unknown-bank-reference': { retryable: false, definite: false },
   'operation-conflict': { retryable: false, definite: false },
 } as const satisfies Record<string, { retryable: boolean; definite: boolean }>;

@@ -82,7 +82,19 @@ export const AWAIT_ANSWER: ActivityOptions = {
 
 /**
  * Between two polling windows without an answer the workflow waits on a durable timer, doubling
- * from the first to the longest wait: a payment the bank answers tomorrow holds a worker slot only
- * while a window is open, and costs four polling windows an hour (about 44 history events).
+ * from the first wait; once the next wait would reach the longest, the polling phase is over
+ * (ten windows, about twenty minutes) and the workflow waits patiently (PATIENT_AWAIT_ANSWER).
  */
 export const ANSWER_WAIT = { firstMs: 1_000, longestMs: 15 * 60_000 } as const;
+
+/**
+ * A payment the chain or the bank has not answered after the polling phase: one activity that
+ * fails "not yet" until there is an answer, its retry policy the poll loop. Retries add nothing
+ * to the history, so a wait of weeks cannot reach Temporal's history limit (the polling phase
+ * adds about 11 events a window). No deadline: giving up would not bring back money that may
+ * already have left.
+ */
+export const PATIENT_AWAIT_ANSWER: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 minute', backoffCoefficient: 2, maximumInterval: '15 minutes', nonRetryableErrorTypes: NOT_RETRYABLE },
+};

@@ -1,7 +1,14 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CryptoWithdrawalInput, OperationProgress } from '../contracts';
-import { AWAIT_ANSWER, BOUNDED_DATABASE_STEP, DURABLE_DATABASE_STEP, DURABLE_STEP_LOCAL_ATTEMPTS, EXTERNAL_CALL } from './activity-options';
+import {
+  AWAIT_ANSWER,
+  BOUNDED_DATABASE_STEP,
+  DURABLE_DATABASE_STEP,
+  DURABLE_STEP_LOCAL_ATTEMPTS,
+  EXTERNAL_CALL,
+  PATIENT_AWAIT_ANSWER,
+} from './activity-options';
 import { localFirst } from './local-first';
 import { OperationTracker } from './operation-tracker';
 import { runOutgoingPayment } from './outgoing-payment';
@@ -14,6 +21,7 @@ const durable = proxyActivities<Activities>(DURABLE_DATABASE_STEP);
 const durableLocal = proxyLocalActivities<Activities>(DURABLE_STEP_LOCAL_ATTEMPTS);
 const external = proxyActivities<Activities>(EXTERNAL_CALL);
 const answering = proxyActivities<Activities>(AWAIT_ANSWER);
+const patient = proxyActivities<Activities>(PATIENT_AWAIT_ANSWER);
 
 const markHandOff = localFirst(durableLocal.markWithdrawalHandOff, durable.markWithdrawalHandOff);
 const settle = localFirst(durableLocal.settleWithdrawal, durable.settleWithdrawal);
@@ -52,8 +60,12 @@ export async function cryptoWithdrawalWorkflow(input: CryptoWithdrawalInput): Pr
     },
     handedOffStage: 'BROADCAST',
     async askForAnswer(broadcast) {
-      const state = await answering.awaitWithdrawalConfirmation({ network: input.network, ...broadcast });
+      const state = await answering.pollWithdrawalConfirmation({ network: input.network, ...broadcast });
       return state === 'CONFIRMED' ? { state: 'SETTLED' } : 'PENDING';
+    },
+    async awaitAnswerPatiently(broadcast) {
+      await patient.awaitWithdrawalConfirmation({ network: input.network, ...broadcast });
+      return { state: 'SETTLED' };
     },
     settle: () => settle(id),
     reject: (reason) => durable.rejectWithdrawal(id, reason),

@@ -24,6 +24,8 @@ export interface OutgoingPayment<Reference> {
   handedOffStage: string;
   /** Asks the chain or the bank once (one polling window): its answer, or PENDING when it has none yet. */
   askForAnswer(reference: Reference): Promise<ExternalAnswer | 'PENDING'>;
+  /** Waits for the answer however long it takes, without growing the history (after the polling phase). */
+  awaitAnswerPatiently(reference: Reference): Promise<ExternalAnswer>;
   settle(): Promise<void>;
   /** Releases on a definite rejection from the chain or bank, recording it. */
   reject(reason: string): Promise<void>;
@@ -100,7 +102,10 @@ async function handOffAndSettle<Reference>(tracker: OperationTracker, payment: O
       return tracker.finish();
     }
     tracker.report({ status: 'IN_PROGRESS', stage: payment.handedOffStage });
-    answer = await untilAnswered(() => payment.askForAnswer(handOff.reference));
+    answer = await untilAnswered(
+      () => payment.askForAnswer(handOff.reference),
+      () => payment.awaitAnswerPatiently(handOff.reference),
+    );
   } catch (error) {
     const cause = businessCause(error);
     // Anything but a definite answer leaves the money held and the workflow Failed, for a person.
@@ -119,14 +124,19 @@ async function handOffAndSettle<Reference>(tracker: OperationTracker, payment: O
 
 /**
  * Asks until the chain or the bank answers, waiting on a durable timer between asks (doubling, see
- * ANSWER_WAIT). No deadline: giving up would not bring back money that may already have left.
+ * ANSWER_WAIT); past the polling phase, waits patiently, so the history stays bounded however long
+ * the answer takes. No deadline: giving up would not bring back money that may already have left.
  */
-async function untilAnswered(ask: () => Promise<ExternalAnswer | 'PENDING'>): Promise<ExternalAnswer> {
-  for (let waitMs: number = ANSWER_WAIT.firstMs; ; waitMs = Math.min(2 * waitMs, ANSWER_WAIT.longestMs)) {
+async function untilAnswered(
+  ask: () => Promise<ExternalAnswer | 'PENDING'>,
+  awaitPatiently: () => Promise<ExternalAnswer>,
+): Promise<ExternalAnswer> {
+  for (let waitMs: number = ANSWER_WAIT.firstMs; waitMs < ANSWER_WAIT.longestMs; waitMs *= 2) {
     const answer = await ask();
     if (answer !== 'PENDING') return answer;
     await sleep(waitMs);
   }
+  return awaitPatiently();
 }
 
 function reasonOf(error: unknown, fallback: string): string {

@@ -1,7 +1,14 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { OperationProgress, SepaTransferInput } from '../contracts';
-import { AWAIT_ANSWER, BOUNDED_DATABASE_STEP, DURABLE_DATABASE_STEP, DURABLE_STEP_LOCAL_ATTEMPTS, EXTERNAL_CALL } from './activity-options';
+import {
+  AWAIT_ANSWER,
+  BOUNDED_DATABASE_STEP,
+  DURABLE_DATABASE_STEP,
+  DURABLE_STEP_LOCAL_ATTEMPTS,
+  EXTERNAL_CALL,
+  PATIENT_AWAIT_ANSWER,
+} from './activity-options';
 import { localFirst } from './local-first';
 import { OperationTracker } from './operation-tracker';
 import { runOutgoingPayment } from './outgoing-payment';
@@ -12,6 +19,7 @@ const durable = proxyActivities<Activities>(DURABLE_DATABASE_STEP);
 const durableLocal = proxyLocalActivities<Activities>(DURABLE_STEP_LOCAL_ATTEMPTS);
 const external = proxyActivities<Activities>(EXTERNAL_CALL);
 const answering = proxyActivities<Activities>(AWAIT_ANSWER);
+const patient = proxyActivities<Activities>(PATIENT_AWAIT_ANSWER);
 
 const settle = localFirst(durableLocal.settleSepaTransfer, durable.settleSepaTransfer);
 
@@ -42,8 +50,12 @@ export async function sepaTransferWorkflow(input: SepaTransferInput): Promise<Op
     },
     handedOffStage: 'SUBMITTED',
     async askForAnswer(bankReference) {
-      const answer = await answering.awaitBankAnswer(bankReference);
+      const answer = await answering.pollBankAnswer(bankReference);
       if (answer.state === 'PENDING') return 'PENDING';
+      return answer.state === 'SETTLED' ? { state: 'SETTLED' } : { state: 'REJECTED', reason: answer.reason };
+    },
+    async awaitAnswerPatiently(bankReference) {
+      const answer = await patient.awaitBankAnswer(bankReference);
       return answer.state === 'SETTLED' ? { state: 'SETTLED' } : { state: 'REJECTED', reason: answer.reason };
     },
     settle: () => settle(id),

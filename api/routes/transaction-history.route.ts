@@ -48,6 +48,13 @@ export function transactionHistoryRoute(deps: ApiDependencies) {
       from: new Date(Date.UTC(year, month - 1, 1)),
       until: new Date(Date.UTC(year, month, 1)),
     };
+    // A cursor is the last entry of an earlier page of this month: one from another month is not ours here.
+    if (cursor && !withinMonth(cursor, inMonth.from, inMonth.until)) {
+      throw new DomainError(
+        'invalid-month-or-year',
+        `cursor must be one that a Link header of this endpoint gave for ${year}-${pad(month)}`,
+      );
+    }
     const page = async (after: HistoryPosition | undefined, size: number) => (await historyPage({ ...inMonth, after, limit: size })) ?? [];
 
     if (limit !== undefined) {
@@ -79,6 +86,12 @@ export function transactionHistoryRoute(deps: ApiDependencies) {
 
 function positionOf(row: HistoryRow): HistoryPosition {
   return { createdAtUtc: row.created_at_utc, id: row.id };
+}
+
+function withinMonth(position: HistoryPosition, from: Date, until: Date): boolean {
+  // Whole seconds are enough: months begin on a whole second.
+  const instant = new Date(`${position.createdAtUtc.slice(0, 19)}Z`).getTime();
+  return instant >= from.getTime() && instant < until.getTime();
 }
 
 function pad(month: number): string {

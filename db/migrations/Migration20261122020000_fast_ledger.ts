@@ -101,6 +101,10 @@ begin
   if coalesce(cardinality(v_accounts), 0) < 2 or cardinality(v_accounts) <> jsonb_array_length(p_postings) then
     raise exception 'invariant violated: transfer % has at least two postings, each on an account that exists', p_id using errcode = 'PP009';
   end if;
+  -- Balances hold 18 decimals: a finer amount would be checked unrounded and stored rounded.
+  if exists (select 1 from unnest(v_amounts) as amount where scale(amount) > 18) then
+    raise exception 'invariant violated: transfer % has an amount with more than 18 decimals', p_id using errcode = 'PP009';
+  end if;
   if (select count(distinct account_id) from unnest(v_accounts) as account_id) <> cardinality(v_accounts) then
     raise exception 'invariant violated: transfer % touches each account once', p_id using errcode = 'PP009';
   end if;

@@ -155,6 +155,11 @@ describe('transaction history in pages', () => {
       'cursor: cursor must be one that a Link header of this endpoint gave',
     ],
     ['cursor=' + 'A'.repeat(129), 'cursor: cursor must be one that a Link header of this endpoint gave'],
+    // A well-formed position of another month: never a cursor this month's pages gave.
+    [
+      'limit=5&cursor=' + position('2020-01-15T10:00:00.000000 0b6f3a3c-5b0e-4a57-9d7e-4f4a1e0b9c11'),
+      `cursor must be one that a Link header of this endpoint gave for ${year}-${String(month).padStart(2, '0')}`,
+    ],
     ['page=2', 'only limit and cursor are accepted, not page'],
   ])('?%s is 400 P403 naming the rule', async (query, rule) => {
     const partner = await createTestPartner(ctx.orm);

@@ -266,8 +266,24 @@ describe('ledger', () => {
       ),
     );
     await expect(twice).rejects.toThrow(/touches each account once/);
+    const tooFine = inTransaction((em) => reserveTransfer(em, { ...input19(partner) }, new Date()));
+    await expect(tooFine).rejects.toThrow(/more than 18 decimals/);
+    const eth = await account(partner.accounts.eth.id);
+    expect(new Decimal(eth.pendingOutAmount).toFixed()).toBe('0');
   });
 });
+
+/** 0.0000000000000000005 has 19 decimals: numeric(38,18) would round it. */
+function input19(partner: TestPartner): TransferInput {
+  return {
+    transferId: randomUUID(),
+    kind: 'CRYPTO_WITHDRAWAL',
+    postings: [
+      { partnerId: partner.partnerId, currency: 'eth', amount: '-1.0000000000000000005' },
+      { systemAccount: 'CRYPTO_WITHDRAWALS', currency: 'eth', amount: '1.0000000000000000005' },
+    ],
+  };
+}
 
 async function systemBalance(code: string, currency: string): Promise<string> {
   const rows = await ctx.orm.em

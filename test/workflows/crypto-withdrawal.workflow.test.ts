@@ -53,7 +53,7 @@ function withdrawalActivities() {
     markWithdrawalHandOff: () => 'MARKED',
     releaseWithdrawal: () => 'RELEASED',
     broadcastWithdrawal: () => BROADCAST,
-    awaitWithdrawalConfirmation: () => 'CONFIRMED',
+    pollWithdrawalConfirmation: () => 'CONFIRMED',
     settleWithdrawal: () => undefined,
     rejectWithdrawal: () => undefined,
     recordWithdrawalCancellation: () => undefined,
@@ -126,7 +126,7 @@ describe('crypto-withdrawal workflow', () => {
     });
     expect(activities.reserveWithdrawal).toHaveBeenCalledWith(input);
     expect(activities.checkTravelRule).toHaveBeenCalledWith(input.withdrawalId);
-    expect(activities.awaitWithdrawalConfirmation).toHaveBeenCalledWith({ network: 'ethereum', ...BROADCAST });
+    expect(activities.pollWithdrawalConfirmation).toHaveBeenCalledWith({ network: 'ethereum', ...BROADCAST });
     expect(moneySteps(activities)).toEqual(['markWithdrawalHandOff', 'broadcastWithdrawal', 'settleWithdrawal']);
     expect(activities.setWithdrawalProgress).not.toHaveBeenCalled();
   });
@@ -290,7 +290,7 @@ describe('crypto-withdrawal workflow', () => {
         const { handle } = await startWithdrawal(run, withdrawalInput());
         expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
       });
-      expect(activities.awaitWithdrawalConfirmation).not.toHaveBeenCalled();
+      expect(activities.pollWithdrawalConfirmation).not.toHaveBeenCalled();
       expect(moneySteps(activities)).toEqual(['markWithdrawalHandOff', 'broadcastWithdrawal']);
     });
   });
@@ -380,12 +380,12 @@ describe('crypto-withdrawal workflow', () => {
       const input = withdrawalInput({ walletType: 'CUSTODIAL' });
       await env.withWorker(activities, async (run) => {
         const chain = run.gate();
-        activities.awaitWithdrawalConfirmation.mockImplementation(async () => {
+        activities.pollWithdrawalConfirmation.mockImplementation(async () => {
           await chain.wait();
           return 'CONFIRMED';
         });
         const { handle } = await startWithdrawal(run, input);
-        await eventually(async () => expect(activities.awaitWithdrawalConfirmation).toHaveBeenCalled());
+        await eventually(async () => expect(activities.pollWithdrawalConfirmation).toHaveBeenCalled());
         const refused = await handle.executeUpdate(completeTravelRuleUpdate, { args: [completion] }).catch((error: unknown) => error);
         expect((refused as WorkflowUpdateFailedError).cause).toMatchObject({
           type: 'invalid-request',
@@ -400,7 +400,7 @@ describe('crypto-withdrawal workflow', () => {
   describe('after the hand-off', () => {
     it('a definite failure on chain (transaction-failed) rejects the withdrawal, releasing the funds', async () => {
       const activities = withdrawalActivities();
-      activities.awaitWithdrawalConfirmation.mockRejectedValue(domainFailure('transaction-failed', 'transaction 0xfeed failed on chain'));
+      activities.pollWithdrawalConfirmation.mockRejectedValue(domainFailure('transaction-failed', 'transaction 0xfeed failed on chain'));
       const input = withdrawalInput();
       await env.withWorker(activities, async (run) => {
         const { handle } = await startWithdrawal(run, input);
@@ -416,7 +416,7 @@ describe('crypto-withdrawal workflow', () => {
 
     it('an uncertain failure fails the workflow and keeps the money held: no release, no reject, no settle', async () => {
       const activities = withdrawalActivities();
-      activities.awaitWithdrawalConfirmation.mockRejectedValue(
+      activities.pollWithdrawalConfirmation.mockRejectedValue(
         ApplicationFailure.create({ type: 'node-unreachable', message: 'the chain node is gone', nonRetryable: true }),
       );
       await env.withWorker(activities, async (run) => {
@@ -455,12 +455,12 @@ describe('crypto-withdrawal workflow', () => {
       const input = withdrawalInput({ walletType: 'CUSTODIAL' });
       await env.withWorker(activities, async (run) => {
         const chain = run.gate();
-        activities.awaitWithdrawalConfirmation.mockImplementation(async () => {
+        activities.pollWithdrawalConfirmation.mockImplementation(async () => {
           await chain.wait();
           return 'CONFIRMED';
         });
         const { handle } = await startWithdrawal(run, input);
-        await eventually(async () => expect(activities.awaitWithdrawalConfirmation).toHaveBeenCalled());
+        await eventually(async () => expect(activities.pollWithdrawalConfirmation).toHaveBeenCalled());
         await handle.cancel();
         await eventually(async () => expect(activities.recordWithdrawalCancellation).toHaveBeenCalledWith(input.withdrawalId));
         expect(await statusOf(handle)).toBe('RUNNING');
@@ -546,27 +546,27 @@ describe('crypto-withdrawal workflow', () => {
       const chain: ChainAdapter = { broadcast: () => Promise.reject(new Error('not called here')), confirmationState };
       // The real activity, on a scripted chain (the only dependency it touches).
       const real = createCryptoWithdrawalActivities({ chain } as unknown as ActivityDependencies);
-      activities.awaitWithdrawalConfirmation.mockImplementation((request) => real.awaitWithdrawalConfirmation(request));
+      activities.pollWithdrawalConfirmation.mockImplementation((request) => real.pollWithdrawalConfirmation(request));
       await env.withWorker(activities, async (run) => {
         const { handle } = await startWithdrawal(run, withdrawalInput());
         expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
         const steps = await stepsInHistory(handle);
-        expect(steps.activities.filter((type) => type === 'awaitWithdrawalConfirmation')).toHaveLength(1);
+        expect(steps.activities.filter((type) => type === 'pollWithdrawalConfirmation')).toHaveLength(1);
         expect(steps.failedAttempts).toBe(0);
         expect(steps.timers).toBe(0);
       });
       expect(confirmationState).toHaveBeenCalledTimes(4);
-      expect(activities.awaitWithdrawalConfirmation).toHaveBeenCalledTimes(1);
+      expect(activities.pollWithdrawalConfirmation).toHaveBeenCalledTimes(1);
     });
 
     it('asks the chain again after a durable wait when a polling window closes without an answer', async () => {
       const activities = withdrawalActivities();
-      activities.awaitWithdrawalConfirmation.mockResolvedValueOnce('PENDING');
+      activities.pollWithdrawalConfirmation.mockResolvedValueOnce('PENDING');
       await env.withWorker(activities, async (run) => {
         const { handle } = await startWithdrawal(run, withdrawalInput());
         expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
         const steps = await stepsInHistory(handle);
-        expect(steps.activities.filter((type) => type === 'awaitWithdrawalConfirmation')).toHaveLength(2);
+        expect(steps.activities.filter((type) => type === 'pollWithdrawalConfirmation')).toHaveLength(2);
         expect(steps.timers).toBe(1);
         expect(steps.failedAttempts).toBe(0);
       });
@@ -580,7 +580,7 @@ describe('crypto-withdrawal workflow', () => {
         expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
         const steps = await stepsInHistory(handle);
         expect(steps.localActivities).toEqual(['reserveWithdrawal', 'markWithdrawalHandOff', 'settleWithdrawal']);
-        expect(steps.activities).toEqual(['checkTravelRule', 'broadcastWithdrawal', 'awaitWithdrawalConfirmation']);
+        expect(steps.activities).toEqual(['checkTravelRule', 'broadcastWithdrawal', 'pollWithdrawalConfirmation']);
       });
     });
 

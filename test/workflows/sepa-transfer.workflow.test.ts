@@ -39,7 +39,7 @@ function sepaActivities() {
     markSepaHandOff: () => 'MARKED',
     releaseSepaTransfer: () => 'RELEASED',
     submitSepaTransfer: () => ({ bankReference: 'BANK-REF-1' }),
-    awaitBankAnswer: () => ({ state: 'SETTLED' }),
+    pollBankAnswer: () => ({ state: 'SETTLED' }),
     settleSepaTransfer: () => undefined,
     rejectSepaTransfer: () => undefined,
     recordSepaCancellation: () => undefined,
@@ -82,13 +82,13 @@ describe('SEPA-transfer workflow', () => {
       expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
     });
     expect(activities.reserveSepaTransfer).toHaveBeenCalledWith(input);
-    expect(activities.awaitBankAnswer).toHaveBeenCalledWith('BANK-REF-1');
+    expect(activities.pollBankAnswer).toHaveBeenCalledWith('BANK-REF-1');
     expect(moneySteps(activities)).toEqual(['markSepaHandOff', 'submitSepaTransfer', 'settleSepaTransfer']);
   });
 
   it("the bank rejecting the payment releases the funds: UNSUCCESSFUL, stage REJECTED, with the bank's reason", async () => {
     const activities = sepaActivities();
-    activities.awaitBankAnswer.mockResolvedValue({ state: 'REJECTED', reason: 'AC04 closed account number' });
+    activities.pollBankAnswer.mockResolvedValue({ state: 'REJECTED', reason: 'AC04 closed account number' });
     const input = transferInput();
     await env.withWorker(activities, async (run) => {
       const { handle } = await startTransfer(run, input);
@@ -146,7 +146,7 @@ describe('SEPA-transfer workflow', () => {
 
   it('a bank that does not know the reference fails the workflow and keeps the money held', async () => {
     const activities = sepaActivities();
-    activities.awaitBankAnswer.mockRejectedValue(domainFailure('unknown-bank-reference', 'the bank does not know BANK-REF-1'));
+    activities.pollBankAnswer.mockRejectedValue(domainFailure('unknown-bank-reference', 'the bank does not know BANK-REF-1'));
     await env.withWorker(activities, async (run) => {
       const { handle } = await startTransfer(run, transferInput());
       expect(await failureOf(handle)).toMatchObject({ type: 'unknown-bank-reference' });
@@ -189,12 +189,12 @@ describe('SEPA-transfer workflow', () => {
     const input = transferInput();
     await env.withWorker(activities, async (run) => {
       const bank = run.gate();
-      activities.awaitBankAnswer.mockImplementation(async () => {
+      activities.pollBankAnswer.mockImplementation(async () => {
         await bank.wait();
         return { state: 'REJECTED', reason: 'AM04 insufficient funds at the bank' };
       });
       const { handle } = await startTransfer(run, input);
-      await eventually(async () => expect(activities.awaitBankAnswer).toHaveBeenCalled());
+      await eventually(async () => expect(activities.pollBankAnswer).toHaveBeenCalled());
       await handle.cancel();
       await eventually(async () => expect(activities.recordSepaCancellation).toHaveBeenCalledWith(input.transferId));
       bank.open();
@@ -224,7 +224,7 @@ describe('SEPA-transfer workflow', () => {
         expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
         const steps = await stepsInHistory(handle);
         expect(steps.localActivities).toEqual(['reserveSepaTransfer', 'settleSepaTransfer']);
-        expect(steps.activities).toEqual(['markSepaHandOff', 'submitSepaTransfer', 'awaitBankAnswer']);
+        expect(steps.activities).toEqual(['markSepaHandOff', 'submitSepaTransfer', 'pollBankAnswer']);
       });
     });
 
@@ -239,13 +239,13 @@ describe('SEPA-transfer workflow', () => {
       const bank: BankAdapter = { submit: () => Promise.reject(new Error('not called here')), paymentState };
       // The real activity, on a scripted bank (the only dependency it touches).
       const real = createSepaTransferActivities({ bank } as unknown as ActivityDependencies);
-      activities.awaitBankAnswer.mockImplementation((bankReference) => real.awaitBankAnswer(bankReference));
+      activities.pollBankAnswer.mockImplementation((bankReference) => real.pollBankAnswer(bankReference));
       const input = transferInput();
       await env.withWorker(activities, async (run) => {
         const { handle } = await startTransfer(run, input);
         expect(await handle.result()).toEqual({ status: 'UNSUCCESSFUL', stage: 'REJECTED', failureReason: 'AC04 closed account' });
         const steps = await stepsInHistory(handle);
-        expect(steps.activities.filter((type) => type === 'awaitBankAnswer')).toHaveLength(1);
+        expect(steps.activities.filter((type) => type === 'pollBankAnswer')).toHaveLength(1);
         expect(steps.failedAttempts).toBe(0);
       });
       expect(paymentState).toHaveBeenCalledTimes(3);
