@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, Next } from '@temporalio/worker';
 import { ACTIVITY_FAILURES, DomainError } from '../core/errors';
 import type { ActivityFailureType } from '../core/errors';
+import { sqlStateOf } from '../db/sql-errors';
 
 /**
  * Every activity's errors leave it in one shape (registered on the worker, which runs it for local
@@ -39,16 +40,4 @@ export function toActivityFailure(error: unknown): unknown {
 /** A failure from the catalogue (core/errors.ts), retryable or not as the catalogue says. */
 export function activityFailure(type: ActivityFailureType, message: string): ApplicationFailure {
   return ApplicationFailure.create({ type, message, nonRetryable: !ACTIVITY_FAILURES[type].retryable });
-}
-
-/** The SQLSTATE of a Postgres error, whether pg's own or wrapped by MikroORM. */
-export function sqlStateOf(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
-    const { code, sqlState } = current as { code?: unknown; sqlState?: unknown };
-    if (typeof sqlState === 'string' && /^[0-9A-Z]{5}$/.test(sqlState)) return sqlState;
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
-    current = (current as { cause?: unknown; previous?: unknown }).previous ?? (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '..');
@@ -66,17 +65,6 @@ export async function httpAnswers(url: string): Promise<boolean> {
   const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
   await response.arrayBuffer();
   return response.status < 500;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Resident memory of a process in bytes (VmRSS), or null once it is gone. */

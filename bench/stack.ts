@@ -6,7 +6,8 @@ import type { Logger } from '../core/logger';
 import { SETTING_VARIABLES, loadSettings } from '../core/settings';
 import { startInfrastructure } from '../dev/infrastructure';
 import type { Lifecycle } from './lifecycle';
-import { PROJECT_ROOT, freePort, httpAnswers, sleep, spawnScript, waitUntilReady } from './processes';
+import { freePort } from '../dev/free-port';
+import { PROJECT_ROOT, httpAnswers, sleep, spawnScript, waitUntilReady } from './processes';
 import type { BenchChild } from './processes';
 
 /** The empty workflow's own task queue, polled by the bench's ceiling worker. */

@@ -1,27 +1,10 @@
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities';
 import type { CryptoWithdrawalInput, OperationProgress } from '../contracts';
-import {
-  AWAIT_ANSWER,
-  BOUNDED_DATABASE_STEP,
-  DURABLE_DATABASE_STEP,
-  DURABLE_STEP_LOCAL_ATTEMPTS,
-  EXTERNAL_CALL,
-  PATIENT_AWAIT_ANSWER,
-} from './activity-options';
+import { answering, durable, durableLocal, external, patient, reserving } from './activity-proxies';
 import { localFirst } from './local-first';
 import { OperationTracker } from './operation-tracker';
 import { runOutgoingPayment } from './outgoing-payment';
 import type { CheckOutcome } from './outgoing-payment';
 import { TravelRuleInbox } from './travel-rule-inbox';
-
-// Which steps run as local activities, and why: activity-options.ts, and README's "Workflow steps".
-const reserving = proxyLocalActivities<Activities>(BOUNDED_DATABASE_STEP);
-const durable = proxyActivities<Activities>(DURABLE_DATABASE_STEP);
-const durableLocal = proxyLocalActivities<Activities>(DURABLE_STEP_LOCAL_ATTEMPTS);
-const external = proxyActivities<Activities>(EXTERNAL_CALL);
-const answering = proxyActivities<Activities>(AWAIT_ANSWER);
-const patient = proxyActivities<Activities>(PATIENT_AWAIT_ANSWER);
 
 const markHandOff = localFirst(durableLocal.markWithdrawalHandOff, durable.markWithdrawalHandOff);
 const settle = localFirst(durableLocal.settleWithdrawal, durable.settleWithdrawal);

@@ -37,62 +37,34 @@ export async function runLedgerScenario(context: BenchContext): Promise<LedgerSc
   try {
     const rows: ReportRow[] = [];
     const outcomes: Record<string, PairOutcome> = {};
-    for (const callers of LEDGER_CALLERS) {
-      const { signal } = context.lifecycle;
-      const outcome = await runPair(
-        context,
-        `ledger ${callers} callers`,
-        (durationMs) =>
-          runClosedLoop({
-            callers,
-            durationMs,
-            signal,
-            call: (caller) => project.reserveAndPost(sources[caller] ?? firstSource, sink, TRANSFER_AMOUNT),
+    const measure = async (name: string, callersList: readonly number[], transfer: (source: string) => Promise<void>) => {
+      for (const callers of callersList) {
+        const { signal } = context.lifecycle;
+        const outcome = await runPair(
+          context,
+          `ledger ${name}, ${callers} callers`,
+          (durationMs) => runClosedLoop({ callers, durationMs, signal, call: (caller) => transfer(sources[caller] ?? firstSource) }),
+          (durationMs) => runClosedLoop({ callers, durationMs, signal, call: (caller) => ceiling.transfer(caller, TRANSFER_AMOUNT) }),
+          context.profile.ledgerMs,
+        );
+        outcomes[`${name}, ${callers} callers`] = outcome;
+        rows.push(
+          reportRow({
+            scenario: `ledger ${name}, ${callers} caller${callers === 1 ? '' : 's'}`,
+            figure: perSecond(outcome.project.perSecond, 'transfers'),
+            ceiling: `plain-SQL transfer: ${perSecond(outcome.ceiling.perSecond, 'transfers')}`,
+            ratio: outcome.project.perSecond / outcome.ceiling.perSecond,
+            p50Ms: outcome.project.p50Ms,
+            p99Ms: outcome.project.p99Ms,
+            goal: atLeast(1),
           }),
-        (durationMs) => runClosedLoop({ callers, durationMs, signal, call: (caller) => ceiling.transfer(caller, TRANSFER_AMOUNT) }),
-        context.profile.ledgerMs,
-      );
-      outcomes[`reserve + post, ${callers} callers`] = outcome;
-      rows.push(
-        reportRow({
-          scenario: `ledger reserve + post, ${callers} caller${callers === 1 ? '' : 's'}`,
-          figure: perSecond(outcome.project.perSecond, 'transfers'),
-          ceiling: `plain-SQL transfer: ${perSecond(outcome.ceiling.perSecond, 'transfers')}`,
-          ratio: outcome.project.perSecond / outcome.ceiling.perSecond,
-          p50Ms: outcome.project.p50Ms,
-          p99Ms: outcome.project.p99Ms,
-          goal: atLeast(1),
-        }),
-      );
-    }
-    for (const callers of DIRECT_POST_CALLERS) {
-      const { signal } = context.lifecycle;
-      const outcome = await runPair(
-        context,
-        `ledger direct post ${callers} callers`,
-        (durationMs) =>
-          runClosedLoop({
-            callers,
-            durationMs,
-            signal,
-            call: (caller) => project.postDirectly(sources[caller] ?? firstSource, sink, TRANSFER_AMOUNT),
-          }),
-        (durationMs) => runClosedLoop({ callers, durationMs, signal, call: (caller) => ceiling.transfer(caller, TRANSFER_AMOUNT) }),
-        context.profile.ledgerMs,
-      );
-      outcomes[`posted at once, ${callers} callers`] = outcome;
-      rows.push(
-        reportRow({
-          scenario: `ledger transfer posted at once (one commit, like the ceiling), ${callers} caller${callers === 1 ? '' : 's'}`,
-          figure: perSecond(outcome.project.perSecond, 'transfers'),
-          ceiling: `plain-SQL transfer: ${perSecond(outcome.ceiling.perSecond, 'transfers')}`,
-          ratio: outcome.project.perSecond / outcome.ceiling.perSecond,
-          p50Ms: outcome.project.p50Ms,
-          p99Ms: outcome.project.p99Ms,
-          goal: atLeast(1),
-        }),
-      );
-    }
+        );
+      }
+    };
+    await measure('reserve + post', LEDGER_CALLERS, (source) => project.reserveAndPost(source, sink, TRANSFER_AMOUNT));
+    await measure('transfer posted at once (one commit, like the ceiling)', DIRECT_POST_CALLERS, (source) =>
+      project.postDirectly(source, sink, TRANSFER_AMOUNT),
+    );
     return { rows, outcomes };
   } finally {
     await project.close();

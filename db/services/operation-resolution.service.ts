@@ -11,6 +11,7 @@ import { OperatorAction } from '../entities/operator-action.entity';
 import type { OperatorActionKind, OperatorActionOperationType } from '../entities/operator-action.entity';
 import { SepaTransfer } from '../entities/sepa-transfer.entity';
 import { postTransfer, voidTransfer } from '../ledger/ledger';
+import { sqlStateOf } from '../sql-errors';
 
 /**
  * What an operator may do to an operation whose workflow is gone (terminated, failed, lost):
@@ -288,8 +289,7 @@ async function voidHold(em: EntityManager, id: string, now: Date): Promise<void>
   try {
     await voidTransfer(em, id, now);
   } catch (error) {
-    const { code, sqlState } = error as { code?: string; sqlState?: string };
-    if (code === 'PP001' || sqlState === 'PP001') {
+    if (sqlStateOf(error) === 'PP001') {
       throw new OperatorActionRefused('handed-off', 'the database refused to release a hold whose money was handed off');
     }
     throw error;

@@ -6,7 +6,6 @@
  * gone), even during the start, stop everything (processes the tests left first) and remove the folder.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
@@ -17,6 +16,7 @@ import { startInfrastructure } from '../../dev/infrastructure';
 import { startWorker, workflowsPath } from '../../worker/worker';
 import { killRecordedProcesses } from './processes';
 import { TEST_WORKER_SETTINGS } from './test-config';
+import { freePort } from '../../dev/free-port';
 
 export interface TestStack {
   databaseUrl: string;
@@ -25,17 +25,6 @@ export interface TestStack {
   taskQueue: string;
   workflowBundlePath: string;
   dataDir: string;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** What this process started, stopped in reverse order; a stop requested while starting waits for the step under way. */
