@@ -1,0 +1,33 @@
+import type { OperationStatus } from './operation-status';
+
+/**
+ * What a partner's webhook endpoint receives (Standard Webhooks: `webhook-id`, `webhook-timestamp`,
+ * `webhook-signature` headers; this is the JSON body). One event per status change of an
+ * operation; no personal data: ids, amounts, currencies, status, stage and failure reason only.
+ * Shared by the delivery (activities) and the OpenAPI document (its `webhooks` section).
+ */
+export const WEBHOOK_EVENT_TYPES = ['crypto_withdrawal.status_changed', 'sepa_transfer.status_changed', 'exchange.status_changed'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export interface WebhookEvent {
+  /** The event id, also sent as `webhook-id`: stable across retries, so a receiver can drop duplicates. */
+  id: string;
+  type: WebhookEventType;
+  /** When the status changed (ISO 8601, UTC). */
+  timestamp: string;
+  data: WebhookEventData;
+}
+
+export interface WebhookEventData {
+  /** The operation's id as the API returned it (withdrawal, SEPA transfer or exchange id). */
+  id: string;
+  /** Present when the operation was made on behalf of one of the partner's users. */
+  userId?: string;
+  status: OperationStatus;
+  /** Finer than status: RESERVED, AWAITING_TRAVEL_RULE_DATA, BROADCAST, SETTLED, REJECTED, CANCELLED, … */
+  stage: string;
+  /** Why an UNSUCCESSFUL operation ended; null otherwise. */
+  failureReason: string | null;
+  /** Per operation, 1, 2, 3, …: events of one operation are delivered in this order. */
+  sequence: number;
+}
