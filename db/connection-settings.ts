@@ -1,0 +1,97 @@
+import type pg from 'pg';
+
+/**
+ * How long any process of this service waits on Postgres before giving up, so a stalled (not
+ * dead) database turns into a quick, clear failure (503 in the API, a retried activity in the
+ * worker) instead of requests that hang. Every value is a setting (README, "Environment").
+ */
+export interface DatabaseTimeouts {
+  /** Waiting for a connection: a new TCP connection and its start-up, or a free one from the pool. */
+  connectTimeoutMs: number;
+  /** One statement on the server (the ledger's own steps set a shorter local one). */
+  statementTimeoutMs: number;
+  /** Waiting for a row or table lock. */
+  lockTimeoutMs: number;
+  /** A transaction left open by a client that stopped talking: the server ends the session. */
+  idleInTransactionTimeoutMs: number;
+  /** TCP keep-alive: a connection whose peer vanished (no FIN) is noticed after about this. */
+  keepAliveInitialDelayMs: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
+  connectTimeoutMs: 5_000,
+  statementTimeoutMs: 15_000,
+  lockTimeoutMs: 10_000,
+  idleInTransactionTimeoutMs: 60_000,
+  keepAliveInitialDelayMs: 10_000,
+};
+
+/** A `pg` pool's (or client's) configuration with the timeouts applied. */
+export function poolConfig(connectionString: string, max: number, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): pg.PoolConfig {
+  return {
+    connectionString,
+    max,
+    connectionTimeoutMillis: timeouts.connectTimeoutMs,
+    statement_timeout: timeouts.statementTimeoutMs,
+    lock_timeout: timeouts.lockTimeoutMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs,
+    // A statement the server never answers (a stalled host) is abandoned by the client too.
+    query_timeout: timeouts.statementTimeoutMs + timeouts.connectTimeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: timeouts.keepAliveInitialDelayMs,
+  };
+}
+
+/** SQLSTATEs that mean "the database cannot serve this now; the same request may work later". */
+const UNAVAILABLE_STATES = new Set([
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up, in recovery)
+  '57014', // query_canceled: our statement_timeout
+  '55P03', // lock_not_available: our lock_timeout
+  '25P03', // idle_in_transaction_session_timeout
+  '53300', // too_many_connections
+  '53100', // disk_full
+  '53200', // out_of_memory
+  '40001', // serialization_failure
+  '40P01', // deadlock_detected
+]);
+
+/** Errors from the socket or the pool, which carry no SQLSTATE. */
+const UNAVAILABLE_SYSTEM_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+]);
+
+/** pg's own messages for a lost or never-made connection (no code at all). */
+const UNAVAILABLE_MESSAGES = [
+  /^Connection terminated/,
+  /timeout exceeded when trying to connect/,
+  /^Query read timeout/,
+  /Client has encountered a connection error and is not queryable/,
+  /Cannot use a pool after calling end on the pool/,
+];
+
+/**
+ * Whether an error (pg's, or wrapped by MikroORM or knex) means the database was unavailable or
+ * too slow, as opposed to a refusal of this data. Callers answer 503 / retry.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
+    const { code, sqlState, message, errno } = current as { code?: unknown; sqlState?: unknown; message?: unknown; errno?: unknown };
+    const state = typeof sqlState === 'string' ? sqlState : code;
+    if (typeof state === 'string' && (UNAVAILABLE_STATES.has(state) || state.startsWith('08') || UNAVAILABLE_SYSTEM_CODES.has(state)))
+      return true;
+    if (typeof errno === 'string' && UNAVAILABLE_SYSTEM_CODES.has(errno)) return true;
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
+    current = (current as { cause?: unknown; previous?: unknown }).previous ?? (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
