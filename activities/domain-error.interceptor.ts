@@ -1,6 +1,6 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, Next } from '@temporalio/worker';
-import { ACTIVITY_FAILURES, DomainError } from '../core/errors';
+import { ACTIVITY_FAILURES, DOMAIN_ERRORS, DomainError } from '../core/errors';
 import type { ActivityFailureType } from '../core/errors';
 import { sqlStateOf } from '../db/sql-errors';
 
@@ -11,6 +11,10 @@ import { sqlStateOf } from '../db/sql-errors';
  * to store (SQLSTATE class 22: bad text, numeric overflow) fails the same way every time, so it is
  * non-retryable too. Anything else stays retryable (a lost connection, a deadlock). Messages never
  * carry SQL or its values.
+ *
+ * Expected outcomes are BENIGN failures: a refusal (insufficient funds, an expired lock) and an
+ * answer not there yet (a confirmation, a bank's answer) are normal, so the SDK logs them at debug
+ * and leaves them out of its failure metrics; a warning from an activity then means something.
  */
 export class DomainErrorInterceptor implements ActivityInboundCallsInterceptor {
   async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
@@ -24,7 +28,12 @@ export class DomainErrorInterceptor implements ActivityInboundCallsInterceptor {
 
 export function toActivityFailure(error: unknown): unknown {
   if (error instanceof DomainError) {
-    return ApplicationFailure.create({ type: error.kind, message: error.detail ?? error.kind, nonRetryable: true });
+    return ApplicationFailure.create({
+      type: error.kind,
+      message: error.detail ?? error.kind,
+      nonRetryable: true,
+      ...(DOMAIN_ERRORS[error.kind].refusal ? { category: ApplicationFailureCategory.BENIGN } : {}),
+    });
   }
   const sqlState = sqlStateOf(error);
   if (sqlState?.startsWith('22')) {
@@ -39,5 +48,12 @@ export function toActivityFailure(error: unknown): unknown {
 
 /** A failure from the catalogue (core/errors.ts), retryable or not as the catalogue says. */
 export function activityFailure(type: ActivityFailureType, message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type, message, nonRetryable: !ACTIVITY_FAILURES[type].retryable });
+  const { retryable } = ACTIVITY_FAILURES[type];
+  // A retryable one is "not yet" (not-confirmed-yet, bank-answer-pending): the retry policy is the poll loop.
+  return ApplicationFailure.create({
+    type,
+    message,
+    nonRetryable: !retryable,
+    ...(retryable ? { category: ApplicationFailureCategory.BENIGN } : {}),
+  });
 }

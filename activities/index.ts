@@ -3,13 +3,16 @@ import type { ActivityDependencies } from './dependencies';
 import { createExchangeActivities } from './exchange.activities';
 import { createReconciliationActivities } from './reconciliation.activities';
 import { createSepaTransferActivities } from './sepa-transfer.activities';
+import { createWebhookDeliveryActivities } from './webhook-delivery.activities';
+import type { WebhookDeliveryDependencies } from './webhook-delivery.activities';
 
-export function createActivities(deps: ActivityDependencies) {
+export function createActivities(deps: ActivityDependencies & Pick<WebhookDeliveryDependencies, 'webhookDelivery'>) {
   return {
     ...createReconciliationActivities(deps),
     ...createExchangeActivities(deps),
     ...createCryptoWithdrawalActivities(deps),
     ...createSepaTransferActivities(deps),
+    ...createWebhookDeliveryActivities(deps),
   };
 }
 

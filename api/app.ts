@@ -6,7 +6,13 @@ import type { ApiDependencies } from './dependencies';
 import type { ApiState } from './state';
 import { authMiddleware } from './middleware/auth.middleware';
 import { bodyMiddleware } from './middleware/body.middleware';
+import { accessLogMiddleware } from './middleware/access-log.middleware';
 import { errorMiddleware } from './middleware/error.middleware';
+import { requestIdMiddleware } from './middleware/request-id.middleware';
+import { createApiMetrics } from './metrics/api-metrics';
+import { liveRoute, readyRoute } from './routes/health.route';
+import { docsAssetRoute, docsPageRoute } from './routes/docs.route';
+import { openApiRoute } from './routes/openapi.route';
 import { rateLimitMiddleware } from './middleware/rate-limit.middleware';
 import { balancesRoute } from './routes/balances.route';
 import { cryptoWithdrawalRoute } from './routes/crypto-withdrawal.route';
@@ -26,9 +32,16 @@ export function createApp(deps: ApiDependencies): Koa {
   const authenticate = compose([authMiddleware(apiKeys), rateLimitMiddleware(deps.rateLimit, deps.clock)]);
   const router = new Router<ApiState>();
 
-  router.get('/health', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
+  // For load balancers, orchestrators and Prometheus: outside authentication and rate limits.
+  const metrics = createApiMetrics({ readPool: deps.readPool, log: deps.log });
+  router.get('/health', liveRoute());
+  router.get('/health/live', liveRoute());
+  router.get('/health/ready', readyRoute(deps));
+  router.get('/metrics', metrics.route);
+  // The API's description, for partners' developers: public like the spec it describes.
+  router.get('/v1/openapi.json', openApiRoute(deps));
+  router.get('/docs', docsPageRoute());
+  router.get('/docs/assets/:file', docsAssetRoute());
   router.get('/v1/partner/balances', authenticate, balancesRoute(deps));
   router.get('/v1/partner/transaction-history/:month/:year', authenticate, transactionHistoryRoute(deps));
   router.get('/v1/partner/get-lock', authenticate, rateLockRoute(deps));
@@ -42,9 +55,15 @@ export function createApp(deps: ApiDependencies): Koa {
   // Only what the error middleware cannot answer arrives here: a streamed body that failed, or a
   // client gone, after the headers were sent. The response is cut short; say so in the log.
   app.on('error', (error: Error, ctx?: Koa.Context) =>
-    deps.log.warn(`${ctx?.method ?? ''} ${ctx?.path ?? ''}: response cut short: ${error.message}`),
+    deps.log.warn(`${ctx?.method ?? ''} ${ctx?.path ?? ''}: response cut short: ${error.message}`, {
+      requestId: ctx?.response.get('x-request-id'),
+    }),
   );
-  app.use(errorMiddleware(deps.log));
+  // The request id first (every response and log line carries it), then what observes the answer.
+  app.use(requestIdMiddleware());
+  app.use(metrics.middleware);
+  app.use(accessLogMiddleware(deps.log));
+  app.use(errorMiddleware());
   app.use(bodyMiddleware(deps.maxBodyBytes));
   app.use(router.routes());
   return app;

@@ -4,3 +4,4 @@ export * from './exchange.contract';
 export * from './crypto-withdrawal.contract';
 export * from './sepa-transfer.contract';
 export * from './reconciliation.contract';
+export * from './webhook-dispatcher.contract';

@@ -1,24 +1,154 @@
-/** Logs go to stderr, always: stdout belongs to command output (the operator CLI prints JSON there). */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pino from 'pino';
+import pretty from 'pino-pretty';
+
+/** Structured fields of a log line (`{ requestId, durationMs }`); never a request body. */
+export type LogFields = Record<string, unknown>;
+
+/**
+ * Logs go to stderr, always: stdout belongs to command output (the operator CLI prints JSON
+ * there). A line is a message plus optional structured fields; `child` binds fields to every
+ * line of the logger it returns (`log.child({ requestId })`).
+ */
 export interface Logger {
-  debug(message: string): void;
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+  child(bindings: LogFields): Logger;
 }
 
-const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-type Level = (typeof LEVELS)[number];
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export function createLogger(name: string, minimumLevel: Level = 'info'): Logger {
-  const threshold = LEVELS.indexOf(minimumLevel);
-  const write = (level: Level, message: string): void => {
-    if (LEVELS.indexOf(level) < threshold) return;
-    process.stderr.write(`${new Date().toISOString()} ${level.padEnd(5)} [${name}] ${message}\n`);
-  };
+/** JSON lines for machines (`npm run api`, `npm run worker`), pretty lines for people (`npm start`, tests, the CLI). */
+export type LogFormat = 'json' | 'pretty';
+
+export interface LoggerOptions {
+  format?: LogFormat;
+  /** Where lines go instead of stderr (tests capture them). */
+  destination?: NodeJS.WritableStream;
+}
+
+/**
+ * Fields that carry secrets or personal data (DESIGN.md: names, IBANs, addresses, memos, IVMS101
+ * data), censored at the top level and one level down wherever a caller passes them. Messages are
+ * free text and cannot be censored: they must never carry such values in the first place.
+ */
+const SENSITIVE_KEYS = [
+  'apiKey',
+  'authorization',
+  'cookie',
+  'password',
+  'secret',
+  'token',
+  'iban',
+  'destinationIban',
+  'creditorIban',
+  'debtorIban',
+  'name',
+  'firstName',
+  'lastName',
+  'receiverFirstName',
+  'receiverLastName',
+  'companyName',
+  'beneficiaryName',
+  'email',
+  'address',
+  'addressLine',
+  'city',
+  'walletAddress',
+  'documentNumber',
+  'pesel',
+  'birthDate',
+  'memo',
+  'ivms101',
+  'originator',
+  'beneficiary',
+] as const;
+
+export const REDACTED_PATHS: readonly string[] = [
+  // A top-level `name` is the logger's own (pino's binding): only nested names are censored.
+  ...SENSITIVE_KEYS.flatMap((key) => (key === 'name' ? [`*.${key}`] : [key, `*.${key}`])),
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+];
+
+/**
+ * Fields every line logged inside `withLogContext` carries (the API's request id, an activity's
+ * request id and workflow), whichever logger writes it: deep code logs through the logger it was
+ * given and still says which request it serves.
+ */
+const context = new AsyncLocalStorage<LogFields>();
+
+export function withLogContext<T>(fields: LogFields, run: () => T): T {
+  return context.run({ ...context.getStore(), ...fields }, run);
+}
+
+/** The fields of the current log context (empty outside one). */
+export function currentLogContext(): Readonly<LogFields> {
+  return context.getStore() ?? {};
+}
+
+export function createLogger(name: string, minimumLevel: LogLevel = 'info', options: LoggerOptions = {}): Logger {
+  const format = options.format ?? 'pretty';
+  const destination =
+    format === 'pretty'
+      ? pretty({
+          destination: options.destination ?? 2,
+          sync: true,
+          colorize: options.destination === undefined && process.stderr.isTTY,
+          translateTime: 'SYS:HH:MM:ss.l',
+          // One line per entry, fields inline: a terminal scrolls past a request a line at a time.
+          singleLine: true,
+          ignore: 'pid,hostname',
+        })
+      : (options.destination ?? pino.destination({ dest: 2, sync: true }));
+  const root = pino(
+    {
+      name,
+      level: minimumLevel,
+      redact: { paths: [...REDACTED_PATHS], censor: '[redacted]' },
+      // Level names, not numbers, and ISO times: a line reads the same in a file and in a log store.
+      formatters: { level: (label) => ({ level: label }) },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      mixin: () => context.getStore() ?? {},
+    },
+    destination,
+  );
+  return wrap(root);
+}
+
+function wrap(logger: pino.Logger): Logger {
+  const at =
+    (level: LogLevel) =>
+    (message: string, fields?: LogFields): void => {
+      if (fields === undefined) logger[level](message);
+      else logger[level](fields, message);
+    };
   return {
-    debug: (message) => write('debug', message),
-    info: (message) => write('info', message),
-    warn: (message) => write('warn', message),
-    error: (message) => write('error', message),
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: (bindings) => wrap(logger.child(bindings)),
+  };
+}
+
+/**
+ * An error as log fields: its class, failure type and message always, its stack only where a
+ * person should read it. (`class`, not `name`: nested names are censored as personal data.)
+ */
+export function errorFields(error: unknown, withStack = true): LogFields {
+  if (!(error instanceof Error)) return { error: { message: String(error) } };
+  const type = (error as { type?: unknown }).type;
+  return {
+    error: {
+      class: error.name,
+      ...(typeof type === 'string' ? { type } : {}),
+      message: error.message,
+      ...(withStack && error.stack ? { stack: error.stack } : {}),
+    },
   };
 }

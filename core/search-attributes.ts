@@ -12,15 +12,41 @@ export const OPERATION_STATUS = defineSearchAttributeKey('OperationStatus', Sear
 /** Finer than the status, and says why an operation ended: REFUSED_INSUFFICIENT_FUNDS, CANCELLED, … */
 export const OPERATION_STAGE = defineSearchAttributeKey('OperationStage', SearchAttributeType.KEYWORD);
 
-export const SEARCH_ATTRIBUTE_KEYS = [PARTNER_ID, OPERATION_TYPE, OPERATION_CURRENCY, OPERATION_STATUS, OPERATION_STAGE] as const;
+/**
+ * The workflow's static summary ("Crypto withdrawal 0.5 ETH on ethereum for Acme Wallet") again,
+ * because the Web UI's workflow list shows search attributes as columns but not the summary. Set
+ * once at the start, so the workflow never touches it (nothing changes for replay). No personal data.
+ */
+export const OPERATION_SUMMARY = defineSearchAttributeKey('OperationSummary', SearchAttributeType.KEYWORD);
+/** SQL visibility stores a keyword in a varchar(255): a longer summary is cut. */
+const MAX_SUMMARY_LENGTH = 200;
 
-/** What every money-moving workflow starts with; OperationStatus is then kept current by the workflow. */
-export function operationSearchAttributes(partnerId: string, operationType: string, currency: string): SearchAttributePair[] {
-  return [
+export const SEARCH_ATTRIBUTE_KEYS = [
+  PARTNER_ID,
+  OPERATION_TYPE,
+  OPERATION_CURRENCY,
+  OPERATION_STATUS,
+  OPERATION_STAGE,
+  OPERATION_SUMMARY,
+] as const;
+
+/** What every money-moving workflow starts with; OperationStatus and OperationStage are then kept current by the workflow. */
+export function operationSearchAttributes(
+  partnerId: string,
+  operationType: string,
+  currency: string,
+  summary?: string,
+): SearchAttributePair[] {
+  const attributes: SearchAttributePair[] = [
     { key: PARTNER_ID, value: partnerId },
     { key: OPERATION_TYPE, value: operationType },
     { key: OPERATION_CURRENCY, value: currency },
     { key: OPERATION_STATUS, value: 'IN_PROGRESS' },
     { key: OPERATION_STAGE, value: 'RESERVING' },
   ];
+  if (summary !== undefined) {
+    const cut = summary.length > MAX_SUMMARY_LENGTH ? `${summary.slice(0, MAX_SUMMARY_LENGTH - 1)}…` : summary;
+    attributes.push({ key: OPERATION_SUMMARY, value: cut });
+  }
+  return attributes;
 }

@@ -1,7 +1,10 @@
 import path from 'node:path';
 import { z } from 'zod';
+import type { DatabaseTimeouts } from './database-timeouts';
+import { parsePayloadKeys } from './payload-codec';
 import type { EurRates } from './rates';
 import { parseRateTable } from './rates';
+import type { TemporalAccess } from './temporal-connection';
 
 /**
  * Every setting of the service: one zod schema over the environment (README lists the
@@ -35,6 +38,14 @@ export interface Settings {
   travelRuleThresholdEur: string;
   /** Destination addresses refused before broadcast (compared without regard to case). */
   denyListedAddresses: readonly string[];
+  /** The first wait before a failed webhook delivery is tried again; it doubles up to an hour. */
+  webhookRetryBaseMs: number;
+  /** Every Postgres pool's timeouts (db/connection-settings.ts). */
+  databaseTimeouts: DatabaseTimeouts;
+  /** TLS, API key and payload encryption towards Temporal (core/temporal-connection.ts). */
+  temporal: TemporalAccess;
+  /** The decode-only codec endpoint for the Web UI (`npm run codec`); off without a token. */
+  codecEndpoint: { token: string | undefined; port: number; host: string; allowedOrigins: readonly string[] };
   development: DevelopmentSettings;
 }
 
@@ -150,6 +161,32 @@ const list = () =>
       ),
   );
 
+/** true/false (also 1/0, yes/no); unset is false. */
+const flag = () =>
+  variable(
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+      .default('false')
+      .transform((value) => ['true', '1', 'yes'].includes(value)),
+  );
+
+/** id:base64key,… (core/payload-codec.ts); the message never repeats key material. */
+const payloadKeys = () =>
+  variable(
+    z
+      .string()
+      .optional()
+      .transform((value, context) => {
+        if (value === undefined) return undefined;
+        try {
+          return parsePayloadKeys(value);
+        } catch (error) {
+          context.addIssue({ code: 'custom', message: `is not valid (${error instanceof Error ? error.message : String(error)})` });
+          return z.NEVER;
+        }
+      }),
+  );
+
 const rateTable = () =>
   variable(
     z
@@ -189,6 +226,23 @@ const productionSchema = z.object({
   TRAVEL_RULE_DEADLINE_MS: milliseconds(24 * 60 * 60 * 1000, { min: 1, max: Number.MAX_SAFE_INTEGER }),
   TRAVEL_RULE_THRESHOLD_EUR: decimal('1000', '1000'),
   DENY_LIST_ADDRESSES: list(),
+  WEBHOOK_RETRY_BASE_MS: milliseconds(5_000, { min: 1, max: 60 * 60 * 1000 }),
+  DATABASE_CONNECT_TIMEOUT_MS: milliseconds(5_000, { min: 1 }),
+  DATABASE_STATEMENT_TIMEOUT_MS: milliseconds(15_000, { min: 1 }),
+  DATABASE_LOCK_TIMEOUT_MS: milliseconds(10_000, { min: 1 }),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: milliseconds(60_000, { min: 1 }),
+  DATABASE_KEEPALIVE_DELAY_MS: milliseconds(10_000, { min: 1 }),
+  PAYLOAD_ENCRYPTION_KEYS: payloadKeys(),
+  TEMPORAL_TLS: flag(),
+  TEMPORAL_TLS_CERT_PATH: optionalText(),
+  TEMPORAL_TLS_KEY_PATH: optionalText(),
+  TEMPORAL_TLS_CA_PATH: optionalText(),
+  TEMPORAL_TLS_SERVER_NAME: optionalText(),
+  TEMPORAL_API_KEY: optionalText(),
+  CODEC_ENDPOINT_TOKEN: variable(z.string().min(16, 'must be at least 16 characters').optional()),
+  CODEC_PORT: port(8234),
+  CODEC_HOST: variable(z.string().default('127.0.0.1')),
+  CODEC_CORS_ORIGINS: list(),
 });
 
 /** What only the local machine uses. */
@@ -242,6 +296,24 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
     travelRuleDeadlineMs: p.TRAVEL_RULE_DEADLINE_MS,
     travelRuleThresholdEur: p.TRAVEL_RULE_THRESHOLD_EUR,
     denyListedAddresses: p.DENY_LIST_ADDRESSES,
+    webhookRetryBaseMs: p.WEBHOOK_RETRY_BASE_MS,
+    databaseTimeouts: {
+      connectTimeoutMs: p.DATABASE_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: p.DATABASE_STATEMENT_TIMEOUT_MS,
+      lockTimeoutMs: p.DATABASE_LOCK_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: p.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      keepAliveInitialDelayMs: p.DATABASE_KEEPALIVE_DELAY_MS,
+    },
+    temporal: {
+      payloadKeys: p.PAYLOAD_ENCRYPTION_KEYS,
+      tls: p.TEMPORAL_TLS,
+      tlsCertPath: p.TEMPORAL_TLS_CERT_PATH,
+      tlsKeyPath: p.TEMPORAL_TLS_KEY_PATH,
+      tlsCaPath: p.TEMPORAL_TLS_CA_PATH,
+      tlsServerName: p.TEMPORAL_TLS_SERVER_NAME,
+      apiKey: p.TEMPORAL_API_KEY,
+    },
+    codecEndpoint: { token: p.CODEC_ENDPOINT_TOKEN, port: p.CODEC_PORT, host: p.CODEC_HOST, allowedOrigins: p.CODEC_CORS_ORIGINS },
     development: {
       dataDir,
       embeddedPostgresPort: d.EMBEDDED_POSTGRES_PORT,
@@ -257,7 +329,13 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
 }
 
 /** Values never repeated in a message: they may carry a password. */
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'DATABASE_READ_URL']);
+const SECRET_VARIABLES = new Set([
+  'DATABASE_URL',
+  'DATABASE_READ_URL',
+  'PAYLOAD_ENCRYPTION_KEYS',
+  'TEMPORAL_API_KEY',
+  'CODEC_ENDPOINT_TOKEN',
+]);
 
 /** "PORT must be a port number from 1 to 65535, got "eighty"": the variable, the rule, the value. */
 function describe(issue: z.ZodError['issues'][number], env: Environment): string {

@@ -21,7 +21,10 @@ export interface WebhookEvent {
 export interface WebhookEventData {
   /** The operation's id as the API returned it (withdrawal, SEPA transfer or exchange id). */
   id: string;
-  /** Present when the operation was made on behalf of one of the partner's users. */
+  /**
+   * Present when the operation was made on behalf of one of the partner's users: the partner's own
+   * id for the user (the `sourceExternalUserId` of the request).
+   */
   userId?: string;
   status: OperationStatus;
   /** Finer than status: RESERVED, AWAITING_TRAVEL_RULE_DATA, BROADCAST, SETTLED, REJECTED, CANCELLED, … */

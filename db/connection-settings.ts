@@ -1,30 +1,9 @@
 import type pg from 'pg';
+import { DEFAULT_DATABASE_TIMEOUTS } from '../core/database-timeouts';
+import type { DatabaseTimeouts } from '../core/database-timeouts';
 
-/**
- * How long any process of this service waits on Postgres before giving up, so a stalled (not
- * dead) database turns into a quick, clear failure (503 in the API, a retried activity in the
- * worker) instead of requests that hang. Every value is a setting (README, "Environment").
- */
-export interface DatabaseTimeouts {
-  /** Waiting for a connection: a new TCP connection and its start-up, or a free one from the pool. */
-  connectTimeoutMs: number;
-  /** One statement on the server (the ledger's own steps set a shorter local one). */
-  statementTimeoutMs: number;
-  /** Waiting for a row or table lock. */
-  lockTimeoutMs: number;
-  /** A transaction left open by a client that stopped talking: the server ends the session. */
-  idleInTransactionTimeoutMs: number;
-  /** TCP keep-alive: a connection whose peer vanished (no FIN) is noticed after about this. */
-  keepAliveInitialDelayMs: number;
-}
-
-export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
-  connectTimeoutMs: 5_000,
-  statementTimeoutMs: 15_000,
-  lockTimeoutMs: 10_000,
-  idleInTransactionTimeoutMs: 60_000,
-  keepAliveInitialDelayMs: 10_000,
-};
+export { DEFAULT_DATABASE_TIMEOUTS };
+export type { DatabaseTimeouts };
 
 /** A `pg` pool's (or client's) configuration with the timeouts applied. */
 export function poolConfig(connectionString: string, max: number, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): pg.PoolConfig {

@@ -38,6 +38,8 @@ import { completeTravelRuleUpdate, cryptoWithdrawalContract, exchangeContract, s
 import type { TravelRuleCompletion } from '../contracts';
 import { ensurePostgres } from '../dev/embedded-postgres';
 import { loadProcessSettings } from './process-support';
+import { WEBHOOK_USAGE, webhookCommands } from './webhook.commands';
+import { RECONCILIATION_USAGE, reconciliationCommands } from './reconciliation.commands';
 
 const USAGE = `usage: npm run ops -- <command>
   partner create --name NAME [--fee-percentage P]
@@ -50,7 +52,9 @@ const USAGE = `usage: npm run ops -- <command>
   deposit --partner ID --currency C --amount A [--type sepaDeposit|fiatDeposit|cryptoDeposit]
   operation show ID                      (ID: the operation id, or its workflow id)
   operation resolve ID --release|--settle --reason TEXT [--operator NAME]
-  travel-rule complete --withdrawal ID --completed-by EMAIL [--beneficiary-json FILE] [--reason TEXT]`;
+  travel-rule complete --withdrawal ID --completed-by EMAIL [--beneficiary-json FILE] [--reason TEXT]
+${WEBHOOK_USAGE}
+${RECONCILIATION_USAGE}`;
 
 const OPTIONS = {
   name: { type: 'string' },
@@ -80,6 +84,8 @@ const OPTIONS = {
   withdrawal: { type: 'string' },
   'completed-by': { type: 'string' },
   'beneficiary-json': { type: 'string' },
+  url: { type: 'string' },
+  limit: { type: 'string' },
 } as const;
 
 type Flags = { [Name in keyof typeof OPTIONS]?: (typeof OPTIONS)[Name]['type'] extends 'boolean' ? boolean : string };
@@ -174,6 +180,8 @@ const databaseCommands: Record<
     const deposit = await postDeposit(em, { partnerId: input.partner, currency: input.currency, amount: input.amount, type }, now);
     return { transactionId: deposit.id };
   },
+  ...webhookCommands,
+  ...reconciliationCommands,
 };
 
 function parse<Schema extends z.ZodType>(schema: Schema, flags: Flags): z.output<Schema> {

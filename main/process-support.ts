@@ -1,7 +1,8 @@
 import path from 'node:path';
+import { z } from 'zod';
 import { createLogger } from '../core/logger';
-import type { Logger } from '../core/logger';
-import { loadSettings } from '../core/settings';
+import type { LogFormat, Logger } from '../core/logger';
+import { InvalidSettingsError, loadSettings } from '../core/settings';
 import type { Settings } from '../core/settings';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '..');
@@ -43,6 +44,46 @@ export function requireSetting<T>(value: T | undefined, name: string): T {
   return value;
 }
 
-export function mainLogger(name: string, settings: Settings): Logger {
-  return createLogger(name, settings.logLevel);
+/** JSON lines by default (what a log store reads); `npm start` asks for pretty lines. */
+export function mainLogger(name: string, settings: Settings, format: LogFormat = 'json'): Logger {
+  return createLogger(name, settings.logLevel, { format });
+}
+
+/** Where the worker process serves what operators scrape; 0 turns either off. */
+export interface WorkerObservabilitySettings {
+  /** The Temporal SDK's own Prometheus exporter (worker task latencies, slots, polls). */
+  sdkMetricsPort: number;
+  /** The worker's HTTP server: /health/live, /health/ready and /metrics of its own. */
+  httpPort: number;
+}
+
+const optionalPort = (fallback: number) =>
+  z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z
+      .string()
+      .regex(/^\d{1,5}$/, 'must be a port number from 0 (off) to 65535')
+      .transform(Number)
+      .refine((value) => value <= 65_535, 'must be a port number from 0 (off) to 65535')
+      .default(fallback),
+  );
+
+const workerObservabilitySchema = z.object({ WORKER_METRICS_PORT: optionalPort(9464), WORKER_HTTP_PORT: optionalPort(9465) });
+
+/** Read like core/settings.ts reads the rest: a bad value stops the worker with a message naming it. */
+export function loadWorkerObservabilitySettings(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): WorkerObservabilitySettings {
+  const parsed = workerObservabilitySchema.safeParse(env);
+  if (!parsed.success) {
+    throw new InvalidSettingsError(
+      parsed.error.issues.map((issue) => `${String(issue.path[0])} ${issue.message}, got ${JSON.stringify(env[String(issue.path[0])])}`),
+    );
+  }
+  return { sdkMetricsPort: parsed.data.WORKER_METRICS_PORT, httpPort: parsed.data.WORKER_HTTP_PORT };
+}
+
+/** All interfaces: Prometheus scrapes the worker from another container. */
+export function sdkMetricsBindAddress(settings: WorkerObservabilitySettings): string | undefined {
+  return settings.sdkMetricsPort === 0 ? undefined : `0.0.0.0:${settings.sdkMetricsPort}`;
 }

@@ -8,8 +8,16 @@ import { startApi } from '../api/server';
 import { openOrm } from '../db/orm';
 import { ensureDemoPartner } from './demo-partner';
 import { startInfrastructure } from '../dev/infrastructure';
-import { loadProcessSettings, mainLogger, onShutdownSignal } from './process-support';
+import {
+  loadProcessSettings,
+  loadWorkerObservabilitySettings,
+  mainLogger,
+  onShutdownSignal,
+  sdkMetricsBindAddress,
+} from './process-support';
+import { installTemporalRuntime } from '../worker/temporal-runtime';
 import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule';
+import { ensureWebhookDispatcher } from '../worker/webhook-dispatcher';
 import { startWorker } from '../worker/worker';
 
 /** What this process started, stopped in reverse order on Ctrl-C or on a failed start. */
@@ -21,7 +29,10 @@ async function stopAll(): Promise<void> {
 
 async function main(): Promise<void> {
   const settings = loadProcessSettings();
-  const log = mainLogger('start', settings);
+  // A person watches this terminal: pretty lines (production entries write JSON).
+  const log = mainLogger('start', settings, 'pretty');
+  const observability = loadWorkerObservabilitySettings();
+  installTemporalRuntime({ log, metricsBindAddress: sdkMetricsBindAddress(observability) });
   onShutdownSignal(log, stopAll);
   const infrastructure = await startInfrastructure(settings, { ui: true, log });
   stops.push(() => infrastructure.stop());
@@ -31,7 +42,9 @@ async function main(): Promise<void> {
   await orm.close(true);
 
   const connection = await Connection.connect({ address: infrastructure.temporalAddress });
-  await ensureReconciliationSchedule(new Client({ connection, namespace: settings.temporalNamespace }), settings.temporalTaskQueue, log);
+  const client = new Client({ connection, namespace: settings.temporalNamespace });
+  await ensureReconciliationSchedule(client, settings.temporalTaskQueue, log);
+  await ensureWebhookDispatcher(client, settings.temporalTaskQueue, log);
   await connection.close();
 
   const worker = await startWorker({
@@ -41,6 +54,7 @@ async function main(): Promise<void> {
     taskQueue: settings.temporalTaskQueue,
     log,
     settings,
+    ...(observability.httpPort === 0 ? {} : { httpPort: observability.httpPort }),
   });
   stops.push(() => worker.stop());
   const api = await startApi({
@@ -56,6 +70,7 @@ async function main(): Promise<void> {
       '',
       `API:              ${api.url}`,
       `Temporal Web UI:  ${infrastructure.temporalUiUrl ?? '(configured Temporal: see its own UI)'}`,
+      `Metrics:          ${api.url}/metrics${worker.httpUrl ? `, ${worker.httpUrl}/metrics (worker)` : ''}${observability.sdkMetricsPort ? `, http://127.0.0.1:${observability.sdkMetricsPort}/metrics (Temporal SDK)` : ''}`,
       `Demo API key:     ${demo.apiKey}`,
       '',
       `Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${api.url}/v1/partner/balances`,

@@ -5,19 +5,32 @@
 import { Client, Connection } from '@temporalio/client';
 import { migrate } from '../db/orm';
 import { registerSearchAttributes } from '../worker/search-attributes.registration';
-import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting } from './process-support';
+import {
+  loadProcessSettings,
+  loadWorkerObservabilitySettings,
+  mainLogger,
+  onShutdownSignal,
+  requireSetting,
+  sdkMetricsBindAddress,
+} from './process-support';
+import { installTemporalRuntime } from '../worker/temporal-runtime';
 import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule';
+import { ensureWebhookDispatcher } from '../worker/webhook-dispatcher';
 import { startWorker } from '../worker/worker';
 
 async function main(): Promise<void> {
   const settings = loadProcessSettings();
   const log = mainLogger('worker', settings);
+  const observability = loadWorkerObservabilitySettings();
+  installTemporalRuntime({ log, metricsBindAddress: sdkMetricsBindAddress(observability) });
   const databaseUrl = requireSetting(settings.databaseUrl, 'DATABASE_URL');
   const temporalAddress = requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');
   await migrate(databaseUrl);
   await registerSearchAttributes(temporalAddress, settings.temporalNamespace, log);
   const connection = await Connection.connect({ address: temporalAddress });
-  await ensureReconciliationSchedule(new Client({ connection, namespace: settings.temporalNamespace }), settings.temporalTaskQueue, log);
+  const client = new Client({ connection, namespace: settings.temporalNamespace });
+  await ensureReconciliationSchedule(client, settings.temporalTaskQueue, log);
+  await ensureWebhookDispatcher(client, settings.temporalTaskQueue, log);
   await connection.close();
   const worker = await startWorker({
     databaseUrl,
@@ -26,7 +39,9 @@ async function main(): Promise<void> {
     taskQueue: settings.temporalTaskQueue,
     log,
     settings,
+    ...(observability.httpPort === 0 ? {} : { httpPort: observability.httpPort }),
   });
+  if (worker.httpUrl) log.info(`worker health and metrics on ${worker.httpUrl}`);
   onShutdownSignal(log, () => worker.stop());
 }
 

@@ -1,4 +1,5 @@
 import { cryptoWithdrawalContract } from '../contracts';
+import type { CryptoWithdrawalInput } from '../contracts';
 import { withdrawalAddressProblem } from '../core/address-validation';
 import type { ReceiverType, WalletType } from '../core/counterparty';
 import type { CryptoCurrency, Network } from '../core/currencies';
@@ -9,6 +10,7 @@ import { findNetworkConfig } from '../db/queries/network-config.queries';
 import { findUserIdByExternalId } from '../db/queries/partner-user.queries';
 import type { OperationDependencies } from './dependencies';
 import { startAndAwaitReservation } from './temporal/workflow-runner';
+import { cryptoWithdrawalMetadata, partnerLabelOf } from './temporal/workflow-summary';
 
 export interface CryptoWithdrawalRequest {
   partnerId: string;
@@ -33,33 +35,37 @@ export interface CryptoWithdrawalRequest {
  */
 export async function withdrawCrypto(deps: OperationDependencies, request: CryptoWithdrawalRequest): Promise<{ withdrawalId: string }> {
   const { partnerId, withdrawalId } = request;
+  // Read beside the checks: only the workflow's label in the Temporal UI needs it.
+  const partnerLabel = partnerLabelOf(deps.pool, partnerId);
   const { fee } = await checkAgainstNetworkConfig(deps, request);
   const userId = request.sourceExternalUserId === null ? null : await userIdOf(deps, partnerId, request.sourceExternalUserId);
   const rates = await deps.rateSource.currentEurRates();
+  const input: CryptoWithdrawalInput = {
+    withdrawalId,
+    partnerId,
+    userId,
+    currency: request.currency,
+    network: request.network,
+    amount: request.amount,
+    fee,
+    destination: request.walletAddress,
+    memo: request.memo,
+    walletType: request.walletType,
+    receiverType: request.receiverType,
+    beneficiaryName: request.name,
+    amountEur: new Decimal(request.amount).times(rates[request.currency]).toFixed(),
+  };
+  const metadata = cryptoWithdrawalMetadata(input, await partnerLabel);
   await startAndAwaitReservation(deps.temporal, {
     contract: cryptoWithdrawalContract,
-    args: [
-      {
-        withdrawalId,
-        partnerId,
-        userId,
-        currency: request.currency,
-        network: request.network,
-        amount: request.amount,
-        fee,
-        destination: request.walletAddress,
-        memo: request.memo,
-        walletType: request.walletType,
-        receiverType: request.receiverType,
-        beneficiaryName: request.name,
-        amountEur: new Decimal(request.amount).times(rates[request.currency]).toFixed(),
-      },
-    ],
+    args: [input],
     searchAttributes: operationSearchAttributes(
       partnerId,
       userId === null ? 'crypto-withdrawal' : 'user-crypto-withdrawal',
       request.currency,
+      metadata.plainSummary,
     ),
+    metadata,
     operation: { id: withdrawalId, ledgerKind: 'CRYPTO_WITHDRAWAL' },
   });
   return { withdrawalId };

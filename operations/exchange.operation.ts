@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { exchangeContract } from '../contracts';
+import type { ExchangeInput } from '../contracts';
 import type { Currency } from '../core/currencies';
 import { DomainError } from '../core/errors';
 import { operationSearchAttributes } from '../core/search-attributes';
 import type { OperationDependencies } from './dependencies';
 import { executeWorkflow } from './temporal/workflow-runner';
+import { exchangeMetadata, partnerLabelOf } from './temporal/workflow-summary';
 
 export interface ExchangeRequest {
   partnerId: string;
@@ -29,20 +31,21 @@ export function assertLockIdShape(lockId: string): void {
 export async function exchange(deps: OperationDependencies, request: ExchangeRequest): Promise<{ exchangeId: string }> {
   assertLockIdShape(request.lockId);
   const { partnerId, exchangeId } = request;
+  const input: ExchangeInput = {
+    exchangeId,
+    partnerId,
+    lockId: request.lockId,
+    currencyFrom: request.currencyFrom,
+    currencyTo: request.currencyTo,
+    amount: request.amount,
+    requestedAt: request.requestedAt.toISOString(),
+  };
+  const metadata = exchangeMetadata(input, await partnerLabelOf(deps.pool, partnerId));
   await executeWorkflow(deps.temporal, {
     contract: exchangeContract,
-    args: [
-      {
-        exchangeId,
-        partnerId,
-        lockId: request.lockId,
-        currencyFrom: request.currencyFrom,
-        currencyTo: request.currencyTo,
-        amount: request.amount,
-        requestedAt: request.requestedAt.toISOString(),
-      },
-    ],
-    searchAttributes: operationSearchAttributes(partnerId, 'exchange', request.currencyFrom),
+    args: [input],
+    searchAttributes: operationSearchAttributes(partnerId, 'exchange', request.currencyFrom, metadata.plainSummary),
+    metadata,
     operation: { id: exchangeId, ledgerKind: 'EXCHANGE' },
   });
   return { exchangeId };

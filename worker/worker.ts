@@ -5,6 +5,7 @@ import type { WorkerInterceptors } from '@temporalio/worker';
 import pg from 'pg';
 import { createActivities } from '../activities';
 import { DomainErrorInterceptor } from '../activities/domain-error.interceptor';
+import { requestIdInterceptors } from '../activities/request-id.interceptor';
 import type { Activities } from '../activities';
 import type { Clock } from '../activities/dependencies';
 import { SimulatedBankAdapter } from '../activities/adapters/bank/simulated-bank.adapter';
@@ -13,6 +14,9 @@ import { systemClock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import type { DevelopmentSettings, Settings } from '../core/settings';
 import { openOrm } from '../db/orm';
+import { startWorkerHttpServer, workerReadiness } from './health-server';
+import type { WorkerHttpServer } from './health-server';
+import { createWorkerMetrics } from './metrics';
 
 export interface WorkerOptions {
   databaseUrl: string;
@@ -27,13 +31,18 @@ export interface WorkerOptions {
   workflowBundlePath?: string;
   /** Decorates the activities (tests delay or observe a step); the real ones run inside. */
   wrapActivities?: (activities: Activities) => Activities;
+  /** The worker's HTTP server (/health/live, /health/ready, /metrics of its own) on this port, 0 any free one; absent, none. */
+  httpPort?: number;
 }
 
-export type WorkerSettings = Pick<Settings, 'travelRuleDeadlineMs' | 'travelRuleThresholdEur' | 'denyListedAddresses'> & {
-  development: Pick<DevelopmentSettings, 'chainConfirmationDelayMs' | 'bankSettlementDelayMs' | 'bankOutboxDir' | 'bankRejectIbans'>;
-};
+export type WorkerSettings = Pick<Settings, 'travelRuleDeadlineMs' | 'travelRuleThresholdEur' | 'denyListedAddresses'> &
+  Partial<Pick<Settings, 'webhookRetryBaseMs'>> & {
+    development: Pick<DevelopmentSettings, 'chainConfirmationDelayMs' | 'bankSettlementDelayMs' | 'bankOutboxDir' | 'bankRejectIbans'>;
+  };
 
 export interface RunningWorker {
+  /** Where its HTTP server listens, when it has one (options.httpPort). */
+  httpUrl?: string;
   /** Resolves when the worker has stopped polling and finished its in-flight tasks. */
   stop(): Promise<void>;
 }
@@ -41,15 +50,29 @@ export interface RunningWorker {
 /**
  * One place turns every activity's domain errors into typed, non-retryable failures. Temporal runs
  * activity interceptors for local activities too, so a refusal reads the same either way. Shared
- * with the workflow tests' worker.
+ * with the workflow tests' worker. The request id (and workflow) goes onto every activity log
+ * line first, so what the domain-error interceptor and the activity log carries it too.
  */
-export const WORKER_INTERCEPTORS: WorkerInterceptors = { activity: [() => ({ inbound: new DomainErrorInterceptor() })] };
+export const WORKER_INTERCEPTORS: WorkerInterceptors = {
+  activity: [requestIdInterceptors, () => ({ inbound: new DomainErrorInterceptor() })],
+};
+
+/**
+ * Workflow interceptor modules, bundled with the workflow code: the worker passes them when it
+ * bundles; whoever prebuilds a bundle (tests) passes them to bundleWorkflowCode, or the request id
+ * stops at the workflow's memo.
+ */
+export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [sourceFile(path.join('workflows', 'request-id.interceptor'))];
 
 /** The workflows folder, whether this runs from TypeScript sources (tsx, jest) or compiled output. */
 export function workflowsPath(): string {
-  const candidates = ['index.ts', 'index.js'].map((file) => path.join(__dirname, '..', 'workflows', file));
+  return sourceFile(path.join('workflows', 'index'));
+}
+
+function sourceFile(pathWithoutExtension: string): string {
+  const candidates = ['.ts', '.js'].map((extension) => path.join(__dirname, '..', `${pathWithoutExtension}${extension}`));
   const found = candidates.find((candidate) => fs.existsSync(candidate));
-  if (!found) throw new Error(`no workflows entry in ${candidates.join(' or ')}`);
+  if (!found) throw new Error(`no ${pathWithoutExtension} in ${candidates.join(' or ')}`);
   return found;
 }
 
@@ -59,12 +82,16 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // An idle client that loses its server (a restart, a failover) must not crash the worker.
   pool.on('error', (error) => options.log.warn(`database pool: ${error.message}`));
   const connection = await NativeConnection.connect({ address: options.temporalAddress });
+  const metrics = createWorkerMetrics();
+  // Metrics outermost: they count each attempt's final outcome, after the domain-error mapping.
+  const interceptors: WorkerInterceptors = { activity: [metrics.interceptor, ...(WORKER_INTERCEPTORS.activity ?? [])] };
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    interceptors: WORKER_INTERCEPTORS,
-    ...(options.workflowBundlePath ? { workflowBundle: { codePath: options.workflowBundlePath } } : { workflowsPath: workflowsPath() }),
+    ...(options.workflowBundlePath
+      ? { workflowBundle: { codePath: options.workflowBundlePath }, interceptors }
+      : { workflowsPath: workflowsPath(), interceptors: { ...interceptors, workflowModules: [...WORKFLOW_INTERCEPTOR_MODULES] } }),
     activities: (options.wrapActivities ?? ((activities: Activities) => activities))(
       createActivities({
         orm,
@@ -83,21 +110,38 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           travelRuleDeadlineMs: options.settings.travelRuleDeadlineMs,
           denyListedAddresses: options.settings.denyListedAddresses,
         },
+        webhookDelivery: { retryBaseMs: options.settings.webhookRetryBaseMs },
       }),
     ),
   });
   const running = worker.run();
   options.log.info(`worker polling task queue ${options.taskQueue}`);
-  return {
-    async stop() {
-      try {
-        if (worker.getState() === 'RUNNING') worker.shutdown();
-        await running;
-        await connection.close();
-      } finally {
-        await pool.end();
-        await orm.close(true);
-      }
-    },
+  metrics.observe(() => worker.getStatus());
+  let httpServer: WorkerHttpServer | undefined;
+  const stop = async () => {
+    try {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await connection.close();
+    } finally {
+      // Last: readiness answers 503 while the worker drains.
+      await httpServer?.stop();
+      await pool.end();
+      await orm.close(true);
+    }
   };
+  if (options.httpPort !== undefined) {
+    try {
+      httpServer = await startWorkerHttpServer({
+        port: options.httpPort,
+        registry: metrics.registry,
+        readiness: () => workerReadiness(() => worker.getStatus(), pool),
+        log: options.log,
+      });
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+  }
+  return { ...(httpServer ? { httpUrl: httpServer.url } : {}), stop };
 }

@@ -1,13 +1,16 @@
 import type { CryptoWithdrawalInput, OperationProgress } from '../contracts';
-import { answering, durable, durableLocal, external, patient, reserving } from './activity-proxies';
+import { answering, durable, durableLocal, external, patient, reserving, withSummary } from './activity-proxies';
 import { localFirst } from './local-first';
 import { OperationTracker } from './operation-tracker';
 import { runOutgoingPayment } from './outgoing-payment';
 import type { CheckOutcome } from './outgoing-payment';
 import { TravelRuleInbox } from './travel-rule-inbox';
 
-const markHandOff = localFirst(durableLocal.markWithdrawalHandOff, durable.markWithdrawalHandOff);
-const settle = localFirst(durableLocal.settleWithdrawal, durable.settleWithdrawal);
+const MARK_HAND_OFF = 'record the hand-off: from here on the coins may leave';
+const markHandOff = localFirst(
+  withSummary(durableLocal.markWithdrawalHandOff, MARK_HAND_OFF),
+  withSummary(durable.markWithdrawalHandOff, MARK_HAND_OFF),
+);
 
 /**
  * Reserve amount + fee → travel-rule check (deny list; above the EUR threshold to a
@@ -17,12 +20,19 @@ const settle = localFirst(durableLocal.settleWithdrawal, durable.settleWithdrawa
  */
 export async function cryptoWithdrawalWorkflow(input: CryptoWithdrawalInput): Promise<OperationProgress> {
   const id = input.withdrawalId;
+  // For the steps' summaries in the Temporal UI (see withSummary).
+  const amount = `${input.amount} ${input.currency.toUpperCase()}`;
+  const network = input.network;
+  const settle = localFirst(
+    withSummary(durableLocal.settleWithdrawal, `settle: post ${amount} + fee`),
+    withSummary(durable.settleWithdrawal, `settle: post ${amount} + fee`),
+  );
   const tracker = new OperationTracker(id);
   const travelRule = new TravelRuleInbox(id, () => tracker.current.status);
 
   const open = await tracker.reserve(
-    () => reserving.reserveWithdrawal(input),
-    () => durable.abandonWithdrawal(id, 'the reservation could not be confirmed'),
+    () => withSummary(reserving.reserveWithdrawal, `reserve ${amount} + fee ${input.fee}`)(input),
+    () => withSummary(durable.abandonWithdrawal, 'abandon the reservation')(id, 'the reservation could not be confirmed'),
   );
   if (!open) return tracker.finish();
 
@@ -36,38 +46,46 @@ export async function cryptoWithdrawalWorkflow(input: CryptoWithdrawalInput): Pr
       }
     },
     markHandOff: () => markHandOff(id),
-    release: (reason, stage) => durable.releaseWithdrawal(id, reason, stage),
+    release: (reason, stage) => withSummary(durable.releaseWithdrawal, `release ${amount} + fee`)(id, reason, stage),
     async handOff() {
-      const broadcast = await external.broadcastWithdrawal(id);
+      const broadcast = await withSummary(external.broadcastWithdrawal, `broadcast ${amount} on ${network}`)(id);
       return 'closed' in broadcast ? broadcast : { reference: broadcast };
     },
     handedOffStage: 'BROADCAST',
     async askForAnswer(broadcast) {
-      const state = await answering.pollWithdrawalConfirmation({ network: input.network, ...broadcast });
+      const state = await withSummary(
+        answering.pollWithdrawalConfirmation,
+        `ask ${network} for the confirmation`,
+      )({ network, ...broadcast });
       return state === 'CONFIRMED' ? { state: 'SETTLED' } : 'PENDING';
     },
     async awaitAnswerPatiently(broadcast) {
-      await patient.awaitWithdrawalConfirmation({ network: input.network, ...broadcast });
+      await withSummary(patient.awaitWithdrawalConfirmation, `await the confirmation on ${network}`)({ network, ...broadcast });
       return { state: 'SETTLED' };
     },
     settle: () => settle(id),
-    reject: (reason) => durable.rejectWithdrawal(id, reason),
-    recordCancellationRequest: () => durable.recordWithdrawalCancellation(id),
+    reject: (reason) => withSummary(durable.rejectWithdrawal, `rejected on ${network}: release ${amount} + fee`)(id, reason),
+    recordCancellationRequest: () => withSummary(durable.recordWithdrawalCancellation, 'note the cancellation (too late to stop)')(id),
   });
 
   /** The deny list, and above the EUR threshold to a non-custodial wallet, the completed data. */
   async function checkTravelRule(): Promise<CheckOutcome> {
     // A regular activity: the first step after the reservation, so the caller's answer does not wait for it.
-    const outcome = await durable.checkTravelRule(id);
+    const outcome = await withSummary(durable.checkTravelRule, 'travel-rule check: deny list, EUR threshold')(id);
     if (outcome.handedOff) return 'HANDED_OFF';
     if (outcome.deniedReason) return { failed: outcome.deniedReason };
     if (!outcome.requiresCompletion) return 'PASSED';
-    await durable.setWithdrawalProgress(id, { status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
-    tracker.report({ status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
+    const setProgress = withSummary(durable.setWithdrawalProgress, 'record the travel-rule stage');
+    await setProgress(id, { status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
+    const deadline = new Date(Date.now() + outcome.deadlineMs).toISOString();
+    tracker.report(
+      { status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' },
+      `Waits for travel-rule data (the completeTravelRule update) until ${deadline}.`,
+    );
     const completion = await travelRule.await(outcome.deadlineMs);
     if (!completion) return { failed: 'travel-rule data was not completed before the deadline' };
-    await durable.recordTravelRuleCompletion(id, completion);
-    await durable.setWithdrawalProgress(id, { status: 'IN_PROGRESS', stage: 'TRAVEL_RULE_CLEARED' });
+    await withSummary(durable.recordTravelRuleCompletion, 'record the travel-rule completion')(id, completion);
+    await setProgress(id, { status: 'IN_PROGRESS', stage: 'TRAVEL_RULE_CLEARED' });
     tracker.report({ status: 'IN_PROGRESS', stage: 'TRAVEL_RULE_CLEARED' });
     travelRule.recorded();
     return 'PASSED';

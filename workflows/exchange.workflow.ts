@@ -4,6 +4,7 @@ import {
   isCancellation,
   proxyActivities,
   proxyLocalActivities,
+  setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
@@ -12,6 +13,8 @@ import type { ExchangeInput, ExchangeResult, OperationProgress } from '../contra
 import { OPERATION_STAGE, OPERATION_STATUS } from '../core/search-attributes';
 import { BOUNDED_DATABASE_STEP, DURABLE_DATABASE_STEP } from './activity-options';
 import { businessCause, isBusinessFailure, refusalOf, refusalStage } from './business-cause';
+import { withSummary } from './activity-proxies';
+import { progressDetails } from './operation-tracker';
 import { statusQuery } from '../contracts';
 
 // A local activity: the whole exchange runs in the workflow's first task (see activity-options.ts).
@@ -26,22 +29,26 @@ const { abandonExchange } = proxyActivities<Activities>(DURABLE_DATABASE_STEP);
 export async function exchangeWorkflow(input: ExchangeInput): Promise<ExchangeResult> {
   let progress: OperationProgress = { status: 'IN_PROGRESS', stage: 'EXCHANGING' };
   setHandler(statusQuery, () => progress);
+  setCurrentDetails(progressDetails(progress));
   const report = (next: OperationProgress) => {
     progress = next;
     upsertSearchAttributes([
       { key: OPERATION_STATUS, value: next.status },
       { key: OPERATION_STAGE, value: next.stage },
     ]);
+    setCurrentDetails(progressDetails(next));
     return { ...next, exchangeId: input.exchangeId };
   };
   try {
-    await executeExchange(input);
+    const pair = `${input.currencyFrom.toUpperCase()} → ${input.currencyTo.toUpperCase()}`;
+    await withSummary(executeExchange, `exchange ${input.amount} ${pair} at the locked rate`)(input);
     return report({ status: 'SUCCESSFUL', stage: 'SETTLED' });
   } catch (error) {
     const cause = businessCause(error);
     // Refused or unknown, a tombstone makes sure no attempt still on its way (or a Reset)
     // exchanges later; if one committed first, the exchange happened.
-    if ((await CancellationScope.nonCancellable(() => abandonExchange(input.exchangeId))) === 'MOVED') {
+    const abandon = () => withSummary(abandonExchange, 'abandon: committed, or never will')(input.exchangeId);
+    if ((await CancellationScope.nonCancellable(abandon)) === 'MOVED') {
       return report({ status: 'SUCCESSFUL', stage: 'SETTLED' });
     }
     if (isBusinessFailure(cause)) {

@@ -1,14 +1,22 @@
-import type { CryptoWithdrawalWorkflow, ExchangeWorkflow, ReconciliationWorkflow, SepaTransferWorkflow } from '../contracts';
+import type {
+  CryptoWithdrawalWorkflow,
+  ExchangeWorkflow,
+  ReconciliationWorkflow,
+  SepaTransferWorkflow,
+  WebhookDispatcherWorkflow,
+} from '../contracts';
 import type { cryptoWithdrawalWorkflow } from './crypto-withdrawal.workflow';
 import type { exchangeWorkflow } from './exchange.workflow';
 import type { reconciliationWorkflow } from './reconciliation.workflow';
 import type { sepaTransferWorkflow } from './sepa-transfer.workflow';
+import type { webhookDispatcherWorkflow } from './webhook-dispatcher.workflow';
 
 /** Every workflow the worker registers; this file is the worker's workflowsPath. */
 export { cryptoWithdrawalWorkflow } from './crypto-withdrawal.workflow';
 export { exchangeWorkflow } from './exchange.workflow';
 export { reconciliationWorkflow } from './reconciliation.workflow';
 export { sepaTransferWorkflow } from './sepa-transfer.workflow';
+export { webhookDispatcherWorkflow } from './webhook-dispatcher.workflow';
 
 /**
  * Each workflow implements its contract (contracts/): callers start workflows through the
@@ -20,4 +28,5 @@ export type ContractChecks = [
   Implements<ExchangeWorkflow, typeof exchangeWorkflow>,
   Implements<ReconciliationWorkflow, typeof reconciliationWorkflow>,
   Implements<SepaTransferWorkflow, typeof sepaTransferWorkflow>,
+  Implements<WebhookDispatcherWorkflow, typeof webhookDispatcherWorkflow>,
 ];

@@ -4,6 +4,7 @@ import {
   allHandlersFinished,
   condition,
   isCancellation,
+  setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
@@ -27,18 +28,21 @@ export class OperationTracker {
   constructor(id: string) {
     setHandler(statusQuery, () => this.progress);
     this.gate = new ReservationGate(id);
+    setCurrentDetails(progressDetails(this.progress));
   }
 
   get current(): OperationProgress {
     return this.progress;
   }
 
-  report(next: OperationProgress): void {
+  /** The new progress, everywhere operators look: the status query, the search attributes, the current details. */
+  report(next: OperationProgress, note?: string): void {
     this.progress = next;
     upsertSearchAttributes([
       { key: OPERATION_STATUS, value: next.status },
       { key: OPERATION_STAGE, value: next.stage },
     ]);
+    setCurrentDetails(progressDetails(next, note));
   }
 
   /** Lets pending update and signal handlers finish, then gives the final progress. */
@@ -95,4 +99,17 @@ export class OperationTracker {
     this.report({ status: 'IN_PROGRESS', stage: 'RESERVED' });
     return true;
   }
+}
+
+/**
+ * The current details the Temporal UI shows on a workflow's page (through the SDK's metadata
+ * query: no command, so histories replay as before). Workflow time, so it is deterministic. The
+ * failure reason stays out: free text from a bank or a chain may carry personal data; the
+ * refusal's kind is a code.
+ */
+export function progressDetails(progress: OperationProgress, note?: string): string {
+  const lines = [`**Stage:** ${progress.stage} · status ${progress.status} · updated ${new Date().toISOString()}`];
+  if (progress.refusal) lines.push(`**Refused:** ${progress.refusal.kind}`);
+  if (note) lines.push(note);
+  return lines.join('\n\n');
 }

@@ -1,7 +1,8 @@
-import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { RECONCILIATION_FINDINGS } from '../contracts';
 import type { ReconciliationInput, ReconciliationResult } from '../contracts';
+import { withSummary } from './activity-proxies';
 
 const { reconcileLedger } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
@@ -20,9 +21,23 @@ const FINDING_LABELS: ReadonlyArray<[keyof ReconciliationResult, string]> = [
   ['stuckOperations', 'operations in flight too long'],
 ];
 
+/** "reconciliation found 3 problems: 2 …, 1 … (reconciliation report ID)": counts and ids only, no personal data. */
 export function summarizeFindings(result: ReconciliationResult): string {
-  const found = FINDING_LABELS.filter(([key]) => Number(result[key]) > 0).map(([key, label]) => `${String(result[key])} ${label}`);
-  return `reconciliation report ${result.reportId}: ${found.join(', ')}`;
+  const found = FINDING_LABELS.filter(([key]) => Number(result[key]) > 0);
+  const problems = found.reduce((sum, [key]) => sum + Number(result[key]), 0);
+  const counted = found.map(([key, label]) => `${String(result[key])} ${label}`);
+  return `reconciliation found ${problems} problem${problems === 1 ? '' : 's'}: ${counted.join(', ')} (reconciliation report ${result.reportId})`;
+}
+
+/** What the run's page in the Temporal UI shows (current details), and where to read the whole report. */
+function reportDetails(result: ReconciliationResult): string {
+  return [
+    result.ok ? '**No findings:** the books are sound.' : `**${summarizeFindings(result)}**`,
+    '',
+    `- Ledger invariants: ${result.ledgerSound ? 'hold' : '**broken**'}`,
+    `- Holds checked against their workflows: ${result.heldTransfersChecked} of ${result.heldTransfersTotal}`,
+    `- Report \`${result.reportId}\` (the newest report: \`npm run ops -- reconciliation latest\`)`,
+  ].join('\n');
 }
 
 /**
@@ -32,7 +47,9 @@ export function summarizeFindings(result: ReconciliationResult): string {
  * result is the failure's details.
  */
 export async function reconciliationWorkflow(input: ReconciliationInput): Promise<ReconciliationResult> {
-  const result = await reconcileLedger(input);
+  setCurrentDetails('**Checking** the ledger and the operations against it…');
+  const result = await withSummary(reconcileLedger, 'check the ledger, the operations and their holds; store a report')(input);
+  setCurrentDetails(reportDetails(result));
   if (!result.ok) {
     throw ApplicationFailure.create({
       type: RECONCILIATION_FINDINGS,

@@ -1,10 +1,8 @@
 import type { OperationProgress, SepaTransferInput } from '../contracts';
-import { answering, durable, durableLocal, external, patient, reserving } from './activity-proxies';
+import { answering, durable, durableLocal, external, patient, reserving, withSummary } from './activity-proxies';
 import { localFirst } from './local-first';
 import { OperationTracker } from './operation-tracker';
 import { runOutgoingPayment } from './outgoing-payment';
-
-const settle = localFirst(durableLocal.settleSepaTransfer, durable.settleSepaTransfer);
 
 /**
  * Reserve → pain.001 to the bank → settle on its acceptance, release on its rejection. Once the
@@ -13,10 +11,16 @@ const settle = localFirst(durableLocal.settleSepaTransfer, durable.settleSepaTra
  */
 export async function sepaTransferWorkflow(input: SepaTransferInput): Promise<OperationProgress> {
   const id = input.transferId;
+  // For the steps' summaries in the Temporal UI (see withSummary).
+  const amount = `${input.amount} EUR`;
+  const settle = localFirst(
+    withSummary(durableLocal.settleSepaTransfer, `settle: post ${amount}`),
+    withSummary(durable.settleSepaTransfer, `settle: post ${amount}`),
+  );
   const tracker = new OperationTracker(id);
   const open = await tracker.reserve(
-    () => reserving.reserveSepaTransfer(input),
-    () => durable.abandonSepaTransfer(id, 'the reservation could not be confirmed'),
+    () => withSummary(reserving.reserveSepaTransfer, `reserve ${amount}`)(input),
+    () => withSummary(durable.abandonSepaTransfer, 'abandon the reservation')(id, 'the reservation could not be confirmed'),
   );
   if (!open) return tracker.finish();
 
@@ -25,24 +29,24 @@ export async function sepaTransferWorkflow(input: SepaTransferInput): Promise<Op
     checks: () => Promise.resolve('PASSED'),
     // Validates the payment against pain.001 before recording the hand-off. A regular activity:
     // the first step after the reservation, so the caller's answer does not wait for it.
-    markHandOff: () => durable.markSepaHandOff(id),
-    release: (reason, stage) => durable.releaseSepaTransfer(id, reason, stage),
+    markHandOff: () => withSummary(durable.markSepaHandOff, 'validate the pain.001 and record the hand-off')(id),
+    release: (reason, stage) => withSummary(durable.releaseSepaTransfer, `release ${amount}`)(id, reason, stage),
     async handOff() {
-      const submitted = await external.submitSepaTransfer(id);
+      const submitted = await withSummary(external.submitSepaTransfer, `submit the pain.001 (${amount}) to the bank`)(id);
       return 'closed' in submitted ? submitted : { reference: submitted.bankReference };
     },
     handedOffStage: 'SUBMITTED',
     async askForAnswer(bankReference) {
-      const answer = await answering.pollBankAnswer(bankReference);
+      const answer = await withSummary(answering.pollBankAnswer, 'ask the bank for its answer')(bankReference);
       if (answer.state === 'PENDING') return 'PENDING';
       return answer.state === 'SETTLED' ? { state: 'SETTLED' } : { state: 'REJECTED', reason: answer.reason };
     },
     async awaitAnswerPatiently(bankReference) {
-      const answer = await patient.awaitBankAnswer(bankReference);
+      const answer = await withSummary(patient.awaitBankAnswer, 'await the bank answer')(bankReference);
       return answer.state === 'SETTLED' ? { state: 'SETTLED' } : { state: 'REJECTED', reason: answer.reason };
     },
     settle: () => settle(id),
-    reject: (reason) => durable.rejectSepaTransfer(id, reason),
-    recordCancellationRequest: () => durable.recordSepaCancellation(id),
+    reject: (reason) => withSummary(durable.rejectSepaTransfer, `the bank rejected it: release ${amount}`)(id, reason),
+    recordCancellationRequest: () => withSummary(durable.recordSepaCancellation, 'note the cancellation (too late to stop)')(id),
   });
 }

@@ -8,6 +8,8 @@ import { isJsonNumber, stringifyExactJson } from '../http/exact-json';
 export interface OperationResponse {
   status: number;
   body: Record<string, unknown>;
+  /** Answered from the idempotency store: the first request's answer, nothing performed again. */
+  replayed?: boolean;
 }
 
 export interface IdempotentRequest {
@@ -50,7 +52,7 @@ export async function performIdempotently(pool: pg.Pool, request: IdempotentRequ
       throw new DomainError('idempotency-conflict', 'this Idempotency-Key was already used with a different request');
     }
     if (record.response_status !== null) {
-      return { status: record.response_status, body: record.response_body as Record<string, unknown> };
+      return { status: record.response_status, body: record.response_body as Record<string, unknown>, replayed: true };
     }
   }
   try {

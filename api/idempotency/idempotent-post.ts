@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { DomainErrorKind } from '../../core/errors';
 import type { ApiDependencies } from '../dependencies';
 import { respondJson } from '../http/respond';
+import { requestOutcome } from '../metrics/request-outcome';
 import { parseOrThrow } from '../schemas/validation';
 import type { ApiContext } from '../state';
 import { performIdempotently } from './idempotency';
@@ -26,19 +27,31 @@ export interface IdempotentPost<Schema extends z.ZodType> {
 export function idempotentPost<Schema extends z.ZodType>(deps: ApiDependencies, post: IdempotentPost<Schema>) {
   return async (ctx: ApiContext): Promise<void> => {
     const receivedAt = deps.clock.now();
+    const route = ctx._matchedRoute ?? ctx.path;
+    const outcome = requestOutcome(ctx);
+    outcome.operation = operationName(String(route));
     const body = parseOrThrow(post.schema, ctx.state.body, post.invalidKind);
     post.precheck?.(body);
     const { partnerId } = ctx.state;
     const response = await performIdempotently(deps.pool, {
       partnerId,
-      operation: `${ctx.method} ${ctx._matchedRoute ?? ctx.path}`,
+      operation: `${ctx.method} ${String(route)}`,
       key: ctx.get('idempotency-key') || undefined,
       body: ctx.state.body,
-      perform: async (resourceId) => ({
-        status: post.successStatus,
-        body: await post.perform(body, { partnerId, resourceId, receivedAt }),
-      }),
+      perform: async (resourceId) => {
+        outcome.performed = true;
+        return { status: post.successStatus, body: await post.perform(body, { partnerId, resourceId, receivedAt }) };
+      },
     });
+    if (response.replayed) {
+      outcome.replayed = true;
+      ctx.set('Idempotent-Replayed', 'true');
+    }
     respondJson(ctx, response.status, response.body);
   };
+}
+
+/** The operation a route runs, for metrics: its last path segment (`exchange`, `crypto-withdrawal`, `sepa-transfer`). */
+function operationName(route: string): string {
+  return route.split('/').filter(Boolean).at(-1) ?? route;
 }

@@ -1,10 +1,10 @@
 import type { Middleware } from 'koa';
 import { DomainError } from '../../core/errors';
-import type { Logger } from '../../core/logger';
 import { HTTP_ERRORS, errorBody } from '../http/error-mapping';
 import type { ApiErrorKind } from '../http/error-mapping';
 import { HttpError } from '../http/http-error';
 import { respondJson } from '../http/respond';
+import { requestOutcome } from '../metrics/request-outcome';
 
 /** Connection failures of Postgres or Temporal: the request may be retried later (503). */
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P03', '53300']);
@@ -16,8 +16,12 @@ function isUnavailable(error: unknown): boolean {
   return name === 'ServiceError' || name === 'ConnectionError';
 }
 
-/** Maps every error to the one body shape; anything unexpected is logged and answered as P500. */
-export function errorMiddleware(log: Logger): Middleware {
+/**
+ * Maps every error to the one body shape; anything unexpected is answered as P500 without its
+ * details. The error code (and a 5xx's cause) is noted for the access log, which reports each
+ * request once, and for the metrics.
+ */
+export function errorMiddleware(): Middleware {
   return async (ctx, next) => {
     try {
       await next();
@@ -33,13 +37,15 @@ export function errorMiddleware(log: Logger): Middleware {
       } else if (isUnavailable(error)) {
         kind = 'service-unavailable';
         message = 'a backing service is unavailable; retry later';
-        log.warn(`${ctx.method} ${ctx.path}: ${String(error)}`);
       } else {
         kind = 'internal-error';
         message = undefined;
-        log.error(`${ctx.method} ${ctx.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       }
-      respondJson(ctx, HTTP_ERRORS[kind].status, errorBody(kind, message));
+      const shape = HTTP_ERRORS[kind];
+      const outcome = requestOutcome(ctx);
+      outcome.errorCode = shape.errorCode;
+      if (shape.status >= 500) outcome.error = error;
+      respondJson(ctx, shape.status, errorBody(kind, message));
     }
   };
 }

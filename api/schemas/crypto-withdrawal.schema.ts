@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { CRYPTO_CURRENCIES } from '../../core/currencies';
 import { CRYPTO_WITHDRAWAL_LIMITS, textLength } from '../../core/payment-limits';
-import { amountScaleProblem, amountSchema, slug } from './amount.schema';
+import { jsonNumber } from '../http/exact-json';
+import { amountField, amountScaleProblem, slug } from './amount.schema';
 import { resolveNetwork } from './network-fee.schema';
 
 const { beneficiaryNameMaxLength, memoMaxLength, walletAddressMaxLength, externalUserIdMaxLength } = CRYPTO_WITHDRAWAL_LIMITS;
@@ -10,21 +11,52 @@ const { beneficiaryNameMaxLength, memoMaxLength, walletAddressMaxLength, externa
 const fitsIn = (max: number) => (text: string) => textLength(text) <= max;
 
 const fields = {
-  currency: slug.pipe(z.enum(CRYPTO_CURRENCIES, { error: `currency must be one of ${CRYPTO_CURRENCIES.join(', ')}` })),
-  amount: amountSchema,
+  currency: slug.pipe(z.enum(CRYPTO_CURRENCIES, { error: `currency must be one of ${CRYPTO_CURRENCIES.join(', ')}` })).meta({
+    description: 'The crypto currency to withdraw (letter case is ignored).',
+    override: { enum: [...CRYPTO_CURRENCIES], examples: ['btc'] },
+  }),
+  amount: amountField('What the destination receives, in `currency`; the balance is debited this plus the network fee (get-network-fee).', [
+    jsonNumber('0.015'),
+    '0.5',
+  ]),
   walletAddress: z
     .string({ error: 'walletAddress is required' })
     .min(1, 'walletAddress is required')
-    .refine(fitsIn(walletAddressMaxLength), `walletAddress must be at most ${walletAddressMaxLength} characters`),
-  memo: z.string().refine(fitsIn(memoMaxLength), `memo must be at most ${memoMaxLength} characters`).nullish(),
-  network: z.string().nullish(),
+    .refine(fitsIn(walletAddressMaxLength), `walletAddress must be at most ${walletAddressMaxLength} characters`)
+    .meta({
+      description: "The destination address, valid for the currency's chain and the configured mainnet or testnet.",
+      maxLength: walletAddressMaxLength,
+      examples: ['bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq'],
+    }),
+  memo: z
+    .string()
+    .refine(fitsIn(memoMaxLength), `memo must be at most ${memoMaxLength} characters`)
+    .nullish()
+    .meta({ description: 'Optional memo or title.', maxLength: memoMaxLength, examples: ['invoice 2026-118'] }),
+  network: z
+    .string()
+    .nullish()
+    .meta({
+      description:
+        'Only for usdc: POLYGON to withdraw on polygon; omitted (or ETHEREUM) means ethereum. Letter case is ignored; any other currency refuses it.',
+      examples: ['POLYGON'],
+    }),
   name: z
     .string({ error: 'name is required' })
     .trim()
     .min(1, 'name is required')
-    .refine(fitsIn(beneficiaryNameMaxLength), `name must be at most ${beneficiaryNameMaxLength} characters`),
-  walletType: z.enum(['CUSTODIAL', 'NON_CUSTODIAL', 'OTHER'], { error: 'walletType must be CUSTODIAL, NON_CUSTODIAL or OTHER' }),
-  receiverType: z.enum(['NATURAL', 'LEGAL'], { error: 'receiverType must be NATURAL or LEGAL' }),
+    .refine(fitsIn(beneficiaryNameMaxLength), `name must be at most ${beneficiaryNameMaxLength} characters`)
+    .meta({
+      description: "The beneficiary's name for the travel rule (AML/KYC compliance).",
+      maxLength: beneficiaryNameMaxLength,
+      examples: ['Jane Doe'],
+    }),
+  walletType: z
+    .enum(['CUSTODIAL', 'NON_CUSTODIAL', 'OTHER'], { error: 'walletType must be CUSTODIAL, NON_CUSTODIAL or OTHER' })
+    .meta({ description: 'Who controls the destination wallet: a custodian (an exchange) or the beneficiary.' }),
+  receiverType: z
+    .enum(['NATURAL', 'LEGAL'], { error: 'receiverType must be NATURAL or LEGAL' })
+    .meta({ description: 'The beneficiary is a natural person or a legal person (a company).' }),
 };
 
 /**
@@ -39,7 +71,13 @@ function withdrawalBodySchema(forUser: boolean) {
         .string()
         .min(1, 'sourceExternalUserId must not be empty')
         .refine(fitsIn(externalUserIdMaxLength), `sourceExternalUserId must be at most ${externalUserIdMaxLength} characters`)
-        .optional(),
+        .optional()
+        .meta({
+          description:
+            "The user's id in the partner's system (a user registered with the partner); the user is the travel-rule originator.",
+          maxLength: externalUserIdMaxLength,
+          examples: ['user-4711'],
+        }),
     })
     .transform((body, context) => {
       if (forUser && body.sourceExternalUserId === undefined) {
@@ -61,7 +99,31 @@ function withdrawalBodySchema(forUser: boolean) {
     });
 }
 
-export const partnerCryptoWithdrawalBodySchema = withdrawalBodySchema(false);
-export const userCryptoWithdrawalBodySchema = withdrawalBodySchema(true);
+export const partnerCryptoWithdrawalBodySchema = withdrawalBodySchema(false).meta({
+  id: 'PartnerCryptoWithdrawalRequest',
+  description: "A withdrawal from the partner's own balance; the partner is the travel-rule originator.",
+  // One schema serves both routes; each documents only the fields it accepts.
+  override: ({ jsonSchema }: { jsonSchema: ObjectJsonSchema }) => omitProperty(jsonSchema, 'sourceExternalUserId'),
+});
+export const userCryptoWithdrawalBodySchema = withdrawalBodySchema(true).meta({
+  id: 'UserCryptoWithdrawalRequest',
+  description: "A withdrawal on behalf of one of the partner's users, debited from the partner's balance.",
+  override: ({ jsonSchema }: { jsonSchema: ObjectJsonSchema }) => requireProperty(jsonSchema, 'sourceExternalUserId'),
+});
+
+/** The document's view of a JSON schema object: only what the two overrides above touch. */
+interface ObjectJsonSchema {
+  properties?: Record<string, unknown>;
+  required?: string[];
+}
+
+function omitProperty(jsonSchema: ObjectJsonSchema, name: string): void {
+  delete jsonSchema.properties?.[name];
+  jsonSchema.required = jsonSchema.required?.filter((field) => field !== name);
+}
+
+function requireProperty(jsonSchema: ObjectJsonSchema, name: string): void {
+  jsonSchema.required = [...new Set([...(jsonSchema.required ?? []), name])];
+}
 
 export type CryptoWithdrawalBody = z.output<typeof partnerCryptoWithdrawalBodySchema>;

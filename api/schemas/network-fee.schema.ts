@@ -5,13 +5,25 @@ import type { CryptoCurrency, Network } from '../../core/currencies';
 const cryptoCurrency = z
   .string({ error: 'currency is required' })
   .transform((text) => text.toLowerCase())
-  .pipe(z.enum(CRYPTO_CURRENCIES, { error: `currency must be one of ${CRYPTO_CURRENCIES.join(', ')}` }));
+  .pipe(z.enum(CRYPTO_CURRENCIES, { error: `currency must be one of ${CRYPTO_CURRENCIES.join(', ')}` }))
+  .meta({
+    description: 'The crypto currency whose withdrawal fee to quote (letter case is ignored).',
+    override: { enum: [...CRYPTO_CURRENCIES], examples: ['usdc'] },
+  });
 
 /** Query of get-network-fee: a crypto currency, and a network only for usdc (any letter case). */
 export const networkFeeQuerySchema = z
   .object({
     currency: cryptoCurrency,
-    network: z.string().optional(),
+    network: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          'Only for usdc: polygon, or ethereum (the default when omitted). Letter case is ignored; any other currency refuses it.',
+        enum: [...CURRENCY_NETWORKS.usdc],
+        examples: ['polygon'],
+      }),
   })
   .transform((query, context): { currency: CryptoCurrency; network: Network } => {
     const network = resolveNetwork(query.currency, query.network);

@@ -10,15 +10,21 @@ import {
   sepaNaturalPersonName,
   textLength,
 } from '../../core/payment-limits';
-import { amountScaleProblem, amountSchema } from './amount.schema';
+import { jsonNumber } from '../http/exact-json';
+import { amountField, amountScaleProblem } from './amount.schema';
 
-const sepaText = (field: string, max: number) =>
+const sepaText = (field: string, max: number, description: string, example: string) =>
   z
     .string({ error: `${field} is required` })
     .trim()
     .min(1, `${field} is required`)
     .refine((text) => textLength(text) <= max, `${field} must be at most ${max} characters`)
-    .regex(SEPA_TEXT_PATTERN, `${field} may use only letters a-z, digits, spaces and / - ? : ( ) . , ' +`);
+    .regex(SEPA_TEXT_PATTERN, `${field} may use only letters a-z, digits, spaces and / - ? : ( ) . , ' +`)
+    .meta({
+      description: `${description} The SEPA character set only: letters a-z and A-Z, digits, spaces and / - ? : ( ) . , ' +`,
+      maxLength: max,
+      examples: [example],
+    });
 
 /**
  * POST /v1/partner/sepa-transfer: EUR only; amount as a decimal string or a JSON number. Every
@@ -30,14 +36,36 @@ export const sepaTransferBodySchema = z
       .string()
       .trim()
       .toLowerCase()
-      .pipe(z.literal('eur', { error: 'currency must be eur' })),
-    amount: amountSchema,
-    receiverType: z.enum(['NATURAL', 'LEGAL'], { error: 'receiverType must be NATURAL or LEGAL' }),
-    receiverFirstName: sepaText('receiverFirstName', SEPA_NAME_MAX_LENGTH).optional(),
-    receiverLastName: sepaText('receiverLastName', SEPA_NAME_MAX_LENGTH).optional(),
-    companyName: sepaText('companyName', SEPA_NAME_MAX_LENGTH).optional(),
-    destinationIban: z.string({ error: 'destinationIban is required' }),
-    transferTitle: sepaText('transferTitle', SEPA_REMITTANCE_MAX_LENGTH),
+      .pipe(z.literal('eur', { error: 'currency must be eur' }))
+      .meta({ description: 'Always eur (letter case is ignored).', override: { enum: ['eur'], examples: ['eur'] } }),
+    amount: amountField(`The amount to send, in eur (0.01 to ${SEPA_MAX_AMOUNT}).`, ['1250.00', jsonNumber('99.9')]),
+    receiverType: z
+      .enum(['NATURAL', 'LEGAL'], { error: 'receiverType must be NATURAL or LEGAL' })
+      .meta({ description: 'NATURAL: give receiverFirstName and receiverLastName; LEGAL: give companyName.' }),
+    receiverFirstName: sepaText(
+      'receiverFirstName',
+      SEPA_NAME_MAX_LENGTH,
+      'Only for a NATURAL receiver, and required then; with receiverLastName and the space between at most 70 characters.',
+      'Jane',
+    ).optional(),
+    receiverLastName: sepaText(
+      'receiverLastName',
+      SEPA_NAME_MAX_LENGTH,
+      'Only for a NATURAL receiver, and required then.',
+      'Doe',
+    ).optional(),
+    companyName: sepaText('companyName', SEPA_NAME_MAX_LENGTH, 'Only for a LEGAL receiver, and required then.', 'Acme GmbH').optional(),
+    destinationIban: z.string({ error: 'destinationIban is required' }).meta({
+      description: 'The IBAN of a SEPA country, in its electronic form: upper case, without spaces; the check digits must be right.',
+      pattern: IBAN_ELECTRONIC_PATTERN.source,
+      examples: ['DE89370400440532013000'],
+    }),
+    transferTitle: sepaText(
+      'transferTitle',
+      SEPA_REMITTANCE_MAX_LENGTH,
+      'The remittance information the receiver sees.',
+      'Invoice 2026-118',
+    ),
   })
   .superRefine((body, context) => {
     const scaleProblem = amountScaleProblem(body.amount, 'eur');
@@ -69,7 +97,8 @@ export const sepaTransferBodySchema = z
     }
     const ibanProblem = ibanProblemOf(body.destinationIban);
     if (ibanProblem) context.addIssue({ code: 'custom', path: ['destinationIban'], message: ibanProblem });
-  });
+  })
+  .meta({ id: 'SepaTransferRequest' });
 
 function ibanProblemOf(iban: string): string | undefined {
   if (/\s/.test(iban)) return 'destinationIban must be written without spaces';

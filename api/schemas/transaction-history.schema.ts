@@ -18,12 +18,20 @@ function paramsSchema(currentYear: number) {
       .regex(integerText, 'month must be an integer from 1 to 12')
       .transform(Number)
       .refine((month) => month >= 1, 'month must be at least 1')
-      .refine((month) => month <= 12, 'month must be at most 12'),
+      .refine((month) => month <= 12, 'month must be at most 12')
+      .meta({
+        description: 'The month, 1 to 12 (UTC), written as a plain integer.',
+        override: { type: 'integer', minimum: 1, maximum: 12, pattern: undefined, examples: [1] },
+      }),
     year: z
       .string()
       .regex(integerText, `year must be ${currentYear} or ${currentYear - 1}`)
       .transform(Number)
-      .refine((year) => year === currentYear || year === currentYear - 1, `year must be ${currentYear} or ${currentYear - 1}`),
+      .refine((year) => year === currentYear || year === currentYear - 1, `year must be ${currentYear} or ${currentYear - 1}`)
+      .meta({
+        description: 'The current or the previous year (UTC). History goes back twelve months before the current one.',
+        override: { type: 'integer', minimum: currentYear - 1, maximum: currentYear, pattern: undefined, examples: [currentYear] },
+      }),
   });
 }
 
@@ -47,7 +55,13 @@ export const transactionHistoryQuerySchema = z.strictObject(
       .regex(/^\d{1,4}$/, LIMIT_RULE)
       .transform(Number)
       .refine((limit) => limit >= 1 && limit <= MAX_HISTORY_PAGE_SIZE, LIMIT_RULE)
-      .optional(),
+      .optional()
+      .meta({
+        description:
+          'Entries per page. With it the answer is one page, and a `Link` header with rel="next" while more entries follow; ' +
+          'without it, the whole month in one array.',
+        override: { type: 'integer', minimum: 1, maximum: MAX_HISTORY_PAGE_SIZE, pattern: undefined, examples: [100] },
+      }),
     cursor: z
       .string({ error: CURSOR_RULE })
       .max(MAX_CURSOR_LENGTH, CURSOR_RULE)
@@ -57,7 +71,11 @@ export const transactionHistoryQuerySchema = z.strictObject(
         context.addIssue({ code: 'custom', message: CURSOR_RULE });
         return z.NEVER;
       })
-      .optional(),
+      .optional()
+      .meta({
+        description: 'Where the page starts: opaque, copied from the `Link` header of the page before (valid for its month only).',
+        override: { examples: ['MjAyNi0xMS0yMVQxNjoxMjoyNy43ODYxMjMgNWIwZTFjOWUtOGQ1NS00YThmLTlhNTEtMWYzYzJmMGY0Yjdl'] },
+      }),
   },
   {
     error: (issue) => (issue.code === 'unrecognized_keys' ? `only limit and cursor are accepted, not ${issue.keys.join(', ')}` : undefined),

@@ -13,6 +13,9 @@ import { Partner } from './partner.entity';
 import { RateLock } from './rate-lock.entity';
 import { ReconciliationReport } from './reconciliation-report.entity';
 import { SepaTransfer } from './sepa-transfer.entity';
+import { WebhookDeliveryAttempt } from './webhook-delivery-attempt.entity';
+import { WebhookEndpoint } from './webhook-endpoint.entity';
+import { WebhookEvent } from './webhook-event.entity';
 
 export const ENTITY_SCHEMAS = [
   Partner,
@@ -30,6 +33,9 @@ export const ENTITY_SCHEMAS = [
   IdempotencyRecord,
   ReconciliationReport,
   OperatorAction,
+  WebhookEndpoint,
+  WebhookEvent,
+  WebhookDeliveryAttempt,
 ];
 
 export {
@@ -48,4 +54,7 @@ export {
   RateLock,
   ReconciliationReport,
   SepaTransfer,
+  WebhookDeliveryAttempt,
+  WebhookEndpoint,
+  WebhookEvent,
 };

@@ -159,7 +159,12 @@ async function ledgerStatement(executor: LedgerExecutor, name: string, sql: stri
 
 function ledgerError(error: unknown): unknown {
   const postgres = postgresErrorOf(error);
-  if (postgres?.code === 'PP002') return new DomainError('insufficient-funds', postgres.message);
+  // Through MikroORM, knex has prefixed the statement and its values to the message: keep only ours.
+  if (postgres?.code === 'PP002')
+    return new DomainError(
+      'insufficient-funds',
+      /not enough [a-z]{1,10} available/.exec(postgres.message)?.[0] ?? 'not enough funds available',
+    );
   if (postgres?.code === 'PP003') return abandoned();
   if (postgres?.code === 'PP009') return new Error(postgres.message, { cause: error });
   return error;

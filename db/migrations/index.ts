@@ -2,6 +2,7 @@ import { Migration20261122000000_foundation } from './Migration20261122000000_fo
 import { Migration20261122010000_off_the_happy_path } from './Migration20261122010000_off_the_happy_path';
 import { Migration20261122020000_fast_ledger } from './Migration20261122020000_fast_ledger';
 import { Migration20261122030000_fast_reads } from './Migration20261122030000_fast_reads';
+import { Migration20261122040000_webhooks } from './Migration20261122040000_webhooks';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261122010000_off_the_happy_path', class: Migration20261122010000_off_the_happy_path },
   { name: 'Migration20261122020000_fast_ledger', class: Migration20261122020000_fast_ledger },
   { name: 'Migration20261122030000_fast_reads', class: Migration20261122030000_fast_reads },
+  { name: 'Migration20261122040000_webhooks', class: Migration20261122040000_webhooks },
 ];

@@ -4,11 +4,13 @@ import type { SearchAttributePair } from '@temporalio/common';
 import type { Workflow } from '@temporalio/common';
 import type pg from 'pg';
 import { DomainError, isDomainErrorKind } from '../../core/errors';
+import { currentLogContext } from '../../core/logger';
 import type { LedgerTransferKind } from '../../db/entities/ledger-transfer.entity';
 import { tombstoneOperation } from '../../db/queries/ledger-tombstone.queries';
 import { fundsReservedUpdate } from '../../contracts';
 import type { OperationProgress, WorkflowContract } from '../../contracts';
 import { businessErrorOf, rethrowAsBusinessError } from './temporal-errors';
+import type { WorkflowMetadata } from './workflow-summary';
 
 /** Where to run workflows, and how long a caller may wait for the answer. */
 export interface WorkflowTarget {
@@ -25,6 +27,8 @@ export interface WorkflowStart<W extends Workflow> {
   contract: WorkflowContract<W>;
   args: Parameters<W>;
   searchAttributes: SearchAttributePair[];
+  /** The summary and details the Temporal UI shows (no personal data: see workflow-summary.ts). */
+  metadata?: WorkflowMetadata;
   /** The operation's id (the workflow id derives from it) and the kind of its ledger transfer. */
   operation: { id: string; ledgerKind: LedgerTransferKind };
 }
@@ -137,8 +141,21 @@ function startOptions<W extends Workflow>(target: WorkflowTarget, start: Workflo
     workflowId: workflowIdOf(start),
     args: start.args,
     typedSearchAttributes: start.searchAttributes,
+    staticSummary: start.metadata?.staticSummary,
+    staticDetails: start.metadata?.staticDetails,
+    memo: requestMemo(),
     ...ID_POLICIES,
   } as unknown as WorkflowStartOptions<W>;
+}
+
+/**
+ * The id of the request that starts the workflow (the API's log context), as memo `requestId`:
+ * shown in the Temporal UI, and passed by the workflow to its activities' log lines
+ * (workflows/request-id.interceptor.ts). A request that joins a running workflow leaves it as it was.
+ */
+function requestMemo(): Record<string, string> | undefined {
+  const { requestId } = currentLogContext();
+  return typeof requestId === 'string' ? { requestId } : undefined;
 }
 
 function workflowIdOf(start: WorkflowStart<Workflow>): string {

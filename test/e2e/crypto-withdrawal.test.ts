@@ -94,7 +94,8 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eth: '0.5' } });
     const response = await withdraw(partner, ethWithdrawal({ amount: 0.5 }));
     expect(response.status).toBe(400);
-    expect(response.json).toMatchObject({ errorCode: 'P433', errorName: 'insufficient-funds' });
+    // The ledger's own words, never the statement or its values (the partner's ids).
+    expect(response.json).toEqual({ errorCode: 'P433', errorName: 'insufficient-funds', errorMessage: 'not enough eth available' });
     expect((await balancesOf(ctx.api, partner)).eth).toBe('0.500000000000000000');
   });
 

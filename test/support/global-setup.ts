@@ -5,7 +5,8 @@ import readline from 'node:readline';
 import { stopTestStack } from './stack-process';
 
 const READY_PREFIX = 'TEST_STACK_READY ';
-const START_TIMEOUT_MS = 10 * 60 * 1000; // the first run may build the Temporal CLI
+// The first run on a machine may build the Temporal CLI, or with TEST_TEMPORAL=cluster the server (minutes each).
+const START_TIMEOUT_MS = 20 * 60 * 1000;
 
 /**
  * Starts the test stack process once per jest run and hands its addresses to the tests. The

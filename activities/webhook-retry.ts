@@ -1,0 +1,58 @@
+/** How the dispatcher delivers and retries webhook events. */
+export interface WebhookDeliveryPolicy {
+  /** The wait after the first failed attempt; it doubles with each failure. */
+  retryBaseMs: number;
+  /** The longest wait between two attempts. */
+  retryMaxMs: number;
+  /** An event still failing this long after it was written is given up (it stays in the log). */
+  giveUpAfterMs: number;
+  /** One POST, answer included. */
+  requestTimeoutMs: number;
+  /** Deliveries under way at once, each of a different operation. */
+  maxConcurrent: number;
+  /** How often an idle dispatcher looks at the outbox. */
+  idlePollMs: number;
+  /** How long a claim holds an event: longer than any delivery and its record, short enough to recover from a crash quickly. */
+  claimMs: number;
+}
+
+/**
+ * Five seconds doubling to an hour, jittered, for at least 25 hours: a receiver down for a day
+ * still gets every event, and about 35 attempts is what an event that never gets through costs.
+ */
+export const DEFAULT_WEBHOOK_DELIVERY_POLICY: WebhookDeliveryPolicy = {
+  retryBaseMs: 5_000,
+  retryMaxMs: 60 * 60_000,
+  giveUpAfterMs: 25 * 60 * 60_000,
+  requestTimeoutMs: 10_000,
+  maxConcurrent: 16,
+  idlePollMs: 500,
+  claimMs: 60_000,
+};
+
+/** The default policy with what is given (undefined values keep the default). */
+export function webhookDeliveryPolicy(overrides: Partial<WebhookDeliveryPolicy> = {}): WebhookDeliveryPolicy {
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+  return { ...DEFAULT_WEBHOOK_DELIVERY_POLICY, ...defined };
+}
+
+/**
+ * The wait after failed attempt number `attempt` (1 for the first): base × 2^(attempt−1), at most
+ * the maximum, ±20 % so that the retries of many events to an endpoint that comes back spread out.
+ */
+export function retryDelayMs(attempt: number, policy: WebhookDeliveryPolicy, random: () => number = Math.random): number {
+  const exponential = policy.retryBaseMs * 2 ** Math.min(Math.max(attempt - 1, 0), 40);
+  const jittered = Math.min(exponential, policy.retryMaxMs) * (0.8 + 0.4 * random());
+  return Math.max(1, Math.min(Math.round(jittered), policy.retryMaxMs));
+}
+
+/** After a failed attempt: when to try again, or give up once the event is older than the policy allows. */
+export function afterFailedAttempt(
+  event: { createdAt: Date; attempts: number },
+  now: Date,
+  policy: WebhookDeliveryPolicy,
+  random: () => number = Math.random,
+): { retryAt: Date } | { givenUp: Date } {
+  if (now.getTime() - event.createdAt.getTime() >= policy.giveUpAfterMs) return { givenUp: now };
+  return { retryAt: new Date(now.getTime() + retryDelayMs(event.attempts + 1, policy, random)) };
+}

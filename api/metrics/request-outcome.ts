@@ -1,0 +1,51 @@
+import { Readable } from 'node:stream';
+import type { Context } from 'koa';
+
+/**
+ * What happened to one request, written by the middleware that knows (the error middleware the
+ * error code, the idempotent POST whether it ran or replayed an operation) and read once the
+ * response is out by the access log and the metrics. Kept beside the context, not in ctx.state,
+ * which holds what routes read.
+ */
+export interface RequestOutcome {
+  /** The spec's P-code of an error answer (P404, P433, …). */
+  errorCode?: string;
+  /** A 5xx's cause, for the one log line that reports it. */
+  error?: unknown;
+  /** The operation a money-moving POST runs (exchange, crypto-withdrawal, sepa-transfer). */
+  operation?: string;
+  /** The operation was started (or joined) by this request, not answered from the idempotency store. */
+  performed?: boolean;
+  replayed?: boolean;
+}
+
+/** Keyed by the request's context object (Koa hands every middleware and route the same one). */
+const outcomes = new WeakMap<object, RequestOutcome>();
+
+export function requestOutcome(ctx: object): RequestOutcome {
+  let outcome = outcomes.get(ctx);
+  if (!outcome) {
+    outcome = {};
+    outcomes.set(ctx, outcome);
+  }
+  return outcome;
+}
+
+/** The route's path template (`/v1/crypto-withdrawal/details/:withdrawalId`), never the raw URL; `unmatched` for a 404. */
+export function routeOf(ctx: object): string {
+  const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+  return typeof matched === 'string' ? matched : 'unmatched';
+}
+
+/**
+ * Runs `done` once the response is complete: at once for a body already in memory, when the
+ * stream ends for a streamed one (a month of history), so its duration and a failure half-way
+ * count. Waiting for the socket on every response would let a client's next request overtake it.
+ */
+export function whenResponded(ctx: Context, done: () => void): void {
+  if (!(ctx.body instanceof Readable) || ctx.res.writableFinished) {
+    done();
+    return;
+  }
+  ctx.res.once('close', done);
+}

@@ -1,0 +1,81 @@
+import { createDocument } from 'zod-openapi';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { stringifyExactJson } from '../http/exact-json';
+import { restoreExactNumbers } from './exact-number';
+import { documentedRoutes } from './paths';
+import type { DocumentedRoute } from './paths';
+import { webhooksSection } from './webhooks';
+
+export type OpenApiDocument = ReturnType<typeof createDocument>;
+
+const DESCRIPTION = `Partner accounts (balances, a month of history, rate locks, exchanges, crypto withdrawals, SEPA transfers) and crypto withdrawals on behalf of a partner's users.
+
+**Authentication.** Every \`/v1\` route needs a partner API key: \`Authorization: Bearer <key>\`. A missing, unknown or revoked key is 401 P401. Every read and write is scoped to the key's partner.
+
+**Exact amounts.** Amounts are exact decimals, never binary floats. Responses write them as JSON numbers with all their digits (\`0.000000000000000001\`, not \`1e-18\`): read them with a decimal-aware JSON parser. Requests may send an amount as a JSON number, which is read digit for digit, or as a decimal string. Balance amounts are strings, as the spec has them. (This page shows numbers as JavaScript reads them; \`/v1/openapi.json\` has the exact digits.)
+
+**Idempotency.** Every POST accepts an \`Idempotency-Key\` header: a retry with the same key and body gets the first answer again and never moves money twice.
+
+**Errors.** Every error is \`{"errorCode", "errorName", "errorMessage"}\` (errorMessage when there is something to say; P403 has no errorName). Each route lists its own; any route answers an unknown path with 404 P404. A request that fails moves no money.
+
+**Rate limits.** Requests are limited per partner (\`RateLimit\` and \`RateLimit-Policy\` say where the partner stands); over the limit the answer is 429 P429 with \`Retry-After\`.
+
+**Request ids.** Every answer carries \`X-Request-Id\`: the one the request sent, if well-formed, or a new one. Quote it when asking about a request.
+
+**Webhooks.** Status changes of withdrawals, SEPA transfers and exchanges are sent to the partner's endpoint, signed per Standard Webhooks: see *Webhooks*.
+
+This document is served at \`GET /v1/openapi.json\`, this page at \`GET /docs\`; neither needs a key.`;
+
+/** The OpenAPI 3.1 document of the API, built from the zod schemas the routes validate with. */
+export function createOpenApiDocument(currentYear: number): OpenApiDocument {
+  const document = createDocument(
+    {
+      openapi: '3.1.0',
+      info: { title: 'Partner payments API', version: '1.0.0', description: DESCRIPTION },
+      servers: [{ url: '/', description: 'This server' }],
+      tags: [
+        {
+          name: 'Partner',
+          description: "The partner's own account: balances, history, rate locks, exchanges, withdrawals, SEPA transfers.",
+        },
+        {
+          name: 'Crypto withdrawals',
+          description: "Network fees, withdrawals on behalf of the partner's users, and any withdrawal's details.",
+        },
+      ],
+      security: [{ partnerApiKey: [] }],
+      paths: pathsOf(documentedRoutes(currentYear)),
+      webhooks: webhooksSection(),
+      components: {
+        securitySchemes: {
+          partnerApiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A partner API key, sent as `Authorization: Bearer <key>`. A partner may hold several; each can be revoked.',
+          },
+        },
+      },
+    },
+    {
+      // zod adds its own regular expression to uuid, date and date-time strings; the format says it all.
+      override: ({ jsonSchema }) => {
+        if (typeof jsonSchema.format === 'string' && ['uuid', 'date', 'date-time'].includes(jsonSchema.format)) delete jsonSchema.pattern;
+      },
+    },
+  );
+  return restoreExactNumbers(document);
+}
+
+function pathsOf(routes: readonly DocumentedRoute[]): ZodOpenApiPathsObject {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of routes) paths[route.path] = { ...paths[route.path], [route.method]: route.operation };
+  return paths;
+}
+
+/** Built once per year (the history's year parameter names it); the text keeps exact numbers. */
+let cached: { year: number; json: string } | undefined;
+
+export function openApiJson(currentYear: number): string {
+  if (cached?.year !== currentYear) cached = { year: currentYear, json: stringifyExactJson(createOpenApiDocument(currentYear)) };
+  return cached.json;
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { WEBHOOK_EVENT_TYPES } from '../../core/webhook-event';
+import type { WebhookEventType } from '../../core/webhook-event';
+import { WEBHOOK_EVENT_SUBJECTS, webhookEventSchema } from './webhook-event.schema';
+
+/** The Standard Webhooks headers every delivery carries (https://www.standardwebhooks.com). */
+const signatureHeaders = z.object({
+  'webhook-id': z
+    .string()
+    .meta({ description: "The event id (the body's id): the same on every retry.", examples: ['evt_2b1a6c5e3f0e4c528f7d0c8c2a9f4e11'] }),
+  'webhook-timestamp': z
+    .string()
+    .regex(/^\d+$/)
+    .meta({
+      description: 'When this attempt was signed, in seconds since the Unix epoch; refuse ones far from your clock.',
+      examples: ['1795364000'],
+    }),
+  'webhook-signature': z.string().meta({
+    description:
+      'Space-separated signatures `v1,<base64>`: HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` keyed with the ' +
+      "base64 part of the endpoint's `whsec_` secret. Verify it over the raw body before parsing, e.g. with the `standardwebhooks` package.",
+    examples: ['v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='],
+  }),
+});
+
+const DELIVERY =
+  'Sent as a POST to the endpoint the partner registered, signed per Standard Webhooks. Delivered at least once: ' +
+  'anything but a 2xx answer (or none) is retried with backoff for at least a day, under the same event id. ' +
+  'Events of one operation arrive in order (data.sequence). Contains no personal data; amounts and details are in the API.';
+
+/** The OpenAPI 3.1 `webhooks` section: one entry per event type of core/webhook-event.ts. */
+export function webhooksSection(): ZodOpenApiPathsObject {
+  return Object.fromEntries(WEBHOOK_EVENT_TYPES.map((type) => [type, { post: webhookOperation(type) }]));
+}
+
+function webhookOperation(type: WebhookEventType) {
+  return {
+    operationId: `on_${type.replace('.', '_')}`,
+    summary: `The status of ${WEBHOOK_EVENT_SUBJECTS[type].subject} changed`,
+    description: `${DELIVERY}\n\ndata.id is the ${WEBHOOK_EVENT_SUBJECTS[type].idName} the API returned.`,
+    // The receiver authenticates us by the signature, not by a key of ours.
+    security: [],
+    requestParams: { header: signatureHeaders },
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: webhookEventSchema(type),
+          examples: { [type]: { summary: 'A status change', value: exampleEvent(type) } },
+        },
+      },
+    },
+    responses: {
+      '2XX': { description: 'Received: the event will not be sent again.' },
+      default: { description: 'Anything else, or no answer: the event is sent again later.' },
+    },
+  };
+}
+
+function exampleEvent(type: WebhookEventType) {
+  return {
+    id: 'evt_2b1a6c5e3f0e4c528f7d0c8c2a9f4e11',
+    type,
+    timestamp: '2026-11-21T16:12:27.786Z',
+    data: {
+      id: '9d5f2c1a-6b8e-4f3d-a2c7-1e0b9a8d7c6f',
+      status: 'SUCCESSFUL',
+      stage: 'SETTLED',
+      failureReason: null,
+      sequence: 3,
+    },
+  };
+}

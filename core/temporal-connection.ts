@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import type { DataConverter } from '@temporalio/common';
+import { AesGcmPayloadCodec } from './payload-codec';
+import type { PayloadKey } from './payload-codec';
+
+/**
+ * How every process of this service talks to Temporal: the same connection options (TLS, mTLS,
+ * an API key for Temporal Cloud) and the same payload encryption for the API's client, the
+ * worker, the operator CLI and the tests, so none of them can read or write what another cannot.
+ */
+export interface TemporalAccess {
+  /** Keys for payload encryption (first one encrypts); absent, payloads travel in clear. */
+  payloadKeys: readonly PayloadKey[] | undefined;
+  /** TLS towards the frontend (Temporal Cloud, a cluster behind TLS). */
+  tls: boolean;
+  /** mTLS: PEM files of this client's certificate and key. */
+  tlsCertPath: string | undefined;
+  tlsKeyPath: string | undefined;
+  /** PEM file of a private CA that signed the server's certificate. */
+  tlsCaPath: string | undefined;
+  tlsServerName: string | undefined;
+  /** Temporal Cloud API key; implies TLS. */
+  apiKey: string | undefined;
+}
+
+export const PLAIN_TEMPORAL_ACCESS: TemporalAccess = {
+  payloadKeys: undefined,
+  tls: false,
+  tlsCertPath: undefined,
+  tlsKeyPath: undefined,
+  tlsCaPath: undefined,
+  tlsServerName: undefined,
+  apiKey: undefined,
+};
+
+/** The data converter every client and worker uses: encryption when keys are configured. */
+export function temporalDataConverter(access: Pick<TemporalAccess, 'payloadKeys'>): DataConverter {
+  return access.payloadKeys ? { payloadCodecs: [new AesGcmPayloadCodec(access.payloadKeys)] } : {};
+}
+
+/** Connection options shared by `Connection.connect` (client) and `NativeConnection.connect` (worker). */
+export function temporalConnectionOptions(
+  address: string,
+  access: TemporalAccess,
+): {
+  address: string;
+  tls?: { serverNameOverride?: string; serverRootCACertificate?: Buffer; clientCertPair?: { crt: Buffer; key: Buffer } } | true;
+  apiKey?: string;
+} {
+  const wantsTls = access.tls || access.apiKey !== undefined || access.tlsCertPath !== undefined || access.tlsCaPath !== undefined;
+  if (!wantsTls) return { address };
+  if ((access.tlsCertPath === undefined) !== (access.tlsKeyPath === undefined))
+    throw new Error('TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH go together (mTLS needs both)');
+  const tls = {
+    ...(access.tlsServerName ? { serverNameOverride: access.tlsServerName } : {}),
+    ...(access.tlsCaPath ? { serverRootCACertificate: fs.readFileSync(access.tlsCaPath) } : {}),
+    ...(access.tlsCertPath && access.tlsKeyPath
+      ? { clientCertPair: { crt: fs.readFileSync(access.tlsCertPath), key: fs.readFileSync(access.tlsKeyPath) } }
+      : {}),
+  };
+  return { address, tls: Object.keys(tls).length > 0 ? tls : true, ...(access.apiKey ? { apiKey: access.apiKey } : {}) };
+}

@@ -1,0 +1,38 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import type { InferEntity } from '@mikro-orm/core';
+import { WEBHOOK_EVENT_TYPES } from '../../core/webhook-event';
+import type { WebhookEvent as WebhookEventBody } from '../../core/webhook-event';
+
+export const WEBHOOK_OPERATION_TYPES = ['crypto-withdrawal', 'sepa-transfer', 'exchange'] as const;
+export type WebhookOperationType = (typeof WEBHOOK_OPERATION_TYPES)[number];
+
+/**
+ * The outbox: one row per status or stage change of an operation of a partner with an endpoint,
+ * written by a trigger in the transaction of the change (see the webhooks migration). Kept after
+ * delivery or giving up: it is the delivery log.
+ */
+export const WebhookEvent = defineEntity({
+  name: 'WebhookEvent',
+  tableName: 'webhook_event',
+  properties: {
+    /** `evt_…`, also the `webhook-id` header: the same on every attempt. */
+    id: p.text().primary(),
+    partnerId: p.uuid().fieldName('partner_id'),
+    operationType: p.enum([...WEBHOOK_OPERATION_TYPES]).fieldName('operation_type'),
+    operationId: p.uuid().fieldName('operation_id'),
+    /** 1, 2, 3, … per operation: delivered in this order. */
+    sequence: p.integer(),
+    type: p.enum([...WEBHOOK_EVENT_TYPES]),
+    /** The body sent, as core/webhook-event.ts describes it. */
+    payload: p.json<WebhookEventBody>().columnType('jsonb'),
+    createdAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('created_at'),
+    attempts: p.integer().default(0),
+    nextAttemptAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('next_attempt_at'),
+    /** A delivery in progress holds the event until then; a crashed one's claim expires. */
+    claimedUntil: p.datetime().columnType('timestamptz').fieldName('claimed_until').nullable(),
+    deliveredAt: p.datetime().columnType('timestamptz').fieldName('delivered_at').nullable(),
+    givenUpAt: p.datetime().columnType('timestamptz').fieldName('given_up_at').nullable(),
+    lastError: p.text().fieldName('last_error').nullable(),
+  },
+});
+export type WebhookEvent = InferEntity<typeof WebhookEvent>;

@@ -1,0 +1,19 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+export interface ReconciliationReportRow {
+  id: string;
+  /** ISO 8601 in UTC, made by Postgres (the driver's own date parsing is not relied on). */
+  created_at: string;
+  ok: boolean;
+  /** The lists of findings (each capped at 100 rows) and the counts of holds checked. */
+  report: Record<string, unknown>;
+}
+
+/** The newest reconciliation report (the created_at index finds it), or undefined before the first run. */
+export async function findLatestReconciliationReport(em: EntityManager): Promise<ReconciliationReportRow | undefined> {
+  const rows = await em.execute<ReconciliationReportRow[]>(
+    `select id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at, ok, report
+       from reconciliation_report order by reconciliation_report.created_at desc, id limit 1`,
+  );
+  return rows[0];
+}

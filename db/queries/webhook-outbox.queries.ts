@@ -1,0 +1,121 @@
+import type pg from 'pg';
+import type { WebhookEvent } from '../../core/webhook-event';
+
+/** An event claimed for one delivery attempt, with where to send it and the key to sign it with. */
+export interface ClaimedWebhookEvent {
+  id: string;
+  partnerId: string;
+  payload: WebhookEvent;
+  /** Attempts made before this one. */
+  attempts: number;
+  createdAt: Date;
+  url: string;
+  secret: string;
+}
+
+interface ClaimedRow {
+  id: string;
+  partner_id: string;
+  payload: WebhookEvent;
+  attempts: number;
+  created_at: Date;
+  url: string;
+  secret: string;
+}
+
+/**
+ * Claims up to `limit` due events until `claimUntil`: of each operation only its lowest sequence
+ * not yet delivered nor given up (so one operation's events go out in order, one at a time), and
+ * only if it is due and not claimed by a delivery still under way. SKIP LOCKED lets concurrent
+ * dispatchers pass each other; the claim itself is what keeps them apart during the HTTP call,
+ * and it expires if its holder dies.
+ */
+export async function claimDueWebhookEvents(
+  pool: pg.Pool,
+  claim: { now: Date; limit: number; claimUntil: Date },
+): Promise<ClaimedWebhookEvent[]> {
+  const result = await pool.query<ClaimedRow>(
+    `with due as (
+       select e.id
+         from webhook_event e
+        where e.delivered_at is null and e.given_up_at is null
+          and e.next_attempt_at <= $1
+          and (e.claimed_until is null or e.claimed_until <= $1)
+          and not exists (
+                select 1 from webhook_event earlier
+                 where earlier.operation_id = e.operation_id and earlier.sequence < e.sequence
+                   and earlier.delivered_at is null and earlier.given_up_at is null)
+        order by e.next_attempt_at
+        limit $2
+        for update of e skip locked)
+     update webhook_event e
+        set claimed_until = $3
+       from due, webhook_endpoint w
+      where e.id = due.id and w.partner_id = e.partner_id
+            -- Checked again on the locked row: a claim taken meanwhile wins.
+            and (e.claimed_until is null or e.claimed_until <= $1)
+     returning e.id, e.partner_id, e.payload, e.attempts, e.created_at, w.url, w.secret`,
+    [claim.now, claim.limit, claim.claimUntil],
+  );
+  return result.rows.map((row) => ({
+    id: row.id,
+    partnerId: row.partner_id,
+    payload: row.payload,
+    attempts: row.attempts,
+    createdAt: row.created_at,
+    url: row.url,
+    secret: row.secret,
+  }));
+}
+
+/** What became of one attempt, and what the event does next. */
+export interface WebhookAttemptRecord {
+  eventId: string;
+  attemptedAt: Date;
+  /** Null when no answer came. */
+  httpStatus: number | null;
+  /** Null when delivered. */
+  error: string | null;
+  durationMs: number;
+  next: { delivered: Date } | { retryAt: Date } | { givenUp: Date };
+}
+
+/**
+ * Logs the attempt and moves the event on (delivered, retried later, or given up), releasing its
+ * claim, in one statement. The attempt is logged even when another dispatcher settled the event
+ * meanwhile (its claim had expired): the attempt happened; the event keeps the first outcome.
+ */
+export async function recordWebhookAttempt(pool: pg.Pool, record: WebhookAttemptRecord): Promise<void> {
+  const { next } = record;
+  await pool.query(
+    `with attempt as (
+       insert into webhook_delivery_attempt (id, event_id, attempt, attempted_at, http_status, error, duration_ms)
+       select gen_random_uuid(), e.id, e.attempts + 1, $2, $3, $4, $5 from webhook_event e where e.id = $1
+       returning event_id)
+     update webhook_event e
+        set attempts = e.attempts + 1,
+            last_error = $4,
+            delivered_at = $6,
+            next_attempt_at = coalesce($7, e.next_attempt_at),
+            given_up_at = $8,
+            claimed_until = null
+       from attempt
+      where e.id = attempt.event_id and e.delivered_at is null and e.given_up_at is null`,
+    [
+      record.eventId,
+      record.attemptedAt,
+      record.httpStatus,
+      record.error,
+      record.durationMs,
+      'delivered' in next ? next.delivered : null,
+      'retryAt' in next ? next.retryAt : null,
+      'givenUp' in next ? next.givenUp : null,
+    ],
+  );
+}
+
+/** Hands claimed events back at once (a dispatcher stopping mid-delivery), instead of waiting for the claims to expire. */
+export async function releaseWebhookClaims(pool: pg.Pool, eventIds: readonly string[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  await pool.query('update webhook_event set claimed_until = null where id = any($1::text[]) and delivered_at is null', [eventIds]);
+}

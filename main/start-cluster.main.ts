@@ -1,0 +1,177 @@
+/**
+ * `npm run start:cluster`: the production topology on one machine. Postgres (DATABASE_URL or an
+ * embedded one of its own), the real Temporal server on it (dev/temporal-cluster.ts: built and
+ * cached on first use, its databases created and migrated, the namespace and search attributes
+ * registered), then the worker and the API as separate processes, exactly `npm run worker` and
+ * `npm run api` pointed at them. Its own data folder, database and ports, so it runs beside
+ * `npm start`. Ctrl-C stops the API, the worker, Temporal and Postgres, in that order.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { loadSettings } from '../core/settings';
+import type { Logger } from '../core/logger';
+import { openOrm } from '../db/orm';
+import { startClusterInfrastructure } from '../dev/temporal-cluster';
+import { START_CLUSTER_PORTS } from '../dev/temporal-cluster-config';
+import { ensureDemoPartner } from './demo-partner';
+import { PROJECT_ROOT, mainLogger, onShutdownSignal } from './process-support';
+
+/** Defaults apart from `npm start`'s (.data, 54320, 3000, 9464/9465); a variable set in the environment wins. */
+const CLUSTER_DEFAULTS: Readonly<Record<string, string>> = {
+  DATA_DIR: '.data/cluster',
+  EMBEDDED_POSTGRES_PORT: '54330',
+  PORT: '3100',
+  WORKER_METRICS_PORT: '9474',
+  WORKER_HTTP_PORT: '9475',
+};
+const TSX_CLI = path.join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs');
+const READY_TIMEOUT_MS = 120_000;
+const STOP_GRACE_MS = 30_000;
+
+/** What this process started, stopped in reverse order on Ctrl-C or on a failed start. */
+const stops: Array<() => Promise<void>> = [];
+
+async function stopAll(): Promise<void> {
+  for (const stop of stops.splice(0).reverse()) await stop().catch((error: unknown) => process.stderr.write(`${String(error)}\n`));
+}
+
+async function main(): Promise<void> {
+  const env = { ...CLUSTER_DEFAULTS, ...setVariables(process.env) };
+  const settings = loadSettings(env, PROJECT_ROOT);
+  const log = mainLogger('start-cluster', settings, 'pretty');
+  onShutdownSignal(log, stopAll);
+  const { dataDir } = settings.development;
+  const infrastructure = await startClusterInfrastructure(settings, { ports: START_CLUSTER_PORTS, ownProcessGroup: true, log });
+  stops.push(() => infrastructure.stop());
+
+  const orm = await openOrm(infrastructure.databaseUrl, 2);
+  const demo = await ensureDemoPartner(orm, dataDir);
+  await orm.close(true);
+
+  const childEnv = {
+    ...env,
+    DATA_DIR: dataDir,
+    DATABASE_URL: infrastructure.databaseUrl,
+    TEMPORAL_ADDRESS: infrastructure.temporalAddress,
+  };
+  const logDir = path.join(dataDir, 'logs');
+  const worker = startEntryPoint('worker', 'main/worker.main.ts', childEnv, logDir, log);
+  stops.push(() => worker.stop());
+  await untilReady(worker, () => hasWorkflowPoller(infrastructure.temporalAddress, settings.temporalNamespace, settings.temporalTaskQueue));
+  const apiUrl = `http://127.0.0.1:${settings.port}`;
+  const api = startEntryPoint('api', 'main/api.main.ts', childEnv, logDir, log);
+  stops.push(() => api.stop());
+  await untilReady(api, async () => (await fetch(`${apiUrl}/health/ready`)).status === 200);
+
+  process.stdout.write(
+    [
+      '',
+      `API:              ${apiUrl}   (log: ${api.logPath})`,
+      `Worker:           task queue ${settings.temporalTaskQueue}, metrics :${env.WORKER_METRICS_PORT}   (log: ${worker.logPath})`,
+      `Temporal server:  ${infrastructure.temporalAddress}, metrics http://127.0.0.1:${START_CLUSTER_PORTS.metrics}/metrics   (config and log: ${path.join(dataDir, 'temporal-cluster')})`,
+      `Postgres:         ${withoutPassword(infrastructure.databaseUrl)}, and Temporal's databases temporal, temporal_visibility`,
+      `Demo API key:     ${demo.apiKey}`,
+      '',
+      `Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${apiUrl}/v1/partner/balances`,
+      `The server has no Web UI (docker-compose.yml runs one); the CLI: temporal --address ${infrastructure.temporalAddress} workflow list`,
+      'Ctrl-C stops everything.',
+      '',
+    ].join('\n'),
+  );
+}
+
+interface EntryPoint {
+  name: string;
+  child: ChildProcess;
+  logPath: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A production entry point as its own process, in a process group of its own: a terminal's Ctrl-C
+ * reaches only this process, which stops the children in order. Output goes to a log file.
+ */
+function startEntryPoint(name: string, script: string, env: Record<string, string>, logDir: string, log: Logger): EntryPoint {
+  fs.mkdirSync(logDir, { recursive: true });
+  const logPath = path.join(logDir, `${name}.log`);
+  const logFile = fs.openSync(logPath, 'a');
+  const child = spawn(process.execPath, [TSX_CLI, script], {
+    cwd: PROJECT_ROOT,
+    env,
+    stdio: ['ignore', logFile, logFile],
+    detached: true,
+  });
+  fs.closeSync(logFile);
+  child.on('error', (error) => log.error(`${name}: ${error.message}`));
+  // Ending before it is stopped in order (a Ctrl-C during the start, a crash) takes it along.
+  process.once('exit', () => {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) signalGroup(child.pid, 'SIGKILL');
+  });
+  log.info(`started the ${name} (pid ${child.pid}), log ${logPath}`);
+  return { name, child, logPath, stop: () => stopProcessGroup(child) };
+}
+
+/** SIGTERM to the group (tsx and the script it runs), then SIGKILL if it has not exited in time. */
+async function stopProcessGroup(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  signalGroup(child.pid, 'SIGTERM');
+  const timeout = setTimeout(() => signalGroup(child.pid!, 'SIGKILL'), STOP_GRACE_MS);
+  await exited;
+  clearTimeout(timeout);
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is gone.
+  }
+}
+
+async function untilReady(entry: EntryPoint, probe: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (entry.child.exitCode !== null || entry.child.signalCode !== null) {
+      throw new Error(`the ${entry.name} exited (${entry.child.exitCode ?? entry.child.signalCode}); see ${entry.logPath}`);
+    }
+    if (await probe().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`the ${entry.name} was not ready after ${READY_TIMEOUT_MS} ms; see ${entry.logPath}`);
+}
+
+/** The worker is ready when Temporal sees it polling the workflow task queue. */
+async function hasWorkflowPoller(address: string, namespace: string, taskQueue: string): Promise<boolean> {
+  const connection = await Connection.connect({ address });
+  try {
+    const described = await connection.workflowService.describeTaskQueue({
+      namespace,
+      taskQueue: { name: taskQueue },
+      taskQueueType: 1 /* TASK_QUEUE_TYPE_WORKFLOW */,
+    });
+    return (described.pollers ?? []).length > 0;
+  } finally {
+    await connection.close();
+  }
+}
+
+/** The environment without empty variables (an empty variable is an unset one), so the cluster's defaults apply. */
+function setVariables(environment: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(environment).filter((entry): entry is [string, string] => Boolean(entry[1])));
+}
+
+function withoutPassword(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  if (url.password) url.password = '***';
+  return url.toString();
+}
+
+main().catch(async (error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  await stopAll();
+  process.exit(1);
+});

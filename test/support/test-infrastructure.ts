@@ -1,0 +1,25 @@
+import type { Logger } from '../../core/logger';
+import type { Settings } from '../../core/settings';
+import { startInfrastructure } from '../../dev/infrastructure';
+import type { Infrastructure } from '../../dev/infrastructure';
+import { freeClusterPorts, startClusterInfrastructure } from '../../dev/temporal-cluster';
+
+/** Which Temporal the stack tiers run on: the dev server (default) or the production topology. */
+export type TestTemporal = 'dev-server' | 'cluster';
+
+export function testTemporal(env: Readonly<Record<string, string | undefined>> = process.env): TestTemporal {
+  const value = env.TEST_TEMPORAL || 'dev-server';
+  if (value !== 'dev-server' && value !== 'cluster')
+    throw new Error(`TEST_TEMPORAL must be dev-server or cluster, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/**
+ * The run's Postgres and Temporal. TEST_TEMPORAL=cluster (`npm run test:cluster`) runs the real
+ * Temporal server on the run's Postgres, as `npm run start:cluster` does, on free ports and in
+ * the stack's process group (so the teardown's last resort kills it too); nothing else changes.
+ */
+export async function startTestInfrastructure(settings: Settings, log: Logger): Promise<Infrastructure> {
+  if (testTemporal() === 'dev-server') return startInfrastructure(settings, { ui: false, log });
+  return startClusterInfrastructure(settings, { ports: await freeClusterPorts(), ownProcessGroup: false, log });
+}

@@ -1,0 +1,112 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import type { WebhookEvent } from '../../core/webhook-event';
+
+/** One request the receiver got, with what the Standard Webhooks check said of it. */
+export interface ReceivedWebhook {
+  webhookId: string;
+  webhookTimestamp: string;
+  body: string;
+  event: WebhookEvent;
+  /** `new Webhook(secret).verify(body, headers)` passed. */
+  verified: boolean;
+  verifyError?: string;
+  /** The status the receiver answered. */
+  answeredStatus: number;
+}
+
+export interface WebhookReceiver {
+  /** http://127.0.0.1:PORT/hooks: plain HTTP is accepted for loopback addresses only. */
+  readonly url: string;
+  /** Every request, in arrival order. */
+  readonly received: ReceivedWebhook[];
+  /** Set once `webhook set` printed it; requests before that fail verification. */
+  secret: string | undefined;
+  stop(): Promise<void>;
+}
+
+/** Bodies of our events are small; anything larger is a bug worth seeing. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * A real HTTP endpoint on 127.0.0.1 (a free port) that verifies every signature the way a
+ * partner would. `answer(attempt)` picks the status for the n-th request (1-based) of one
+ * webhook-id: 200 unless told otherwise; `delayMs` holds each answer back (a slow receiver).
+ */
+export async function startWebhookReceiver(
+  options: { answer?: (attempt: number) => number; delayMs?: number } = {},
+): Promise<WebhookReceiver> {
+  const received: ReceivedWebhook[] = [];
+  const attemptsById = new Map<string, number>();
+  const state = { secret: undefined as string | undefined };
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+      );
+      const webhookId = headers['webhook-id'] ?? '';
+      const attempt = (attemptsById.get(webhookId) ?? 0) + 1;
+      attemptsById.set(webhookId, attempt);
+      const status = options.answer?.(attempt) ?? 200;
+      let verified = false;
+      let verifyError: string | undefined;
+      try {
+        if (!state.secret) throw new Error('no secret yet');
+        new Webhook(state.secret).verify(body, headers);
+        verified = true;
+      } catch (error) {
+        verifyError = error instanceof Error ? error.message : String(error);
+      }
+      received.push({
+        webhookId,
+        webhookTimestamp: headers['webhook-timestamp'] ?? '',
+        body,
+        event: parsed(body),
+        verified,
+        ...(verifyError === undefined ? {} : { verifyError }),
+        answeredStatus: status,
+      });
+      const answer = () => response.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'not now');
+      if (options.delayMs) setTimeout(answer, options.delayMs);
+      else answer();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    get secret() {
+      return state.secret;
+    },
+    set secret(value) {
+      state.secret = value;
+    },
+    async stop() {
+      // The dispatcher keeps connections alive: close them, or close() waits for them.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+/** A body that is not JSON shows up in the assertions, not as a crash of the receiver. */
+function parsed(body: string): WebhookEvent {
+  try {
+    return JSON.parse(body) as WebhookEvent;
+  } catch {
+    return { id: '', type: 'exchange.status_changed', timestamp: '', data: { id: `not JSON: ${body.slice(0, 100)}` } } as WebhookEvent;
+  }
+}

@@ -1,0 +1,99 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { WorkerStatus } from '@temporalio/worker';
+import type pg from 'pg';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../core/logger';
+import { errorFields } from '../core/logger';
+
+export interface Readiness {
+  ready: boolean;
+  /** Each check by name: `ok` or `failed`. */
+  checks: Record<string, 'ok' | 'failed'>;
+}
+
+export interface WorkerHttpServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The worker's HTTP side, for orchestrators and Prometheus: `/health/live` (the process runs),
+ * `/health/ready` (the worker polls its task queue and its database answers; 503 otherwise) and
+ * `/metrics` (its own registry). Plain node:http: three read-only routes need no framework.
+ */
+export async function startWorkerHttpServer(options: {
+  port: number;
+  registry: Registry;
+  readiness: () => Promise<Readiness>;
+  log: Logger;
+}): Promise<WorkerHttpServer> {
+  const server = http.createServer((request, response) => {
+    void answer(request.method ?? 'GET', (request.url ?? '/').split('?')[0] ?? '/', response).catch((error: unknown) => {
+      options.log.error('worker HTTP: answer failed', errorFields(error));
+      if (!response.headersSent) send(response, 500, 'application/json', JSON.stringify({ status: 'error' }));
+      else response.destroy();
+    });
+  });
+
+  async function answer(method: string, path: string, response: http.ServerResponse): Promise<void> {
+    if (method !== 'GET' && method !== 'HEAD')
+      return send(response, 405, 'application/json', JSON.stringify({ status: 'method not allowed' }));
+    switch (path) {
+      case '/health':
+      case '/health/live':
+        return send(response, 200, 'application/json', JSON.stringify({ status: 'ok' }));
+      case '/health/ready': {
+        const readiness = await options.readiness();
+        return send(
+          response,
+          readiness.ready ? 200 : 503,
+          'application/json',
+          JSON.stringify({ status: readiness.ready ? 'ready' : 'unavailable', checks: readiness.checks }),
+        );
+      }
+      case '/metrics':
+        return send(response, 200, options.registry.contentType, await options.registry.metrics());
+      default:
+        return send(response, 404, 'application/json', JSON.stringify({ status: 'not found' }));
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, '0.0.0.0', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+    },
+  };
+}
+
+/** A check answers within this or counts as failed. */
+const CHECK_TIMEOUT_MS = 2_000;
+
+/** Ready: the worker runs and both its pollers poll, and its database answers `select 1`. */
+export async function workerReadiness(status: () => WorkerStatus, pool: pg.Pool): Promise<Readiness> {
+  const current = status();
+  const polling = current.runState === 'RUNNING' && current.workflowPollerState === 'POLLING' && current.activityPollerState === 'POLLING';
+  let timer: NodeJS.Timeout | undefined;
+  const database = await Promise.race([
+    pool.query('select 1').then(
+      () => 'ok' as const,
+      () => 'failed' as const,
+    ),
+    new Promise<'failed'>((resolve) => {
+      timer = setTimeout(() => resolve('failed'), CHECK_TIMEOUT_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  return { ready: polling && database === 'ok', checks: { polling: polling ? 'ok' : 'failed', postgres: database } };
+}
+
+function send(response: http.ServerResponse, status: number, contentType: string, body: string): void {
+  response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
+  response.end(body);
+}

@@ -1,0 +1,92 @@
+import { ApplicationFailure, ApplicationFailureCategory, CancelledFailure } from '@temporalio/common';
+import type { ActivityInterceptorsFactory, WorkerStatus } from '@temporalio/worker';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Seconds; from a local database step to a polling window of minutes. */
+const DURATION_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+/**
+ * How an activity attempt ended: completed; refused (a business refusal, the operation's answer);
+ * not yet (an answer the chain or bank has not given, retried by design); cancelled; failed
+ * (anything else: the one to watch).
+ */
+export type ActivityOutcome = 'completed' | 'refused' | 'not-yet' | 'cancelled' | 'failed';
+
+export interface WorkerMetrics {
+  readonly registry: Registry;
+  /** Registered outermost on the worker: it sees each attempt's final failure, after the domain-error mapping. */
+  readonly interceptor: ActivityInterceptorsFactory;
+  /** Reads the worker's in-flight counts at scrape time. */
+  observe(status: () => WorkerStatus): void;
+}
+
+/**
+ * The worker's own metrics (the SDK exports its own on WORKER_METRICS_PORT): activity attempts by
+ * type and outcome, their durations, and what the worker has in flight. A registry per worker.
+ */
+export function createWorkerMetrics(): WorkerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const attempts = new Counter({
+    name: 'payments_worker_activity_attempts_total',
+    help: 'Activity attempts by activity type and outcome (completed, refused, not-yet, cancelled, failed)',
+    labelNames: ['activity_type', 'outcome'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'payments_worker_activity_duration_seconds',
+    help: 'Duration of activity attempts by activity type',
+    labelNames: ['activity_type'] as const,
+    buckets: DURATION_BUCKETS_SECONDS,
+    registers: [registry],
+  });
+  let status: (() => WorkerStatus) | undefined;
+  new Gauge({
+    name: 'payments_worker_in_flight',
+    help: 'Workflow activations and activities the worker is running now',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    collect() {
+      if (!status) return;
+      const current = status();
+      this.set({ kind: 'workflow-activations' }, current.numInFlightWorkflowActivations);
+      this.set({ kind: 'activities' }, current.numInFlightNonLocalActivities);
+      this.set({ kind: 'local-activities' }, current.numInFlightLocalActivities);
+    },
+  });
+
+  const interceptor: ActivityInterceptorsFactory = (context) => ({
+    inbound: {
+      async execute(input, next) {
+        const activityType = context.info.activityType;
+        const stopTimer = duration.startTimer({ activity_type: activityType });
+        let outcome: ActivityOutcome = 'completed';
+        try {
+          return await next(input);
+        } catch (error) {
+          outcome = outcomeOf(error);
+          throw error;
+        } finally {
+          stopTimer();
+          attempts.inc({ activity_type: activityType, outcome });
+        }
+      },
+    },
+  });
+
+  return {
+    registry,
+    interceptor,
+    observe(read) {
+      status = read;
+    },
+  };
+}
+
+function outcomeOf(error: unknown): ActivityOutcome {
+  if (error instanceof CancelledFailure) return 'cancelled';
+  if (error instanceof ApplicationFailure && error.category === ApplicationFailureCategory.BENIGN) {
+    return error.nonRetryable ? 'refused' : 'not-yet';
+  }
+  return 'failed';
+}
