@@ -1,7 +1,9 @@
+import { DriverException } from '@mikro-orm/core';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, Next } from '@temporalio/worker';
 import { ACTIVITY_FAILURES, DOMAIN_ERRORS, DomainError } from '../core/errors';
 import type { ActivityFailureType } from '../core/errors';
+import { isDatabaseUnavailable } from '../db/connection-settings';
 import { sqlStateOf } from '../db/sql-errors';
 
 /**
@@ -43,7 +45,34 @@ export function toActivityFailure(error: unknown): unknown {
       nonRetryable: true,
     });
   }
+  // A statement's text and values (names, IBANs, documents) must not reach Temporal's history or
+  // the logs through a failure's message, stack or cause: only the SQLSTATE and constraint leave.
+  if (isDatabaseUnavailable(error)) {
+    return ApplicationFailure.create({
+      type: 'database-unavailable',
+      message: `the database was unavailable or too slow${sqlState ? ` (SQLSTATE ${sqlState})` : ''}; retried`,
+    });
+  }
+  // Anything MikroORM or knex threw carries the statement in its message: same treatment.
+  if (sqlState !== undefined || error instanceof DriverException) {
+    const constraint = constraintOf(error);
+    return ApplicationFailure.create({
+      type: 'database-error',
+      message: `a database statement failed (SQLSTATE ${sqlState ?? 'unknown'}${constraint ? `, constraint ${constraint}` : ''})`,
+    });
+  }
   return error;
+}
+
+/** The violated constraint's name (a schema name, never data), wherever the wrappers keep it. */
+function constraintOf(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
+    const { constraint } = current as { constraint?: unknown };
+    if (typeof constraint === 'string' && /^[a-z0-9_]{1,63}$/.test(constraint)) return constraint;
+    current = (current as { previous?: unknown; cause?: unknown }).previous ?? (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 /** A failure from the catalogue (core/errors.ts), retryable or not as the catalogue says. */

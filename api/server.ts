@@ -3,6 +3,10 @@ import http from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import type { Logger } from '../core/logger';
+import { PLAIN_TEMPORAL_ACCESS, temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
+import type { TemporalAccess } from '../core/temporal-connection';
+import { DEFAULT_DATABASE_TIMEOUTS, poolConfig } from '../db/connection-settings';
+import type { DatabaseTimeouts } from '../db/connection-settings';
 import type { EurRates } from '../core/rates';
 import { findPartnerIdByKeyHash } from '../db/queries/api-key.queries';
 import { createApp } from './app';
@@ -26,6 +30,10 @@ export interface ApiOptions {
   rateLimitBurst: number;
   log: Logger;
   clock?: Clock;
+  /** Postgres timeouts (default: db/connection-settings.ts). */
+  databaseTimeouts?: DatabaseTimeouts;
+  /** TLS, API key and payload encryption towards Temporal; absent, plain (tests of HTTP only). */
+  temporal?: TemporalAccess;
 }
 
 export interface RunningApi {
@@ -40,14 +48,20 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
     for (const stop of stops.splice(0).reverse()) await stop().catch((error: unknown) => options.log.warn(`API stop: ${String(error)}`));
   };
   try {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
-    const readPool = options.databaseReadUrl ? new pg.Pool({ connectionString: options.databaseReadUrl, max: 20 }) : pool;
-    for (const each of new Set([pool, readPool])) {
+    const timeouts = options.databaseTimeouts ?? DEFAULT_DATABASE_TIMEOUTS;
+    const temporalAccess = options.temporal ?? PLAIN_TEMPORAL_ACCESS;
+    const pool = new pg.Pool(poolConfig(options.databaseUrl, 10, timeouts));
+    const readPool = options.databaseReadUrl ? new pg.Pool(poolConfig(options.databaseReadUrl, 20, timeouts)) : pool;
+    // The tombstone that decides a timed-out POST waits as long as a late reservation holds its
+    // row: a lock or statement timeout there would answer 503 without deciding, and the money
+    // could still move. Its own pool, with no lock or statement timeout (connecting still times out).
+    const decisionPool = new pg.Pool(poolConfig(options.databaseUrl, 4, { ...timeouts, statementTimeoutMs: 0, lockTimeoutMs: 0 }));
+    for (const each of new Set([pool, readPool, decisionPool])) {
       // An idle client that loses its server must not crash the process; the next query reports it.
       each.on('error', (error) => options.log.warn(`database pool: ${error.message}`));
       stops.push(() => each.end());
     }
-    const connection = await Connection.connect({ address: options.temporalAddress });
+    const connection = await Connection.connect(temporalConnectionOptions(options.temporalAddress, temporalAccess));
     stops.push(() => connection.close());
     // Keys are looked up on the primary: a revocation must never meet a replica that has not seen it.
     const apiKeys = createApiKeyCache({
@@ -61,10 +75,10 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
       pool,
       readPool,
       temporal: {
-        client: new Client({ connection, namespace: options.temporalNamespace }),
+        client: new Client({ connection, namespace: options.temporalNamespace, dataConverter: temporalDataConverter(temporalAccess) }),
         taskQueue: options.temporalTaskQueue,
         responseTimeoutMs: options.operationResponseTimeoutMs,
-        pool,
+        pool: decisionPool,
       },
       rateSource: configuredRateSource(options.eurRates),
       clock: options.clock ?? systemClock,

@@ -5,6 +5,8 @@
  * bench/results/logs/. Everything started is stopped at the end, on an error and on Ctrl-C.
  * Figures only: nothing here passes or fails on timing.
  */
+import { parsePayloadKeys } from '../core/payload-codec';
+import { temporalDataConverter } from '../core/temporal-connection';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -222,7 +224,12 @@ async function bench(args: Arguments, lifecycle: Lifecycle, log: Logger): Promis
   lifecycle.add('bench ORM', () => orm.close(true));
   const connection = await Connection.connect({ address: stack.temporalAddress });
   lifecycle.add('bench Temporal client', () => connection.close());
-  const client = new Client({ connection, namespace: stack.namespace });
+  // The project's workflows' payloads are encrypted; the ceiling's are plain (its worker has no codec), as a minimal program's would be.
+  const client = new Client({
+    connection,
+    namespace: stack.namespace,
+    dataConverter: temporalDataConverter({ payloadKeys: parsePayloadKeys(stack.payloadKeys) }),
+  });
 
   const context: BenchContext = {
     lifecycle,

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Logger } from '../core/logger';
+import { newPayloadKeyEntry } from '../core/payload-codec';
 import { SETTING_VARIABLES, loadSettings } from '../core/settings';
 import { startInfrastructure } from '../dev/infrastructure';
 import type { Lifecycle } from './lifecycle';
@@ -20,6 +21,8 @@ export interface BenchStack {
   /** The project's task queue (its worker polls it, its API starts workflows on it). */
   taskQueue: string;
   apiUrl: string;
+  /** PAYLOAD_ENCRYPTION_KEYS of the worker and API: the bench's own client uses it too. */
+  payloadKeys: string;
   api: BenchChild;
   worker: BenchChild;
   ceilingWorker: BenchChild;
@@ -56,12 +59,15 @@ export async function startStack(lifecycle: Lifecycle, log: Logger, logDir: stri
   lifecycle.add('Postgres and Temporal', () => stopInfrastructure(infrastructure, path.join(dataDir, 'postgres'), log));
   lifecycle.checkpoint();
 
+  const payloadKeys = newPayloadKeyEntry('bench');
   const childEnv = {
     ...withoutServiceSettings(process.env),
     DATABASE_URL: infrastructure.databaseUrl,
     TEMPORAL_ADDRESS: infrastructure.temporalAddress,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
+    // Production encrypts every payload: the bench measures that cost too.
+    PAYLOAD_ENCRYPTION_KEYS: payloadKeys,
   };
   const worker = spawnScript('worker', 'main/worker.main.ts', childEnv, logDir);
   lifecycle.add('worker', worker.stop, worker.kill);
@@ -90,6 +96,7 @@ export async function startStack(lifecycle: Lifecycle, log: Logger, logDir: stri
     namespace: settings.temporalNamespace,
     taskQueue: settings.temporalTaskQueue,
     apiUrl,
+    payloadKeys,
     api,
     worker,
     ceilingWorker,

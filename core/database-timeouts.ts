@@ -6,7 +6,7 @@
 export interface DatabaseTimeouts {
   /** Waiting for a connection: a new TCP connection and its start-up, or a free one from the pool. */
   connectTimeoutMs: number;
-  /** One statement on the server (the ledger's own steps set a shorter local one). */
+  /** One statement on the server: the activities' 30 s (the ledger's operation lock sets 25 s for the rest of its transaction). */
   statementTimeoutMs: number;
   /** Waiting for a row or table lock. */
   lockTimeoutMs: number;
@@ -18,7 +18,7 @@ export interface DatabaseTimeouts {
 
 export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
   connectTimeoutMs: 5_000,
-  statementTimeoutMs: 15_000,
+  statementTimeoutMs: 30_000,
   lockTimeoutMs: 10_000,
   idleInTransactionTimeoutMs: 60_000,
   keepAliveInitialDelayMs: 10_000,

@@ -95,7 +95,7 @@ export function parsePayloadKeys(text: string): PayloadKey[] {
   return keys;
 }
 
-/** A new key entry for PAYLOAD_ENCRYPTION_KEYS (development, or `npm run ops -- payload-key new`). */
+/** A new key entry for PAYLOAD_ENCRYPTION_KEYS (the development key, the tests' and the bench's). */
 export function newPayloadKeyEntry(id: string): string {
   if (!KEY_ID_PATTERN.test(id)) throw new Error('a key id is 1–64 characters of [A-Za-z0-9._-]');
   return `${id}:${randomBytes(32).toString('base64')}`;

@@ -228,7 +228,7 @@ const productionSchema = z.object({
   DENY_LIST_ADDRESSES: list(),
   WEBHOOK_RETRY_BASE_MS: milliseconds(5_000, { min: 1, max: 60 * 60 * 1000 }),
   DATABASE_CONNECT_TIMEOUT_MS: milliseconds(5_000, { min: 1 }),
-  DATABASE_STATEMENT_TIMEOUT_MS: milliseconds(15_000, { min: 1 }),
+  DATABASE_STATEMENT_TIMEOUT_MS: milliseconds(30_000, { min: 1 }),
   DATABASE_LOCK_TIMEOUT_MS: milliseconds(10_000, { min: 1 }),
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: milliseconds(60_000, { min: 1 }),
   DATABASE_KEEPALIVE_DELAY_MS: milliseconds(10_000, { min: 1 }),

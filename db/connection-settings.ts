@@ -15,7 +15,7 @@ export function poolConfig(connectionString: string, max: number, timeouts: Data
     lock_timeout: timeouts.lockTimeoutMs,
     idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs,
     // A statement the server never answers (a stalled host) is abandoned by the client too.
-    query_timeout: timeouts.statementTimeoutMs + timeouts.connectTimeoutMs,
+    ...(timeouts.statementTimeoutMs > 0 ? { query_timeout: timeouts.statementTimeoutMs + timeouts.connectTimeoutMs } : {}),
     keepAlive: true,
     keepAliveInitialDelayMillis: timeouts.keepAliveInitialDelayMs,
   };
@@ -48,11 +48,14 @@ const UNAVAILABLE_SYSTEM_CODES = new Set([
   'ENOTFOUND',
 ]);
 
-/** pg's own messages for a lost or never-made connection (no code at all). */
+/**
+ * pg's own messages for a lost or never-made connection (no code at all). Not anchored: knex
+ * rewrites the message in place as `<statement> - <pg's message>`.
+ */
 const UNAVAILABLE_MESSAGES = [
-  /^Connection terminated/,
+  /Connection terminated/,
   /timeout exceeded when trying to connect/,
-  /^Query read timeout/,
+  /Query read timeout/,
   /Client has encountered a connection error and is not queryable/,
   /Cannot use a pool after calling end on the pool/,
 ];

@@ -2,12 +2,20 @@ import pg from 'pg';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
+import { DEFAULT_DATABASE_TIMEOUTS, poolConfig } from './connection-settings';
+import type { DatabaseTimeouts } from './connection-settings';
 import { ENTITY_SCHEMAS } from './entities';
 import { MIGRATIONS } from './migrations';
 
-export function ormOptions(databaseUrl: string, poolMax = 10): Options {
+export function ormOptions(databaseUrl: string, poolMax = 10, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Options {
+  const connectionTimeouts: Record<string, unknown> = { ...poolConfig(databaseUrl, poolMax, timeouts) };
+  // The URL and pool size are MikroORM's own options.
+  delete connectionTimeouts.connectionString;
+  delete connectionTimeouts.max;
   return {
     clientUrl: databaseUrl,
+    // knex hands these to every pg client it opens: the same timeouts as the plain pools.
+    driverOptions: { connection: connectionTimeouts },
     entities: ENTITY_SCHEMAS,
     extensions: [Migrator],
     migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, silent: true },
@@ -19,8 +27,12 @@ export function ormOptions(databaseUrl: string, poolMax = 10): Options {
   };
 }
 
-export async function openOrm(databaseUrl: string, poolMax = 10): Promise<MikroORM> {
-  return MikroORM.init(ormOptions(databaseUrl, poolMax));
+export async function openOrm(
+  databaseUrl: string,
+  poolMax = 10,
+  timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
+): Promise<MikroORM> {
+  return MikroORM.init(ormOptions(databaseUrl, poolMax, timeouts));
 }
 
 /** Any constant works; it only has to be the same for every process of this service. */
@@ -32,7 +44,8 @@ export async function migrate(databaseUrl: string): Promise<string[]> {
   await lockClient.connect();
   try {
     await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_ADVISORY_LOCK]);
-    const orm = await openOrm(databaseUrl, 2);
+    // A migration may build an index for minutes: no statement timeout (locks still time out).
+    const orm = await openOrm(databaseUrl, 2, { ...DEFAULT_DATABASE_TIMEOUTS, statementTimeoutMs: 0 });
     try {
       const applied = await orm.getMigrator().up();
       return applied.map((migration) => migration.name);

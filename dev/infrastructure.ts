@@ -16,7 +16,10 @@ export interface Infrastructure {
  * Brings up everything the service needs on one machine: Postgres (configured or embedded)
  * with migrations applied, and Temporal (configured, or a dev server with the Web UI).
  */
-export async function startInfrastructure(settings: Settings, options: { ui: boolean; log: Logger }): Promise<Infrastructure> {
+export async function startInfrastructure(
+  settings: Settings,
+  options: { ui: boolean; uiCodecEndpoint?: string; log: Logger },
+): Promise<Infrastructure> {
   const { development } = settings;
   const [postgres, temporal] = await Promise.all([
     ensurePostgres({
@@ -33,6 +36,7 @@ export async function startInfrastructure(settings: Settings, options: { ui: boo
       port: development.temporalPort,
       uiPort: development.temporalUiPort,
       ui: options.ui,
+      ...(options.uiCodecEndpoint ? { uiCodecEndpoint: options.uiCodecEndpoint } : {}),
       log: options.log,
     }),
   ]);

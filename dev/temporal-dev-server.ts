@@ -42,6 +42,8 @@ export interface TemporalOptions {
   uiPort: number;
   /** False for test runs: no Web UI to bind. */
   ui: boolean;
+  /** The codec endpoint the Web UI decodes payloads through (api/codec/codec-server.ts). */
+  uiCodecEndpoint?: string;
   log: Logger;
 }
 
@@ -135,9 +137,11 @@ function startDevServer(cliPath: string, options: TemporalOptions): ChildProcess
     'warn',
     ...SEARCH_ATTRIBUTE_KEYS.flatMap((key) => ['--search-attribute', `${key.name}=Keyword`]),
     ...(options.ui ? ['--ui-port', String(options.uiPort)] : ['--headless']),
+    ...(options.ui && options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),
   ];
   const logFile = fs.openSync(path.join(options.dataDir, 'temporal.log'), 'a');
-  options.log.info(`starting ${cliPath} ${args.join(' ')}`);
+  // The codec endpoint's URL carries its token: not in the log.
+  options.log.info(`starting ${cliPath} ${args.map((arg) => (arg === options.uiCodecEndpoint ? '<codec endpoint>' : arg)).join(' ')}`);
   return spawn(cliPath, args, { stdio: ['ignore', logFile, logFile] });
 }
 

@@ -11,6 +11,8 @@ async function main(): Promise<void> {
   const log = mainLogger('api', settings);
   const databaseUrl = requireSetting(settings.databaseUrl, 'DATABASE_URL');
   const temporalAddress = requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');
+  // Production never writes what partners sent to Temporal in clear (README, "Payload encryption").
+  requireSetting(settings.temporal.payloadKeys, 'PAYLOAD_ENCRYPTION_KEYS');
   await migrate(databaseUrl);
   const api = await startApi({ ...settings, databaseUrl, temporalAddress, log });
   log.info(`API listening on ${api.url}`);

@@ -37,6 +37,8 @@ import { upsertUser } from '../db/services/partner-user.service';
 import { completeTravelRuleUpdate, cryptoWithdrawalContract, exchangeContract, sepaTransferContract } from '../contracts';
 import type { TravelRuleCompletion } from '../contracts';
 import { ensurePostgres } from '../dev/embedded-postgres';
+import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
+import { withDevelopmentPayloadKey } from './development-payload-key';
 import { loadProcessSettings } from './process-support';
 import { WEBHOOK_USAGE, webhookCommands } from './webhook.commands';
 import { RECONCILIATION_USAGE, reconciliationCommands } from './reconciliation.commands';
@@ -449,8 +451,16 @@ async function main(): Promise<number> {
 async function connectTemporal(settings: Settings): Promise<TemporalAccess> {
   const address = settings.temporalAddress ?? `127.0.0.1:${settings.development.temporalPort}`;
   try {
-    const connection = await Connection.connect({ address, connectTimeout: '5 seconds' });
-    return { address, connection, client: new Client({ connection, namespace: settings.temporalNamespace }) };
+    const access = withDevelopmentPayloadKey(settings, { create: false }).temporal;
+    // Against a configured Temporal (production) the CLI writes payloads (travel-rule data): never in clear.
+    if (settings.temporalAddress && !access.payloadKeys)
+      return { address, unreachable: 'PAYLOAD_ENCRYPTION_KEYS must be set to talk to a configured Temporal (TEMPORAL_ADDRESS)' };
+    const connection = await Connection.connect({ ...temporalConnectionOptions(address, access), connectTimeout: '5 seconds' });
+    return {
+      address,
+      connection,
+      client: new Client({ connection, namespace: settings.temporalNamespace, dataConverter: temporalDataConverter(access) }),
+    };
   } catch (error) {
     return { address, unreachable: `Temporal at ${address} cannot be reached (${error instanceof Error ? error.message : String(error)})` };
   }

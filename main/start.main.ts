@@ -3,7 +3,12 @@
  * and a Temporal dev server unless configured), migrations, the demo partner, the worker and the
  * API, in this process and its children; Ctrl-C stops them all.
  */
+import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import { startCodecServer } from '../api/codec/codec-server';
+import { AesGcmPayloadCodec } from '../core/payload-codec';
+import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
+import { withDevelopmentPayloadKey } from './development-payload-key';
 import { startApi } from '../api/server';
 import { openOrm } from '../db/orm';
 import { ensureDemoPartner } from './demo-partner';
@@ -28,21 +33,33 @@ async function stopAll(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const settings = loadProcessSettings();
+  // Encrypted like production, with a key kept in the data folder unless PAYLOAD_ENCRYPTION_KEYS is set.
+  const settings = withDevelopmentPayloadKey(loadProcessSettings(), { create: true });
   // A person watches this terminal: pretty lines (production entries write JSON).
   const log = mainLogger('start', settings, 'pretty');
   const observability = loadWorkerObservabilitySettings();
   installTemporalRuntime({ log, metricsBindAddress: sdkMetricsBindAddress(observability) });
   onShutdownSignal(log, stopAll);
-  const infrastructure = await startInfrastructure(settings, { ui: true, log });
+  // Operators read decrypted payloads in the Web UI through the codec endpoint (its token: CODEC_ENDPOINT_TOKEN, or a new one per start).
+  const uiOrigins = [`http://127.0.0.1:${settings.development.temporalUiPort}`, `http://localhost:${settings.development.temporalUiPort}`];
+  const codec = await startCodecServer({
+    codec: new AesGcmPayloadCodec(settings.temporal.payloadKeys!),
+    token: settings.codecEndpoint.token ?? randomBytes(24).toString('base64url'),
+    allowedOrigins: [...uiOrigins, ...settings.codecEndpoint.allowedOrigins],
+    port: settings.codecEndpoint.port,
+    host: settings.codecEndpoint.host,
+    log,
+  });
+  stops.push(() => codec.stop());
+  const infrastructure = await startInfrastructure(settings, { ui: true, uiCodecEndpoint: codec.endpointUrl, log });
   stops.push(() => infrastructure.stop());
 
   const orm = await openOrm(infrastructure.databaseUrl, 2);
   const demo = await ensureDemoPartner(orm, settings.development.dataDir);
   await orm.close(true);
 
-  const connection = await Connection.connect({ address: infrastructure.temporalAddress });
-  const client = new Client({ connection, namespace: settings.temporalNamespace });
+  const connection = await Connection.connect(temporalConnectionOptions(infrastructure.temporalAddress, settings.temporal));
+  const client = new Client({ connection, namespace: settings.temporalNamespace, dataConverter: temporalDataConverter(settings.temporal) });
   await ensureReconciliationSchedule(client, settings.temporalTaskQueue, log);
   await ensureWebhookDispatcher(client, settings.temporalTaskQueue, log);
   await connection.close();

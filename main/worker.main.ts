@@ -3,6 +3,7 @@
  * TEMPORAL_ADDRESS; registers search attributes and the reconciliation schedule if missing.
  */
 import { Client, Connection } from '@temporalio/client';
+import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
 import { migrate } from '../db/orm';
 import { registerSearchAttributes } from '../worker/search-attributes.registration';
 import {
@@ -25,10 +26,12 @@ async function main(): Promise<void> {
   installTemporalRuntime({ log, metricsBindAddress: sdkMetricsBindAddress(observability) });
   const databaseUrl = requireSetting(settings.databaseUrl, 'DATABASE_URL');
   const temporalAddress = requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');
+  // Production never writes what partners sent to Temporal in clear (README, "Payload encryption").
+  requireSetting(settings.temporal.payloadKeys, 'PAYLOAD_ENCRYPTION_KEYS');
   await migrate(databaseUrl);
-  await registerSearchAttributes(temporalAddress, settings.temporalNamespace, log);
-  const connection = await Connection.connect({ address: temporalAddress });
-  const client = new Client({ connection, namespace: settings.temporalNamespace });
+  await registerSearchAttributes(temporalAddress, settings.temporalNamespace, log, settings.temporal);
+  const connection = await Connection.connect(temporalConnectionOptions(temporalAddress, settings.temporal));
+  const client = new Client({ connection, namespace: settings.temporalNamespace, dataConverter: temporalDataConverter(settings.temporal) });
   await ensureReconciliationSchedule(client, settings.temporalTaskQueue, log);
   await ensureWebhookDispatcher(client, settings.temporalTaskQueue, log);
   await connection.close();

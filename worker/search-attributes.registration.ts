@@ -1,10 +1,17 @@
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_KEYS } from '../core/search-attributes';
 import type { Logger } from '../core/logger';
+import { PLAIN_TEMPORAL_ACCESS, temporalConnectionOptions } from '../core/temporal-connection';
+import type { TemporalAccess } from '../core/temporal-connection';
 
 /** Idempotent: a production cluster gets the same attributes the dev server is started with. */
-export async function registerSearchAttributes(address: string, namespace: string, log: Logger): Promise<void> {
-  const connection = await Connection.connect({ address });
+export async function registerSearchAttributes(
+  address: string,
+  namespace: string,
+  log: Logger,
+  access: TemporalAccess = PLAIN_TEMPORAL_ACCESS,
+): Promise<void> {
+  const connection = await Connection.connect(temporalConnectionOptions(address, access));
   try {
     const existing = await connection.operatorService.listSearchAttributes({ namespace });
     const known = new Set(Object.keys(existing.customAttributes ?? {}));

@@ -13,7 +13,9 @@ import { SimulatedChainAdapter } from '../activities/adapters/chain/simulated-ch
 import { systemClock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import type { DevelopmentSettings, Settings } from '../core/settings';
+import { DEFAULT_DATABASE_TIMEOUTS, poolConfig } from '../db/connection-settings';
 import { openOrm } from '../db/orm';
+import { PLAIN_TEMPORAL_ACCESS, temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
 import { startWorkerHttpServer, workerReadiness } from './health-server';
 import type { WorkerHttpServer } from './health-server';
 import { createWorkerMetrics } from './metrics';
@@ -36,7 +38,7 @@ export interface WorkerOptions {
 }
 
 export type WorkerSettings = Pick<Settings, 'travelRuleDeadlineMs' | 'travelRuleThresholdEur' | 'denyListedAddresses'> &
-  Partial<Pick<Settings, 'webhookRetryBaseMs'>> & {
+  Partial<Pick<Settings, 'webhookRetryBaseMs' | 'databaseTimeouts' | 'temporal'>> & {
     development: Pick<DevelopmentSettings, 'chainConfirmationDelayMs' | 'bankSettlementDelayMs' | 'bankOutboxDir' | 'bankRejectIbans'>;
   };
 
@@ -77,16 +79,20 @@ function sourceFile(pathWithoutExtension: string): string {
 }
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
-  const orm = await openOrm(options.databaseUrl);
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 5 });
+  const timeouts = options.settings.databaseTimeouts ?? DEFAULT_DATABASE_TIMEOUTS;
+  const temporalAccess = options.settings.temporal ?? PLAIN_TEMPORAL_ACCESS;
+  const orm = await openOrm(options.databaseUrl, 10, timeouts);
+  const pool = new pg.Pool(poolConfig(options.databaseUrl, 5, timeouts));
   // An idle client that loses its server (a restart, a failover) must not crash the worker.
   pool.on('error', (error) => options.log.warn(`database pool: ${error.message}`));
-  const connection = await NativeConnection.connect({ address: options.temporalAddress });
+  const connection = await NativeConnection.connect(temporalConnectionOptions(options.temporalAddress, temporalAccess));
   const metrics = createWorkerMetrics();
   // Metrics outermost: they count each attempt's final outcome, after the domain-error mapping.
   const interceptors: WorkerInterceptors = { activity: [metrics.interceptor, ...(WORKER_INTERCEPTORS.activity ?? [])] };
   const worker = await Worker.create({
     connection,
+    // The same encryption as every client: what partners sent is never stored in clear in Temporal.
+    dataConverter: temporalDataConverter(temporalAccess),
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     ...(options.workflowBundlePath

@@ -58,6 +58,8 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
       response.setHeader('Access-Control-Max-Age', '600');
     }
     if (request.method === 'OPTIONS') return reply(response, 204);
+    // For orchestrators: says only that the process answers.
+    if (request.method === 'GET' && request.url === '/health') return reply(response, 200, { status: 'ok' });
     const route = /^\/(?:([^/]{1,512})\/)?decode$/.exec(new URL(request.url ?? '/', 'http://codec').pathname);
     if (!route) return reply(response, 404, { message: 'not found: POST /decode (decode only)' });
     if (request.method !== 'POST') return reply(response, 405, { message: 'POST only' });

@@ -1,18 +1,20 @@
 import type { Middleware } from 'koa';
 import { DomainError } from '../../core/errors';
+import { isDatabaseUnavailable } from '../../db/connection-settings';
 import { HTTP_ERRORS, errorBody } from '../http/error-mapping';
 import type { ApiErrorKind } from '../http/error-mapping';
 import { HttpError } from '../http/http-error';
 import { respondJson } from '../http/respond';
 import { requestOutcome } from '../metrics/request-outcome';
 
-/** Connection failures of Postgres or Temporal: the request may be retried later (503). */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P03', '53300']);
-
+/**
+ * Postgres unavailable or too slow (a dropped connection, our statement or lock timeout, a
+ * server restarting) or Temporal unreachable: the request may be retried later (503).
+ */
 function isUnavailable(error: unknown): boolean {
+  if (isDatabaseUnavailable(error)) return true;
   if (typeof error !== 'object' || error === null) return false;
-  const { code, name } = error as { code?: unknown; name?: unknown };
-  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+  const { name } = error as { name?: unknown };
   return name === 'ServiceError' || name === 'ConnectionError';
 }
 

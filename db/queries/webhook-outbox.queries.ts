@@ -41,6 +41,8 @@ export async function claimDueWebhookEvents(
         where e.delivered_at is null and e.given_up_at is null
           and e.next_attempt_at <= $1
           and (e.claimed_until is null or e.claimed_until <= $1)
+          -- Only events that can be sent: one whose endpoint was removed meanwhile must not take a slot.
+          and exists (select 1 from webhook_endpoint w where w.partner_id = e.partner_id)
           and not exists (
                 select 1 from webhook_event earlier
                  where earlier.operation_id = e.operation_id and earlier.sequence < e.sequence

@@ -17,6 +17,7 @@ import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { startTestApi } from '../support/http';
 import { testStack } from '../support/stack';
+import { testDataConverter } from '../support/temporal-access';
 import { useTestApi } from '../support/use-test-api';
 
 const ctx = useTestApi({ maxBodyBytes: 1024 });
@@ -160,7 +161,10 @@ describe('errors', () => {
         taskQueue,
         workflowBundlePath: testStack().workflowBundlePath,
         log: createLogger('late-worker', 'error'),
-        settings: loadSettings({ ...TEST_WORKER_SETTINGS, DATA_DIR: testStack().dataDir }, '/'),
+        settings: loadSettings(
+          { ...TEST_WORKER_SETTINGS, DATA_DIR: testStack().dataDir, PAYLOAD_ENCRYPTION_KEYS: process.env.PAYLOAD_ENCRYPTION_KEYS },
+          '/',
+        ),
       });
       // A partner retries with the same key until it gets the outcome (a busy machine may need a few tries).
       await eventually(
@@ -219,7 +223,7 @@ async function serve(overrides: Partial<ApiDependencies>): Promise<{ url: string
     pool: readPool,
     readPool,
     temporal: {
-      client: new Client({ connection: temporalConnection, namespace: testStack().namespace }),
+      client: new Client({ connection: temporalConnection, namespace: testStack().namespace, dataConverter: testDataConverter() }),
       taskQueue: testStack().taskQueue,
       responseTimeoutMs: 30_000,
       pool: readPool,

@@ -18,6 +18,7 @@ import type { TestPartner } from '../support/fixtures';
 import { fixedClock } from '../support/http';
 import { quietSdkLogs } from '../support/sdk-logs';
 import { testStack } from '../support/stack';
+import { testTemporalAccess } from '../support/temporal-access';
 import { TEST_WORKER_SETTINGS } from '../support/test-config';
 import { useTestApi } from '../support/use-test-api';
 
@@ -67,6 +68,7 @@ async function startObservedApi(overrides: Partial<ApiOptions> = {}): Promise<Ob
     rateLimitPerSecond: 0,
     rateLimitBurst: 0,
     log: captured.log,
+    temporal: testTemporalAccess(),
     ...overrides,
   });
   ctx.defer(() => api.stop());
@@ -334,6 +336,7 @@ describe('a withdrawal, followed from the request to its activities', () => {
         travelRuleDeadlineMs: Number(TEST_WORKER_SETTINGS.TRAVEL_RULE_DEADLINE_MS),
         travelRuleThresholdEur: TEST_WORKER_SETTINGS.TRAVEL_RULE_THRESHOLD_EUR,
         denyListedAddresses: [],
+        temporal: testTemporalAccess(),
         development: {
           chainConfirmationDelayMs: Number(TEST_WORKER_SETTINGS.CHAIN_CONFIRMATION_DELAY_MS),
           bankSettlementDelayMs: Number(TEST_WORKER_SETTINGS.BANK_SETTLEMENT_DELAY_MS),

@@ -1,4 +1,5 @@
 import { defaultPayloadConverter } from '@temporalio/common';
+import { AesGcmPayloadCodec } from '../../core/payload-codec';
 import type { WorkflowHandle } from '@temporalio/client';
 import { cryptoWithdrawalContract, exchangeContract, sepaTransferContract } from '../../contracts';
 import { OPERATION_STAGE, OPERATION_STATUS, OPERATION_SUMMARY } from '../../core/search-attributes';
@@ -7,6 +8,7 @@ import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { registerUser } from '../support/operations';
+import { testTemporalAccess } from '../support/temporal-access';
 import { useTestApi } from '../support/use-test-api';
 
 /**
@@ -40,10 +42,13 @@ async function seenByOperators(handle: WorkflowHandle): Promise<SeenByOperators>
   const description = await handle.describe();
   const metadata = await handle.query<{ currentDetails?: string }>(METADATA_QUERY);
   const history = await handle.fetchHistory();
-  const activitySummaries = (history.events ?? []).flatMap((event) => {
+  // Summaries are payloads, encrypted like the rest: the Web UI shows them through the codec endpoint.
+  const encrypted = (history.events ?? []).flatMap((event) => {
     const summary = event.activityTaskScheduledEventAttributes ? event.userMetadata?.summary : undefined;
-    return summary ? [defaultPayloadConverter.fromPayload<string>(summary)] : [];
+    return summary ? [summary] : [];
   });
+  const codec = new AesGcmPayloadCodec(testTemporalAccess().payloadKeys!);
+  const activitySummaries = (await codec.decode(encrypted)).map((payload) => defaultPayloadConverter.fromPayload<string>(payload));
   return {
     staticSummary: await description.staticSummary(),
     staticDetails: await description.staticDetails(),

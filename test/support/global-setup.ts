@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { newPayloadKeyEntry } from '../../core/payload-codec';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -15,6 +16,8 @@ const START_TIMEOUT_MS = 20 * 60 * 1000;
  * stack sees its stdin close and stops itself.
  */
 export default async function globalSetup(): Promise<void> {
+  // One key per run, inherited by the stack, every jest worker and every process a test starts.
+  process.env.PAYLOAD_ENCRYPTION_KEYS ??= newPayloadKeyEntry('test-run');
   const root = path.resolve(__dirname, '../..');
   const child = spawn(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'test/support/test-stack.main.ts'], {
     cwd: root,

@@ -1,4 +1,5 @@
 import { startApi } from '../../api/server';
+import { testTemporalAccess } from './temporal-access';
 import type { RunningApi } from '../../api/server';
 import type { Clock } from '../../api/dependencies';
 import { createLogger } from '../../core/logger';
@@ -49,6 +50,7 @@ export async function startTestApi(options: StartTestApiOptions = {}): Promise<T
     rateLimitBurst: options.rateLimit?.burst ?? 0,
     log: createLogger('test-api', 'error'),
     clock: options.clock,
+    temporal: testTemporalAccess(),
   });
   return {
     url: api.url,

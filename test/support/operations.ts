@@ -4,6 +4,7 @@ import { upsertUser } from '../../db/services/partner-user.service';
 import type { TestPartner } from './fixtures';
 import type { TestApi } from './http';
 import { testStack } from './stack';
+import { testDataConverter } from './temporal-access';
 
 export async function balancesOf(api: TestApi, partner: TestPartner): Promise<Record<string, string>> {
   const response = await api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
@@ -50,5 +51,8 @@ export async function registerUser(orm: MikroORM, partner: TestPartner, external
 
 export async function temporalClient(): Promise<{ client: Client; close(): Promise<void> }> {
   const connection = await Connection.connect({ address: testStack().temporalAddress });
-  return { client: new Client({ connection, namespace: testStack().namespace }), close: () => connection.close() };
+  return {
+    client: new Client({ connection, namespace: testStack().namespace, dataConverter: testDataConverter() }),
+    close: () => connection.close(),
+  };
 }

@@ -15,6 +15,7 @@ import { createLogger } from '../../core/logger';
 import type { Logger } from '../../core/logger';
 import { loadSettings } from '../../core/settings';
 import { ensureWebhookDispatcher } from '../../worker/webhook-dispatcher';
+import { temporalDataConverter } from '../../core/temporal-connection';
 import { WORKFLOW_INTERCEPTOR_MODULES, startWorker, workflowsPath } from '../../worker/worker';
 import { killRecordedProcesses } from './processes';
 import { TEST_WORKER_SETTINGS } from './test-config';
@@ -107,7 +108,11 @@ async function main(log: Logger): Promise<void> {
   await checkpoint();
   const connection = await Connection.connect({ address: infrastructure.temporalAddress });
   try {
-    await ensureWebhookDispatcher(new Client({ connection, namespace: settings.temporalNamespace }), settings.temporalTaskQueue, log);
+    await ensureWebhookDispatcher(
+      new Client({ connection, namespace: settings.temporalNamespace, dataConverter: temporalDataConverter(settings.temporal) }),
+      settings.temporalTaskQueue,
+      log,
+    );
   } finally {
     await connection.close();
   }

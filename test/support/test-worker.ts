@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Activities } from '../../activities';
 import { createLogger } from '../../core/logger';
 import { startWorker } from '../../worker/worker';
+import { testTemporalAccess } from './temporal-access';
 import type { RunningWorker, WorkerSettings } from '../../worker/worker';
 import { quietSdkLogs } from './sdk-logs';
 import { testStack } from './stack';
@@ -33,6 +34,7 @@ export async function startTestWorker(
     travelRuleDeadlineMs: options.travelRuleDeadlineMs ?? Number(TEST_WORKER_SETTINGS.TRAVEL_RULE_DEADLINE_MS),
     travelRuleThresholdEur: TEST_WORKER_SETTINGS.TRAVEL_RULE_THRESHOLD_EUR,
     denyListedAddresses: denyList,
+    temporal: testTemporalAccess(),
     development: {
       chainConfirmationDelayMs: options.chainConfirmationDelayMs ?? Number(TEST_WORKER_SETTINGS.CHAIN_CONFIRMATION_DELAY_MS),
       bankSettlementDelayMs: Number(TEST_WORKER_SETTINGS.BANK_SETTLEMENT_DELAY_MS),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
-import type { WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
@@ -94,8 +94,11 @@ export interface Gate {
 
 export interface WorkflowRun {
   taskQueue: string;
-  /** Starts a workflow on this run's task queue; it is terminated after the test if still running. */
-  start(workflowType: string, options: { workflowId: string; args: unknown[] }): Promise<WorkflowHandle>;
+  /**
+   * Starts a workflow on this run's task queue; it is terminated after the test if still running.
+   * The handle follows the chain of runs (continue-as-new); its first run is firstExecutionRunId.
+   */
+  start(workflowType: string, options: { workflowId: string; args: unknown[] }): Promise<WorkflowHandleWithFirstExecutionRunId>;
   /**
    * Starts it as the API does (Update-With-Start of `fundsReserved`): `reserved` is the caller's
    * answer, the id once the funds are held or the refusal.

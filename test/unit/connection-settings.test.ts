@@ -4,6 +4,10 @@ describe('isDatabaseUnavailable', () => {
   it.each([
     ['a dropped connection (no SQLSTATE)', new Error('Connection terminated unexpectedly')],
     ['a connect timeout from the pool', new Error('timeout exceeded when trying to connect')],
+    [
+      'rewritten in place by knex (the statement first)',
+      new Error("select * from account where iban = 'DE89' - Connection terminated unexpectedly"),
+    ],
     ['a refused connection', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
     ['our statement_timeout', Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })],
     ['our lock_timeout', Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' })],

@@ -9,6 +9,7 @@ import { completeTravelRuleUpdate, cryptoWithdrawalContract, statusQuery } from 
 import type { CryptoWithdrawalInput, OperationProgress, TravelRuleCompletion } from '../../contracts';
 import { DomainError } from '../../core/errors';
 import { eventually } from '../support/eventually';
+import { recordHistory } from '../support/history-recorder';
 import { domainFailure, callOrder, mockActivities, stepsInHistory, useWorkflowTestEnvironment } from '../support/workflow-environment';
 import type { WorkflowRun } from '../support/workflow-environment';
 
@@ -123,6 +124,7 @@ describe('crypto-withdrawal workflow', () => {
       expect(await reserved).toEqual({ id: input.withdrawalId });
       expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
       expect(await handle.query(statusQuery)).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+      await recordHistory(handle, 'settled');
     });
     expect(activities.reserveWithdrawal).toHaveBeenCalledWith(input);
     expect(activities.checkTravelRule).toHaveBeenCalledWith(input.withdrawalId);
@@ -151,6 +153,7 @@ describe('crypto-withdrawal workflow', () => {
           refusal: { kind: 'insufficient-funds', message: 'the available balance is too low' },
         });
         expect(await statusOf(handle)).toBe('COMPLETED');
+        await recordHistory(handle, 'refused-insufficient-funds');
       });
       expect(activities.reserveWithdrawal).toHaveBeenCalledTimes(1); // non-retryable
       expect(activities.abandonWithdrawal).toHaveBeenCalledWith(input.withdrawalId, RESERVATION_ABANDONED);
@@ -174,6 +177,7 @@ describe('crypto-withdrawal workflow', () => {
         });
         expect(await statusOf(handle)).toBe('FAILED');
         expect(await handle.query(statusQuery)).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'ABANDONED' });
+        await recordHistory(handle, 'abandoned');
       });
       expect(activities.abandonWithdrawal).toHaveBeenCalledWith(input.withdrawalId, RESERVATION_ABANDONED);
       expect(moneySteps(activities)).toEqual(['abandonWithdrawal']);
@@ -227,6 +231,7 @@ describe('crypto-withdrawal workflow', () => {
           failureReason: 'destination address is on the deny list',
         });
         expect(await statusOf(handle)).toBe('COMPLETED');
+        await recordHistory(handle, 'denied-deny-list');
       });
       expect(activities.releaseWithdrawal).toHaveBeenCalledWith(input.withdrawalId, 'destination address is on the deny list', 'FAILED');
       expect(moneySteps(activities)).toEqual(['releaseWithdrawal']);
@@ -313,6 +318,7 @@ describe('crypto-withdrawal workflow', () => {
         });
         // Too late: the Update is refused once the withdrawal stopped waiting.
         await expect(handle.executeUpdate(completeTravelRuleUpdate, { args: [completion] })).rejects.toThrow();
+        await recordHistory(handle, 'travel-rule-timed-out');
       });
       expect(activities.setWithdrawalProgress).toHaveBeenCalledWith(input.withdrawalId, {
         status: 'IN_PROGRESS_TR_DATA',
@@ -339,6 +345,7 @@ describe('crypto-withdrawal workflow', () => {
           status: 'IN_PROGRESS',
         });
         expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+        await recordHistory(handle, 'travel-rule-completed');
       });
       expect(activities.recordTravelRuleCompletion).toHaveBeenCalledWith(input.withdrawalId, completion);
       expect(activities.setWithdrawalProgress.mock.calls.map(([, progress]) => progress)).toEqual([
@@ -409,6 +416,7 @@ describe('crypto-withdrawal workflow', () => {
           stage: 'REJECTED',
           failureReason: 'transaction 0xfeed failed on chain',
         });
+        await recordHistory(handle, 'rejected-on-chain');
       });
       expect(activities.rejectWithdrawal).toHaveBeenCalledWith(input.withdrawalId, 'transaction 0xfeed failed on chain');
       expect(moneySteps(activities)).toEqual(['markWithdrawalHandOff', 'broadcastWithdrawal', 'rejectWithdrawal']);
@@ -445,6 +453,7 @@ describe('crypto-withdrawal workflow', () => {
           stage: 'CANCELLED',
           failureReason: CANCELLED_BEFORE_HAND_OFF,
         });
+        await recordHistory(handle, 'cancelled-before-hand-off');
       });
       expect(activities.releaseWithdrawal).toHaveBeenCalledWith(input.withdrawalId, CANCELLED_BEFORE_HAND_OFF, 'CANCELLED');
       expect(moneySteps(activities)).toEqual(['releaseWithdrawal']);
@@ -467,6 +476,7 @@ describe('crypto-withdrawal workflow', () => {
         chain.open();
         expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
         expect(await statusOf(handle)).toBe('COMPLETED');
+        await recordHistory(handle, 'cancelled-after-hand-off');
       });
       expect(moneySteps(activities)).toEqual([
         'markWithdrawalHandOff',
@@ -569,6 +579,7 @@ describe('crypto-withdrawal workflow', () => {
         expect(steps.activities.filter((type) => type === 'pollWithdrawalConfirmation')).toHaveLength(2);
         expect(steps.timers).toBe(1);
         expect(steps.failedAttempts).toBe(0);
+        await recordHistory(handle, 'settled-after-a-second-poll');
       });
       expect(moneySteps(activities)).toEqual(['markWithdrawalHandOff', 'broadcastWithdrawal', 'settleWithdrawal']);
     });
@@ -598,6 +609,7 @@ describe('crypto-withdrawal workflow', () => {
         const steps = await stepsInHistory(handle);
         expect(steps.localActivities).toContain('settleWithdrawal');
         expect(steps.activities).toContain('settleWithdrawal');
+        await recordHistory(handle, 'settled-by-a-regular-activity');
       });
       // Three local attempts, then the regular activity: one failed attempt, then success.
       expect(activities.settleWithdrawal).toHaveBeenCalledTimes(5);

@@ -4,6 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { exchangeContract, statusQuery } from '../../contracts';
 import type { ExchangeInput } from '../../contracts';
 import { DomainError } from '../../core/errors';
+import { recordHistory } from '../support/history-recorder';
 import { domainFailure, mockActivities, stepsInHistory, useWorkflowTestEnvironment } from '../support/workflow-environment';
 
 /** The exchange workflow on its own, with mocked activities: one step, and what settles a failed one. */
@@ -41,6 +42,7 @@ async function runExchange(activities: ReturnType<typeof exchangeActivities>, in
     );
     return {
       ...outcome,
+      handle,
       status: (await handle.describe()).status.name,
       progress: await handle.query(statusQuery),
       steps: await stepsInHistory(handle),
@@ -59,6 +61,7 @@ describe('exchange workflow', () => {
     });
     expect(activities.executeExchange).toHaveBeenCalledWith(input);
     expect(activities.abandonExchange).not.toHaveBeenCalled();
+    await recordHistory(outcome.handle, 'settled');
   });
 
   it('runs the exchange as a local activity: the whole workflow is one workflow task, no activity task', async () => {
@@ -82,6 +85,7 @@ describe('exchange workflow', () => {
     });
     expect(activities.executeExchange).toHaveBeenCalledTimes(1);
     expect(activities.abandonExchange).toHaveBeenCalledWith(input.exchangeId);
+    await recordHistory(outcome.handle, 'refused-insufficient-funds');
   });
 
   it('refused (an expired lock) leaves a tombstone and completes with the refusal as its result', async () => {
@@ -135,5 +139,6 @@ describe('exchange workflow', () => {
     });
     expect(outcome.progress).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'ABANDONED' });
     expect(activities.abandonExchange).toHaveBeenCalledTimes(1);
+    await recordHistory(outcome.handle, 'abandoned');
   });
 });

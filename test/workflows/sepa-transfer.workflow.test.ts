@@ -8,6 +8,7 @@ import { createSepaTransferActivities } from '../../activities/sepa-transfer.act
 import { sepaTransferContract, statusQuery } from '../../contracts';
 import type { SepaTransferInput } from '../../contracts';
 import { eventually } from '../support/eventually';
+import { recordHistory } from '../support/history-recorder';
 import { domainFailure, callOrder, mockActivities, stepsInHistory, useWorkflowTestEnvironment } from '../support/workflow-environment';
 import type { WorkflowRun } from '../support/workflow-environment';
 
@@ -80,6 +81,7 @@ describe('SEPA-transfer workflow', () => {
       const { handle, reserved } = await startTransfer(run, input);
       expect(await reserved).toEqual({ id: input.transferId });
       expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+      await recordHistory(handle, 'settled');
     });
     expect(activities.reserveSepaTransfer).toHaveBeenCalledWith(input);
     expect(activities.pollBankAnswer).toHaveBeenCalledWith('BANK-REF-1');
@@ -93,6 +95,7 @@ describe('SEPA-transfer workflow', () => {
     await env.withWorker(activities, async (run) => {
       const { handle } = await startTransfer(run, input);
       expect(await handle.result()).toEqual({ status: 'UNSUCCESSFUL', stage: 'REJECTED', failureReason: 'AC04 closed account number' });
+      await recordHistory(handle, 'rejected-by-the-bank');
     });
     expect(activities.rejectSepaTransfer).toHaveBeenCalledWith(input.transferId, 'AC04 closed account number');
     expect(moneySteps(activities)).toEqual(['markSepaHandOff', 'submitSepaTransfer', 'rejectSepaTransfer']);
@@ -111,6 +114,7 @@ describe('SEPA-transfer workflow', () => {
         stage: 'REFUSED_PARTNER_NOT_FOUND',
         refusal: { kind: 'partner-not-found' },
       });
+      await recordHistory(handle, 'refused-partner-not-found');
     });
     expect(activities.abandonSepaTransfer).toHaveBeenCalledWith(input.transferId, 'the reservation could not be confirmed');
     expect(moneySteps(activities)).toEqual(['abandonSepaTransfer']);
@@ -179,6 +183,7 @@ describe('SEPA-transfer workflow', () => {
       await handle.cancel();
       expect(await failureOf(handle)).toBeInstanceOf(CancelledFailure);
       expect((await handle.describe()).status.name).toBe('CANCELLED');
+      await recordHistory(handle, 'cancelled-before-hand-off');
     });
     expect(activities.releaseSepaTransfer).toHaveBeenCalledWith(input.transferId, CANCELLED_BEFORE_HAND_OFF, 'CANCELLED');
     expect(activities.submitSepaTransfer).not.toHaveBeenCalled();
@@ -203,6 +208,7 @@ describe('SEPA-transfer workflow', () => {
         stage: 'REJECTED',
         failureReason: 'AM04 insufficient funds at the bank',
       });
+      await recordHistory(handle, 'cancelled-after-hand-off');
     });
     expect(moneySteps(activities)).toEqual(['markSepaHandOff', 'submitSepaTransfer', 'recordSepaCancellation', 'rejectSepaTransfer']);
   });

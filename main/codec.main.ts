@@ -1,0 +1,30 @@
+/**
+ * The codec endpoint for the Temporal Web UI (`npm run codec`): decode only, behind
+ * CODEC_ENDPOINT_TOKEN, CORS for CODEC_CORS_ORIGINS, with the same PAYLOAD_ENCRYPTION_KEYS as the
+ * API and the worker. Point the UI at `http://HOST:CODEC_PORT/<token>` (TEMPORAL_CODEC_ENDPOINT).
+ */
+import { startCodecServer } from '../api/codec/codec-server';
+import { AesGcmPayloadCodec } from '../core/payload-codec';
+import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting } from './process-support';
+
+async function main(): Promise<void> {
+  const settings = loadProcessSettings();
+  const log = mainLogger('codec', settings);
+  const keys = requireSetting(settings.temporal.payloadKeys, 'PAYLOAD_ENCRYPTION_KEYS');
+  const token = requireSetting(settings.codecEndpoint.token, 'CODEC_ENDPOINT_TOKEN');
+  const server = await startCodecServer({
+    codec: new AesGcmPayloadCodec(keys),
+    token,
+    allowedOrigins: settings.codecEndpoint.allowedOrigins,
+    port: settings.codecEndpoint.port,
+    host: settings.codecEndpoint.host,
+    log,
+  });
+  log.info(`codec endpoint listening on ${settings.codecEndpoint.host}:${settings.codecEndpoint.port} (decode only)`);
+  onShutdownSignal(log, () => server.stop());
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

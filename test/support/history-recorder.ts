@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+
+/**
+ * Recorded workflow histories (test/histories/<workflowType>/<path>.<shape>.json), which
+ * test/workflows/replay.test.ts replays against the current workflow code: a change to a
+ * workflow's commands that runs already under way cannot follow fails a test, not every in-flight
+ * run after a deploy.
+ *
+ * Recording is on demand (`npm run record-histories` sets RECORD_HISTORIES=1): the workflow tests
+ * call recordHistory at the end of a scenario, through the tests' plain (unencrypted) client. The
+ * file name ends in a hash of the commands the run made, so a workflow whose commands changed gets
+ * a new file beside the old one, which stays and keeps being replayed; re-recording an unchanged
+ * path writes nothing.
+ */
+
+export const HISTORIES_DIR = path.resolve(__dirname, '..', 'histories');
+
+/** The JSON a recording holds. */
+export interface RecordedHistory {
+  workflowType: string;
+  /** The path through the workflow, e.g. `travel-rule-timed-out`. */
+  path: string;
+  /** Histories do not carry the id; a workflow (or interceptor) that reads it needs the same one on replay. */
+  workflowId: string;
+  recordedWith: { sdk: string; commit?: string };
+  /** The commands the run made, in order: what replay holds the code to, and what the file name's hash is of. */
+  commands: string[];
+  /** temporal.api.history.v1.History in its JSON form (History.toJSON()); read back with History.fromObject. */
+  history: Record<string, unknown>;
+}
+
+const PATH_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+export function recordingHistories(): boolean {
+  return process.env.RECORD_HISTORIES === '1';
+}
+
+/**
+ * With RECORD_HISTORIES=1, writes the history of the handle's run (closed: a recording is of a
+ * whole path) as `pathName` of its workflow type; otherwise does nothing. For a chain of runs
+ * (continue-as-new), pass a handle of the run to record (its runId).
+ */
+export async function recordHistory(handle: WorkflowHandle, pathName: string): Promise<void> {
+  if (!recordingHistories()) return;
+  if (!PATH_NAME.test(pathName)) throw new Error(`recordHistory: a path name is kebab-case, not "${pathName}"`);
+  const description = await handle.describe();
+  if (description.status.name === 'RUNNING') throw new Error(`recordHistory: ${handle.workflowId} is still running; record a closed run`);
+  const history = temporal.api.history.v1.History.fromObject(await handle.fetchHistory()).toJSON();
+  const commands = commandsOf(history);
+  const recorded: RecordedHistory = {
+    workflowType: description.type,
+    path: pathName,
+    workflowId: handle.workflowId,
+    recordedWith: recordedWith(),
+    commands,
+    history,
+  };
+  const file = path.join(HISTORIES_DIR, description.type, `${pathName}.${shapeOf(commands)}.json`);
+  if (fs.existsSync(file)) return; // the same commands are recorded for this path already
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(recorded, null, 2)}\n`);
+  // Formatted as `npm run format:check` wants it (the API of prettier 3 is ESM, which jest does not load).
+  execFileSync(process.execPath, [require.resolve('prettier/bin/prettier.cjs'), '--write', '--log-level', 'warn', file]);
+}
+
+/** Every recording under test/histories, with its file (relative to it), sorted by file. */
+export function readRecordedHistories(): { file: string; recorded: RecordedHistory }[] {
+  if (!fs.existsSync(HISTORIES_DIR)) return [];
+  return fs
+    .readdirSync(HISTORIES_DIR, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.json'))
+    .sort()
+    .map((file) => ({ file, recorded: JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')) as RecordedHistory }));
+}
+
+/**
+ * A recording's history as the replay worker takes it. Read with @temporalio/proto's History
+ * (historyFromJSON of @temporalio/common is broken in this install: two copies of protobufjs).
+ */
+export function historyOf(recorded: RecordedHistory): temporal.api.history.v1.History {
+  return temporal.api.history.v1.History.fromObject(recorded.history);
+}
+
+/**
+ * The events a workflow's commands produced (each names the workflow task that completed with
+ * it), as `EVENT_TYPE detail`: activity types, marker names with the local activity or patch
+ * they record. Events that only say what happened to a command (started, completed, fired) are
+ * left out: they vary with timing, the commands do not.
+ */
+export function commandsOf(history: Record<string, unknown>): string[] {
+  const events = (history.events ?? []) as Record<string, unknown>[];
+  return events.flatMap((event) => {
+    const attributes = Object.entries(event).find(([key]) => key.endsWith('EventAttributes'))?.[1] as Record<string, unknown> | undefined;
+    if (!attributes || !('workflowTaskCompletedEventId' in attributes)) return [];
+    const type = String(event.eventType).replace(/^EVENT_TYPE_/, '');
+    return [[type, ...commandDetail(attributes)].join(' ')];
+  });
+}
+
+function commandDetail(attributes: Record<string, unknown>): string[] {
+  const activityType = (attributes.activityType as { name?: string } | undefined)?.name;
+  if (activityType) return [activityType];
+  const markerName = attributes.markerName as string | undefined;
+  if (!markerName) return [];
+  const details = (attributes.details ?? {}) as Record<string, { payloads?: { data?: string }[] }>;
+  // A local activity's marker carries its type; a patch's marker its id.
+  const recorded = Object.values(details).flatMap((field) => field.payloads?.map((payload) => jsonOf(payload.data)) ?? []);
+  const what = recorded.map((value) => value?.activity_type ?? value?.id).find((name) => typeof name === 'string');
+  return what ? [markerName, what] : [markerName];
+}
+
+function jsonOf(base64: string | undefined): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(base64 ?? '', 'base64').toString('utf8'));
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A short hash of the commands: the part of a recording's name that changes when its workflow's commands do. */
+export function shapeOf(commands: readonly string[]): string {
+  return createHash('sha256').update(commands.join('\n')).digest('hex').slice(0, 8);
+}
+
+function recordedWith(): RecordedHistory['recordedWith'] {
+  const sdk = (JSON.parse(fs.readFileSync(require.resolve('@temporalio/worker/package.json'), 'utf8')) as { version: string }).version;
+  try {
+    const commit = execFileSync('git', ['describe', '--always', '--dirty'], { cwd: __dirname, encoding: 'utf8' });
+    return { sdk: `@temporalio/worker ${sdk}`, commit: commit.trim() };
+  } catch {
+    return { sdk: `@temporalio/worker ${sdk}` };
+  }
+}
