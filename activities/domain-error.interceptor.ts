@@ -4,7 +4,7 @@ import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, Next } from
 import { ACTIVITY_FAILURES, DOMAIN_ERRORS, DomainError } from '../core/errors';
 import type { ActivityFailureType } from '../core/errors';
 import { isDatabaseUnavailable } from '../db/connection-settings';
-import { sqlStateOf } from '../db/sql-errors';
+import { errorChain, sqlStateOf } from '../db/sql-errors';
 
 /**
  * Every activity's errors leave it in one shape (registered on the worker, which runs it for local
@@ -66,11 +66,9 @@ export function toActivityFailure(error: unknown): unknown {
 
 /** The violated constraint's name (a schema name, never data), wherever the wrappers keep it. */
 function constraintOf(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
-    const { constraint } = current as { constraint?: unknown };
+  for (const each of errorChain(error)) {
+    const { constraint } = each as { constraint?: unknown };
     if (typeof constraint === 'string' && /^[a-z0-9_]{1,63}$/.test(constraint)) return constraint;
-    current = (current as { previous?: unknown; cause?: unknown }).previous ?? (current as { cause?: unknown }).cause;
   }
   return undefined;
 }

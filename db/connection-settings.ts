@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { errorChain } from './sql-errors';
 import { DEFAULT_DATABASE_TIMEOUTS } from '../core/database-timeouts';
 import type { DatabaseTimeouts } from '../core/database-timeouts';
 
@@ -65,15 +66,13 @@ const UNAVAILABLE_MESSAGES = [
  * too slow, as opposed to a refusal of this data. Callers answer 503 / retry.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
-    const { code, sqlState, message, errno } = current as { code?: unknown; sqlState?: unknown; message?: unknown; errno?: unknown };
+  for (const each of errorChain(error)) {
+    const { code, sqlState, message, errno } = each as { code?: unknown; sqlState?: unknown; message?: unknown; errno?: unknown };
     const state = typeof sqlState === 'string' ? sqlState : code;
     if (typeof state === 'string' && (UNAVAILABLE_STATES.has(state) || state.startsWith('08') || UNAVAILABLE_SYSTEM_CODES.has(state)))
       return true;
     if (typeof errno === 'string' && UNAVAILABLE_SYSTEM_CODES.has(errno)) return true;
     if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
-    current = (current as { cause?: unknown; previous?: unknown }).previous ?? (current as { cause?: unknown }).cause;
   }
   return false;
 }

@@ -1,12 +1,9 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { startApi } from '../../api/server';
-import type { RunningApi } from '../../api/server';
-import { createLogger } from '../../core/logger';
-import { DEFAULT_EUR_RATES } from '../../core/rates';
 import { createTestPartner } from '../support/fixtures';
+import { startTestApi } from '../support/http';
+import type { TestApi } from '../support/http';
 import { testStack } from '../support/stack';
-import { testTemporalAccess } from '../support/temporal-access';
 import { useTestApi } from '../support/use-test-api';
 
 const ctx = useTestApi();
@@ -63,27 +60,15 @@ async function startFaultyProxy(target: { host: string; port: number }) {
 
 describe('Postgres stalled or gone: quick 503 P503, never a hang or a 500', () => {
   let proxy: Awaited<ReturnType<typeof startFaultyProxy>>;
-  let api: RunningApi;
+  let api: TestApi;
 
   beforeAll(async () => {
     const url = new URL(testStack().databaseUrl);
     proxy = await startFaultyProxy({ host: url.hostname, port: Number(url.port) });
     const proxied = new URL(testStack().databaseUrl);
     proxied.host = `127.0.0.1:${proxy.port}`;
-    api = await startApi({
-      port: 0,
+    api = await startTestApi({
       databaseUrl: proxied.toString(),
-      databaseReadUrl: undefined,
-      temporalAddress: testStack().temporalAddress,
-      temporalNamespace: testStack().namespace,
-      temporalTaskQueue: testStack().taskQueue,
-      operationResponseTimeoutMs: 30_000,
-      eurRates: DEFAULT_EUR_RATES,
-      maxBodyBytes: 64 * 1024,
-      rateLimitPerSecond: 0,
-      rateLimitBurst: 0,
-      log: createLogger('faulty-db-api', 'error'),
-      temporal: testTemporalAccess(),
       databaseTimeouts: {
         connectTimeoutMs: 500,
         statementTimeoutMs: 1_000,

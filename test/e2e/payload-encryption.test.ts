@@ -8,6 +8,7 @@ import { AesGcmPayloadCodec } from '../../core/payload-codec';
 import { newWalletAddress } from '../../db/services/account-identifiers';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
+import { naturalSepaTransferBody } from '../support/sepa-payment.fixture';
 import { testStack } from '../support/stack';
 import { testTemporalAccess } from '../support/temporal-access';
 import { useTestApi } from '../support/use-test-api';
@@ -111,15 +112,13 @@ it('stores what partners send only encrypted in Temporal, and the codec endpoint
   const iban = 'DE89370400440532013000';
   const sepa = await ctx.api.request('POST', '/v1/partner/sepa-transfer', {
     apiKey: partner.apiKey,
-    body: {
-      currency: 'eur',
+    body: naturalSepaTransferBody({
       amount: '12.50',
-      receiverType: 'NATURAL',
       receiverFirstName: secrets.creditorFirst,
       receiverLastName: secrets.creditorLast,
       destinationIban: iban,
       transferTitle: secrets.title,
-    },
+    }),
   });
   expect(sepa.status).toBe(201);
   const sepaWorkflowId = sepaTransferContract.workflowId(sepa.json.transferId);

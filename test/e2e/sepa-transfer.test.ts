@@ -3,6 +3,7 @@ import path from 'node:path';
 import { setFiatAccountStatus } from '../../db/services/account.service';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
+import { naturalSepaTransferBody } from '../support/sepa-payment.fixture';
 import type { TestPartner } from '../support/fixtures';
 import { balancesOf, historyOf } from '../support/operations';
 import { testStack } from '../support/stack';
@@ -14,18 +15,7 @@ const ctx = useTestApi();
 const transfer = (partner: TestPartner, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   ctx.api.request('POST', '/v1/partner/sepa-transfer', { apiKey: partner.apiKey, body, headers });
 
-function naturalTransfer(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    currency: 'eur',
-    amount: '250.50',
-    receiverType: 'NATURAL',
-    receiverFirstName: 'Marie',
-    receiverLastName: 'Curie',
-    destinationIban: 'DE89370400440532013000',
-    transferTitle: 'Invoice 2026/11-03',
-    ...overrides,
-  };
-}
+const naturalTransfer = naturalSepaTransferBody;
 
 async function statusOf(partner: TestPartner, transferId: string): Promise<string | undefined> {
   return (await historyOf(ctx.api, partner)).find((entry) => entry.id === transferId)?.status as string | undefined;

@@ -9,6 +9,7 @@ import { newWalletAddress } from '../../db/services/account-identifiers';
 import { webhookUrlOf } from '../../db/services/webhook-endpoint.service';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
+import { naturalSepaTransferBody } from '../support/sepa-payment.fixture';
 import type { TestPartner } from '../support/fixtures';
 import { registerUser } from '../support/operations';
 import { runOpsCli } from '../support/ops-cli';
@@ -51,15 +52,7 @@ async function exchange(partner: TestPartner): Promise<string> {
 async function sepaTransfer(partner: TestPartner): Promise<string> {
   const response = await ctx.api.request('POST', '/v1/partner/sepa-transfer', {
     apiKey: partner.apiKey,
-    body: {
-      currency: 'eur',
-      amount: '250.50',
-      receiverType: 'NATURAL',
-      receiverFirstName: 'Marie',
-      receiverLastName: 'Curie',
-      destinationIban: 'DE89370400440532013000',
-      transferTitle: 'Invoice 2026/11-03',
-    },
+    body: naturalSepaTransferBody(),
   });
   expect(response.status).toBe(201);
   return response.json.transferId;

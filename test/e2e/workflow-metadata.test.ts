@@ -6,6 +6,7 @@ import { OPERATION_STAGE, OPERATION_STATUS, OPERATION_SUMMARY } from '../../core
 import { newWalletAddress } from '../../db/services/account-identifiers';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
+import { naturalSepaTransferBody } from '../support/sepa-payment.fixture';
 import type { TestPartner } from '../support/fixtures';
 import { registerUser } from '../support/operations';
 import { testTemporalAccess } from '../support/temporal-access';
@@ -170,15 +171,7 @@ describe('what the Temporal UI shows of a workflow', () => {
     const partner = await namedPartner('Gamma Payments', { eur: '500' });
     const response = await ctx.api.request('POST', '/v1/partner/sepa-transfer', {
       apiKey: partner.apiKey,
-      body: {
-        currency: 'eur',
-        amount: '250.50',
-        receiverType: 'NATURAL',
-        receiverFirstName: 'Marie',
-        receiverLastName: 'Curie',
-        destinationIban: 'DE89370400440532013000',
-        transferTitle: 'Invoice 2026/11-03',
-      },
+      body: naturalSepaTransferBody(),
     });
     expect(response.status).toBe(201);
     const handle = ctx.temporal.workflow.getHandle(sepaTransferContract.workflowId(response.json.transferId));

@@ -1,4 +1,5 @@
 import { startApi } from '../../api/server';
+import type { DatabaseTimeouts } from '../../core/database-timeouts';
 import { testTemporalAccess } from './temporal-access';
 import type { RunningApi } from '../../api/server';
 import type { Clock } from '../../api/dependencies';
@@ -32,6 +33,7 @@ export interface StartTestApiOptions {
   taskQueue?: string;
   responseTimeoutMs?: number;
   rateLimit?: { perSecond: number; burst: number };
+  databaseTimeouts?: DatabaseTimeouts;
 }
 
 /** The real HTTP API on a free port, against the run's Postgres. */
@@ -51,6 +53,7 @@ export async function startTestApi(options: StartTestApiOptions = {}): Promise<T
     log: createLogger('test-api', 'error'),
     clock: options.clock,
     temporal: testTemporalAccess(),
+    ...(options.databaseTimeouts ? { databaseTimeouts: options.databaseTimeouts } : {}),
   });
   return {
     url: api.url,

@@ -1,5 +1,19 @@
 import type { SepaPayment } from '../../activities/adapters/bank/bank-adapter';
 
+/** A valid body of POST /v1/partner/sepa-transfer to a natural person; override what a test is about. */
+export function naturalSepaTransferBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    currency: 'eur',
+    amount: '250.50',
+    receiverType: 'NATURAL',
+    receiverFirstName: 'Marie',
+    receiverLastName: 'Curie',
+    destinationIban: 'DE89370400440532013000',
+    transferTitle: 'Invoice 2026/11-03',
+    ...overrides,
+  };
+}
+
 /** A valid SEPA payment for adapter tests; override what a test is about. */
 export function samplePayment(overrides: Partial<SepaPayment> = {}): SepaPayment {
   return {

@@ -12,21 +12,10 @@ import {
   textLength,
 } from '../../core/payment-limits';
 import { Decimal } from '../../core/money';
-import { samplePayment } from '../support/sepa-payment.fixture';
+import { naturalSepaTransferBody, samplePayment } from '../support/sepa-payment.fixture';
 
 /** What the API accepts must be what pain.001 can carry: both sides are asked the same question. */
-function sepaBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    currency: 'eur',
-    amount: '250.50',
-    receiverType: 'NATURAL',
-    receiverFirstName: 'Marie',
-    receiverLastName: 'Curie',
-    destinationIban: 'DE89370400440532013000',
-    transferTitle: 'Invoice 2026/11-03',
-    ...overrides,
-  };
-}
+const sepaBody = naturalSepaTransferBody;
 
 function apiAccepts(body: Record<string, unknown>): boolean {
   return sepaTransferBodySchema.safeParse(body).success;
