@@ -51,7 +51,7 @@ export interface Settings {
 
 /** The local machine's infrastructure and the simulated adapters' knobs; production configures real ones. */
 export interface DevelopmentSettings {
-  /** Embedded Postgres files, the dev server's database and log, the demo key, the simulated bank's outbox. */
+  /** Embedded Postgres files, the dev server's database and log, the demo key. */
   dataDir: string;
   embeddedPostgresPort: number;
   temporalCliPath: string | undefined;
@@ -61,7 +61,6 @@ export interface DevelopmentSettings {
   chainConfirmationDelayMs: number;
   /** Simulated bank: time from submission to its answer. */
   bankSettlementDelayMs: number;
-  bankOutboxDir: string;
   /** Simulated bank: creditor IBANs it rejects, to exercise the release path. */
   bankRejectIbans: readonly string[];
 }
@@ -254,7 +253,6 @@ const developmentSchema = z.object({
   TEMPORAL_UI_PORT: port(8233),
   CHAIN_CONFIRMATION_DELAY_MS: milliseconds(5_000),
   BANK_SETTLEMENT_DELAY_MS: milliseconds(5_000),
-  BANK_OUTBOX_DIR: optionalText(),
   SIMULATED_BANK_REJECT_IBANS: list(),
 });
 
@@ -322,7 +320,6 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
       temporalUiPort: d.TEMPORAL_UI_PORT,
       chainConfirmationDelayMs: d.CHAIN_CONFIRMATION_DELAY_MS,
       bankSettlementDelayMs: d.BANK_SETTLEMENT_DELAY_MS,
-      bankOutboxDir: d.BANK_OUTBOX_DIR ? path.resolve(projectRoot, d.BANK_OUTBOX_DIR) : path.join(dataDir, 'bank-outbox'),
       bankRejectIbans: d.SIMULATED_BANK_REJECT_IBANS,
     },
   };

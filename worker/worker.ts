@@ -39,7 +39,7 @@ export interface WorkerOptions {
 
 export type WorkerSettings = Pick<Settings, 'travelRuleDeadlineMs' | 'travelRuleThresholdEur' | 'denyListedAddresses'> &
   Partial<Pick<Settings, 'webhookRetryBaseMs' | 'databaseTimeouts' | 'temporal'>> & {
-    development: Pick<DevelopmentSettings, 'chainConfirmationDelayMs' | 'bankSettlementDelayMs' | 'bankOutboxDir' | 'bankRejectIbans'>;
+    development: Pick<DevelopmentSettings, 'chainConfirmationDelayMs' | 'bankSettlementDelayMs' | 'bankRejectIbans'>;
   };
 
 export interface RunningWorker {
@@ -107,7 +107,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         // The default adapters are simulations; real ones implement the same interfaces.
         chain: new SimulatedChainAdapter({ confirmationDelayMs: options.settings.development.chainConfirmationDelayMs }),
         bank: new SimulatedBankAdapter({
-          outboxDir: options.settings.development.bankOutboxDir,
+          pool,
           settlementDelayMs: options.settings.development.bankSettlementDelayMs,
           rejectCreditorIbans: options.settings.development.bankRejectIbans,
         }),

@@ -3,6 +3,7 @@ import { Migration20261122010000_off_the_happy_path } from './Migration202611220
 import { Migration20261122020000_fast_ledger } from './Migration20261122020000_fast_ledger';
 import { Migration20261122030000_fast_reads } from './Migration20261122030000_fast_reads';
 import { Migration20261122040000_webhooks } from './Migration20261122040000_webhooks';
+import { Migration20261122050000_simulated_bank } from './Migration20261122050000_simulated_bank';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261122020000_fast_ledger', class: Migration20261122020000_fast_ledger },
   { name: 'Migration20261122030000_fast_reads', class: Migration20261122030000_fast_reads },
   { name: 'Migration20261122040000_webhooks', class: Migration20261122040000_webhooks },
+  { name: 'Migration20261122050000_simulated_bank', class: Migration20261122050000_simulated_bank },
 ];

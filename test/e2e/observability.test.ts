@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import { startApi } from '../../api/server';
 import type { ApiOptions } from '../../api/server';
@@ -340,7 +339,6 @@ describe('a withdrawal, followed from the request to its activities', () => {
         development: {
           chainConfirmationDelayMs: Number(TEST_WORKER_SETTINGS.CHAIN_CONFIRMATION_DELAY_MS),
           bankSettlementDelayMs: Number(TEST_WORKER_SETTINGS.BANK_SETTLEMENT_DELAY_MS),
-          bankOutboxDir: path.join(testStack().dataDir, 'bank-outbox'),
           bankRejectIbans: [],
         },
       },

@@ -1,12 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { setFiatAccountStatus } from '../../db/services/account.service';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
 import { naturalSepaTransferBody } from '../support/sepa-payment.fixture';
 import type { TestPartner } from '../support/fixtures';
 import { balancesOf, historyOf } from '../support/operations';
-import { testStack } from '../support/stack';
 import { TEST_WORKER_SETTINGS } from '../support/test-config';
 import { useTestApi } from '../support/use-test-api';
 
@@ -33,7 +30,12 @@ describe('POST /v1/partner/sepa-transfer', () => {
     expect(entry).toMatchObject({ type: 'sepaTransfer', amount: -250.5, currency: 'eur', status: 'SUCCESSFUL' });
     expect((await balancesOf(ctx.api, partner)).eur).toBe('749.50');
 
-    const xml = fs.readFileSync(path.join(testStack().dataDir, 'bank-outbox', `${response.json.transferId}.xml`), 'utf8');
+    // The simulated bank's state is a table every worker shares: the pain.001 as submitted.
+    const [submitted] = await ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ pain001: string }[]>('select pain001 from simulated_bank_payment where transfer_id = ?', [response.json.transferId]);
+    const xml = submitted!.pain001;
     expect(xml).toContain('urn:iso:std:iso:20022:tech:xsd:pain.001.001.09');
     expect(xml).toContain('<InstdAmt Ccy="EUR">250.50</InstdAmt>');
     expect(xml).toContain('<IBAN>DE89370400440532013000</IBAN>');

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import type { Activities } from '../../activities';
 import { createLogger } from '../../core/logger';
 import { startWorker } from '../../worker/worker';
@@ -38,7 +37,6 @@ export async function startTestWorker(
     development: {
       chainConfirmationDelayMs: options.chainConfirmationDelayMs ?? Number(TEST_WORKER_SETTINGS.CHAIN_CONFIRMATION_DELAY_MS),
       bankSettlementDelayMs: Number(TEST_WORKER_SETTINGS.BANK_SETTLEMENT_DELAY_MS),
-      bankOutboxDir: path.join(testStack().dataDir, 'bank-outbox'),
       bankRejectIbans: [TEST_WORKER_SETTINGS.SIMULATED_BANK_REJECT_IBANS],
     },
   };

@@ -32,7 +32,6 @@ describe('settings', () => {
       temporalUiPort: 8233,
       chainConfirmationDelayMs: 5_000,
       bankSettlementDelayMs: 5_000,
-      bankOutboxDir: '/srv/app/.data/bank-outbox',
       bankRejectIbans: [],
     });
   });
@@ -102,10 +101,8 @@ describe('settings', () => {
       temporalUiPort: 8300,
       chainConfirmationDelayMs: 0,
       bankSettlementDelayMs: 250,
-      bankOutboxDir: '/srv/app/tmp/data/bank-outbox',
       bankRejectIbans: ['FR7630006000011234567890189', 'DE89370400440532013000'],
     });
-    expect(loadSettings({ BANK_OUTBOX_DIR: '/var/outbox' }, '/srv/app').development.bankOutboxDir).toBe('/var/outbox');
   });
 
   it('treats an empty variable as unset', () => {

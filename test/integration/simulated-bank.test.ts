@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { buildPain001 } from '../../activities/adapters/bank/pain001';
+import { SimulatedBankAdapter } from '../../activities/adapters/bank/simulated-bank.adapter';
+import type { SepaPayment } from '../../activities/adapters/bank/bank-adapter';
+import { samplePayment } from '../support/sepa-payment.fixture';
+import { testStack } from '../support/stack';
+
+const DELAY_MS = 60_000;
+const REJECTED_IBAN = 'NL91ABNA0417164300';
+
+/** The simulated bank on the run's Postgres: its state is a table, so every worker sees one bank. */
+describe('SimulatedBankAdapter', () => {
+  let pool: pg.Pool;
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 4 });
+  });
+  afterAll(() => pool.end());
+
+  const bank = (settlementDelayMs = DELAY_MS) =>
+    new SimulatedBankAdapter({ pool, settlementDelayMs, rejectCreditorIbans: [REJECTED_IBAN] });
+  const payment = (overrides: Partial<SepaPayment> = {}) => samplePayment({ transferId: randomUUID(), amount: '250.00', ...overrides });
+
+  async function stored(transferId: string): Promise<{ pain001: string; amount: string; submitted_at: Date } | undefined> {
+    const result = await pool.query('select pain001, amount::text, submitted_at from simulated_bank_payment where transfer_id = $1', [
+      transferId,
+    ]);
+    return result.rows[0];
+  }
+
+  /** Moves the submission into the past by the database's clock, as waiting would. */
+  async function submittedAgo(transferId: string, ms: number): Promise<void> {
+    await pool.query(
+      `update simulated_bank_payment set submitted_at = clock_timestamp() - make_interval(secs => $2::double precision / 1000) where transfer_id = $1`,
+      [transferId, ms],
+    );
+  }
+
+  it('stores the pain.001 document and answers with a SIMBANK reference', async () => {
+    const sepa = payment();
+    const xml = buildPain001(sepa);
+    await expect(bank().submit(sepa, xml)).resolves.toEqual({ bankReference: `SIMBANK-${sepa.transferId}` });
+    expect(await stored(sepa.transferId)).toMatchObject({ pain001: xml, amount: '250.00' });
+  });
+
+  it('keeps the first submission and its time when the same transfer is submitted again, from any worker', async () => {
+    const sepa = payment();
+    const first = buildPain001(sepa);
+    await bank().submit(sepa, first);
+    const before = await stored(sepa.transferId);
+
+    // Another worker process: another adapter, and another pool, on the same table.
+    const otherPool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 1 });
+    try {
+      const other = new SimulatedBankAdapter({ pool: otherPool, settlementDelayMs: DELAY_MS, rejectCreditorIbans: [] });
+      const again = await Promise.all([other.submit(sepa, buildPain001({ ...sepa, amount: '999.00' })), bank().submit(sepa, first)]);
+      expect(again).toEqual([{ bankReference: `SIMBANK-${sepa.transferId}` }, { bankReference: `SIMBANK-${sepa.transferId}` }]);
+      expect(await stored(sepa.transferId)).toEqual(before);
+      await expect(other.paymentState(`SIMBANK-${sepa.transferId}`)).resolves.toEqual({ state: 'PENDING' });
+    } finally {
+      await otherPool.end();
+    }
+  });
+
+  it('answers PENDING until the settlement delay has passed by the database clock, then SETTLED', async () => {
+    const sepa = payment();
+    const { bankReference } = await bank().submit(sepa, buildPain001(sepa));
+    await submittedAgo(sepa.transferId, DELAY_MS - 1_000);
+    await expect(bank().paymentState(bankReference)).resolves.toEqual({ state: 'PENDING' });
+    await submittedAgo(sepa.transferId, DELAY_MS);
+    await expect(bank().paymentState(bankReference)).resolves.toEqual({ state: 'SETTLED' });
+  });
+
+  it('settles at once with no delay', async () => {
+    const sepa = payment();
+    const { bankReference } = await bank(0).submit(sepa, buildPain001(sepa));
+    await expect(bank(0).paymentState(bankReference)).resolves.toEqual({ state: 'SETTLED' });
+  });
+
+  it('rejects a payment to a listed creditor IBAN once due, and not before', async () => {
+    const sepa = payment({ creditor: { name: 'Blocked Creditor', iban: REJECTED_IBAN } });
+    const { bankReference } = await bank().submit(sepa, buildPain001(sepa));
+    await expect(bank().paymentState(bankReference)).resolves.toEqual({ state: 'PENDING' });
+    await submittedAgo(sepa.transferId, DELAY_MS);
+    await expect(bank().paymentState(bankReference)).resolves.toEqual({
+      state: 'REJECTED',
+      reason: 'creditor account rejected by the bank (simulated)',
+    });
+  });
+
+  it('rejects by the creditor IBAN only, not by the debtor IBAN', async () => {
+    const sepa = payment({ debtor: { name: 'Partner Payments GmbH', iban: REJECTED_IBAN } });
+    const { bankReference } = await bank().submit(sepa, buildPain001(sepa));
+    await submittedAgo(sepa.transferId, DELAY_MS);
+    await expect(bank().paymentState(bankReference)).resolves.toEqual({ state: 'SETTLED' });
+  });
+
+  it.each([
+    `SIMBANK-${'0'.repeat(8)}-0000-0000-0000-000000000000`,
+    'OTHERBANK-5f0c1e2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
+    "SIMBANK-x' or '1'='1",
+    'SIMBANK-',
+  ])('throws "unknown bank reference" for %s', async (reference) => {
+    await expect(bank().paymentState(reference)).rejects.toThrow('unknown bank reference');
+  });
+
+  it('refuses a transfer id that is not a usable reference', async () => {
+    const sepa = payment({ transferId: '../escape' });
+    await expect(bank().submit(sepa, buildPain001(sepa))).rejects.toThrow(/not a usable bank reference/);
+  });
+});
