@@ -48,7 +48,20 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
   const confirmationOf = async (input: { network: Network; transactionHash: string; broadcastAt: string }) => {
     const state = await deps.chain.confirmationState(input);
     if (state === 'FAILED') throw activityFailure('transaction-failed', `transaction ${input.transactionHash} failed on chain`);
+    if (state === 'CONFIRMED') await recordLandedHash(input);
     return state === 'CONFIRMED' ? ('CONFIRMED' as const) : ('PENDING' as const);
+  };
+  /**
+   * A replacement (same nonce, higher fee) may be what landed: the withdrawal then shows that
+   * hash, which is the one on chain, before it settles. The workflow keeps asking by the first
+   * hash; the adapter knows every attempt of it. Idempotent: a repeat finds nothing to change.
+   */
+  const recordLandedHash = async (input: { network: Network; transactionHash: string }) => {
+    const landed = await deps.chain.landedTransactionHash?.(input);
+    if (!landed || landed === input.transactionHash) return;
+    await deps.orm.em
+      .fork()
+      .nativeUpdate(CryptoWithdrawal, { network: input.network, transactionHash: input.transactionHash }, { transactionHash: landed });
   };
 
   return {

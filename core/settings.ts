@@ -46,8 +46,29 @@ export interface Settings {
   temporal: TemporalAccess;
   /** The decode-only codec endpoint for the Web UI (`npm run codec`); off without a token. */
   codecEndpoint: { token: string | undefined; port: number; host: string; allowedOrigins: readonly string[] };
+  /** The EVM networks withdrawals are really sent on (EvmChainAdapter); the others are simulated. */
+  evmNetworks: Partial<Record<EvmNetworkName, EvmNetworkSettings>>;
   development: DevelopmentSettings;
 }
+
+export const EVM_NETWORK_NAMES = ['ethereum', 'polygon'] as const;
+export type EvmNetworkName = (typeof EVM_NETWORK_NAMES)[number];
+
+/** One EVM network's connection and hot wallet, from EVM_*_<NETWORK>; validated again by the adapter. */
+export interface EvmNetworkSettings {
+  rpcUrl: string;
+  chainId: number;
+  /** 0x + 64 hex digits. A secret: never logged, never in a message. */
+  hotWalletPrivateKey: string;
+  requiredConfirmations: number;
+  replaceAfterMs: number;
+  usdcTokenAddress: string | undefined;
+  maxFeePerGasCapWei: bigint;
+}
+
+/** Where `npm start` sends eth and usdc withdrawals on ethereum: the simulation or a local Hardhat node. */
+export const LOCAL_CHAINS = ['simulated', 'local-evm'] as const;
+export type LocalChain = (typeof LOCAL_CHAINS)[number];
 
 /** The local machine's infrastructure and the simulated adapters' knobs; production configures real ones. */
 export interface DevelopmentSettings {
@@ -63,6 +84,9 @@ export interface DevelopmentSettings {
   bankSettlementDelayMs: number;
   /** Simulated bank: creditor IBANs it rejects, to exercise the release path. */
   bankRejectIbans: readonly string[];
+  /** `npm start` only: local-evm starts a Hardhat node and sends ethereum withdrawals there. */
+  chain: LocalChain;
+  evmNodePort: number;
 }
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
@@ -204,6 +228,63 @@ const rateTable = () =>
       }),
   );
 
+/** 0x + 64 hex digits; the message never repeats the value. */
+const privateKey = () =>
+  variable(
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex digits')
+      .optional(),
+  );
+
+const evmAddress = () =>
+  variable(
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, 'must be 0x followed by 40 hex digits')
+      .optional(),
+  );
+
+const httpUrl = () =>
+  variable(
+    z
+      .string()
+      .refine((value) => {
+        try {
+          return ['http:', 'https:'].includes(new URL(value).protocol);
+        } catch {
+          return false;
+        }
+      }, 'must be an http:// or https:// URL')
+      .optional(),
+  );
+
+const weiAmount = (fallback: bigint) =>
+  variable(
+    z
+      .string()
+      .regex(/^\d{1,30}$/, 'must be a whole number of wei')
+      .transform(BigInt)
+      .default(fallback),
+  );
+
+/** The variables of one EVM network, e.g. EVM_RPC_URL_ETHEREUM; a network without an RPC URL is simulated. */
+const evmNetworkShape = (suffix: string) => ({
+  [`EVM_RPC_URL_${suffix}`]: httpUrl(),
+  [`EVM_CHAIN_ID_${suffix}`]: variable(
+    z
+      .string()
+      .regex(/^\d{1,15}$/, 'must be a whole number')
+      .transform(Number)
+      .refine((value) => value >= 1, 'must be a whole number from 1')
+      .optional(),
+  ),
+  [`EVM_HOT_WALLET_KEY_${suffix}`]: privateKey(),
+  [`EVM_CONFIRMATIONS_${suffix}`]: integer(12, { min: 1, max: 1000 }),
+  [`EVM_USDC_ADDRESS_${suffix}`]: evmAddress(),
+  [`EVM_MAX_FEE_PER_GAS_WEI_${suffix}`]: weiAmount(500_000_000_000n),
+});
+
 const logLevel = () => variable(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'));
 
 /** What production reads. Keys are the variables' names: an issue's path names its variable. */
@@ -242,6 +323,9 @@ const productionSchema = z.object({
   CODEC_PORT: port(8234),
   CODEC_HOST: variable(z.string().default('127.0.0.1')),
   CODEC_CORS_ORIGINS: list(),
+  ...evmNetworkShape('ETHEREUM'),
+  ...evmNetworkShape('POLYGON'),
+  EVM_REPLACE_AFTER_MS: milliseconds(180_000, { min: 1 }),
 });
 
 /** What only the local machine uses. */
@@ -254,6 +338,8 @@ const developmentSchema = z.object({
   CHAIN_CONFIRMATION_DELAY_MS: milliseconds(5_000),
   BANK_SETTLEMENT_DELAY_MS: milliseconds(5_000),
   SIMULATED_BANK_REJECT_IBANS: list(),
+  CHAIN: variable(z.enum(LOCAL_CHAINS, { error: `must be one of ${LOCAL_CHAINS.join(', ')}` }).default('local-evm')),
+  EVM_NODE_PORT: port(8545),
 });
 
 /** Every variable the service reads, for documentation and tests. */
@@ -276,6 +362,8 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
   if (!production.success || !development.success) throw new InvalidSettingsError(problems);
   const p = production.data;
   const d = development.data;
+  const evmNetworks = evmNetworksOf(p);
+  if ('problems' in evmNetworks) throw new InvalidSettingsError(evmNetworks.problems);
   const dataDir = path.resolve(projectRoot, d.DATA_DIR);
   return {
     port: p.PORT,
@@ -312,6 +400,7 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
       apiKey: p.TEMPORAL_API_KEY,
     },
     codecEndpoint: { token: p.CODEC_ENDPOINT_TOKEN, port: p.CODEC_PORT, host: p.CODEC_HOST, allowedOrigins: p.CODEC_CORS_ORIGINS },
+    evmNetworks: evmNetworks.networks,
     development: {
       dataDir,
       embeddedPostgresPort: d.EMBEDDED_POSTGRES_PORT,
@@ -321,8 +410,38 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
       chainConfirmationDelayMs: d.CHAIN_CONFIRMATION_DELAY_MS,
       bankSettlementDelayMs: d.BANK_SETTLEMENT_DELAY_MS,
       bankRejectIbans: d.SIMULATED_BANK_REJECT_IBANS,
+      chain: d.CHAIN,
+      evmNodePort: d.EVM_NODE_PORT,
     },
   };
+}
+
+/** A network is real once its RPC URL is set; then its chain id and hot wallet key are required too. */
+function evmNetworksOf(
+  p: Readonly<Record<string, unknown>>,
+): { networks: Partial<Record<EvmNetworkName, EvmNetworkSettings>> } | { problems: string[] } {
+  const networks: Partial<Record<EvmNetworkName, EvmNetworkSettings>> = {};
+  const problems: string[] = [];
+  for (const network of EVM_NETWORK_NAMES) {
+    const suffix = network.toUpperCase();
+    const rpcUrl = p[`EVM_RPC_URL_${suffix}`] as string | undefined;
+    if (rpcUrl === undefined) continue;
+    const chainId = p[`EVM_CHAIN_ID_${suffix}`] as number | undefined;
+    const hotWalletPrivateKey = p[`EVM_HOT_WALLET_KEY_${suffix}`] as string | undefined;
+    if (chainId === undefined) problems.push(`EVM_CHAIN_ID_${suffix} is required when EVM_RPC_URL_${suffix} is set`);
+    if (hotWalletPrivateKey === undefined) problems.push(`EVM_HOT_WALLET_KEY_${suffix} is required when EVM_RPC_URL_${suffix} is set`);
+    if (chainId === undefined || hotWalletPrivateKey === undefined) continue;
+    networks[network] = {
+      rpcUrl,
+      chainId,
+      hotWalletPrivateKey,
+      requiredConfirmations: p[`EVM_CONFIRMATIONS_${suffix}`] as number,
+      replaceAfterMs: p.EVM_REPLACE_AFTER_MS as number,
+      usdcTokenAddress: p[`EVM_USDC_ADDRESS_${suffix}`] as string | undefined,
+      maxFeePerGasCapWei: p[`EVM_MAX_FEE_PER_GAS_WEI_${suffix}`] as bigint,
+    };
+  }
+  return problems.length > 0 ? { problems } : { networks };
 }
 
 /** Values never repeated in a message: they may carry a password. */
@@ -332,6 +451,10 @@ const SECRET_VARIABLES = new Set([
   'PAYLOAD_ENCRYPTION_KEYS',
   'TEMPORAL_API_KEY',
   'CODEC_ENDPOINT_TOKEN',
+  'EVM_HOT_WALLET_KEY_ETHEREUM',
+  'EVM_HOT_WALLET_KEY_POLYGON',
+  'EVM_RPC_URL_ETHEREUM',
+  'EVM_RPC_URL_POLYGON',
 ]);
 
 /** "PORT must be a port number from 1 to 65535, got "eighty"": the variable, the rule, the value. */

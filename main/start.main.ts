@@ -13,6 +13,9 @@ import { startApi } from '../api/server';
 import { openOrm } from '../db/orm';
 import { ensureDemoPartner } from './demo-partner';
 import { startInfrastructure } from '../dev/infrastructure';
+import { startEvmNode } from '../dev/evm-node';
+import type { Logger } from '../core/logger';
+import type { Settings } from '../core/settings';
 import {
   loadProcessSettings,
   loadWorkerObservabilitySettings,
@@ -64,13 +67,14 @@ async function main(): Promise<void> {
   await ensureWebhookDispatcher(client, settings.temporalTaskQueue, log);
   await connection.close();
 
+  const chainSettings = await withLocalEvmNode(settings, log);
   const worker = await startWorker({
     databaseUrl: infrastructure.databaseUrl,
     temporalAddress: infrastructure.temporalAddress,
     namespace: settings.temporalNamespace,
     taskQueue: settings.temporalTaskQueue,
     log,
-    settings,
+    settings: chainSettings.settings,
     ...(observability.httpPort === 0 ? {} : { httpPort: observability.httpPort }),
   });
   stops.push(() => worker.stop());
@@ -88,6 +92,7 @@ async function main(): Promise<void> {
       `API:              ${api.url}`,
       `Temporal Web UI:  ${infrastructure.temporalUiUrl ?? '(configured Temporal: see its own UI)'}`,
       `Metrics:          ${api.url}/metrics${worker.httpUrl ? `, ${worker.httpUrl}/metrics (worker)` : ''}${observability.sdkMetricsPort ? `, http://127.0.0.1:${observability.sdkMetricsPort}/metrics (Temporal SDK)` : ''}`,
+      `Chain:            ${chainSettings.description}`,
       `Demo API key:     ${demo.apiKey}`,
       '',
       `Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${api.url}/v1/partner/balances`,
@@ -95,6 +100,37 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
+}
+
+/**
+ * CHAIN=local-evm (the default) with no EVM_RPC_URL_ETHEREUM: a Hardhat node on 127.0.0.1 takes
+ * ethereum withdrawals (eth and usdc) for real, one confirmation deep (it mines a block per
+ * transaction). Its chain lives in memory, so each start is a new chain with a new hot wallet.
+ */
+async function withLocalEvmNode(settings: Settings, log: Logger): Promise<{ settings: Settings; description: string }> {
+  const configured = Object.keys(settings.evmNetworks);
+  if (configured.length > 0)
+    return { settings, description: `${configured.join(', ')} on the configured EVM nodes; other networks simulated` };
+  if (settings.development.chain === 'simulated') return { settings, description: 'simulated (CHAIN=simulated)' };
+  const node = await startEvmNode({ dataDir: settings.development.dataDir, port: settings.development.evmNodePort, log });
+  stops.push(() => node.stop());
+  return {
+    settings: {
+      ...settings,
+      evmNetworks: {
+        ethereum: {
+          rpcUrl: node.rpcUrl,
+          chainId: node.chainId,
+          hotWalletPrivateKey: node.hotWalletPrivateKey,
+          requiredConfirmations: 1,
+          replaceAfterMs: settings.evmNetworks.ethereum?.replaceAfterMs ?? 60_000,
+          usdcTokenAddress: node.usdcAddress,
+          maxFeePerGasCapWei: 500_000_000_000n,
+        },
+      },
+    },
+    description: `ethereum (eth, usdc) on a local Hardhat node at ${node.rpcUrl}, hot wallet ${node.hotWalletAddress}, test USDC ${node.usdcAddress}; other networks simulated`,
+  };
 }
 
 main().catch(async (error: unknown) => {

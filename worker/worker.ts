@@ -10,6 +10,11 @@ import type { Activities } from '../activities';
 import type { Clock } from '../activities/dependencies';
 import { SimulatedBankAdapter } from '../activities/adapters/bank/simulated-bank.adapter';
 import { SimulatedChainAdapter } from '../activities/adapters/chain/simulated-chain.adapter';
+import { ChainRouter } from '../activities/adapters/chain/chain-router';
+import type { ChainAdapter } from '../activities/adapters/chain/chain-adapter';
+import { EvmChainAdapter } from '../activities/adapters/chain/evm/evm-chain.adapter';
+import type { EvmNetworkConfig } from '../activities/adapters/chain/evm/evm-network-config';
+import type { EvmNetwork } from '../activities/adapters/chain/evm/evm-amounts';
 import { systemClock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import type { DevelopmentSettings, Settings } from '../core/settings';
@@ -38,7 +43,7 @@ export interface WorkerOptions {
 }
 
 export type WorkerSettings = Pick<Settings, 'travelRuleDeadlineMs' | 'travelRuleThresholdEur' | 'denyListedAddresses'> &
-  Partial<Pick<Settings, 'webhookRetryBaseMs' | 'databaseTimeouts' | 'temporal'>> & {
+  Partial<Pick<Settings, 'webhookRetryBaseMs' | 'databaseTimeouts' | 'temporal' | 'evmNetworks'>> & {
     development: Pick<DevelopmentSettings, 'chainConfirmationDelayMs' | 'bankSettlementDelayMs' | 'bankRejectIbans'>;
   };
 
@@ -78,6 +83,28 @@ function sourceFile(pathWithoutExtension: string): string {
   return found;
 }
 
+/** EVM networks with an RPC URL are sent on for real; every other network is simulated. */
+function chainAdapter(options: WorkerOptions, pool: pg.Pool): ChainAdapter {
+  const simulated = new SimulatedChainAdapter({ confirmationDelayMs: options.settings.development.chainConfirmationDelayMs });
+  const networks: Partial<Record<EvmNetwork, EvmNetworkConfig>> = {};
+  for (const [network, config] of Object.entries(options.settings.evmNetworks ?? {})) {
+    if (!config) continue;
+    networks[network as EvmNetwork] = {
+      rpcUrl: config.rpcUrl,
+      chainId: config.chainId,
+      hotWalletPrivateKey: config.hotWalletPrivateKey as `0x${string}`,
+      requiredConfirmations: config.requiredConfirmations,
+      replaceAfterMs: config.replaceAfterMs,
+      ...(config.usdcTokenAddress ? { usdcTokenAddress: config.usdcTokenAddress as `0x${string}` } : {}),
+      maxFeePerGasCapWei: config.maxFeePerGasCapWei,
+    };
+  }
+  if (Object.keys(networks).length === 0) return simulated;
+  const evm = new EvmChainAdapter({ pool, networks, ...(options.clock ? { clock: options.clock } : {}), log: options.log });
+  options.log.info(`withdrawals on ${Object.keys(networks).join(', ')} are sent on chain; other networks are simulated`);
+  return new ChainRouter([evm], simulated);
+}
+
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const timeouts = options.settings.databaseTimeouts ?? DEFAULT_DATABASE_TIMEOUTS;
   const temporalAccess = options.settings.temporal ?? PLAIN_TEMPORAL_ACCESS;
@@ -105,7 +132,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         clock: options.clock ?? systemClock,
         log: options.log,
         // The default adapters are simulations; real ones implement the same interfaces.
-        chain: new SimulatedChainAdapter({ confirmationDelayMs: options.settings.development.chainConfirmationDelayMs }),
+        chain: chainAdapter(options, pool),
         bank: new SimulatedBankAdapter({
           pool,
           settlementDelayMs: options.settings.development.bankSettlementDelayMs,

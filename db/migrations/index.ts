@@ -4,6 +4,7 @@ import { Migration20261122020000_fast_ledger } from './Migration20261122020000_f
 import { Migration20261122030000_fast_reads } from './Migration20261122030000_fast_reads';
 import { Migration20261122040000_webhooks } from './Migration20261122040000_webhooks';
 import { Migration20261122050000_simulated_bank } from './Migration20261122050000_simulated_bank';
+import { Migration20261122060000_evm_chain } from './Migration20261122060000_evm_chain';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261122030000_fast_reads', class: Migration20261122030000_fast_reads },
   { name: 'Migration20261122040000_webhooks', class: Migration20261122040000_webhooks },
   { name: 'Migration20261122050000_simulated_bank', class: Migration20261122050000_simulated_bank },
+  { name: 'Migration20261122060000_evm_chain', class: Migration20261122060000_evm_chain },
 ];

@@ -33,6 +33,8 @@ describe('settings', () => {
       chainConfirmationDelayMs: 5_000,
       bankSettlementDelayMs: 5_000,
       bankRejectIbans: [],
+      chain: 'local-evm',
+      evmNodePort: 8545,
     });
   });
 
@@ -90,6 +92,8 @@ describe('settings', () => {
         CHAIN_CONFIRMATION_DELAY_MS: '0',
         BANK_SETTLEMENT_DELAY_MS: '250',
         SIMULATED_BANK_REJECT_IBANS: 'FR7630006000011234567890189,DE89370400440532013000',
+        CHAIN: 'simulated',
+        EVM_NODE_PORT: '8600',
       },
       '/srv/app',
     );
@@ -102,7 +106,53 @@ describe('settings', () => {
       chainConfirmationDelayMs: 0,
       bankSettlementDelayMs: 250,
       bankRejectIbans: ['FR7630006000011234567890189', 'DE89370400440532013000'],
+      chain: 'simulated',
+      evmNodePort: 8600,
     });
+  });
+
+  it('sends on no EVM network until its RPC URL is set, then needs its chain id and hot wallet key', () => {
+    expect(loadSettings({}, '/').evmNetworks).toEqual({});
+    const key = `0x${'ab'.repeat(32)}`;
+    const settings = loadSettings(
+      {
+        EVM_RPC_URL_ETHEREUM: 'https://rpc.example/v3/secret-project',
+        EVM_CHAIN_ID_ETHEREUM: '1',
+        EVM_HOT_WALLET_KEY_ETHEREUM: key,
+        EVM_USDC_ADDRESS_ETHEREUM: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+        EVM_CONFIRMATIONS_ETHEREUM: '3',
+        EVM_REPLACE_AFTER_MS: '60000',
+      },
+      '/',
+    );
+    expect(settings.evmNetworks).toEqual({
+      ethereum: {
+        rpcUrl: 'https://rpc.example/v3/secret-project',
+        chainId: 1,
+        hotWalletPrivateKey: key,
+        requiredConfirmations: 3,
+        replaceAfterMs: 60_000,
+        usdcTokenAddress: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+        maxFeePerGasCapWei: 500_000_000_000n,
+      },
+    });
+
+    let error: unknown;
+    try {
+      loadSettings({ EVM_RPC_URL_POLYGON: 'http://127.0.0.1:8545', EVM_HOT_WALLET_KEY_ETHEREUM: 'not-a-key-secret-value' }, '/');
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(InvalidSettingsError);
+    const message = (error as Error).message;
+    expect(message).toContain('EVM_HOT_WALLET_KEY_ETHEREUM must be 0x followed by 64 hex digits');
+    expect(message).not.toContain('not-a-key-secret-value');
+  });
+
+  it('requires the chain id and key of a network whose RPC URL is set', () => {
+    expect(() => loadSettings({ EVM_RPC_URL_POLYGON: 'http://127.0.0.1:8545' }, '/')).toThrow(
+      /EVM_CHAIN_ID_POLYGON is required when EVM_RPC_URL_POLYGON is set[\s\S]*EVM_HOT_WALLET_KEY_POLYGON is required/,
+    );
   });
 
   it('treats an empty variable as unset', () => {

@@ -27,4 +27,10 @@ export interface ChainAdapter {
   /** Idempotent on withdrawalId: a repeated call returns the first call's hash and time. */
   broadcast(request: BroadcastRequest): Promise<BroadcastResult>;
   confirmationState(request: { network: Network; transactionHash: string; broadcastAt: string }): Promise<ConfirmationState>;
+  /**
+   * The hash of the transaction that is on chain for this broadcast, when it differs from the
+   * broadcast's own: a replacement at the same nonce with higher fees (EVM). Null while none is.
+   * Adapters whose transactions are never replaced need not implement it.
+   */
+  landedTransactionHash?(request: { network: Network; transactionHash: string }): Promise<string | null>;
 }

@@ -1,0 +1,44 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import solc from 'solc';
+import type { Abi, Hex } from 'viem';
+
+export interface CompiledContract {
+  abi: Abi;
+  bytecode: Hex;
+}
+
+const SOURCE_FILE = 'test-usdc.sol';
+const CONTRACT_NAME = 'TestUsdc';
+
+let compiled: CompiledContract | undefined;
+
+/**
+ * The test USDC (dev/evm/test-usdc.sol) compiled by solc-js, the compiler the `solc` package pins
+ * (0.8.26): compiled from source on first use, so there is no artifact to drift from the source.
+ * Takes about two seconds, once per process.
+ */
+export function testUsdcContract(): CompiledContract {
+  compiled ??= compile();
+  return compiled;
+}
+
+function compile(): CompiledContract {
+  const input = {
+    language: 'Solidity',
+    sources: { [SOURCE_FILE]: { content: fs.readFileSync(path.join(__dirname, SOURCE_FILE), 'utf8') } },
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    },
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
+    errors?: Array<{ severity: string; formattedMessage: string }>;
+    contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
+  };
+  const errors = (output.errors ?? []).filter((error) => error.severity === 'error');
+  if (errors.length > 0) throw new Error(`${SOURCE_FILE} does not compile:\n${errors.map((error) => error.formattedMessage).join('\n')}`);
+  const contract = output.contracts?.[SOURCE_FILE]?.[CONTRACT_NAME];
+  if (!contract) throw new Error(`solc produced no ${CONTRACT_NAME}`);
+  return { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+}
