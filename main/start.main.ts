@@ -29,10 +29,26 @@ import { ensureWebhookDispatcher } from '../worker/webhook-dispatcher';
 import { startWorker } from '../worker/worker';
 
 /** What this process started, stopped in reverse order on Ctrl-C or on a failed start. */
-const stops: Array<() => Promise<void>> = [];
+const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
+/** One part that does not stop within this is left behind, named, so the rest still stop. */
+const STOP_PART_TIMEOUT_MS = 15_000;
 
 async function stopAll(): Promise<void> {
-  for (const stop of stops.splice(0).reverse()) await stop().catch((error: unknown) => process.stderr.write(`${String(error)}\n`));
+  for (const { name, stop } of stops.splice(0).reverse()) {
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve(`${name} did not stop within ${STOP_PART_TIMEOUT_MS} ms: left behind`), STOP_PART_TIMEOUT_MS);
+    });
+    const outcome = await Promise.race([
+      stop().then(
+        () => undefined,
+        (error: unknown) => `${name}: ${String(error)}`,
+      ),
+      gaveUp,
+    ]);
+    clearTimeout(timer);
+    if (outcome !== undefined) process.stderr.write(`${outcome}\n`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -53,9 +69,9 @@ async function main(): Promise<void> {
     host: settings.codecEndpoint.host,
     log,
   });
-  stops.push(() => codec.stop());
+  stops.push({ name: 'the codec endpoint', stop: () => codec.stop() });
   const infrastructure = await startInfrastructure(settings, { ui: true, uiCodecEndpoint: codec.endpointUrl, log });
-  stops.push(() => infrastructure.stop());
+  stops.push({ name: 'Postgres and Temporal', stop: () => infrastructure.stop() });
 
   const orm = await openOrm(infrastructure.databaseUrl, 2);
   const demo = await ensureDemoPartner(orm, settings.development.dataDir);
@@ -77,14 +93,14 @@ async function main(): Promise<void> {
     settings: chainSettings.settings,
     ...(observability.httpPort === 0 ? {} : { httpPort: observability.httpPort }),
   });
-  stops.push(() => worker.stop());
+  stops.push({ name: 'the worker', stop: () => worker.stop() });
   const api = await startApi({
     ...settings,
     databaseUrl: infrastructure.databaseUrl,
     temporalAddress: infrastructure.temporalAddress,
     log,
   });
-  stops.push(() => api.stop());
+  stops.push({ name: 'the API', stop: () => api.stop() });
 
   process.stdout.write(
     [
@@ -113,7 +129,7 @@ async function withLocalEvmNode(settings: Settings, log: Logger): Promise<{ sett
     return { settings, description: `${configured.join(', ')} on the configured EVM nodes; other networks simulated` };
   if (settings.development.chain === 'simulated') return { settings, description: 'simulated (CHAIN=simulated)' };
   const node = await startEvmNode({ dataDir: settings.development.dataDir, port: settings.development.evmNodePort, log });
-  stops.push(() => node.stop());
+  stops.push({ name: 'the EVM node', stop: () => node.stop() });
   return {
     settings: {
       ...settings,
