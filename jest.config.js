@@ -4,6 +4,8 @@
  * - workflows: each workflow on its own with mocked activities, through a real worker on the
  *   run's Temporal dev server;
  * - integration and e2e: the real stack (Postgres, Temporal, the worker; e2e through HTTP).
+ * - faults (`npm run test:faults`): the fault campaign, which starts its own Postgres, Temporal,
+ *   API and worker processes to kill and restart them; only when asked for (below).
  * The three stack tiers share one global setup, which jest runs once per run (and only when a
  * test of those tiers is selected): it starts the stack, and the teardown checks the ledger,
  * stops every process a test started and then the stack.
@@ -18,6 +20,13 @@ const shared = {
   },
 };
 
+/**
+ * The fault campaign takes minutes and starts processes of its own: it runs only when asked for
+ * by name (`jest --selectProjects faults`, i.e. `npm run test:faults`, or a path under
+ * test/faults), so a plain `jest` (`npm test`) leaves its project out.
+ */
+const faultsAsked = process.argv.some((arg) => arg === 'faults' || arg.endsWith('=faults') || arg.includes('test/faults'));
+
 const onTheStack = {
   ...shared,
   globalSetup: '<rootDir>/test/support/global-setup.ts',
@@ -30,6 +39,8 @@ module.exports = {
     { ...onTheStack, displayName: 'workflows', roots: ['<rootDir>/test/workflows'] },
     { ...onTheStack, displayName: 'integration', roots: ['<rootDir>/test/integration'] },
     { ...onTheStack, displayName: 'e2e', roots: ['<rootDir>/test/e2e'] },
+    // Its own stack (test/faults/support/harness.ts): no global setup.
+    ...(faultsAsked ? [{ ...shared, displayName: 'faults', roots: ['<rootDir>/test/faults'] }] : []),
   ],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   // A run-wide option: jest ignores it inside a project.

@@ -47,21 +47,25 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
   /** CONFIRMED or PENDING; a failed transaction is the chain's definite answer that the coins did not leave. */
   const confirmationOf = async (input: { network: Network; transactionHash: string; broadcastAt: string }) => {
     const state = await deps.chain.confirmationState(input);
-    if (state === 'FAILED') throw activityFailure('transaction-failed', `transaction ${input.transactionHash} failed on chain`);
-    if (state === 'CONFIRMED') await recordLandedHash(input);
-    return state === 'CONFIRMED' ? ('CONFIRMED' as const) : ('PENDING' as const);
+    if (state === 'PENDING') return 'PENDING' as const;
+    // Confirmed or reverted, the transaction on chain may be a replacement: the withdrawal shows that one.
+    const onChain = await recordLandedHash(input);
+    if (state === 'FAILED') throw activityFailure('transaction-failed', `transaction ${onChain} failed on chain`);
+    return 'CONFIRMED' as const;
   };
   /**
    * A replacement (same nonce, higher fee) may be what landed: the withdrawal then shows that
-   * hash, which is the one on chain, before it settles. The workflow keeps asking by the first
-   * hash; the adapter knows every attempt of it. Idempotent: a repeat finds nothing to change.
+   * hash, which is the one on chain, before it settles or is rejected. The workflow keeps asking
+   * by the first hash; the adapter knows every attempt of it. Idempotent: a repeat finds nothing
+   * to change. Answers the hash that is on chain.
    */
-  const recordLandedHash = async (input: { network: Network; transactionHash: string }) => {
+  const recordLandedHash = async (input: { network: Network; transactionHash: string }): Promise<string> => {
     const landed = await deps.chain.landedTransactionHash?.(input);
-    if (!landed || landed === input.transactionHash) return;
+    if (!landed || landed === input.transactionHash) return input.transactionHash;
     await deps.orm.em
       .fork()
       .nativeUpdate(CryptoWithdrawal, { network: input.network, transactionHash: input.transactionHash }, { transactionHash: landed });
+    return landed;
   };
 
   return {

@@ -62,7 +62,7 @@ export interface EvmNetworkSettings {
   hotWalletPrivateKey: string;
   requiredConfirmations: number;
   replaceAfterMs: number;
-  usdcTokenAddress: string | undefined;
+  usdcTokenAddress: string;
   maxFeePerGasCapWei: bigint;
 }
 
@@ -325,7 +325,8 @@ const productionSchema = z.object({
   CODEC_CORS_ORIGINS: list(),
   ...evmNetworkShape('ETHEREUM'),
   ...evmNetworkShape('POLYGON'),
-  EVM_REPLACE_AFTER_MS: milliseconds(180_000, { min: 1 }),
+  // Each replacement raises fees by a quarter: a short wait would walk them to the cap in minutes.
+  EVM_REPLACE_AFTER_MS: milliseconds(180_000, { min: 10_000 }),
 });
 
 /** What only the local machine uses. */
@@ -430,14 +431,18 @@ function evmNetworksOf(
     const hotWalletPrivateKey = p[`EVM_HOT_WALLET_KEY_${suffix}`] as string | undefined;
     if (chainId === undefined) problems.push(`EVM_CHAIN_ID_${suffix} is required when EVM_RPC_URL_${suffix} is set`);
     if (hotWalletPrivateKey === undefined) problems.push(`EVM_HOT_WALLET_KEY_${suffix} is required when EVM_RPC_URL_${suffix} is set`);
-    if (chainId === undefined || hotWalletPrivateKey === undefined) continue;
+    // The API takes usdc on every EVM network: a live network without its token would hold such
+    // withdrawals after their hand-off, so it does not start.
+    const usdcTokenAddress = p[`EVM_USDC_ADDRESS_${suffix}`] as string | undefined;
+    if (usdcTokenAddress === undefined) problems.push(`EVM_USDC_ADDRESS_${suffix} is required when EVM_RPC_URL_${suffix} is set`);
+    if (chainId === undefined || hotWalletPrivateKey === undefined || usdcTokenAddress === undefined) continue;
     networks[network] = {
       rpcUrl,
       chainId,
       hotWalletPrivateKey,
       requiredConfirmations: p[`EVM_CONFIRMATIONS_${suffix}`] as number,
       replaceAfterMs: p.EVM_REPLACE_AFTER_MS as number,
-      usdcTokenAddress: p[`EVM_USDC_ADDRESS_${suffix}`] as string | undefined,
+      usdcTokenAddress,
       maxFeePerGasCapWei: p[`EVM_MAX_FEE_PER_GAS_WEI_${suffix}`] as bigint,
     };
   }

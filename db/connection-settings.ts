@@ -59,6 +59,8 @@ const UNAVAILABLE_MESSAGES = [
   /Query read timeout/,
   /Client has encountered a connection error and is not queryable/,
   /Cannot use a pool after calling end on the pool/,
+  // knex's pool when no connection comes back in time (KnexTimeoutError, no code).
+  /Timeout acquiring a connection/,
 ];
 
 /**

@@ -99,10 +99,13 @@ function chainAdapter(options: WorkerOptions, pool: pg.Pool): ChainAdapter {
       maxFeePerGasCapWei: config.maxFeePerGasCapWei,
     };
   }
-  if (Object.keys(networks).length === 0) return simulated;
+  // Even with no EVM network configured: what another worker signed is never simulated here.
+  if (Object.keys(networks).length === 0) return new ChainRouter([], simulated, pool);
+  const chainIds = Object.values(networks).map((config) => config.chainId);
+  if (new Set(chainIds).size !== chainIds.length) throw new Error('two EVM networks are configured with one chain id');
   const evm = new EvmChainAdapter({ pool, networks, ...(options.clock ? { clock: options.clock } : {}), log: options.log });
   options.log.info(`withdrawals on ${Object.keys(networks).join(', ')} are sent on chain; other networks are simulated`);
-  return new ChainRouter([evm], simulated);
+  return new ChainRouter([evm], simulated, pool);
 }
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {

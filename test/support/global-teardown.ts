@@ -1,12 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import pg from 'pg';
-import {
-  findBalanceMismatches,
-  findHoldsWithoutOpenOperation,
-  findOverdrawnAccounts,
-  findUnbalancedTransfers,
-} from '../../db/queries/reconciliation.queries';
+import { assertLedgerHolds } from './ledger-check';
 import { killRecordedProcesses } from './processes';
 import { stopTestStack } from './stack-process';
 
@@ -24,33 +18,10 @@ export default async function globalTeardown(): Promise<void> {
       for (const leftover of killRecordedProcesses(stack.dataDir))
         process.stderr.write(`killed a process a test left running: ${leftover}\n`);
     }
-    if (stack.databaseUrl) await assertLedgerHolds(stack.databaseUrl);
+    if (stack.databaseUrl) await assertLedgerHolds(stack.databaseUrl, 'after the suite');
   } finally {
     if (child) await stopTestStack(child);
     // The stack removes its folder itself; this catches a stack that could not.
     if (stack.dataDir) fs.rmSync(stack.dataDir, { recursive: true, force: true });
-  }
-}
-
-async function assertLedgerHolds(databaseUrl: string): Promise<void> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
-  try {
-    const [unbalanced, mismatches, overdrawn, unexplainedHolds] = await Promise.all([
-      findUnbalancedTransfers(pool),
-      findBalanceMismatches(pool),
-      findOverdrawnAccounts(pool),
-      findHoldsWithoutOpenOperation(pool),
-    ]);
-    const transfers = await pool.query<{ count: string }>('select count(*) from ledger_transfer');
-    process.stderr.write(
-      `\nledger check after the suite: ${transfers.rows[0]?.count} transfers, ${unbalanced.length} unbalanced, ` +
-        `${mismatches.length} cached balances off, ${overdrawn.length} overdrawn, ` +
-        `${unexplainedHolds.length} holds without an open operation\n`,
-    );
-    if (unbalanced.length + mismatches.length + overdrawn.length + unexplainedHolds.length > 0) {
-      throw new Error(`ledger check failed: ${JSON.stringify({ unbalanced, mismatches, overdrawn, unexplainedHolds })}`);
-    }
-  } finally {
-    await pool.end();
   }
 }

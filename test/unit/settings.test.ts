@@ -151,7 +151,7 @@ describe('settings', () => {
 
   it('requires the chain id and key of a network whose RPC URL is set', () => {
     expect(() => loadSettings({ EVM_RPC_URL_POLYGON: 'http://127.0.0.1:8545' }, '/')).toThrow(
-      /EVM_CHAIN_ID_POLYGON is required when EVM_RPC_URL_POLYGON is set[\s\S]*EVM_HOT_WALLET_KEY_POLYGON is required/,
+      /EVM_CHAIN_ID_POLYGON is required when EVM_RPC_URL_POLYGON is set[\s\S]*EVM_HOT_WALLET_KEY_POLYGON is required[\s\S]*EVM_USDC_ADDRESS_POLYGON is required/,
     );
   });
 

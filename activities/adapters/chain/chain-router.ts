@@ -1,4 +1,6 @@
+import type pg from 'pg';
 import type { Network } from '../../../core/currencies';
+import { evmTransactionByHash, evmTransactionOfWithdrawal } from '../../../db/queries/evm-transaction.queries';
 import type { BroadcastRequest, BroadcastResult, ChainAdapter, ConfirmationState } from './chain-adapter';
 
 /** A real adapter that sends on some networks only. */
@@ -6,32 +8,59 @@ export interface NetworkAdapter extends ChainAdapter {
   serves(network: Network): boolean;
 }
 
+const EVM_NETWORKS: ReadonlySet<Network> = new Set(['ethereum', 'polygon']);
+
 /**
  * Sends each withdrawal through the first adapter that serves its network, else through the
- * fallback (the simulation): the networks with an RPC URL are real, the others simulated. The
- * choice depends on configuration only, so every call for one withdrawal goes to the same adapter
- * as long as the configuration does not change under it.
+ * fallback (the simulation): the networks with an RPC URL are real, the others simulated.
+ *
+ * A withdrawal the EVM adapter signed is never handed to the simulation, whose answers would
+ * settle it (or refund it) without the chain: a worker that lacks the network's configuration (a
+ * typo, an old replica in a rolling deploy) fails retryably instead, until a configured one
+ * takes the task.
  */
 export class ChainRouter implements ChainAdapter {
   constructor(
     private readonly adapters: readonly NetworkAdapter[],
     private readonly fallback: ChainAdapter,
+    /** Where the EVM adapter keeps what it signed; without it, no such check (no EVM tables). */
+    private readonly evmStore?: pg.Pool,
   ) {}
 
-  private adapterFor(network: Network): ChainAdapter {
-    return this.adapters.find((adapter) => adapter.serves(network)) ?? this.fallback;
+  private real(network: Network): ChainAdapter | undefined {
+    return this.adapters.find((adapter) => adapter.serves(network));
   }
 
-  broadcast(request: BroadcastRequest): Promise<BroadcastResult> {
-    return this.adapterFor(request.network).broadcast(request);
+  async broadcast(request: BroadcastRequest): Promise<BroadcastResult> {
+    const real = this.real(request.network);
+    if (real) return real.broadcast(request);
+    if (this.evmStore && EVM_NETWORKS.has(request.network) && (await evmTransactionOfWithdrawal(this.evmStore, request.withdrawalId))) {
+      throw new Error(
+        `withdrawal ${request.withdrawalId} was signed for ${request.network}, which this worker does not send on: it must not be simulated`,
+      );
+    }
+    return this.fallback.broadcast(request);
   }
 
-  confirmationState(request: { network: Network; transactionHash: string; broadcastAt: string }): Promise<ConfirmationState> {
-    return this.adapterFor(request.network).confirmationState(request);
+  async confirmationState(request: { network: Network; transactionHash: string; broadcastAt: string }): Promise<ConfirmationState> {
+    const real = this.real(request.network);
+    if (real) return real.confirmationState(request);
+    await this.refuseSigned(request);
+    return this.fallback.confirmationState(request);
   }
 
   async landedTransactionHash(request: { network: Network; transactionHash: string }): Promise<string | null> {
-    const adapter = this.adapterFor(request.network);
-    return adapter.landedTransactionHash ? adapter.landedTransactionHash(request) : null;
+    const real = this.real(request.network);
+    if (real) return real.landedTransactionHash ? real.landedTransactionHash(request) : null;
+    await this.refuseSigned(request);
+    return null;
+  }
+
+  private async refuseSigned(request: { network: Network; transactionHash: string }): Promise<void> {
+    if (this.evmStore && EVM_NETWORKS.has(request.network) && (await evmTransactionByHash(this.evmStore, request.transactionHash))) {
+      throw new Error(
+        `transaction ${request.transactionHash} is on ${request.network}, which this worker does not send on: it must not be simulated`,
+      );
+    }
   }
 }

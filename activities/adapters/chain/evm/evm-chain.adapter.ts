@@ -186,7 +186,11 @@ export class EvmChainAdapter implements ChainAdapter {
       const head = await runtime.client.getBlockNumber({ cacheTime: 0 });
       const depth = head - landed.receipt.blockNumber + 1n;
       if (depth < runtime.requiredConfirmations) return 'PENDING';
-      return landed.receipt.status === 'success' ? 'CONFIRMED' : 'FAILED';
+      if (landed.receipt.status === 'success') return 'CONFIRMED';
+      // FAILED releases the funds: only an explicit revert says so. viem maps anything but 0x0
+      // and 0x1 (a proxy's "0x01", a missing field) to another value; that is asked again.
+      if (landed.receipt.status === 'reverted') return 'FAILED';
+      throw new Error(`transaction ${landed.attempt.transactionHash} has a receipt without a readable status`);
     }
     await this.keepPending(runtime, record);
     return 'PENDING';
@@ -231,6 +235,9 @@ export class EvmChainAdapter implements ChainAdapter {
   private async signFirst(runtime: EvmNetworkRuntime, request: BroadcastRequest): Promise<EvmTransactionRecord> {
     const payment = paymentOf(runtime, request);
     const fees = initialFees(await runtime.client.estimateFeesPerGas({ type: 'eip1559' }), runtime.feePolicy);
+    // A transaction the wallet cannot pay for would hold its nonce and every later one: wait
+    // (retried) before a nonce is taken, until the hot wallet is topped up.
+    await this.assertWalletCanPay(runtime, payment, fees);
     await this.ensureNonceSequence(runtime);
     const now = this.clock.now();
     const signed = await inPgTransaction(this.pool, async (client) => {
@@ -272,6 +279,27 @@ export class EvmChainAdapter implements ChainAdapter {
       transactionHash: signed.transactionHash,
     });
     return record;
+  }
+
+  private async assertWalletCanPay(runtime: EvmNetworkRuntime, payment: ReturnType<typeof paymentOf>, fees: Eip1559Fees): Promise<void> {
+    const gasCost = payment.call.gas * fees.maxFeePerGas;
+    const native = await runtime.client.getBalance({ address: runtime.account.address, blockTag: 'pending' });
+    if (native < payment.call.value + gasCost) {
+      throw new Error(
+        `the ${runtime.network} hot wallet holds ${native} wei, short of ${payment.call.value + gasCost} wei for this withdrawal and its gas`,
+      );
+    }
+    if (payment.call.value === 0n && runtime.usdcTokenAddress) {
+      const tokens = await runtime.client.readContract({
+        address: runtime.usdcTokenAddress,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [runtime.account.address],
+      });
+      if (tokens < payment.amountBaseUnits) {
+        throw new Error(`the ${runtime.network} hot wallet holds ${tokens} USDC base units, short of ${payment.amountBaseUnits}`);
+      }
+    }
   }
 
   /**
@@ -324,13 +352,26 @@ export class EvmChainAdapter implements ChainAdapter {
     const waitedMs = this.clock.now().getTime() - latest.signedAt.getTime();
     // Only the wallet that signed the nonce can replace it (the key may have been rotated since).
     const replaceable = record.fromAddress === runtime.address && record.chainId === runtime.chainId;
-    if (replaceable && waitedMs >= runtime.replaceAfterMs && (await this.replace(runtime, record, latest))) return;
+    // Only the wallet's next nonce to be mined: a later one waits behind it, and raising its fee
+    // would only push every queued transaction towards the fee cap.
+    if (
+      replaceable &&
+      waitedMs >= runtime.replaceAfterMs &&
+      (await this.isNextToMine(runtime, record)) &&
+      (await this.replace(runtime, record, latest))
+    )
+      return;
     if ((await transactionOrNull(runtime.client, latest.transactionHash)) !== null) return;
     this.log?.warn('the node does not know a pending EVM transaction: sending it again', {
       withdrawalId: record.withdrawalId,
       transactionHash: latest.transactionHash,
     });
     await this.sendLatest(runtime, record);
+  }
+
+  private async isNextToMine(runtime: EvmNetworkRuntime, record: EvmTransactionRecord): Promise<boolean> {
+    const mined = await runtime.client.getTransactionCount({ address: runtime.account.address, blockTag: 'latest' });
+    return BigInt(mined) === record.nonce;
   }
 
   /**
@@ -477,6 +518,10 @@ async function transactionOrNull(client: EvmClient, hash: string): Promise<unkno
 
 /** viem's one-line summary, without the request body (which holds only public bytes, but is long). */
 function shortMessage(error: unknown): string {
-  if (error && typeof error === 'object' && 'shortMessage' in error && typeof error.shortMessage === 'string') return error.shortMessage;
+  if (error && typeof error === 'object' && 'shortMessage' in error && typeof error.shortMessage === 'string') {
+    // viem's details carry the node's own reason ("insufficient funds", "nonce too low").
+    const details = 'details' in error && typeof error.details === 'string' ? ` (${error.details})` : '';
+    return `${error.shortMessage}${details}`;
+  }
   return error instanceof Error ? error.message : String(error);
 }
