@@ -58,10 +58,18 @@ export function toActivityFailure(error: unknown): unknown {
     const constraint = constraintOf(error);
     return ApplicationFailure.create({
       type: 'database-error',
-      message: `a database statement failed (SQLSTATE ${sqlState ?? 'unknown'}${constraint ? `, constraint ${constraint}` : ''})`,
+      message: `a database statement failed (SQLSTATE ${sqlState ?? 'unknown'}${constraint ? `, constraint ${constraint}` : ''}${sqlState ? '' : `; ${errorKinds(error)}`})`,
     });
   }
   return error;
+}
+
+/** The error classes along the chain (names only, never a message): what an unclassified error was. */
+function errorKinds(error: unknown): string {
+  return [...errorChain(error)]
+    .map((each) => (each as { constructor?: { name?: unknown } }).constructor?.name)
+    .filter((name): name is string => typeof name === 'string' && /^[A-Za-z0-9_]{1,64}$/.test(name))
+    .join(' < ');
 }
 
 /** The violated constraint's name (a schema name, never data), wherever the wrappers keep it. */

@@ -58,6 +58,7 @@ const UNAVAILABLE_MESSAGES = [
   /timeout exceeded when trying to connect/,
   /Query read timeout/,
   /Client has encountered a connection error and is not queryable/,
+  /Client was closed and is not queryable/,
   /Cannot use a pool after calling end on the pool/,
   // knex's pool when no connection comes back in time (KnexTimeoutError, no code).
   /Timeout acquiring a connection/,

@@ -48,8 +48,10 @@ function reportUnclassifiedDatabaseErrors(): void {
   for (const file of fs.readdirSync(path.join(stack.dir, 'logs'))) {
     for (const line of fs.readFileSync(path.join(stack.dir, 'logs', file), 'utf8').split('\n')) {
       if (!line.includes('SQLSTATE unknown')) continue;
-      const entry = JSON.parse(line) as { time?: string; activityType?: string; isLocal?: boolean; msg?: string };
-      found.push(`${file}: ${entry.time} ${entry.activityType ?? ''}${entry.isLocal ? ' (local)' : ''} ${entry.msg ?? ''}`);
+      const entry = JSON.parse(line) as { time?: string; activityType?: string; isLocal?: boolean; msg?: string; error?: unknown };
+      // The failure's message names the error classes along its chain (never the statement).
+      const failure = JSON.stringify(entry.error ?? '').slice(0, 400);
+      found.push(`${file}: ${entry.time} ${entry.activityType ?? ''}${entry.isLocal ? ' (local)' : ''} ${entry.msg ?? ''} ${failure}`);
     }
   }
   if (found.length > 0) {

@@ -124,7 +124,7 @@ export class EvmChainAdapter implements ChainAdapter {
     for (const [network, config] of Object.entries(options.networks) as Array<[EvmNetwork, EvmNetworkConfig | undefined]>) {
       if (!config) continue;
       this.networks.set(network, runtimeOf(network, config));
-      this.rpcUrls.add(config.rpcUrl);
+      for (const form of urlForms(config.rpcUrl)) this.rpcUrls.add(form);
     }
     if (this.networks.size === 0) throw new Error('EvmChainAdapter needs at least one network');
   }
@@ -160,7 +160,8 @@ export class EvmChainAdapter implements ChainAdapter {
       return await work();
     } catch (error) {
       if (!(error instanceof Error)) throw error;
-      const urls = [...this.rpcUrls].filter((url) => error.message.includes(url));
+      // Longest first: a URL's credential-free form is part of the full one.
+      const urls = [...this.rpcUrls].sort((a, b) => b.length - a.length).filter((url) => error.message.includes(url));
       if (urls.length === 0) throw error;
       const message = urls.reduce((text, url) => text.split(url).join('<EVM RPC URL>'), error.message);
       throw new Error(message);
@@ -186,6 +187,10 @@ export class EvmChainAdapter implements ChainAdapter {
       const head = await runtime.client.getBlockNumber({ cacheTime: 0 });
       const depth = head - landed.receipt.blockNumber + 1n;
       if (depth < runtime.requiredConfirmations) return 'PENDING';
+      // The receipt and the head may come from two backends behind one URL: the receipt's block
+      // must be the chain's block at that height now, or the answer waits.
+      const block = await runtime.client.getBlock({ blockNumber: landed.receipt.blockNumber });
+      if (block.hash !== landed.receipt.blockHash) return 'PENDING';
       if (landed.receipt.status === 'success') return 'CONFIRMED';
       // FAILED releases the funds: only an explicit revert says so. viem maps anything but 0x0
       // and 0x1 (a proxy's "0x01", a missing field) to another value; that is asked again.
@@ -422,6 +427,19 @@ export class EvmChainAdapter implements ChainAdapter {
     if (!reloaded) throw new Error(`withdrawal ${record.withdrawalId} lost its stored transaction`);
     return reloaded;
   }
+}
+
+/** The URL as configured and as viem writes it in messages (credentials stripped). */
+function urlForms(rpcUrl: string): string[] {
+  const forms = [rpcUrl];
+  try {
+    const url = new URL(rpcUrl);
+    forms.push(`${url.protocol}//${url.host}${url.pathname}${url.search}`, `${url.host}${url.pathname}${url.search}`);
+    if (url.pathname.length > 1) forms.push(`${url.pathname}${url.search}`);
+  } catch {
+    // assertEvmNetworkConfig refuses such a URL anyway.
+  }
+  return [...new Set(forms)];
 }
 
 function runtimeOf(network: EvmNetwork, config: EvmNetworkConfig): EvmNetworkRuntime {
