@@ -5,6 +5,8 @@ import type { Address, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { BroadcastRequest } from '../../activities/adapters/chain/chain-adapter';
 import { EvmChainAdapter } from '../../activities/adapters/chain/evm/evm-chain.adapter';
+import { ChainRouter } from '../../activities/adapters/chain/chain-router';
+import { SimulatedChainAdapter } from '../../activities/adapters/chain/simulated-chain.adapter';
 import type { EvmChainAdapterOptions } from '../../activities/adapters/chain/evm/evm-chain.adapter';
 import type { EvmNetworkConfig } from '../../activities/adapters/chain/evm/evm-network-config';
 import { createLogger } from '../../core/logger';
@@ -313,6 +315,45 @@ describe('the EVM chain adapter on a real node', () => {
     expect(await chainAdapter.confirmationState(query)).toBe('CONFIRMED');
     expect(await minedFromHotWallet()).toBe(before + 1);
     expect(await chain.getBalance({ address: request.destination as Address })).toBe(parseEther('0.2'));
+  });
+
+  it('signs nothing and takes no nonce while the hot wallet cannot pay; sends once it is topped up', async () => {
+    const funded = await chain.getBalance({ address: node.hotWalletAddress });
+    const request = withdrawal('eth', '2');
+    await chain.setBalance({ address: node.hotWalletAddress, value: parseEther('1') });
+    try {
+      await expect(adapter().broadcast(request)).rejects.toThrow(/hot wallet holds .* short of/);
+      expect(await storedAttempts(request.withdrawalId)).toEqual([]);
+      // The next withdrawal is not stuck behind it: it takes the next nonce and lands.
+      const small = withdrawal('eth', '0.01');
+      const before = await minedFromHotWallet();
+      await adapter().broadcast(small);
+      expect(await minedFromHotWallet()).toBe(before + 1);
+      expect(await storedNonce(small.withdrawalId)).toBe(before);
+    } finally {
+      await chain.setBalance({ address: node.hotWalletAddress, value: funded });
+    }
+    const result = await adapter().broadcast(request);
+    expect(await chain.getBalance({ address: request.destination as Address })).toBe(parseEther('2'));
+    expect((await chain.getTransactionReceipt({ hash: result.transactionHash as Hex })).status).toBe('success');
+  });
+
+  it('a worker without this network configured never simulates what the EVM adapter signed', async () => {
+    const request = withdrawal('eth', '0.02');
+    const { transactionHash, broadcastAt } = await adapter().broadcast(request);
+    const simulated = new SimulatedChainAdapter({ confirmationDelayMs: 0 });
+    const unconfigured = new ChainRouter([], simulated, pool);
+    await expect(unconfigured.broadcast(request)).rejects.toThrow(/must not be simulated/);
+    await expect(unconfigured.confirmationState({ network: 'ethereum', transactionHash, broadcastAt })).rejects.toThrow(
+      /must not be simulated/,
+    );
+    // What it never signed is still simulated there (the networks without an RPC URL).
+    const other = withdrawal('eth', '0.02');
+    const fake = await unconfigured.broadcast(other);
+    await expect(unconfigured.confirmationState({ network: 'ethereum', ...fake })).resolves.toBe('CONFIRMED');
+    // A configured router sends on chain.
+    const configured = new ChainRouter([adapter()], simulated, pool);
+    await expect(configured.confirmationState({ network: 'ethereum', transactionHash, broadcastAt })).resolves.toBe('CONFIRMED');
   });
 
   it('never lets the RPC URL (often carrying an API key) out in an error', async () => {
