@@ -30,9 +30,7 @@ const UNAVAILABLE_STATES = new Set([
   '57014', // query_canceled: our statement_timeout
   '55P03', // lock_not_available: our lock_timeout
   '25P03', // idle_in_transaction_session_timeout
-  '53300', // too_many_connections
-  '53100', // disk_full
-  '53200', // out_of_memory
+  // and the whole class 53 (insufficient resources: connections, disk, memory, limits), below
   '40001', // serialization_failure
   '40P01', // deadlock_detected
 ]);
@@ -72,7 +70,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   for (const each of errorChain(error)) {
     const { code, sqlState, message, errno } = each as { code?: unknown; sqlState?: unknown; message?: unknown; errno?: unknown };
     const state = typeof sqlState === 'string' ? sqlState : code;
-    if (typeof state === 'string' && (UNAVAILABLE_STATES.has(state) || state.startsWith('08') || UNAVAILABLE_SYSTEM_CODES.has(state)))
+    if (
+      typeof state === 'string' &&
+      (UNAVAILABLE_STATES.has(state) || state.startsWith('08') || state.startsWith('53') || UNAVAILABLE_SYSTEM_CODES.has(state))
+    )
       return true;
     if (typeof errno === 'string' && UNAVAILABLE_SYSTEM_CODES.has(errno)) return true;
     if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;

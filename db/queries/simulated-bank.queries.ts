@@ -1,33 +1,58 @@
 import type pg from 'pg';
 
 export interface SimulatedBankPaymentRow {
+  message_id: string;
+  amount: string;
   creditor_iban: string;
-  /** The database's clock has passed submitted_at + the settlement delay. */
+  outcome: 'SETTLED' | 'REJECTED';
+  rejection_reason: string | null;
+  /** The database's clock has reached the payment's answer time. */
   due: boolean;
 }
 
-/** Records a submission once: a repeated submit of the same transfer keeps the first row and time. */
-export async function insertSimulatedBankPayment(
+const COLUMNS = `message_id, amount::text, creditor_iban, outcome, rejection_reason, clock_timestamp() >= answer_at as due`;
+
+/**
+ * Records a submission once, with its answer and answer time decided now; a repeated submit
+ * keeps the first row. Returns the stored row, the first one's if it was there already.
+ */
+export async function submitSimulatedBankPayment(
   pool: pg.Pool,
-  payment: { transferId: string; messageId: string; amount: string; creditorIban: string; pain001: string },
-): Promise<void> {
-  await pool.query(
-    `insert into simulated_bank_payment (transfer_id, message_id, amount, creditor_iban, pain001)
-     values ($1, $2, $3, $4, $5) on conflict (transfer_id) do nothing`,
-    [payment.transferId, payment.messageId, payment.amount, payment.creditorIban, payment.pain001],
+  payment: {
+    transferId: string;
+    messageId: string;
+    amount: string;
+    creditorIban: string;
+    pain001: string;
+    settlementDelayMs: number;
+    outcome: 'SETTLED' | 'REJECTED';
+    rejectionReason: string | null;
+  },
+): Promise<SimulatedBankPaymentRow> {
+  const inserted = await pool.query<SimulatedBankPaymentRow>(
+    `insert into simulated_bank_payment (transfer_id, message_id, amount, creditor_iban, pain001, answer_at, outcome, rejection_reason)
+     values ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6::double precision / 1000), $7, $8)
+     on conflict (transfer_id) do nothing
+     returning ${COLUMNS}`,
+    [
+      payment.transferId,
+      payment.messageId,
+      payment.amount,
+      payment.creditorIban,
+      payment.pain001,
+      payment.settlementDelayMs,
+      payment.outcome,
+      payment.rejectionReason,
+    ],
   );
+  const row = inserted.rows[0] ?? (await simulatedBankPayment(pool, payment.transferId));
+  if (!row) throw new Error(`simulated bank payment ${payment.transferId} neither inserted nor found`);
+  return row;
 }
 
-/** The payment and whether it is due, both from the database, the clock every worker shares. */
-export async function simulatedBankPayment(
-  pool: pg.Pool,
-  transferId: string,
-  settlementDelayMs: number,
-): Promise<SimulatedBankPaymentRow | undefined> {
-  const result = await pool.query<SimulatedBankPaymentRow>(
-    `select creditor_iban, clock_timestamp() >= submitted_at + make_interval(secs => $2::double precision / 1000) as due
-     from simulated_bank_payment where transfer_id = $1`,
-    [transferId, settlementDelayMs],
-  );
+export async function simulatedBankPayment(pool: pg.Pool, transferId: string): Promise<SimulatedBankPaymentRow | undefined> {
+  const result = await pool.query<SimulatedBankPaymentRow>(`select ${COLUMNS} from simulated_bank_payment where transfer_id = $1`, [
+    transferId,
+  ]);
   return result.rows[0];
 }

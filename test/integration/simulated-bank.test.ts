@@ -28,10 +28,13 @@ describe('SimulatedBankAdapter', () => {
     return result.rows[0];
   }
 
-  /** Moves the submission into the past by the database's clock, as waiting would. */
+  /** Moves the submission (and its answer time with it) into the past by the database's clock, as waiting would. */
   async function submittedAgo(transferId: string, ms: number): Promise<void> {
     await pool.query(
-      `update simulated_bank_payment set submitted_at = clock_timestamp() - make_interval(secs => $2::double precision / 1000) where transfer_id = $1`,
+      `update simulated_bank_payment
+          set submitted_at = clock_timestamp() - make_interval(secs => $2::double precision / 1000),
+              answer_at = clock_timestamp() - make_interval(secs => $2::double precision / 1000) + (answer_at - submitted_at)
+        where transfer_id = $1`,
       [transferId, ms],
     );
   }
@@ -43,23 +46,42 @@ describe('SimulatedBankAdapter', () => {
     expect(await stored(sepa.transferId)).toMatchObject({ pain001: xml, amount: '250.00' });
   });
 
-  it('keeps the first submission and its time when the same transfer is submitted again, from any worker', async () => {
-    const sepa = payment();
+  it('keeps the first submission, its time and its answer when the same transfer is submitted again, from any worker', async () => {
+    const sepa = payment({ creditor: { name: 'Blocked Creditor', iban: REJECTED_IBAN } });
     const first = buildPain001(sepa);
     await bank().submit(sepa, first);
     const before = await stored(sepa.transferId);
 
-    // Another worker process: another adapter, and another pool, on the same table.
-    const otherPool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 1 });
+    // Another worker process, configured otherwise (no reject list, no delay): another adapter
+    // and another pool on the same table. The bank answers the same, whoever asks.
+    const otherPool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 2 });
     try {
-      const other = new SimulatedBankAdapter({ pool: otherPool, settlementDelayMs: DELAY_MS, rejectCreditorIbans: [] });
-      const again = await Promise.all([other.submit(sepa, buildPain001({ ...sepa, amount: '999.00' })), bank().submit(sepa, first)]);
-      expect(again).toEqual([{ bankReference: `SIMBANK-${sepa.transferId}` }, { bankReference: `SIMBANK-${sepa.transferId}` }]);
+      const other = new SimulatedBankAdapter({ pool: otherPool, settlementDelayMs: 0, rejectCreditorIbans: [] });
+      const again = await Promise.all([other.submit(sepa, first), bank().submit(sepa, first), other.submit(sepa, first)]);
+      expect(again).toEqual(Array(3).fill({ bankReference: `SIMBANK-${sepa.transferId}` }));
       expect(await stored(sepa.transferId)).toEqual(before);
       await expect(other.paymentState(`SIMBANK-${sepa.transferId}`)).resolves.toEqual({ state: 'PENDING' });
+      await submittedAgo(sepa.transferId, DELAY_MS);
+      const rejected = { state: 'REJECTED', reason: 'creditor account rejected by the bank (simulated)' };
+      await expect(other.paymentState(`SIMBANK-${sepa.transferId}`)).resolves.toEqual(rejected);
+      await expect(bank().paymentState(`SIMBANK-${sepa.transferId}`)).resolves.toEqual(rejected);
     } finally {
       await otherPool.end();
     }
+  });
+
+  it('refuses the same transfer id with other money or another creditor, and keeps the first', async () => {
+    const sepa = payment();
+    const first = buildPain001(sepa);
+    await bank().submit(sepa, first);
+    const before = await stored(sepa.transferId);
+    const otherAmount = { ...sepa, amount: '999.00' };
+    await expect(bank().submit(otherAmount, buildPain001(otherAmount))).rejects.toThrow(/already submitted to the bank with other details/);
+    const otherCreditor = { ...sepa, creditor: { name: 'Someone Else', iban: 'DE89370400440532013000' } };
+    await expect(bank().submit(otherCreditor, buildPain001(otherCreditor))).rejects.toThrow(
+      /already submitted to the bank with other details/,
+    );
+    expect(await stored(sepa.transferId)).toEqual(before);
   });
 
   it('answers PENDING until the settlement delay has passed by the database clock, then SETTLED', async () => {

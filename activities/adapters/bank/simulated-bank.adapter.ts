@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { insertSimulatedBankPayment, simulatedBankPayment } from '../../../db/queries/simulated-bank.queries';
+import { Decimal } from '../../../core/money';
+import { simulatedBankPayment, submitSimulatedBankPayment } from '../../../db/queries/simulated-bank.queries';
 import { UnknownBankReferenceError } from './bank-adapter';
 import type { BankAdapter, BankPaymentState, SepaPayment } from './bank-adapter';
 
@@ -22,8 +23,10 @@ function normalizeIban(iban: string): string {
 /**
  * A simulated bank for local runs and tests: NOT a bank connection, nothing leaves this machine.
  * Submissions are rows in Postgres, so every worker process, on any machine, sees one bank whose
- * state survives restarts; a payment settles once it is `settlementDelayMs` old by the database's
- * clock, unless its creditor is rejected.
+ * state survives restarts. Like a real bank it decides at submission: the payment is answered
+ * once it is `settlementDelayMs` old by the database's clock, REJECTED if its creditor is listed,
+ * else SETTLED; that answer is stored, so every worker reads the same one whatever its own
+ * settings. The same transfer submitted again with other content is refused, never rewritten.
  */
 export class SimulatedBankAdapter implements BankAdapter {
   private readonly pool: pg.Pool;
@@ -41,13 +44,23 @@ export class SimulatedBankAdapter implements BankAdapter {
 
   async submit(payment: SepaPayment, pain001Xml: string): Promise<{ bankReference: string }> {
     if (!SAFE_ID.test(payment.transferId)) throw new Error('transferId is not a usable bank reference');
-    await insertSimulatedBankPayment(this.pool, {
+    const creditorIban = normalizeIban(payment.creditor.iban);
+    const rejected = this.rejectCreditorIbans.has(creditorIban);
+    const stored = await submitSimulatedBankPayment(this.pool, {
       transferId: payment.transferId,
       messageId: payment.messageId,
       amount: payment.amount,
-      creditorIban: normalizeIban(payment.creditor.iban),
+      creditorIban,
       pain001: pain001Xml,
+      settlementDelayMs: this.settlementDelayMs,
+      outcome: rejected ? 'REJECTED' : 'SETTLED',
+      rejectionReason: rejected ? 'creditor account rejected by the bank (simulated)' : null,
     });
+    // pain.001 is rebuilt from the stored transfer on a retry: other money or another creditor
+    // under the same id would be a second, different payment.
+    if (!new Decimal(stored.amount).eq(payment.amount) || stored.creditor_iban !== creditorIban) {
+      throw new Error(`transfer ${payment.transferId} was already submitted to the bank with other details`);
+    }
     return { bankReference: REFERENCE_PREFIX + payment.transferId };
   }
 
@@ -55,12 +68,11 @@ export class SimulatedBankAdapter implements BankAdapter {
     if (!bankReference.startsWith(REFERENCE_PREFIX)) throw new UnknownBankReferenceError(bankReference);
     const transferId = bankReference.slice(REFERENCE_PREFIX.length);
     if (!SAFE_ID.test(transferId)) throw new UnknownBankReferenceError(bankReference);
-    const payment = await simulatedBankPayment(this.pool, transferId, this.settlementDelayMs);
+    const payment = await simulatedBankPayment(this.pool, transferId);
     if (payment === undefined) throw new UnknownBankReferenceError(bankReference);
     if (!payment.due) return { state: 'PENDING' };
-    if (this.rejectCreditorIbans.has(payment.creditor_iban)) {
-      return { state: 'REJECTED', reason: 'creditor account rejected by the bank (simulated)' };
-    }
+    if (payment.outcome === 'REJECTED')
+      return { state: 'REJECTED', reason: payment.rejection_reason ?? 'rejected by the bank (simulated)' };
     return { state: 'SETTLED' };
   }
 }
