@@ -9,7 +9,7 @@ import type { FaultMarker } from './support/fault-points';
 import { FaultStack, sleep } from './support/harness';
 import type { StackProcess } from './support/harness';
 import { LoadGenerator } from './support/load';
-import type { LoadOptions, OperationRecord } from './support/load';
+import type { LoadOptions, OperationKind, OperationRecord } from './support/load';
 import { createFundedPartner, formatTable, verifyPhase } from './support/verify';
 import type { PhaseRow, PhaseVerdict } from './support/verify';
 
@@ -33,9 +33,13 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  if (stack) reportUnclassifiedDatabaseErrors();
-  process.stderr.write(`\nFault campaign (${Math.round((Date.now() - campaignStart) / 1000)} s):\n${formatTable(rows)}\n\n`);
-  await stack?.stop();
+  // The stack stops whatever the report does.
+  try {
+    if (stack) reportUnclassifiedDatabaseErrors();
+    process.stderr.write(`\nFault campaign (${Math.round((Date.now() - campaignStart) / 1000)} s):\n${formatTable(rows)}\n\n`);
+  } finally {
+    await stack?.stop();
+  }
 }, 120_000);
 
 /**
@@ -48,7 +52,13 @@ function reportUnclassifiedDatabaseErrors(): void {
   for (const file of fs.readdirSync(path.join(stack.dir, 'logs'))) {
     for (const line of fs.readFileSync(path.join(stack.dir, 'logs', file), 'utf8').split('\n')) {
       if (!line.includes('SQLSTATE unknown')) continue;
-      const entry = JSON.parse(line) as { time?: string; activityType?: string; isLocal?: boolean; msg?: string; error?: unknown };
+      let entry: { time?: string; activityType?: string; isLocal?: boolean; msg?: string; error?: unknown };
+      try {
+        entry = JSON.parse(line) as typeof entry;
+      } catch {
+        found.push(`${file}: (not a JSON line) ${line.slice(0, 200)}`);
+        continue;
+      }
       // The failure's message names the error classes along its chain (never the statement).
       const failure = JSON.stringify(entry.error ?? '').slice(0, 400);
       found.push(`${file}: ${entry.time} ${entry.activityType ?? ''}${entry.isLocal ? ' (local)' : ''} ${entry.msg ?? ''} ${failure}`);
@@ -200,18 +210,21 @@ describe('fault campaign', () => {
     expect(verdict.problems).toEqual([]);
   }, 240_000);
 
-  it('(c) a worker killed (SIGKILL) at each activity boundary of a withdrawal and a SEPA transfer in turn', async () => {
-    const boundaryRows: Array<PhaseRow & { workflowId?: string }> = [];
+  it('(c) a worker killed (SIGKILL) at each activity boundary of a withdrawal, a SEPA transfer and an exchange in turn', async () => {
+    const boundaryRows: Array<PhaseRow & { workflowId?: string; lockId?: string }> = [];
     const { verdict, load } = await runPhase({
       fault: '(c) worker SIGKILL at every boundary (all)',
-      // One caller sends withdrawals, the other SEPA transfers: each boundary is reached within a second or two.
-      load: { callers: 2, kindsOfCaller: (caller) => (caller === 0 ? ['crypto-withdrawal'] : ['sepa-transfer']), pauseMs: 200 },
+      // One caller per kind (withdrawals, SEPA transfers, exchanges): each boundary is reached within a second or two.
+      load: { callers: 3, kindsOfCaller: (caller) => [CALLER_KINDS[caller]!], pauseMs: 200 },
       settleTimeoutMs: 120_000,
       async inject() {
         await stack.stopWorkers();
         // Regular activities first: a dead worker's activity is retried only after its timeout
         // (heartbeat 30 s, start-to-close 30 s or 1 min), so those waits overlap with the rest.
-        const queue = [...FAULT_BOUNDARIES].sort((a, b) => Number(a.local) - Number(b.local));
+        // Then the exchange's: a kill there holds its caller's answer until the workflow task
+        // times out (10 s) or the API's deadline (15 s), a wait the later boundaries overlap.
+        const order = (boundary: (typeof FAULT_BOUNDARIES)[number]) => (!boundary.local ? 0 : boundary.operation === 'exchange' ? 1 : 2);
+        const queue = [...FAULT_BOUNDARIES].sort((a, b) => order(a) - order(b));
         // Two fault workers at a time, each waiting for its own boundary; a new one replaces each that died.
         const slot = async () => {
           for (let boundary = queue.shift(); boundary; boundary = queue.shift()) {
@@ -237,6 +250,7 @@ describe('fault campaign', () => {
               result: hit ? '' : `FAIL: ${failure}`,
               passed: hit !== undefined,
               ...(hit ? { workflowId: hit.workflowId } : {}),
+              ...(hit?.lockId ? { lockId: hit.lockId } : {}),
             });
           }
         };
@@ -248,23 +262,36 @@ describe('fault campaign', () => {
     });
     // Each boundary's row: the operation the kill hit, and what became of it.
     const acceptedIds = new Set(load.accepted().map((record) => record.operationId));
-    const fates = await fatesOf(boundaryRows.flatMap((row) => (row.workflowId ? [row.workflowId] : [])));
+    const fates = await fatesOf(boundaryRows);
     for (const row of boundaryRows) {
       const fate = row.workflowId ? fates.get(row.workflowId) : undefined;
       if (row.passed && fate) {
         const id = operationIdOf(row.workflowId!);
         const succeeded = fate.status === 'SUCCESSFUL' && fate.transferState === 'POSTED';
-        // The API gave up waiting (its answer deadline) before the reservation ran: it voided the
-        // id (a tombstone), nothing moved, and the caller's retry of the key made a new operation.
+        // The API gave up waiting (its answer deadline) before the reservation (or the exchange)
+        // ran: it voided the id (a tombstone), nothing moved, and the caller's retry of the key
+        // made a new operation.
         const abandoned = fate.status === undefined && fate.transferState === 'VOIDED';
+        // An exchange's retry of the key sends the same lock: it must have bought one exchange,
+        // under a new id, that the caller was answered about.
+        const exchange = row.workflowId!.startsWith('exchange-');
+        const lockUsedBy = fate.lockUsedBy;
+        const retried = !exchange || (lockUsedBy !== undefined && acceptedIds.has(lockUsedBy));
         row.accepted = acceptedIds.has(id) ? 1 : 0;
         row.final = fate.workflowStatus !== 'RUNNING' && fate.status !== 'IN_PROGRESS' ? 1 : 0;
         row.orphanHolds = fate.transferState === 'PENDING' && row.final === 1 ? 1 : 0;
         row.ledger = verdict.ledger;
         row.statuses = '(in the row above)';
-        row.passed = row.final === 1 && (succeeded || abandoned);
+        row.passed = row.final === 1 && (succeeded || (abandoned && retried));
+        const retry = !exchange
+          ? 'key retried as a new operation'
+          : retried
+            ? 'key retried: its lock bought one exchange, as a new operation'
+            : lockUsedBy
+              ? `but its lock bought exchange ${lockUsedBy}, which no caller was answered about`
+              : 'but its lock was never used by a retry of the key';
         const outcome = abandoned
-          ? 'abandoned at the API deadline, nothing moved, key retried as a new operation'
+          ? `abandoned at the API deadline, nothing moved, ${retry}`
           : `${fate.status ?? 'no record'}, transfer ${fate.transferState ?? 'none'}, workflow ${fate.workflowStatus}`;
         row.result = `${row.passed ? 'PASS' : 'FAIL'}: killed, then ${outcome}`;
       } else if (row.passed) {
@@ -303,18 +330,26 @@ describe('fault campaign', () => {
   }, 240_000);
 });
 
+/** The one kind of operation each of (c)'s callers sends. */
+const CALLER_KINDS: readonly OperationKind[] = ['crypto-withdrawal', 'sepa-transfer', 'exchange'];
+
 function operationIdOf(workflowId: string): string {
-  return workflowId.replace(/^(crypto-withdrawal|sepa-transfer)-/, '');
+  return workflowId.replace(/^(crypto-withdrawal|sepa-transfer|exchange)-/, '');
 }
 
 interface Fate {
   workflowStatus: string;
   status: string | undefined;
   transferState: string | undefined;
+  /** For an exchange's lock: the exchange that used it, if any. */
+  lockUsedBy: string | undefined;
 }
 
-/** What became of the operations these workflows run: the workflow's status, the operation's and its ledger transfer's. */
-async function fatesOf(workflowIds: readonly string[]): Promise<Map<string, Fate>> {
+/**
+ * What became of the operations these workflows run: the workflow's status (waited for, up to
+ * 30 s, to close), the operation's and its ledger transfer's; for an exchange, who used its lock.
+ */
+async function fatesOf(workflows: ReadonlyArray<{ workflowId?: string; lockId?: string }>): Promise<Map<string, Fate>> {
   const fates = new Map<string, Fate>();
   const connection = await Connection.connect({ address: stack.temporalAddress });
   const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
@@ -322,18 +357,28 @@ async function fatesOf(workflowIds: readonly string[]): Promise<Map<string, Fate
     // describe() decodes the memo: the campaign's payload key.
     const dataConverter = temporalDataConverter({ payloadKeys: parsePayloadKeys(stack.payloadKeys) });
     const client = new Client({ connection, namespace: 'default', dataConverter });
-    for (const workflowId of workflowIds) {
+    const deadline = Date.now() + 30_000;
+    for (const { workflowId, lockId } of workflows) {
+      if (!workflowId) continue;
       const id = operationIdOf(workflowId);
-      const description = await client.workflow.getHandle(workflowId).describe();
-      const found = await pool.query<{ status: string | null; state: string | null }>(
-        `select (select status from crypto_withdrawal where id = $1 union all select status from sepa_transfer where id = $1) as status,
-                (select state from ledger_transfer where id = $1) as state`,
-        [id],
+      let description = await client.workflow.getHandle(workflowId).describe();
+      while (description.status.name === 'RUNNING' && Date.now() < deadline) {
+        await sleep(500);
+        description = await client.workflow.getHandle(workflowId).describe();
+      }
+      const found = await pool.query<{ status: string | null; state: string | null; lock_used_by: string | null }>(
+        `select (select status from crypto_withdrawal where id = $1
+                 union all select status from sepa_transfer where id = $1
+                 union all select status from exchange where id = $1) as status,
+                (select state from ledger_transfer where id = $1) as state,
+                (select id::text from exchange where lock_id = $2::uuid) as lock_used_by`,
+        [id, lockId ?? null],
       );
       fates.set(workflowId, {
         workflowStatus: description.status.name,
         status: found.rows[0]?.status ?? undefined,
         transferState: found.rows[0]?.state ?? undefined,
+        lockUsedBy: found.rows[0]?.lock_used_by ?? undefined,
       });
     }
     return fates;

@@ -4,15 +4,17 @@ import type { Activities } from '../../../activities';
 export type FaultMoment = 'before' | 'after';
 
 /**
- * The activities a crypto withdrawal and a SEPA transfer run on their way to SUCCESSFUL
- * (workflows/crypto-withdrawal.workflow.ts, workflows/sepa-transfer.workflow.ts, in that order),
- * and how each runs: `local` ones inside the workflow task (a dead worker is noticed when the
- * workflow task times out, 10 s), regular ones as activity tasks (noticed at the activity's
- * heartbeat or start-to-close timeout: workflows/activity-options.ts).
+ * The activities a crypto withdrawal, a SEPA transfer and an exchange run on their way to
+ * SUCCESSFUL (workflows/crypto-withdrawal.workflow.ts, workflows/sepa-transfer.workflow.ts,
+ * workflows/exchange.workflow.ts, in that order), and how each runs: `local` ones inside the
+ * workflow task (a dead worker is noticed when the workflow task times out, 10 s), regular ones as
+ * activity tasks (noticed at the activity's heartbeat or start-to-close timeout:
+ * workflows/activity-options.ts). The exchange's abandonExchange is left out: it runs only after a
+ * refusal or an exchange whose outcome is unknown, never on the way to SUCCESSFUL.
  */
 export const PAYMENT_ACTIVITIES: ReadonlyArray<{
   activityType: keyof Activities;
-  operation: 'crypto-withdrawal' | 'sepa-transfer';
+  operation: 'crypto-withdrawal' | 'sepa-transfer' | 'exchange';
   local: boolean;
 }> = [
   { activityType: 'reserveWithdrawal', operation: 'crypto-withdrawal', local: true },
@@ -26,6 +28,7 @@ export const PAYMENT_ACTIVITIES: ReadonlyArray<{
   { activityType: 'submitSepaTransfer', operation: 'sepa-transfer', local: false },
   { activityType: 'pollBankAnswer', operation: 'sepa-transfer', local: false },
   { activityType: 'settleSepaTransfer', operation: 'sepa-transfer', local: true },
+  { activityType: 'executeExchange', operation: 'exchange', local: true },
 ];
 
 /** Every activity boundary in turn: each activity before its body, then after it. */
@@ -53,4 +56,6 @@ export interface FaultMarker {
   attempt: number;
   local: boolean;
   pid: number;
+  /** An exchange's rate lock (its input's lockId): a retry of the caller's key sends the same one. */
+  lockId?: string;
 }

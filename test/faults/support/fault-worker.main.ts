@@ -5,7 +5,8 @@
  * time that activity runs on it: `before` as the activity is about to run its body, `after` once
  * the body has returned but before the worker reports the result to Temporal. A marker file in
  * FAULT_MARKER_DIR, created first (exclusively), makes it once per campaign: a worker started
- * again with the same setting runs normally; the marker holds the workflow and attempt it hit.
+ * again with the same setting runs normally; the marker holds the workflow and attempt it hit
+ * (and, for an exchange, its rate lock).
  *
  * The fault sits inside the worker's own interceptors (metrics, request id, domain errors), around
  * the activity function itself: startWorker takes no extra interceptor, and its wrapActivities
@@ -43,8 +44,8 @@ async function ensureBundle(bundlePath: string): Promise<void> {
   fs.renameSync(partial, bundlePath);
 }
 
-function killer(markerDir: string, activityType: string, moment: FaultMoment): () => void {
-  return () => {
+function killer(markerDir: string, activityType: string, moment: FaultMoment): (input: unknown) => void {
+  return (input) => {
     const marker = faultMarkerPath(markerDir, activityType, moment);
     const info = Context.current().info;
     const workflowId = info.workflowExecution?.workflowId ?? 'unknown';
@@ -54,6 +55,7 @@ function killer(markerDir: string, activityType: string, moment: FaultMoment): (
         attempt: info.attempt,
         local: info.isLocal,
         pid: process.pid,
+        ...(lockIdOf(input) ? { lockId: lockIdOf(input) } : {}),
       };
       fs.writeFileSync(marker, JSON.stringify(content), { flag: 'wx' });
     } catch {
@@ -64,15 +66,21 @@ function killer(markerDir: string, activityType: string, moment: FaultMoment): (
   };
 }
 
+/** An exchange's input names its rate lock; no other activity's first argument has one. */
+function lockIdOf(input: unknown): string | undefined {
+  const lockId = input !== null && typeof input === 'object' ? (input as { lockId?: unknown }).lockId : undefined;
+  return typeof lockId === 'string' ? lockId : undefined;
+}
+
 /** The activities with the fault around the one named; every other activity untouched. */
 function withFault(activities: Activities, markerDir: string, activityType: string, moment: FaultMoment): Activities {
   const original = (activities as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[activityType];
   if (!original) throw new Error(`FAULT_KILL_AT names ${activityType}, which is not an activity of the worker`);
   const kill = killer(markerDir, activityType, moment);
   const faulty = async (...args: unknown[]): Promise<unknown> => {
-    if (moment === 'before') kill();
+    if (moment === 'before') kill(args[0]);
     const result = await original(...args);
-    if (moment === 'after') kill();
+    if (moment === 'after') kill(args[0]);
     return result;
   };
   return { ...activities, [activityType]: faulty };
