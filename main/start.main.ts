@@ -37,7 +37,10 @@ async function stopAll(): Promise<void> {
   for (const { name, stop } of stops.splice(0).reverse()) {
     let timer: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<string>((resolve) => {
-      timer = setTimeout(() => resolve(`${name} did not stop within ${STOP_PART_TIMEOUT_MS} ms: left behind`), STOP_PART_TIMEOUT_MS);
+      timer = setTimeout(
+        () => resolve(`${name} did not confirm its stop within ${STOP_PART_TIMEOUT_MS} ms (a Ctrl-C reaches it directly too): moving on`),
+        STOP_PART_TIMEOUT_MS,
+      );
     });
     const outcome = await Promise.race([
       stop().then(
