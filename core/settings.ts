@@ -144,19 +144,22 @@ const name = (fallback: string) =>
 
 const optionalText = () => variable(z.string().optional());
 
-const postgresUrl = () =>
+/** An optional URL with one of these schemes, e.g. ['http:', 'https:']. */
+const urlOf = (protocols: readonly string[], rule: string) =>
   variable(
     z
       .string()
       .refine((value) => {
         try {
-          return ['postgres:', 'postgresql:'].includes(new URL(value).protocol);
+          return protocols.includes(new URL(value).protocol);
         } catch {
           return false;
         }
-      }, 'must be a postgres:// or postgresql:// URL')
+      }, rule)
       .optional(),
   );
+
+const postgresUrl = () => urlOf(['postgres:', 'postgresql:'], 'must be a postgres:// or postgresql:// URL');
 
 /** host[:port] (the SDK defaults to 7233), the host a name, an IPv4 address or a bracketed IPv6 address. */
 const hostAndPort = () =>
@@ -245,19 +248,7 @@ const evmAddress = () =>
       .optional(),
   );
 
-const httpUrl = () =>
-  variable(
-    z
-      .string()
-      .refine((value) => {
-        try {
-          return ['http:', 'https:'].includes(new URL(value).protocol);
-        } catch {
-          return false;
-        }
-      }, 'must be an http:// or https:// URL')
-      .optional(),
-  );
+const httpUrl = () => urlOf(['http:', 'https:'], 'must be an http:// or https:// URL');
 
 const weiAmount = (fallback: bigint) =>
   variable(

@@ -2,14 +2,13 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestClient, createWalletClient, erc20Abi, http, parseEther, parseGwei, parseUnits, publicActions } from 'viem';
+import { createTestClient, erc20Abi, http, parseEther, parseGwei, parseUnits, publicActions } from 'viem';
 import type { Address, Hex, TransactionReceipt } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createLogger } from '../../core/logger';
 import { Decimal } from '../../core/money';
 import { localChain, startEvmNode } from '../../dev/evm-node';
 import type { RunningEvmNode } from '../../dev/evm-node';
-import { testUsdcContract } from '../../dev/evm/test-usdc.contract';
 import { startWorker } from '../../worker/worker';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
@@ -20,6 +19,7 @@ import { testStack } from '../support/stack';
 import { testTemporalAccess } from '../support/temporal-access';
 import { TEST_WORKER_SETTINGS } from '../support/test-config';
 import { useTestApi } from '../support/use-test-api';
+import { blockOnTestToken } from '../support/evm-test-token';
 
 /**
  * Crypto withdrawals through the HTTP API all the way to a real chain: a Hardhat node started for
@@ -159,22 +159,6 @@ async function storedAttempts(
     );
 }
 
-/** Makes the test token refuse every transfer to or from the address (its owner's setBlocked), as USDC's blacklist does. */
-async function blockOnToken(address: Address): Promise<void> {
-  const owner = createWalletClient({
-    chain: localChain(node.chainId, node.rpcUrl),
-    transport: http(node.rpcUrl),
-    account: privateKeyToAccount(node.usdcOwnerPrivateKey),
-  });
-  const hash = await owner.writeContract({
-    address: node.usdcAddress,
-    abi: testUsdcContract().abi,
-    functionName: 'setBlocked',
-    args: [address, true],
-  });
-  expect((await chain.getTransactionReceipt({ hash })).status).toBe('success');
-}
-
 /** What the balances endpoint shows after amount + fee left a deposit, at the currency's scale. */
 function balanceAfter(deposit: string, amount: string, fee: number, scale: number): string {
   return new Decimal(deposit).minus(amount).minus(String(fee)).toFixed(scale);
@@ -252,7 +236,7 @@ describe('crypto withdrawals sent on a real EVM chain through the API', () => {
   it('a usdc withdrawal the token refuses reverts on chain: UNSUCCESSFUL, the funds released, the recipient got nothing', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { usdc: '50' } });
     const recipient = newAddress();
-    await blockOnToken(recipient);
+    await blockOnTestToken(node, recipient);
     const hotWalletUsdc = await usdcBalance(node.hotWalletAddress);
     const minedBefore = await minedFromHotWallet();
 
@@ -320,7 +304,7 @@ describe('crypto withdrawals sent on a real EVM chain through the API', () => {
   it('a stuck usdc withdrawal whose replacement reverts: UNSUCCESSFUL, the funds released, and it shows the reverted replacement', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { usdc: '50' } });
     const recipient = newAddress();
-    await blockOnToken(recipient);
+    await blockOnTestToken(node, recipient);
     const minedBefore = await minedFromHotWallet();
     await chain.setAutomine(false);
 

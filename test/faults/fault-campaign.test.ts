@@ -180,34 +180,28 @@ describe('fault campaign', () => {
     expect(verdict.problems).toEqual([]);
   }, 150_000);
 
-  it('(a) Postgres killed (SIGKILL) under load and restarted 7 s later', async () => {
+  /** Kills the process 3 s into the load, starts it again on its data 7 s later, and lets the load run on. */
+  async function killAndRestart(fault: string, target: () => StackProcess): Promise<void> {
     const { verdict } = await runPhase({
-      fault: '(a) Postgres SIGKILL, restart after 7 s',
+      fault,
       load: { callers: 6 },
       async inject() {
         await sleep(3_000);
-        await stack.postgres.kill();
+        await target().kill();
         await sleep(7_000);
-        await stack.postgres.start();
+        await target().start();
         await sleep(6_000);
       },
     });
     expect(verdict.problems).toEqual([]);
+  }
+
+  it('(a) Postgres killed (SIGKILL) under load and restarted 7 s later', async () => {
+    await killAndRestart('(a) Postgres SIGKILL, restart after 7 s', () => stack.postgres);
   }, 240_000);
 
   it('(b) the Temporal dev server killed (SIGKILL) under load and restarted on the same database 7 s later', async () => {
-    const { verdict } = await runPhase({
-      fault: '(b) Temporal SIGKILL, restart after 7 s',
-      load: { callers: 6 },
-      async inject() {
-        await sleep(3_000);
-        await stack.temporal.kill();
-        await sleep(7_000);
-        await stack.temporal.start();
-        await sleep(6_000);
-      },
-    });
-    expect(verdict.problems).toEqual([]);
+    await killAndRestart('(b) Temporal SIGKILL, restart after 7 s', () => stack.temporal);
   }, 240_000);
 
   it('(c) a worker killed (SIGKILL) at each activity boundary of a withdrawal, a SEPA transfer and an exchange in turn', async () => {

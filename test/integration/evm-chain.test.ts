@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { createTestClient, createWalletClient, erc20Abi, http, parseEther, parseGwei, parseUnits, publicActions } from 'viem';
+import { createTestClient, erc20Abi, http, parseEther, parseGwei, parseUnits, publicActions } from 'viem';
 import type { Address, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { BroadcastRequest } from '../../activities/adapters/chain/chain-adapter';
@@ -12,10 +12,10 @@ import type { EvmNetworkConfig } from '../../activities/adapters/chain/evm/evm-n
 import { createLogger } from '../../core/logger';
 import { localChain, startEvmNode } from '../../dev/evm-node';
 import type { RunningEvmNode } from '../../dev/evm-node';
-import { testUsdcContract } from '../../dev/evm/test-usdc.contract';
 import type { CrashingBroadcastInput } from '../support/evm-crashing-broadcast.main';
 import { killProcessGroup, spawnTsx } from '../support/processes';
 import { testStack } from '../support/stack';
+import { blockOnTestToken } from '../support/evm-test-token';
 
 /**
  * The EVM adapter against a real Hardhat node started for this file, and the run's Postgres.
@@ -251,18 +251,7 @@ describe('the EVM chain adapter on a real node', () => {
 
   it('a token transfer the token refuses reverts on chain: FAILED, and the recipient got nothing', async () => {
     const recipient = newAddress();
-    const owner = createWalletClient({
-      chain: localChain(node.chainId, node.rpcUrl),
-      transport: http(node.rpcUrl),
-      account: privateKeyToAccount(node.usdcOwnerPrivateKey),
-    });
-    const blocking = await owner.writeContract({
-      address: node.usdcAddress,
-      abi: testUsdcContract().abi,
-      functionName: 'setBlocked',
-      args: [recipient, true],
-    });
-    expect((await chain.waitForTransactionReceipt({ hash: blocking })).status).toBe('success');
+    await blockOnTestToken(node, recipient);
     const chainAdapter = adapter();
 
     const result = await chainAdapter.broadcast(withdrawal('usdc', '5', recipient));

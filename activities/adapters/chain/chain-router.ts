@@ -1,14 +1,13 @@
 import type pg from 'pg';
 import type { Network } from '../../../core/currencies';
 import { evmTransactionByHash, evmTransactionOfWithdrawal } from '../../../db/queries/evm-transaction.queries';
+import { isEvmNetwork } from './evm/evm-amounts';
 import type { BroadcastRequest, BroadcastResult, ChainAdapter, ConfirmationState } from './chain-adapter';
 
 /** A real adapter that sends on some networks only. */
 export interface NetworkAdapter extends ChainAdapter {
   serves(network: Network): boolean;
 }
-
-const EVM_NETWORKS: ReadonlySet<Network> = new Set(['ethereum', 'polygon']);
 
 /**
  * Sends each withdrawal through the first adapter that serves its network, else through the
@@ -34,7 +33,7 @@ export class ChainRouter implements ChainAdapter {
   async broadcast(request: BroadcastRequest): Promise<BroadcastResult> {
     const real = this.real(request.network);
     if (real) return real.broadcast(request);
-    if (this.evmStore && EVM_NETWORKS.has(request.network) && (await evmTransactionOfWithdrawal(this.evmStore, request.withdrawalId))) {
+    if (this.evmStore && isEvmNetwork(request.network) && (await evmTransactionOfWithdrawal(this.evmStore, request.withdrawalId))) {
       throw new Error(
         `withdrawal ${request.withdrawalId} was signed for ${request.network}, which this worker does not send on: it must not be simulated`,
       );
@@ -57,7 +56,7 @@ export class ChainRouter implements ChainAdapter {
   }
 
   private async refuseSigned(request: { network: Network; transactionHash: string }): Promise<void> {
-    if (this.evmStore && EVM_NETWORKS.has(request.network) && (await evmTransactionByHash(this.evmStore, request.transactionHash))) {
+    if (this.evmStore && isEvmNetwork(request.network) && (await evmTransactionByHash(this.evmStore, request.transactionHash))) {
       throw new Error(
         `transaction ${request.transactionHash} is on ${request.network}, which this worker does not send on: it must not be simulated`,
       );
