@@ -10,12 +10,14 @@ import type { Originator } from '../core/travel-rule';
 import type { TravelRuleCompletion } from '../core/travel-rule-completion';
 import { CryptoWithdrawal } from '../db/entities/crypto-withdrawal.entity';
 import type { CryptoWithdrawalStage } from '../db/entities/crypto-withdrawal.entity';
+import { cryptoWithdrawalContract } from '../contracts';
 import type { CryptoWithdrawalInput } from '../contracts';
 import { Partner } from '../db/entities/partner.entity';
 import { PartnerUser } from '../db/entities/partner-user.entity';
 import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
 import type { PostingInput } from '../db/ledger/ledger';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
+import { acceptedRequest } from './accepted-operation.guard';
 import { pollForAnswer } from './answer-polling';
 import type { ActivityDependencies } from './dependencies';
 import { activityFailure } from './domain-error.interceptor';
@@ -70,8 +72,14 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
 
   return {
     /** Stores the withdrawal and holds amount + fee in one transaction; re-running returns its state. */
-    async reserveWithdrawal(input: CryptoWithdrawalInput): Promise<OperationState> {
+    async reserveWithdrawal(requested: CryptoWithdrawalInput): Promise<OperationState> {
       return inTransaction(async (em) => {
+        const input = await acceptedRequest(em, deps, {
+          kind: 'CRYPTO_WITHDRAWAL',
+          contract: cryptoWithdrawalContract,
+          operationId: requested.withdrawalId,
+          input: requested,
+        });
         await lockOperation(em, input.withdrawalId);
         const existing = await em.findOne(CryptoWithdrawal, { id: input.withdrawalId });
         if (existing) return { status: existing.status, stage: existing.stage };

@@ -9,7 +9,9 @@ import { RateLock } from '../db/entities/rate-lock.entity';
 import { assertNotAbandoned, lockOperation, postTransferDirectly, tombstoneTransfer } from '../db/ledger/ledger';
 import type { TombstoneOutcome } from '../db/ledger/ledger';
 import type { PostingInput } from '../db/ledger/ledger';
+import { exchangeContract } from '../contracts';
 import type { ExchangeInput } from '../contracts';
+import { acceptedRequest } from './accepted-operation.guard';
 import type { ActivityDependencies } from './dependencies';
 
 export interface ExchangeQuote {
@@ -53,8 +55,14 @@ export function createExchangeActivities(deps: ActivityDependencies) {
     },
 
     /** Consumes the lock and moves both currencies in one transaction; re-running finds the exchange. */
-    async executeExchange(input: ExchangeInput): Promise<{ exchangeId: string }> {
+    async executeExchange(requested: ExchangeInput): Promise<{ exchangeId: string }> {
       return deps.orm.em.fork().transactional(async (em) => {
+        const input = await acceptedRequest(em, deps, {
+          kind: 'EXCHANGE',
+          contract: exchangeContract,
+          operationId: requested.exchangeId,
+          input: requested,
+        });
         await lockOperation(em, input.exchangeId);
         const existing = await em.findOne(Exchange, { id: input.exchangeId });
         if (existing) return { exchangeId: existing.id };

@@ -12,6 +12,8 @@ import {
   findUnsuccessfulNotVoided,
 } from '../db/queries/reconciliation.queries';
 import type { HeldTransferRow } from '../db/queries/reconciliation.queries';
+import { findRefusedOperationsSince } from '../db/queries/accepted-operation.queries';
+import { findLatestReportTime } from '../db/queries/reconciliation-report.queries';
 import { ReconciliationReport } from '../db/entities/reconciliation-report.entity';
 import { cryptoWithdrawalContract, sepaTransferContract } from '../contracts';
 import type { ReconciliationInput, ReconciliationResult } from '../contracts';
@@ -74,18 +76,29 @@ export function createReconciliationActivities(deps: ActivityDependencies) {
     async reconcileLedger(input: ReconciliationInput): Promise<ReconciliationResult> {
       const now = deps.clock.now();
       const heldBefore = new Date(now.getTime() - (input.heldAfterMs ?? DEFAULT_HELD_AFTER_MS));
-      const [unbalanced, mismatches, overdrawn, stuck, unsuccessfulNotVoided, successfulNotPosted, openWithoutHold, holds, held] =
-        await Promise.all([
-          findUnbalancedTransfers(deps.pool),
-          findBalanceMismatches(deps.pool),
-          findOverdrawnAccounts(deps.pool),
-          findStuckOperations(deps.pool, new Date(now.getTime() - input.stuckAfterMs)),
-          findUnsuccessfulNotVoided(deps.pool),
-          findSuccessfulNotPosted(deps.pool),
-          findOpenWithoutHold(deps.pool, heldBefore),
-          findHoldsWithoutOpenOperation(deps.pool),
-          findHeldTransfersOfOpenOperations(deps.pool, heldBefore, input.maxHeldTransfersChecked ?? DEFAULT_MAX_HELD_CHECKED),
-        ]);
+      const [
+        unbalanced,
+        mismatches,
+        overdrawn,
+        stuck,
+        unsuccessfulNotVoided,
+        successfulNotPosted,
+        openWithoutHold,
+        holds,
+        held,
+        refusedUnknown,
+      ] = await Promise.all([
+        findUnbalancedTransfers(deps.pool),
+        findBalanceMismatches(deps.pool),
+        findOverdrawnAccounts(deps.pool),
+        findStuckOperations(deps.pool, new Date(now.getTime() - input.stuckAfterMs)),
+        findUnsuccessfulNotVoided(deps.pool),
+        findSuccessfulNotPosted(deps.pool),
+        findOpenWithoutHold(deps.pool, heldBefore),
+        findHoldsWithoutOpenOperation(deps.pool),
+        findHeldTransfersOfOpenOperations(deps.pool, heldBefore, input.maxHeldTransfersChecked ?? DEFAULT_MAX_HELD_CHECKED),
+        findLatestReportTime(deps.pool).then((since) => findRefusedOperationsSince(deps.pool, since)),
+      ]);
       // A hold under a final operation's id is already an unsuccessful-not-voided or successful-not-posted finding.
       const holdsWithoutOperation = holds.filter((hold) => hold.operation === null);
       const withoutWorkflow = await heldWithoutRunningWorkflow(held.rows);
@@ -101,6 +114,7 @@ export function createReconciliationActivities(deps: ActivityDependencies) {
         successfulNotPosted: successfulNotPosted.length,
         openWithoutHold: openWithoutHold.length,
         holdsWithoutOperation: holdsWithoutOperation.length,
+        refusedUnknownOperations: refusedUnknown.length,
       };
       const ok = Object.values(counts).every((count) => count === 0);
       const reportId = randomUUID();
@@ -119,6 +133,7 @@ export function createReconciliationActivities(deps: ActivityDependencies) {
           successfulNotPosted,
           openWithoutHold,
           holdsWithoutOperation,
+          refusedUnknownOperations: refusedUnknown,
           heldTransfersChecked: held.rows.length,
           heldTransfersTotal: held.total,
         },

@@ -6,12 +6,14 @@ import { Decimal } from '../core/money';
 import { SEPA_NAME_MAX_LENGTH, sepaNaturalPersonName } from '../core/payment-limits';
 import { Partner } from '../db/entities/partner.entity';
 import { SepaTransfer } from '../db/entities/sepa-transfer.entity';
+import { sepaTransferContract } from '../contracts';
 import type { SepaTransferInput } from '../contracts';
 import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
 import { findPartnerAccount } from '../db/ledger/accounts';
 import { buildPain001 } from './adapters/bank/pain001';
 import { UnknownBankReferenceError } from './adapters/bank/bank-adapter';
 import type { BankPaymentState, SepaPayment } from './adapters/bank/bank-adapter';
+import { acceptedRequest } from './accepted-operation.guard';
 import { pollForAnswer } from './answer-polling';
 import type { ActivityDependencies } from './dependencies';
 import { activityFailure } from './domain-error.interceptor';
@@ -38,8 +40,14 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
 
   return {
     /** Needs an ACTIVE eur account (else partner-not-found, per DESIGN.md); holds the amount. */
-    async reserveSepaTransfer(input: SepaTransferInput): Promise<OperationState> {
+    async reserveSepaTransfer(requested: SepaTransferInput): Promise<OperationState> {
       return inTransaction(async (em) => {
+        const input = await acceptedRequest(em, deps, {
+          kind: 'SEPA_TRANSFER',
+          contract: sepaTransferContract,
+          operationId: requested.transferId,
+          input: requested,
+        });
         await lockOperation(em, input.transferId);
         const existing = await em.findOne(SepaTransfer, { id: input.transferId });
         if (existing) return { status: existing.status, stage: existing.stage };

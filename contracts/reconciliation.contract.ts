@@ -27,6 +27,12 @@ export interface ReconciliationResult {
   openWithoutHold: number;
   /** Holds under an id that no operation has. */
   holdsWithoutOperation: number;
+  /**
+   * Workflows refused since the previous report because the API never accepted their operation
+   * (started straight on Temporal, or with altered input): nothing was held, but someone tried.
+   * Absent from reports written before the check existed.
+   */
+  refusedUnknownOperations?: number;
   /** How many holds were checked against Temporal this run, of how many old enough to check. */
   heldTransfersChecked: number;
   heldTransfersTotal: number;

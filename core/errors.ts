@@ -21,6 +21,11 @@ export const DOMAIN_ERRORS = {
   'insufficient-funds': { refusal: true },
   /** Given up on before anything was held; a tombstone guarantees nothing ever will be. Safe to retry. */
   'operation-abandoned': { refusal: true },
+  /**
+   * A workflow whose input is not an operation the API accepted (started straight on Temporal, or
+   * altered): refused before anything is held. Never the partner's doing: over HTTP a fault of ours.
+   */
+  'unknown-operation': { refusal: true },
   'invalid-month-or-year': { refusal: false },
   'invalid-date': { refusal: false },
   'withdrawal-not-found': { refusal: false },

@@ -2,6 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { METADATA_ENCODING_KEY } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { refusedPayload } from './refused-payload';
 
 /**
  * Encrypts every payload that goes to Temporal (workflow inputs, results, activity arguments,
@@ -10,7 +11,12 @@ import { temporal } from '@temporalio/proto';
  *
  * AES-256-GCM, a fresh 96-bit IV per payload, the key id in the metadata and bound to the
  * ciphertext as associated data. Several keys for rotation: the first encrypts, all decrypt.
- * Payloads without our encoding (written before encryption was on) are passed through as they are.
+ *
+ * Plaintext is accepted nowhere: encryption is also what tells our own payloads from what anyone
+ * else wrote to Temporal (a workflow started or signalled with the bare CLI). A payload that is
+ * not encrypted with a configured key, or does not decrypt, is refused: clients throw; a worker
+ * (`refused: 'mark'`) hands on a marker instead (core/refused-payload.ts), so a plaintext signal
+ * cannot jam a running workflow's tasks, and the workflow refuses it where it arrives.
  */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
@@ -24,11 +30,21 @@ export interface PayloadKey {
   key: Buffer;
 }
 
+export interface RefusalHandling {
+  /** throw (clients, the default), or hand on a marker (workers, the codec endpoint for the UI). */
+  refused: 'throw' | 'mark';
+  /** Told of every refused payload, for logs and metrics; the reason never carries content. */
+  onRefused?: (reason: string) => void;
+}
+
 export class AesGcmPayloadCodec implements PayloadCodec {
   private readonly keysById: ReadonlyMap<string, Buffer>;
 
   /** keys[0] encrypts; every key decrypts. */
-  constructor(private readonly keys: readonly PayloadKey[]) {
+  constructor(
+    private readonly keys: readonly PayloadKey[],
+    private readonly handling: RefusalHandling = { refused: 'throw' },
+  ) {
     if (keys.length === 0) throw new Error('payload encryption needs at least one key');
     for (const each of keys) if (each.key.length !== 32) throw new Error(`payload key ${each.id} must be 32 bytes`);
     this.keysById = new Map(keys.map((each) => [each.id, each.key]));
@@ -51,21 +67,38 @@ export class AesGcmPayloadCodec implements PayloadCodec {
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((payload) => {
-      const encoding = payload.metadata?.[METADATA_ENCODING_KEY];
-      if (!encoding || Buffer.from(encoding).toString('utf8') !== ENCRYPTED_ENCODING) return payload;
-      const idBytes = payload.metadata?.[KEY_ID_METADATA];
-      const id = idBytes ? Buffer.from(idBytes).toString('utf8') : '';
-      const key = this.keysById.get(id);
-      // Says which key is missing, never anything about the content.
-      if (!key) throw new Error(`payload encrypted with key "${id}", which this process does not have`);
-      const sealed = Buffer.from(payload.data ?? new Uint8Array());
-      if (sealed.length < IV_BYTES + TAG_BYTES) throw new Error('encrypted payload too short');
+      const decrypted = this.decrypt(payload);
+      if (!('refused' in decrypted)) return decrypted;
+      this.handling.onRefused?.(decrypted.refused);
+      if (this.handling.refused === 'throw') throw new Error(`refused a Temporal payload: ${decrypted.refused}`);
+      return {
+        metadata: { [METADATA_ENCODING_KEY]: Buffer.from('json/plain') },
+        data: Buffer.from(JSON.stringify(refusedPayload(decrypted.refused))),
+      };
+    });
+  }
+
+  /** The payload inside, or why it is refused (which key is missing, never anything about the content). */
+  private decrypt(payload: Payload): Payload | { refused: string } {
+    const encoding = payload.metadata?.[METADATA_ENCODING_KEY];
+    if (!encoding || Buffer.from(encoding).toString('utf8') !== ENCRYPTED_ENCODING) {
+      return { refused: 'not encrypted with a configured payload key' };
+    }
+    const idBytes = payload.metadata?.[KEY_ID_METADATA];
+    const id = idBytes ? Buffer.from(idBytes).toString('utf8').slice(0, 64) : '';
+    const key = this.keysById.get(id);
+    if (!key) return { refused: `encrypted with key "${id}", which this process does not have` };
+    const sealed = Buffer.from(payload.data ?? new Uint8Array());
+    if (sealed.length < IV_BYTES + TAG_BYTES) return { refused: 'encrypted payload too short' };
+    try {
       const decipher = createDecipheriv(CIPHER, key, sealed.subarray(0, IV_BYTES));
       decipher.setAAD(Buffer.from(id, 'utf8'));
       decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
       const plain = Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]);
       return temporal.api.common.v1.Payload.decode(plain);
-    });
+    } catch {
+      return { refused: `does not decrypt with key "${id}" (altered, or not ours)` };
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { DataConverter } from '@temporalio/common';
 import { AesGcmPayloadCodec } from './payload-codec';
-import type { PayloadKey } from './payload-codec';
+import type { PayloadKey, RefusalHandling } from './payload-codec';
 
 /**
  * How every process of this service talks to Temporal: the same connection options (TLS, mTLS,
@@ -9,7 +9,7 @@ import type { PayloadKey } from './payload-codec';
  * worker, the operator CLI and the tests, so none of them can read or write what another cannot.
  */
 export interface TemporalAccess {
-  /** Keys for payload encryption (first one encrypts); absent, payloads travel in clear. */
+  /** Keys for payload encryption (first one encrypts); required by every client and worker. */
   payloadKeys: readonly PayloadKey[] | undefined;
   /** TLS towards the frontend (Temporal Cloud, a cluster behind TLS). */
   tls: boolean;
@@ -33,9 +33,14 @@ export const PLAIN_TEMPORAL_ACCESS: TemporalAccess = {
   apiKey: undefined,
 };
 
-/** The data converter every client and worker uses: encryption when keys are configured. */
-export function temporalDataConverter(access: Pick<TemporalAccess, 'payloadKeys'>): DataConverter {
-  return access.payloadKeys ? { payloadCodecs: [new AesGcmPayloadCodec(access.payloadKeys)] } : {};
+/**
+ * The data converter every client and worker uses: always encrypted, development included, since
+ * encryption is also how a process tells our payloads from anyone else's (core/payload-codec.ts).
+ * A client throws on a payload it refuses; a worker marks it (`refusal`).
+ */
+export function temporalDataConverter(access: Pick<TemporalAccess, 'payloadKeys'>, refusal?: RefusalHandling): DataConverter {
+  if (!access.payloadKeys) throw new Error('PAYLOAD_ENCRYPTION_KEYS must be set: Temporal payloads are never written or read in clear');
+  return { payloadCodecs: [new AesGcmPayloadCodec(access.payloadKeys, refusal)] };
 }
 
 /** Connection options shared by `Connection.connect` (client) and `NativeConnection.connect` (worker). */

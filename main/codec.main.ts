@@ -13,7 +13,8 @@ async function main(): Promise<void> {
   const keys = requireSetting(settings.temporal.payloadKeys, 'PAYLOAD_ENCRYPTION_KEYS');
   const token = requireSetting(settings.codecEndpoint.token, 'CODEC_ENDPOINT_TOKEN');
   const server = await startCodecServer({
-    codec: new AesGcmPayloadCodec(keys),
+    // A payload that is not ours shows as refused instead of failing the page's whole batch.
+    codec: new AesGcmPayloadCodec(keys, { refused: 'mark' }),
     token,
     allowedOrigins: settings.codecEndpoint.allowedOrigins,
     port: settings.codecEndpoint.port,

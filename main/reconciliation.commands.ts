@@ -20,6 +20,7 @@ const REPORT_LISTS: Readonly<Record<keyof FindingCounts, string>> = {
   successfulNotPosted: 'successfulNotPosted',
   openWithoutHold: 'openWithoutHold',
   holdsWithoutOperation: 'holdsWithoutOperation',
+  refusedUnknownOperations: 'refusedUnknownOperations',
 };
 const LEDGER_INVARIANTS: ReadonlyArray<keyof FindingCounts> = ['unbalancedTransfers', 'balanceMismatches', 'overdrawnAccounts'];
 

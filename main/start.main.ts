@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   // Operators read decrypted payloads in the Web UI through the codec endpoint (its token: CODEC_ENDPOINT_TOKEN, or a new one per start).
   const uiOrigins = [`http://127.0.0.1:${settings.development.temporalUiPort}`, `http://localhost:${settings.development.temporalUiPort}`];
   const codec = await startCodecServer({
-    codec: new AesGcmPayloadCodec(settings.temporal.payloadKeys!),
+    codec: new AesGcmPayloadCodec(settings.temporal.payloadKeys!, { refused: 'mark' }),
     token: settings.codecEndpoint.token ?? randomBytes(24).toString('base64url'),
     allowedOrigins: [...uiOrigins, ...settings.codecEndpoint.allowedOrigins],
     port: settings.codecEndpoint.port,

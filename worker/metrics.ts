@@ -18,6 +18,8 @@ export interface WorkerMetrics {
   readonly interceptor: ActivityInterceptorsFactory;
   /** Reads the worker's in-flight counts at scrape time. */
   observe(status: () => WorkerStatus): void;
+  /** Counts a payload the codec refused (not encrypted with our key): someone wrote to Temporal without the API. */
+  payloadRefused(): void;
 }
 
 /**
@@ -38,6 +40,11 @@ export function createWorkerMetrics(): WorkerMetrics {
     help: 'Duration of activity attempts by activity type',
     labelNames: ['activity_type'] as const,
     buckets: DURATION_BUCKETS_SECONDS,
+    registers: [registry],
+  });
+  const refusedPayloads = new Counter({
+    name: 'payments_worker_payloads_refused_total',
+    help: 'Temporal payloads refused because they were not encrypted with a configured key (or did not decrypt)',
     registers: [registry],
   });
   let status: (() => WorkerStatus) | undefined;
@@ -79,6 +86,9 @@ export function createWorkerMetrics(): WorkerMetrics {
     interceptor,
     observe(read) {
       status = read;
+    },
+    payloadRefused() {
+      refusedPayloads.inc();
     },
   };
 }

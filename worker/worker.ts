@@ -5,6 +5,7 @@ import type { WorkerInterceptors } from '@temporalio/worker';
 import pg from 'pg';
 import { createActivities } from '../activities';
 import { DomainErrorInterceptor } from '../activities/domain-error.interceptor';
+import { PayloadGuardInterceptor } from '../activities/payload-guard.interceptor';
 import { requestIdInterceptors } from '../activities/request-id.interceptor';
 import type { Activities } from '../activities';
 import type { Clock } from '../activities/dependencies';
@@ -20,7 +21,7 @@ import type { Logger } from '../core/logger';
 import type { DevelopmentSettings, Settings } from '../core/settings';
 import { DEFAULT_DATABASE_TIMEOUTS, poolConfig } from '../db/connection-settings';
 import { openOrm } from '../db/orm';
-import { PLAIN_TEMPORAL_ACCESS, temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
+import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
 import { startWorkerHttpServer, workerReadiness } from './health-server';
 import type { WorkerHttpServer } from './health-server';
 import { createWorkerMetrics } from './metrics';
@@ -61,7 +62,7 @@ export interface RunningWorker {
  * line first, so what the domain-error interceptor and the activity log carries it too.
  */
 export const WORKER_INTERCEPTORS: WorkerInterceptors = {
-  activity: [requestIdInterceptors, () => ({ inbound: new DomainErrorInterceptor() })],
+  activity: [() => ({ inbound: new PayloadGuardInterceptor() }), requestIdInterceptors, () => ({ inbound: new DomainErrorInterceptor() })],
 };
 
 /**
@@ -69,7 +70,11 @@ export const WORKER_INTERCEPTORS: WorkerInterceptors = {
  * bundles; whoever prebuilds a bundle (tests) passes them to bundleWorkflowCode, or the request id
  * stops at the workflow's memo.
  */
-export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [sourceFile(path.join('workflows', 'request-id.interceptor'))];
+export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
+  // First: a refused payload is stopped before anything else looks at it.
+  sourceFile(path.join('workflows', 'payload-guard.interceptor')),
+  sourceFile(path.join('workflows', 'request-id.interceptor')),
+];
 
 /** The workflows folder, whether this runs from TypeScript sources (tsx, jest) or compiled output. */
 export function workflowsPath(): string {
@@ -110,7 +115,9 @@ function chainAdapter(options: WorkerOptions, pool: pg.Pool): ChainAdapter {
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const timeouts = options.settings.databaseTimeouts ?? DEFAULT_DATABASE_TIMEOUTS;
-  const temporalAccess = options.settings.temporal ?? PLAIN_TEMPORAL_ACCESS;
+  const temporalAccess = options.settings.temporal;
+  if (!temporalAccess?.payloadKeys)
+    throw new Error('the worker needs PAYLOAD_ENCRYPTION_KEYS: Temporal payloads are never read or written in clear');
   const orm = await openOrm(options.databaseUrl, 10, timeouts);
   const pool = new pg.Pool(poolConfig(options.databaseUrl, 5, timeouts));
   // An idle client that loses its server (a restart, a failover) must not crash the worker.
@@ -122,7 +129,14 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const worker = await Worker.create({
     connection,
     // The same encryption as every client: what partners sent is never stored in clear in Temporal.
-    dataConverter: temporalDataConverter(temporalAccess),
+    // What is not ours is marked, not thrown on, so it cannot jam a workflow (core/refused-payload.ts).
+    dataConverter: temporalDataConverter(temporalAccess, {
+      refused: 'mark',
+      onRefused: (reason) => {
+        metrics.payloadRefused();
+        options.log.warn(`refused a Temporal payload: ${reason}`);
+      },
+    }),
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     ...(options.workflowBundlePath

@@ -1,6 +1,9 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import { BUSINESS_ERROR_TYPES, DEFINITE_FAILURE_TYPES } from './activity-options';
 import type { OperationRefusal } from '../contracts';
+import type { DomainErrorKind } from '../core/errors';
+
+const UNKNOWN_OPERATION: DomainErrorKind = 'unknown-operation';
 
 /** Fails the workflow with the business error itself, not the activity wrapper around it. */
 export function businessCause(error: unknown): unknown {
@@ -16,6 +19,11 @@ export function isBusinessFailure(cause: unknown): cause is ApplicationFailure {
 /** The chain or the bank said for certain that the money did not leave. */
 export function isDefiniteFailure(cause: unknown): cause is ApplicationFailure {
   return cause instanceof ApplicationFailure && DEFINITE_FAILURE_TYPES.includes(cause.type ?? '');
+}
+
+/** Refused as no operation the API accepted (activities/accepted-operation.guard.ts): nothing was held. */
+export function isUnknownOperation(cause: unknown): cause is ApplicationFailure {
+  return cause instanceof ApplicationFailure && cause.type === UNKNOWN_OPERATION;
 }
 
 export function refusalOf(cause: ApplicationFailure): OperationRefusal {

@@ -12,7 +12,7 @@ import type { Activities } from '../activities';
 import type { ExchangeInput, ExchangeResult, OperationProgress } from '../contracts';
 import { OPERATION_STAGE, OPERATION_STATUS } from '../core/search-attributes';
 import { BOUNDED_DATABASE_STEP, DURABLE_DATABASE_STEP } from './activity-options';
-import { businessCause, isBusinessFailure, refusalOf, refusalStage } from './business-cause';
+import { businessCause, isBusinessFailure, isUnknownOperation, refusalOf, refusalStage } from './business-cause';
 import { withSummary } from './activity-proxies';
 import { progressDetails } from './operation-tracker';
 import { statusQuery } from '../contracts';
@@ -45,6 +45,12 @@ export async function exchangeWorkflow(input: ExchangeInput): Promise<ExchangeRe
     return report({ status: 'SUCCESSFUL', stage: 'SETTLED' });
   } catch (error) {
     const cause = businessCause(error);
+    if (isUnknownOperation(cause)) {
+      // Not an exchange the API accepted: nothing moved, and its id may be a real exchange's,
+      // which an abandon would report as this one's. Refused, and nothing else.
+      const refusal = refusalOf(cause);
+      return report({ status: 'UNSUCCESSFUL', stage: refusalStage(refusal), failureReason: refusal.message, refusal });
+    }
     // Refused or unknown, a tombstone makes sure no attempt still on its way (or a Reset)
     // exchanges later; if one committed first, the exchange happened.
     const abandon = () => withSummary(abandonExchange, 'abandon: committed, or never will')(input.exchangeId);

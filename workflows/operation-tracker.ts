@@ -11,7 +11,7 @@ import {
 import { isFinal } from '../core/operation-status';
 import type { AbandonOutcome, OperationState } from '../core/operation-status';
 import { OPERATION_STAGE, OPERATION_STATUS } from '../core/search-attributes';
-import { businessCause, isBusinessFailure, refusalOf, refusalStage } from './business-cause';
+import { businessCause, isBusinessFailure, isUnknownOperation, refusalOf, refusalStage } from './business-cause';
 import { statusQuery } from '../contracts';
 import type { OperationProgress } from '../contracts';
 import { ReservationGate } from './reservation-gate';
@@ -67,17 +67,17 @@ export class OperationTracker {
       state = await reservation();
     } catch (error) {
       const cause = businessCause(error);
+      if (isUnknownOperation(cause)) {
+        // Not an operation the API accepted: nothing was held, and its id may be a real
+        // operation's, whose money an abandon would touch. Refused, and nothing else.
+        return this.refuse(cause);
+      }
       if ((await CancellationScope.nonCancellable(abandon)) === 'HANDED_OFF') {
         // An earlier run (before a Reset) reserved and handed the money off: follow it to its end.
         this.gate.opened();
         return true;
       }
-      if (isBusinessFailure(cause)) {
-        const refusal = refusalOf(cause);
-        this.report({ status: 'UNSUCCESSFUL', stage: refusalStage(refusal), failureReason: refusal.message, refusal });
-        this.gate.refused(cause);
-        return false;
-      }
+      if (isBusinessFailure(cause)) return this.refuse(cause);
       const message = 'the reservation could not be confirmed, so it was abandoned: nothing was moved';
       const abandoned = ApplicationFailure.create({
         type: 'operation-abandoned',
@@ -98,6 +98,14 @@ export class OperationTracker {
     }
     this.report({ status: 'IN_PROGRESS', stage: 'RESERVED' });
     return true;
+  }
+
+  /** The refusal is the workflow's result and the waiting caller's answer; the workflow is over. */
+  private refuse(cause: ApplicationFailure): false {
+    const refusal = refusalOf(cause);
+    this.report({ status: 'UNSUCCESSFUL', stage: refusalStage(refusal), failureReason: refusal.message, refusal });
+    this.gate.refused(cause);
+    return false;
   }
 }
 

@@ -19,11 +19,12 @@ const FINDING_LABELS: ReadonlyArray<[keyof ReconciliationResult, string]> = [
   ['successfulNotPosted', 'successful operations not posted'],
   ['openWithoutHold', 'open operations without a hold'],
   ['stuckOperations', 'operations in flight too long'],
+  ['refusedUnknownOperations', 'workflows refused as operations the API never accepted'],
 ];
 
 /** "reconciliation found 3 problems: 2 …, 1 … (reconciliation report ID)": counts and ids only, no personal data. */
 export function summarizeFindings(result: ReconciliationResult): string {
-  const found = FINDING_LABELS.filter(([key]) => Number(result[key]) > 0);
+  const found = FINDING_LABELS.filter(([key]) => Number(result[key] ?? 0) > 0);
   const problems = found.reduce((sum, [key]) => sum + Number(result[key]), 0);
   const counted = found.map(([key, label]) => `${String(result[key])} ${label}`);
   return `reconciliation found ${problems} problem${problems === 1 ? '' : 's'}: ${counted.join(', ')} (reconciliation report ${result.reportId})`;

@@ -30,6 +30,7 @@ export const HTTP_ERRORS: Readonly<Record<ApiErrorKind, HttpErrorShape>> = {
   'internal-error': { status: 500, errorCode: 'P500', errorName: 'internal-error' },
   'service-unavailable': { status: 503, errorCode: 'P503', errorName: 'service-unavailable' },
   'operation-abandoned': { status: 503, errorCode: 'P503', errorName: 'service-unavailable' },
+  'unknown-operation': { status: 500, errorCode: 'P500', errorName: 'internal-error' },
 };
 
 export interface ErrorBody {

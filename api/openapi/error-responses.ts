@@ -55,6 +55,10 @@ const ERROR_DOCS: Readonly<Record<ApiErrorKind, { when: string; message: string 
     when: 'Postgres or Temporal cannot be reached; retry later.',
     message: 'a backing service is unavailable; retry later',
   },
+  'unknown-operation': {
+    when: 'A fault of ours: the operation did not match what the API recorded; nothing was moved.',
+    message: undefined,
+  },
   'operation-abandoned': {
     when: 'The operation could not be confirmed in time and was cancelled: nothing was moved and nothing will be; safe to retry.',
     message: 'the operation was not confirmed in time, so it was cancelled: nothing was moved and nothing will be; it is safe to retry',

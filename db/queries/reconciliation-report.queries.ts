@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type pg from 'pg';
 
 export interface ReconciliationReportRow {
   id: string;
@@ -16,4 +17,10 @@ export async function findLatestReconciliationReport(em: EntityManager): Promise
        from reconciliation_report order by reconciliation_report.created_at desc, id limit 1`,
   );
   return rows[0];
+}
+
+/** When the newest report was written, or null before the first: what a run looks at "since". */
+export async function findLatestReportTime(pool: pg.Pool): Promise<Date | null> {
+  const result = await pool.query<{ created_at: Date | null }>('select max(created_at) as created_at from reconciliation_report');
+  return result.rows[0]?.created_at ?? null;
 }

@@ -5,7 +5,8 @@ import type { Workflow } from '@temporalio/common';
 import type pg from 'pg';
 import { DomainError, isDomainErrorKind } from '../../core/errors';
 import { currentLogContext } from '../../core/logger';
-import type { LedgerTransferKind } from '../../db/entities/ledger-transfer.entity';
+import { recordAcceptedOperation } from '../../db/queries/accepted-operation.queries';
+import type { AcceptedOperationKind } from '../../db/queries/accepted-operation.queries';
 import { tombstoneOperation } from '../../db/queries/ledger-tombstone.queries';
 import { fundsReservedUpdate } from '../../contracts';
 import type { OperationProgress, WorkflowContract } from '../../contracts';
@@ -29,8 +30,8 @@ export interface WorkflowStart<W extends Workflow> {
   searchAttributes: SearchAttributePair[];
   /** The summary and details the Temporal UI shows (no personal data: see workflow-summary.ts). */
   metadata?: WorkflowMetadata;
-  /** The operation's id (the workflow id derives from it) and the kind of its ledger transfer. */
-  operation: { id: string; ledgerKind: LedgerTransferKind };
+  /** The operation's id (the workflow id derives from it), the kind of its ledger transfer, and whose it is. */
+  operation: { id: string; ledgerKind: AcceptedOperationKind; partnerId: string };
 }
 
 /**
@@ -40,8 +41,9 @@ export interface WorkflowStart<W extends Workflow> {
 const ID_POLICIES = { workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'REJECT_DUPLICATE' } as const;
 
 /** Starts (or joins) a workflow whose result is final (the exchange) and waits for it. */
-export async function executeWorkflow<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): Promise<void> {
+export async function executeWorkflow<W extends Workflow>(target: WorkflowTarget, requested: WorkflowStart<W>): Promise<void> {
   const { client } = target;
+  const start = await accepted(target, requested);
   let progress: OperationProgress | undefined;
   try {
     progress = await withinResponseTime(
@@ -61,8 +63,9 @@ export async function executeWorkflow<W extends Workflow>(target: WorkflowTarget
  * Starts (or joins) a workflow and returns as soon as it has reserved the funds
  * (Update-With-Start on the fundsReserved update); the workflow goes on without the caller.
  */
-export async function startAndAwaitReservation<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): Promise<void> {
+export async function startAndAwaitReservation<W extends Workflow>(target: WorkflowTarget, requested: WorkflowStart<W>): Promise<void> {
   const { client } = target;
+  const start = await accepted(target, requested);
   const operation = new WithStartWorkflowOperation<W>(start.contract.workflowType, {
     ...startOptions(target, start),
     workflowIdConflictPolicy: 'USE_EXISTING',
@@ -76,6 +79,23 @@ export async function startAndAwaitReservation<W extends Workflow>(target: Workf
     // Closed already: it reserved unless its result is a refusal.
     throwIfRefused(await closedWorkflowResult(target, start));
   }
+}
+
+/**
+ * Records the operation as accepted before its workflow exists: the workflow moves money only for
+ * what is recorded (activities/accepted-operation.guard.ts). A replay of the key finds the first
+ * record, and the workflow starts with that request, however rates or fees have moved since.
+ */
+async function accepted<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): Promise<WorkflowStart<W>> {
+  const [input, ...rest] = start.args as unknown[];
+  const request = await recordAcceptedOperation(target.pool, {
+    id: start.operation.id,
+    kind: start.operation.ledgerKind,
+    partnerId: start.operation.partnerId,
+    workflowId: workflowIdOf(start),
+    request: input,
+  });
+  return { ...start, args: [request, ...rest] as Parameters<W> };
 }
 
 /**

@@ -15,7 +15,14 @@ const DROPS_OF_WHAT_ONLY_MIGRATIONS_DECLARE = [/^alter table "\w+" drop constrai
  * Tables that adapters read and write with plain SQL (db/queries/), so no entity declares them:
  * MikroORM would drop them. Only their dropping is ignored.
  */
-const TABLES_WITHOUT_ENTITIES = ['simulated_bank_payment', 'evm_wallet_nonce', 'evm_transaction', 'evm_transaction_attempt'];
+const TABLES_WITHOUT_ENTITIES = [
+  'simulated_bank_payment',
+  'evm_wallet_nonce',
+  'evm_transaction',
+  'evm_transaction_attempt',
+  'accepted_operation',
+  'refused_operation',
+];
 const DROPS_OF_TABLES_WITHOUT_ENTITIES = TABLES_WITHOUT_ENTITIES.map((table) => `drop table if exists "${table}" cascade;`);
 
 /**

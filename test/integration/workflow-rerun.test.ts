@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { cryptoWithdrawalContract } from '../../contracts';
 import type { CryptoWithdrawalInput } from '../../contracts';
 import { newWalletAddress } from '../../db/services/account-identifiers';
 import type { OperationProgress } from '../../contracts';
@@ -13,12 +13,14 @@ const ctx = useTestApi();
 
 /**
  * What an operator's reset, or the same withdrawal id started again after Temporal's retention,
- * looks like to the activities: a new run with the input of an operation that is already over.
+ * looks like to the activities: a new run of the operation's own workflow, with the input the API
+ * accepted, of an operation that is already over.
  */
 async function runAgain(input: CryptoWithdrawalInput): Promise<OperationProgress> {
   return ctx.temporal.workflow.execute('cryptoWithdrawalWorkflow', {
     taskQueue: testStack().taskQueue,
-    workflowId: `crypto-withdrawal-rerun-${randomUUID()}`,
+    workflowId: cryptoWithdrawalContract.workflowId(input.withdrawalId),
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     args: [input],
   });
 }

@@ -5,6 +5,8 @@ import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common'
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { fundsReservedUpdate } from '../../contracts';
+import { temporalDataConverter } from '../../core/temporal-connection';
+import { testDataConverter, testTemporalAccess } from './temporal-access';
 import { WORKER_INTERCEPTORS } from '../../worker/worker';
 import { quietSdkLogs } from './sdk-logs';
 import { testStack } from './stack';
@@ -130,7 +132,7 @@ export function useWorkflowTestEnvironment(): WorkflowTestEnvironment {
     quietSdkLogs();
     nativeConnection = await NativeConnection.connect({ address: testStack().temporalAddress });
     connection = await Connection.connect({ address: testStack().temporalAddress });
-    client = new Client({ connection, namespace: testStack().namespace });
+    client = new Client({ connection, namespace: testStack().namespace, dataConverter: testDataConverter() });
   });
 
   afterAll(async () => {
@@ -158,6 +160,8 @@ export function useWorkflowTestEnvironment(): WorkflowTestEnvironment {
         namespace: testStack().namespace,
         taskQueue,
         workflowBundle: { codePath: testStack().workflowBundlePath },
+        // Encrypted like the service's worker: plaintext is accepted nowhere.
+        dataConverter: temporalDataConverter(testTemporalAccess(), { refused: 'mark' }),
         activities,
         // The production worker's: a mock that throws a DomainError fails as the real activity would.
         interceptors: WORKER_INTERCEPTORS,

@@ -85,9 +85,11 @@ describe('the OpenAPI document', () => {
       expect(String(HTTP_ERRORS[kind as ApiErrorKind].status)).toBe(status);
       expect(example.value).toMatchObject({ errorCode: errorBody(kind as ApiErrorKind, undefined).errorCode });
     }
-    // Every kind an API answer can carry is documented on some route, except an unknown route's 404.
+    // Every kind an API answer can carry is documented on some route, except an unknown route's 404
+    // and unknown-operation, which no API request can cause and which answers as P500 internal-error.
     const documented = new Set(examples.map(({ kind }) => kind));
-    expect(Object.keys(HTTP_ERRORS).filter((kind) => !documented.has(kind))).toEqual(['not-found']);
+    expect(Object.keys(HTTP_ERRORS).filter((kind) => !documented.has(kind))).toEqual(['not-found', 'unknown-operation']);
+    expect(errorBody('unknown-operation', undefined)).toEqual(errorBody('internal-error', undefined));
   });
 
   it('writes amounts with all their digits, never in exponent form', () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { AesGcmPayloadCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, newPayloadKeyEntry, parsePayloadKeys } from '../../core/payload-codec';
+import { REFUSED_PAYLOAD_KEY, isRefusedPayload } from '../../core/refused-payload';
 
 const secretInput = { beneficiary: { firstName: 'Grażyna', lastName: 'Kowalska' }, iban: 'DE89370400440532013000' };
 
@@ -23,13 +24,40 @@ describe('AesGcmPayloadCodec', () => {
     expect(defaultPayloadConverter.fromPayload(opened!)).toEqual(secretInput);
   });
 
-  it('decrypts what an older key wrote (rotation) and passes plain payloads through', async () => {
+  it('decrypts what an older key wrote (rotation)', async () => {
     const [old] = await new AesGcmPayloadCodec([previous]).encode([defaultPayloadConverter.toPayload(secretInput)]);
-    const plain = defaultPayloadConverter.toPayload({ written: 'before encryption' });
     const rotated = new AesGcmPayloadCodec([current, previous]);
-    const [fromOld, fromPlain] = await rotated.decode([old!, plain]);
+    const [fromOld] = await rotated.decode([old!]);
     expect(defaultPayloadConverter.fromPayload(fromOld!)).toEqual(secretInput);
-    expect(defaultPayloadConverter.fromPayload(fromPlain!)).toEqual({ written: 'before encryption' });
+  });
+
+  it('refuses plain payloads: a client throws, a worker hands on a marker and is told why', async () => {
+    const plain = defaultPayloadConverter.toPayload({ forged: 'by the bare CLI' });
+    await expect(new AesGcmPayloadCodec([current]).decode([plain])).rejects.toThrow('not encrypted with a configured payload key');
+    const reasons: string[] = [];
+    const worker = new AesGcmPayloadCodec([current], { refused: 'mark', onRefused: (reason) => reasons.push(reason) });
+    const [sealed] = await worker.encode([defaultPayloadConverter.toPayload(secretInput)]);
+    const [opened, marked] = await worker.decode([sealed!, plain]);
+    expect(defaultPayloadConverter.fromPayload(opened!)).toEqual(secretInput);
+    const marker = defaultPayloadConverter.fromPayload(marked!);
+    expect(isRefusedPayload(marker)).toBe(true);
+    expect(marker).toEqual({ [REFUSED_PAYLOAD_KEY]: 'not encrypted with a configured payload key' });
+    // Nothing of what was sent comes through.
+    expect(JSON.stringify(marker)).not.toContain('forged');
+    expect(reasons).toEqual(['not encrypted with a configured payload key']);
+  });
+
+  it('marks a payload under another key or with altered bytes as refused, without throwing, in a worker', async () => {
+    const worker = new AesGcmPayloadCodec([current], { refused: 'mark' });
+    const [foreign] = await new AesGcmPayloadCodec([previous]).encode([defaultPayloadConverter.toPayload(secretInput)]);
+    const [mine] = await worker.encode([defaultPayloadConverter.toPayload(secretInput)]);
+    const flipped = Buffer.from(mine!.data!);
+    flipped[20] = flipped[20]! ^ 1;
+    const decoded = await worker.decode([foreign!, { ...mine!, data: flipped }]);
+    expect(decoded.map((payload) => defaultPayloadConverter.fromPayload(payload))).toEqual([
+      { [REFUSED_PAYLOAD_KEY]: 'encrypted with key "k1", which this process does not have' },
+      { [REFUSED_PAYLOAD_KEY]: 'does not decrypt with key "k2" (altered, or not ours)' },
+    ]);
   });
 
   it('refuses a payload whose key it lacks, or whose bytes or key id were altered', async () => {

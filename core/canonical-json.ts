@@ -1,0 +1,20 @@
+/**
+ * One text per JSON value, whatever the order of its keys: what "the same request" means when a
+ * stored request is compared with a workflow's input. Undefined members are left out, as
+ * JSON.stringify and Temporal's payloads leave them out.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortedKeys(value));
+}
+
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const record = value as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(record)
+      .filter((key) => record[key] !== undefined)
+      .sort()
+      .map((key) => [key, sortedKeys(record[key])]),
+  );
+}

@@ -1,0 +1,106 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type pg from 'pg';
+import { assertInvariant } from '../../core/errors';
+
+/** The operations a workflow can move money for (the kinds of their ledger transfers). */
+export type AcceptedOperationKind = 'EXCHANGE' | 'SEPA_TRANSFER' | 'CRYPTO_WITHDRAWAL';
+
+export interface AcceptedOperation {
+  id: string;
+  kind: AcceptedOperationKind;
+  partnerId: string;
+  workflowId: string;
+  /** The workflow input the API built from the partner's request, as it was stored. */
+  request: unknown;
+}
+
+interface AcceptedOperationRow {
+  kind: AcceptedOperationKind;
+  partner_id: string;
+  workflow_id: string;
+  request: unknown;
+}
+
+/**
+ * Records what the API accepted, before it starts the workflow. A replay of the same
+ * Idempotency-Key (same operation id) finds the first record and gets its request back, so the
+ * workflow always starts with what was first accepted, whatever rates or fees say now.
+ */
+export async function recordAcceptedOperation(pool: pg.Pool, operation: AcceptedOperation): Promise<unknown> {
+  const inserted = await pool.query<AcceptedOperationRow>({
+    name: 'record_accepted_operation',
+    text: `insert into accepted_operation (id, kind, partner_id, workflow_id, request) values ($1, $2, $3, $4, $5::jsonb)
+           on conflict (id) do nothing returning kind, partner_id, workflow_id, request`,
+    values: [operation.id, operation.kind, operation.partnerId, operation.workflowId, JSON.stringify(operation.request)],
+  });
+  const row = inserted.rows[0] ?? (await findRow(pool, operation.id));
+  assertInvariant(row, `accepted operation ${operation.id} is stored`);
+  assertInvariant(
+    row.kind === operation.kind && row.partner_id === operation.partnerId && row.workflow_id === operation.workflowId,
+    `accepted operation ${operation.id} is the same ${operation.kind} of the same partner`,
+  );
+  return row.request;
+}
+
+async function findRow(pool: pg.Pool, id: string): Promise<AcceptedOperationRow | undefined> {
+  const found = await pool.query<AcceptedOperationRow>({
+    name: 'find_accepted_operation',
+    text: 'select kind, partner_id, workflow_id, request from accepted_operation where id = $1',
+    values: [id],
+  });
+  return found.rows[0];
+}
+
+/** The accepted operation with this id (a UUID), read in the caller's transaction; undefined when the API never accepted it. */
+export async function findAcceptedOperation(em: EntityManager, id: string): Promise<AcceptedOperation | undefined> {
+  const rows = await em.execute<AcceptedOperationRow[]>(
+    'select kind, partner_id, workflow_id, request from accepted_operation where id = ?',
+    [id],
+  );
+  const row = rows[0];
+  return row && { id, kind: row.kind, partnerId: row.partner_id, workflowId: row.workflow_id, request: row.request };
+}
+
+export interface RefusedOperation {
+  workflowId: string;
+  runId: string;
+  workflowType: string;
+  /** What the workflow input named as its operation id, cut to a bound: it may be anything. */
+  operationId: string | null;
+  reason: string;
+}
+
+/** Keeps a workflow refused as unknown, once per run (an activity may run twice). */
+export async function recordRefusedOperation(pool: pg.Pool, refused: RefusedOperation): Promise<void> {
+  await pool.query({
+    name: 'record_refused_operation',
+    text: `insert into refused_operation (workflow_id, run_id, workflow_type, operation_id, reason)
+           values ($1, $2, $3, $4, $5) on conflict (workflow_id, run_id) do nothing`,
+    values: [
+      refused.workflowId.slice(0, 1000),
+      refused.runId.slice(0, 100),
+      refused.workflowType.slice(0, 200),
+      refused.operationId?.slice(0, 200) ?? null,
+      refused.reason.slice(0, 1000),
+    ],
+  });
+}
+
+export interface RefusedOperationRow {
+  workflow_id: string;
+  run_id: string;
+  workflow_type: string;
+  operation_id: string | null;
+  reason: string;
+  refused_at: string;
+}
+
+/** Workflows refused as unknown after `since` (the previous reconciliation report), oldest first, at most 100. */
+export async function findRefusedOperationsSince(pool: pg.Pool, since: Date | null): Promise<RefusedOperationRow[]> {
+  const result = await pool.query<RefusedOperationRow>(
+    `select workflow_id, run_id, workflow_type, operation_id, reason, refused_at::text
+       from refused_operation where refused_at > coalesce($1::timestamptz, '-infinity') order by refused_at limit 100`,
+    [since],
+  );
+  return result.rows;
+}

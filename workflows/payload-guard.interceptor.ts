@@ -1,0 +1,77 @@
+import { ApplicationFailure, log } from '@temporalio/workflow';
+import type { WorkflowInterceptorsFactory } from '@temporalio/workflow';
+import { isRefusedPayload, refusedPayloadReason } from '../core/refused-payload';
+
+/** The failure type of a workflow whose own start input was refused. */
+export const PAYLOAD_REFUSED = 'payload-refused';
+
+/**
+ * Where a payload the worker's codec refused (not encrypted with our key: core/refused-payload.ts)
+ * meets the workflow. Registered first (worker/worker.ts: WORKFLOW_INTERCEPTOR_MODULES):
+ * - a start input: the workflow ends Failed before its code runs, holding nothing;
+ * - a signal: ignored (logged), so an outsider cannot change or jam a running workflow;
+ * - an update: rejected (before it is accepted where the update has a validator), a query: refused;
+ * - an activity's result (a worker without our key answered it): the workflow task fails, loudly,
+ *   and nothing acts on it.
+ */
+export const interceptors: WorkflowInterceptorsFactory = () => ({
+  inbound: [
+    {
+      async execute(input, next) {
+        const reason = refusedPayloadReason(input.args);
+        if (reason !== undefined) {
+          throw ApplicationFailure.create({
+            type: PAYLOAD_REFUSED,
+            message: `the workflow's input was refused (${reason}); nothing was done. Start operations through the API`,
+            nonRetryable: true,
+          });
+        }
+        return next(input);
+      },
+      async handleSignal(input, next) {
+        const reason = refusedPayloadReason(input.args);
+        if (reason === undefined) return next(input);
+        log.warn(`ignored signal ${input.signalName}: its input was refused (${reason})`);
+      },
+      validateUpdate(input, next) {
+        const reason = refusedPayloadReason(input.args);
+        if (reason !== undefined) throw refusedUpdate(input.name, reason);
+        next(input);
+      },
+      async handleUpdate(input, next) {
+        const reason = refusedPayloadReason(input.args);
+        if (reason !== undefined) throw refusedUpdate(input.name, reason);
+        return next(input);
+      },
+      async handleQuery(input, next) {
+        const reason = refusedPayloadReason(input.args);
+        if (reason !== undefined) throw new Error(`query ${input.queryName} refused: its input was refused (${reason})`);
+        return next(input);
+      },
+    },
+  ],
+  outbound: [
+    {
+      async scheduleActivity(input, next) {
+        return acceptedResult(input.activityType, await next(input));
+      },
+      async scheduleLocalActivity(input, next) {
+        return acceptedResult(input.activityType, await next(input));
+      },
+    },
+  ],
+});
+
+function refusedUpdate(name: string, reason: string): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: PAYLOAD_REFUSED,
+    message: `update ${name} refused: its input was refused (${reason}); operators use npm run ops`,
+    nonRetryable: true,
+  });
+}
+
+/** A plain Error fails the workflow task (retried, visible), never the workflow: nothing acts on the result. */
+function acceptedResult(activityType: string, result: unknown): unknown {
+  if (isRefusedPayload(result)) throw new Error(`the result of ${activityType} was refused: ${result.$refusedPayload}`);
+  return result;
+}
