@@ -8,6 +8,8 @@ import { Decimal } from '../core/money';
 import { buildTravelRuleData } from '../core/travel-rule';
 import type { Originator } from '../core/travel-rule';
 import type { TravelRuleCompletion } from '../core/travel-rule-completion';
+import { travelRuleCompletionDigest } from '../core/travel-rule-completion-digest';
+import { consumeOperatorAction } from '../db/services/operator-audit.service';
 import { CryptoWithdrawal } from '../db/entities/crypto-withdrawal.entity';
 import type { CryptoWithdrawalStage } from '../db/entities/crypto-withdrawal.entity';
 import { cryptoWithdrawalContract } from '../contracts';
@@ -157,16 +159,41 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       });
     },
 
-    /** Stores who completed the travel-rule data, when, and the beneficiary data they gave. */
-    async recordTravelRuleCompletion(withdrawalId: string, completion: TravelRuleCompletion): Promise<void> {
-      await inTransaction(async (em) => {
-        const withdrawal = await load(em, withdrawalId);
-        withdrawal.travelRule = {
-          ...(withdrawal.travelRule ?? {}),
-          completion: { ...completion, completedAt: deps.clock.now().toISOString() },
-        };
-        await em.flush();
-      });
+    /**
+     * Stores who completed the travel-rule data, when, and the beneficiary data they gave, only
+     * when it names the audit row `npm run ops -- travel-rule complete` wrote for this withdrawal
+     * (used once, here, in the same transaction) and is the completion that row recorded. Anything
+     * else (an Update from the Web UI or the bare CLI) is refused with the reason, and the
+     * withdrawal waits on. Safe to run twice: the row's second use by the same withdrawal agrees.
+     */
+    async recordTravelRuleCompletion(withdrawalId: string, completion: TravelRuleCompletion): Promise<{ refused: string } | undefined> {
+      try {
+        await inTransaction(async (em) => {
+          const withdrawal = await load(em, withdrawalId);
+          const { operatorActionId, ...data } = completion;
+          const action = await consumeOperatorAction(em, {
+            actionId: operatorActionId ?? '',
+            action: 'travel-rule-complete',
+            operationId: withdrawalId,
+          });
+          if ('refused' in action) throw new CompletionRefused(action.refused);
+          if (action.details.completionDigest !== travelRuleCompletionDigest(data)) {
+            // Rolled back: the audit row stays unused for the completion it did record.
+            throw new CompletionRefused(
+              `the completion differs from what operator action ${operatorActionId} recorded: use npm run ops -- travel-rule complete`,
+            );
+          }
+          withdrawal.travelRule = {
+            ...(withdrawal.travelRule ?? {}),
+            completion: { ...data, operatorActionId, completedAt: deps.clock.now().toISOString() },
+          };
+          await em.flush();
+        });
+        return undefined;
+      } catch (error) {
+        if (error instanceof CompletionRefused) return { refused: error.message };
+        throw error;
+      }
     },
 
     async setWithdrawalProgress(withdrawalId: string, progress: { status: OperationStatus; stage: CryptoWithdrawalStage }): Promise<void> {
@@ -182,9 +209,20 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       });
     },
 
-    /** Records the hand-off while the workflow can still be cancelled; see outgoingPaymentSteps. */
+    /**
+     * Records the hand-off while the workflow can still be cancelled; see outgoingPaymentSteps.
+     * Only once the database says the travel-rule check passed: a workflow that skipped it (not
+     * ours, or a Reset gone wrong) cannot hand coins to the chain.
+     */
     markWithdrawalHandOff: (withdrawalId: string): Promise<'MARKED' | { closed: OperationState }> =>
-      payments.markHandOff(withdrawalId, { stage: 'BROADCASTING' }),
+      payments.markHandOff(withdrawalId, {
+        stage: 'BROADCASTING',
+        validate: async (withdrawal) => {
+          const unmet = travelRuleUnmet(withdrawal, deps.compliance.denyListedAddresses);
+          // A plain error, retried: no release either, since it is not the withdrawal's own workflow that is wrong.
+          if (unmet) throw new Error(`crypto withdrawal ${withdrawalId} cannot be handed off: ${unmet}`);
+        },
+      }),
 
     /**
      * Hands the withdrawal to the chain once its hand-off is recorded, only while it is open and
@@ -247,6 +285,20 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     rejectWithdrawal: (withdrawalId: string, reason: string): Promise<void> => payments.reject(withdrawalId, reason),
     recordWithdrawalCancellation: (withdrawalId: string): Promise<void> => payments.recordCancellation(withdrawalId),
   };
+}
+
+/** A completion the database does not accept: thrown to roll the transaction back, answered as a refusal. */
+class CompletionRefused extends Error {}
+
+/** Why the travel rule does not allow this withdrawal to leave yet, from what the database holds; undefined when it does. */
+function travelRuleUnmet(withdrawal: CryptoWithdrawal, denyListedAddresses: readonly string[]): string | undefined {
+  const data = withdrawal.travelRule as { ivms101?: unknown; requiresCompletion?: unknown; completion?: unknown } | null;
+  if (!data?.ivms101) return 'its travel-rule check has not run';
+  if (denyListedAddresses.some((address) => address.toLowerCase() === withdrawal.destination.toLowerCase())) {
+    return 'its destination is on the deny list';
+  }
+  if (data.requiresCompletion === true && !data.completion) return 'its travel-rule data has not been completed';
+  return undefined;
 }
 
 async function originatorOf(em: EntityManager, withdrawal: CryptoWithdrawal): Promise<Originator> {

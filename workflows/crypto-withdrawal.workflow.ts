@@ -82,9 +82,16 @@ export async function cryptoWithdrawalWorkflow(input: CryptoWithdrawalInput): Pr
       { status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' },
       `Waits for travel-rule data (the completeTravelRule update) until ${deadline}.`,
     );
-    const completion = await travelRule.await(outcome.deadlineMs);
-    if (!completion) return { failed: 'travel-rule data was not completed before the deadline' };
-    await withSummary(durable.recordTravelRuleCompletion, 'record the travel-rule completion')(id, completion);
+    // One deadline however many completions the database refuses (a timer of the same length as before on the first wait).
+    const deadlineAt = Date.now() + outcome.deadlineMs;
+    for (;;) {
+      const completion = await travelRule.await(deadlineAt - Date.now());
+      if (!completion) return { failed: 'travel-rule data was not completed before the deadline' };
+      const recording = await withSummary(durable.recordTravelRuleCompletion, 'record the travel-rule completion')(id, completion);
+      // Histories from before the audit check answered nothing here: recorded.
+      if (!recording?.refused) break;
+      travelRule.refused(recording.refused);
+    }
     await setProgress(id, { status: 'IN_PROGRESS', stage: 'TRAVEL_RULE_CLEARED' });
     tracker.report({ status: 'IN_PROGRESS', stage: 'TRAVEL_RULE_CLEARED' });
     travelRule.recorded();

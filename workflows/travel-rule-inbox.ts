@@ -4,40 +4,48 @@ import type { TravelRuleCompletion } from '../core/travel-rule-completion';
 import type * as TravelRuleCompletionModule from '../core/travel-rule-completion';
 import { completeTravelRuleUpdate, travelRuleDataCompletedSignal } from '../contracts';
 
+/** How a pending completion ended for its caller. */
+type Answer = 'RECORDED' | 'CLOSED' | { refused: string };
+
 /**
  * Where a withdrawal receives its travel-rule completion. Accepted only while the withdrawal
- * waits for it, and only when valid (who completed it, IVMS101 beneficiary data): the Update's
- * validator refuses anything else before it reaches the history, so a bad payload changes
- * nothing. The caller's answer comes once the completion is recorded in the database.
+ * waits for it, and only when valid (who completed it, IVMS101 beneficiary data) and naming the
+ * audit row that `npm run ops -- travel-rule complete` wrote first: the Update's validator refuses
+ * anything else before it reaches the history, so a bad payload changes nothing. The recording
+ * step then checks that audit row in the database; if it refuses, the caller learns why and the
+ * withdrawal waits again. The caller's answer comes once the completion is recorded.
  */
 export class TravelRuleInbox {
   private waiting = false;
-  private received: TravelRuleCompletion | undefined;
-  private outcome: 'RECORDED' | 'CLOSED' | undefined;
+  /** The completion being recorded, and which Update brought it (0: the legacy signal, nobody waits). */
+  private received: { completion: TravelRuleCompletion; attempt: number } | undefined;
+  private attempts = 0;
+  private readonly answers = new Map<number, Answer>();
+  private final: 'RECORDED' | 'CLOSED' | undefined;
 
   constructor(withdrawalId: string, status: () => OperationStatus) {
     setHandler(
       completeTravelRuleUpdate,
       async (input) => {
+        const attempt = ++this.attempts;
         // The validator judged it when it arrived; a replay keeps what was accepted then, even
         // if the rules have tightened since.
-        this.received ??= this.accepted(input);
+        this.received ??= { completion: this.accepted(input), attempt };
         // Non-cancellable: a caller whose completion was stored learns so even if the workflow is cancelled.
-        await CancellationScope.nonCancellable(() => condition(() => this.outcome !== undefined));
-        if (this.outcome === 'CLOSED') {
-          throw ApplicationFailure.create({
-            type: 'invalid-request',
-            message: 'the withdrawal stopped waiting for travel-rule data',
-            nonRetryable: true,
-          });
-        }
-        return { withdrawalId, status: status() };
+        await CancellationScope.nonCancellable(() => condition(() => this.answers.has(attempt) || this.final !== undefined));
+        const answer = this.answers.get(attempt) ?? this.final;
+        if (answer === 'RECORDED') return { withdrawalId, status: status() };
+        throw ApplicationFailure.create({
+          type: 'invalid-request',
+          message: typeof answer === 'object' ? answer.refused : 'the withdrawal stopped waiting for travel-rule data',
+          nonRetryable: true,
+        });
       },
       { validator: (input) => void this.parse(input) },
     );
     setHandler(travelRuleDataCompletedSignal, (input) => {
       try {
-        this.received ??= this.parse(input);
+        this.received ??= { completion: this.parse(input), attempt: 0 };
       } catch (error) {
         log.warn('ignored an invalid travelRuleDataCompleted signal', { reason: error instanceof Error ? error.message : String(error) });
       }
@@ -50,20 +58,26 @@ export class TravelRuleInbox {
     const arrived = await condition(() => this.received !== undefined, deadlineMs);
     this.waiting = false;
     if (!arrived) {
-      this.outcome = 'CLOSED';
+      this.final = 'CLOSED';
       return undefined;
     }
-    return this.received;
+    return this.received?.completion;
   }
 
   /** The completion is stored: answers the Update's caller. */
   recorded(): void {
-    this.outcome = 'RECORDED';
+    this.final = 'RECORDED';
+  }
+
+  /** The database refused to record it (no such audit row, …): its caller learns why, and the next one may come. */
+  refused(reason: string): void {
+    if (this.received) this.answers.set(this.received.attempt, { refused: reason });
+    this.received = undefined;
   }
 
   /** The withdrawal ended without using a completion: pending callers learn it. */
   close(): void {
-    this.outcome ??= 'CLOSED';
+    this.final ??= 'CLOSED';
   }
 
   private accepted(input: TravelRuleCompletion): TravelRuleCompletion {
@@ -81,6 +95,13 @@ export class TravelRuleInbox {
     }
     const parsed = parseTravelRuleCompletion(input);
     if ('problems' in parsed) throw ApplicationFailure.create({ type: 'invalid-request', message: parsed.problems, nonRetryable: true });
+    if (parsed.completion.operatorActionId === undefined) {
+      throw ApplicationFailure.create({
+        type: 'invalid-request',
+        message: 'travel-rule data is completed with npm run ops -- travel-rule complete, which records who did it and why first',
+        nonRetryable: true,
+      });
+    }
     return parsed.completion;
   }
 }

@@ -104,6 +104,7 @@ async function awaitingTravelRule(handle: WorkflowHandle): Promise<void> {
 
 const completion: TravelRuleCompletion = {
   completedBy: 'compliance@example.com',
+  operatorActionId: '0b7f4a2e-5d53-4c8e-9a51-3f3c8a1d2e10',
   beneficiary: {
     beneficiaryPersons: [
       {
@@ -380,6 +381,51 @@ describe('crypto-withdrawal workflow', () => {
         await handle.executeUpdate(completeTravelRuleUpdate, { args: [completion] });
         expect(await handle.result()).toMatchObject({ status: 'SUCCESSFUL' });
       });
+    });
+
+    it('an Update that names no operator action (the Web UI, the bare CLI) is refused by the validator and changes nothing', async () => {
+      const activities = withdrawalActivities();
+      activities.checkTravelRule.mockResolvedValue(requiresCompletion(60_000));
+      const input = withdrawalInput();
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, input);
+        await awaitingTravelRule(handle);
+        const { operatorActionId: _unnamed, ...bare } = completion;
+        const refused = await handle.executeUpdate(completeTravelRuleUpdate, { args: [bare] }).catch((error: unknown) => error);
+        expect((refused as WorkflowUpdateFailedError).cause).toMatchObject({
+          type: 'invalid-request',
+          message: expect.stringContaining('npm run ops -- travel-rule complete'),
+        });
+        expect(await handle.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA' });
+        expect(activities.recordTravelRuleCompletion).not.toHaveBeenCalled();
+        await handle.executeUpdate(completeTravelRuleUpdate, { args: [completion] });
+        expect(await handle.result()).toMatchObject({ status: 'SUCCESSFUL' });
+      });
+    });
+
+    it('a completion the database refuses (its audit row is missing or used) answers why, and the withdrawal waits again', async () => {
+      const activities = withdrawalActivities();
+      activities.checkTravelRule.mockResolvedValue(requiresCompletion(60_000));
+      activities.recordTravelRuleCompletion.mockResolvedValueOnce({ refused: 'no operator action was recorded: use npm run ops' });
+      const input = withdrawalInput();
+      await env.withWorker(activities, async (run) => {
+        const { handle } = await startWithdrawal(run, input);
+        await awaitingTravelRule(handle);
+        const refused = await handle.executeUpdate(completeTravelRuleUpdate, { args: [completion] }).catch((error: unknown) => error);
+        expect((refused as WorkflowUpdateFailedError).cause).toMatchObject({
+          type: 'invalid-request',
+          message: 'no operator action was recorded: use npm run ops',
+        });
+        expect(await handle.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
+        expect(activities.markWithdrawalHandOff).not.toHaveBeenCalled();
+        // The next one, recorded, clears it.
+        expect(await handle.executeUpdate(completeTravelRuleUpdate, { args: [completion] })).toEqual({
+          withdrawalId: input.withdrawalId,
+          status: 'IN_PROGRESS',
+        });
+        expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+      });
+      expect(activities.recordTravelRuleCompletion).toHaveBeenCalledTimes(2);
     });
 
     it('an Update while the withdrawal is not waiting for data is refused', async () => {
