@@ -17,6 +17,7 @@ import type { CryptoWithdrawalInput } from '../contracts';
 import { Partner } from '../db/entities/partner.entity';
 import { PartnerUser } from '../db/entities/partner-user.entity';
 import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
+import { keepNetworkFee } from '../db/services/kept-network-fee.service';
 import type { PostingInput } from '../db/ledger/ledger';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
 import { acceptedRequest } from './accepted-operation.guard';
@@ -41,6 +42,17 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     ledgerKind: 'CRYPTO_WITHDRAWAL',
     label: 'crypto withdrawal',
     externalReference: (withdrawal) => withdrawal.transactionHash,
+    // A transaction that failed on chain was mined: the network took its fee, so the partner
+    // gets the amount back and pays the fee (two ledger lines). Any other rejection refunds both.
+    afterRejection: async (em, withdrawal, now) => {
+      if (withdrawal.failedOnChainAt) {
+        await keepNetworkFee(
+          em,
+          { id: withdrawal.id, partnerId: withdrawal.partnerId, currency: withdrawal.currency, fee: withdrawal.fee },
+          now,
+        );
+      }
+    },
   });
   const load = async (em: EntityManager, withdrawalId: string) => {
     const withdrawal = await em.findOne(CryptoWithdrawal, { id: withdrawalId });
@@ -54,7 +66,10 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     if (state === 'PENDING') return 'PENDING' as const;
     // Confirmed or reverted, the transaction on chain may be a replacement: the withdrawal shows that one.
     const onChain = await recordLandedHash(input);
-    if (state === 'FAILED') throw activityFailure('transaction-failed', `transaction ${onChain} failed on chain`);
+    if (state === 'FAILED') {
+      await recordFailedOnChain(input.network, onChain);
+      throw activityFailure('transaction-failed', `transaction ${onChain} failed on chain`);
+    }
     return 'CONFIRMED' as const;
   };
   /**
@@ -70,6 +85,16 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       .fork()
       .nativeUpdate(CryptoWithdrawal, { network: input.network, transactionHash: input.transactionHash }, { transactionHash: landed });
     return landed;
+  };
+
+  /**
+   * Stored before the workflow hears of it, so the rejection that follows knows the network took
+   * its fee (the workflow passes on only the failure's message). Idempotent: the first time stays.
+   */
+  const recordFailedOnChain = async (network: Network, transactionHash: string): Promise<void> => {
+    await deps.orm.em
+      .fork()
+      .nativeUpdate(CryptoWithdrawal, { network, transactionHash, failedOnChainAt: null }, { failedOnChainAt: deps.clock.now() });
   };
 
   return {

@@ -29,6 +29,11 @@ export interface OutgoingPaymentKind<Record extends OutgoingPaymentRecord> {
   label: string;
   /** The transaction hash or bank reference: once there is one, the money was handed off. */
   externalReference(record: Record): string | null | undefined;
+  /**
+   * What else a definite rejection moves, in its transaction, once the hold is voided: a crypto
+   * withdrawal whose transaction failed on chain keeps the network fee it paid. Absent: nothing.
+   */
+  afterRejection?(em: EntityManager, record: Record, now: Date): Promise<void>;
 }
 
 type ClosingStage = 'SETTLED' | 'FAILED' | 'REJECTED' | 'CANCELLED';
@@ -154,7 +159,11 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
       });
     },
 
-    /** The chain's or bank's definite answer that the money did not leave: records it, then releases. */
+    /**
+     * The chain's or bank's definite answer that the money did not leave: records it, then
+     * releases (and, for a kind that says so, moves what the rejection still costs: afterRejection),
+     * all in one transaction.
+     */
     async reject(id: string, reason: string): Promise<void> {
       await inTransaction(async (em) => {
         const record = await lock(em, id);
@@ -163,9 +172,11 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
         record.externalRejection = reason;
         // Flushed first: the database lets the void through only once the rejection is stored.
         await em.flush();
-        await voidTransfer(em, id, deps.clock.now());
+        const now = deps.clock.now();
+        await voidTransfer(em, id, now);
         close(record, 'UNSUCCESSFUL', 'REJECTED', reason);
         await em.flush();
+        await kind.afterRejection?.(em, record, now);
       });
     },
 

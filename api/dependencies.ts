@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from '../core/logger';
+import type { Rail } from '../core/rails';
 import type { OperationDependencies } from '../operations/dependencies';
 import type { ApiKeyResolver } from './auth/api-key-cache';
 import type { RateLimit } from './middleware/rate-limit.middleware';
@@ -17,4 +18,6 @@ export interface ApiDependencies extends OperationDependencies {
   rateLimit: RateLimit;
   /** Who each API key belongs to (startApi: the in-memory cache); absent, every request asks the primary. */
   apiKeys?: ApiKeyResolver;
+  /** Rails whose payments no bank or chain moves (SIMULATED_RAILS): /health/ready lists them; absent, none. */
+  simulatedRails?: readonly Rail[];
 }

@@ -8,6 +8,7 @@ import type { TemporalAccess } from '../core/temporal-connection';
 import { DEFAULT_DATABASE_TIMEOUTS, poolConfig } from '../db/connection-settings';
 import type { DatabaseTimeouts } from '../db/connection-settings';
 import type { EurRates } from '../core/rates';
+import type { Rail } from '../core/rails';
 import { findPartnerIdByKeyHash } from '../db/queries/api-key.queries';
 import { createApp } from './app';
 import { createApiKeyCache } from './auth/api-key-cache';
@@ -34,6 +35,8 @@ export interface ApiOptions {
   databaseTimeouts?: DatabaseTimeouts;
   /** TLS, API key and payload encryption towards Temporal; absent, plain (tests of HTTP only). */
   temporal?: TemporalAccess;
+  /** Rails whose payments no bank or chain moves (SIMULATED_RAILS), listed by /health/ready; absent, none. */
+  simulatedRails?: readonly Rail[];
 }
 
 export interface RunningApi {
@@ -86,6 +89,7 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
       maxBodyBytes: options.maxBodyBytes,
       rateLimit: { perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst },
       apiKeys,
+      simulatedRails: options.simulatedRails ?? [],
     });
     const server = http.createServer(app.callback());
     await new Promise<void>((resolve, reject) => {

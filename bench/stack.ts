@@ -10,6 +10,7 @@ import type { Lifecycle } from './lifecycle';
 import { freePort } from '../dev/free-port';
 import { PROJECT_ROOT, httpAnswers, sleep, spawnScript, waitUntilReady } from './processes';
 import type { BenchChild } from './processes';
+import { RAILS } from '../core/rails';
 
 /** The empty workflow's own task queue, polled by the bench's ceiling worker. */
 export const CEILING_TASK_QUEUE = 'bench-ceiling';
@@ -68,6 +69,8 @@ export async function startStack(lifecycle: Lifecycle, log: Logger, logDir: stri
     LOG_LEVEL: 'warn',
     // Production encrypts every payload: the bench measures that cost too.
     PAYLOAD_ENCRYPTION_KEYS: payloadKeys,
+    // No bank and no chain node here: the production entries must be told every rail is simulated.
+    SIMULATED_RAILS: RAILS.join(','),
   };
   const worker = spawnScript('worker', 'main/worker.main.ts', childEnv, logDir);
   lifecycle.add('worker', worker.stop, worker.kill);

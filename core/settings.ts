@@ -4,6 +4,8 @@ import type { DatabaseTimeouts } from './database-timeouts';
 import { parsePayloadKeys } from './payload-codec';
 import type { EurRates } from './rates';
 import { parseRateTable } from './rates';
+import { RAILS, isRail } from './rails';
+import type { Rail } from './rails';
 import type { TemporalAccess } from './temporal-connection';
 
 /**
@@ -48,6 +50,11 @@ export interface Settings {
   codecEndpoint: { token: string | undefined; port: number; host: string; allowedOrigins: readonly string[] };
   /** The EVM networks withdrawals are really sent on (EvmChainAdapter); the others are simulated. */
   evmNetworks: Partial<Record<EvmNetworkName, EvmNetworkSettings>>;
+  /**
+   * SIMULATED_RAILS: the rails a production process is allowed to simulate. `npm run api` and
+   * `npm run worker` refuse to start while a rail they would simulate is missing here (core/rails.ts).
+   */
+  acceptedSimulatedRails: readonly Rail[];
   development: DevelopmentSettings;
 }
 
@@ -276,6 +283,15 @@ const evmNetworkShape = (suffix: string) => ({
   [`EVM_MAX_FEE_PER_GAS_WEI_${suffix}`]: weiAmount(500_000_000_000n),
 });
 
+/** A comma list of rails (core/rails.ts); an unknown name is refused, not ignored. */
+const rails = () =>
+  list().superRefine((names, context) => {
+    const unknown = names.filter((name) => !isRail(name));
+    if (unknown.length > 0) {
+      context.addIssue({ code: 'custom', message: `must be a comma list of ${RAILS.join(', ')} (unknown: ${unknown.join(', ')})` });
+    }
+  });
+
 const logLevel = () => variable(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'));
 
 /** What production reads. Keys are the variables' names: an issue's path names its variable. */
@@ -318,6 +334,7 @@ const productionSchema = z.object({
   ...evmNetworkShape('POLYGON'),
   // Each replacement raises fees by a quarter: a short wait would walk them to the cap in minutes.
   EVM_REPLACE_AFTER_MS: milliseconds(180_000, { min: 10_000 }),
+  SIMULATED_RAILS: rails(),
 });
 
 /** What only the local machine uses. */
@@ -393,6 +410,7 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
     },
     codecEndpoint: { token: p.CODEC_ENDPOINT_TOKEN, port: p.CODEC_PORT, host: p.CODEC_HOST, allowedOrigins: p.CODEC_CORS_ORIGINS },
     evmNetworks: evmNetworks.networks,
+    acceptedSimulatedRails: RAILS.filter((rail) => p.SIMULATED_RAILS.includes(rail)),
     development: {
       dataDir,
       embeddedPostgresPort: d.EMBEDDED_POSTGRES_PORT,

@@ -1,25 +1,37 @@
 /**
  * Production API entry (`npm run api`): uses only the configured DATABASE_URL and
- * TEMPORAL_ADDRESS, starts nothing else.
+ * TEMPORAL_ADDRESS, starts nothing else. Refuses to start while a rail that no adapter sends for
+ * real is missing from SIMULATED_RAILS (the worker checks the EVM networks, whose nodes it holds).
  */
 import { migrate } from '../db/orm';
-import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting } from './process-support';
+import {
+  RailDeclarationError,
+  loadProcessSettings,
+  mainLogger,
+  onShutdownSignal,
+  requireDeclaredRails,
+  requireSetting,
+} from './process-support';
 import { startApi } from '../api/server';
 
 async function main(): Promise<void> {
   const settings = loadProcessSettings();
+  const simulatedRails = requireDeclaredRails(settings, 'api');
   const log = mainLogger('api', settings);
   const databaseUrl = requireSetting(settings.databaseUrl, 'DATABASE_URL');
   const temporalAddress = requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');
   // Production never writes what partners sent to Temporal in clear (README, "Payload encryption").
   requireSetting(settings.temporal.payloadKeys, 'PAYLOAD_ENCRYPTION_KEYS');
   await migrate(databaseUrl);
-  const api = await startApi({ ...settings, databaseUrl, temporalAddress, log });
+  const api = await startApi({ ...settings, databaseUrl, temporalAddress, log, simulatedRails });
   log.info(`API listening on ${api.url}`);
   onShutdownSignal(log, () => api.stop());
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // A refusal is a message for the operator, not a bug: no stack.
+  const shown =
+    error instanceof RailDeclarationError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`${shown}\n`);
   process.exit(1);
 });

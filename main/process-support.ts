@@ -2,6 +2,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { createLogger } from '../core/logger';
 import type { LogFormat, Logger } from '../core/logger';
+import { railDeclarationProblems, railsKnownTo } from '../core/rails';
+import type { Rail } from '../core/rails';
 import { InvalidSettingsError, loadSettings } from '../core/settings';
 import type { Settings } from '../core/settings';
 
@@ -42,6 +44,26 @@ export function onShutdownSignal(log: Logger, cleanup: () => Promise<void>): voi
 export function requireSetting<T>(value: T | undefined, name: string): T {
   if (value === undefined) throw new Error(`${name} must be set for this entry point`);
   return value;
+}
+
+/**
+ * A production entry point never simulates a rail unless SIMULATED_RAILS names it, and never
+ * names a real one there (core/rails.ts). Checked from the settings alone, before anything is
+ * connected or migrated. Returns the rails this process simulates, to say so (logs, health, metrics).
+ */
+export function requireDeclaredRails(settings: Settings, role: 'worker' | 'api'): readonly Rail[] {
+  const view = railsKnownTo(settings.evmNetworks, role);
+  const problems = railDeclarationProblems(view, settings.acceptedSimulatedRails);
+  if (problems.length > 0) throw new RailDeclarationError(problems);
+  // The API cannot tell an EVM network the worker simulates from a real one: it reports what was declared.
+  return role === 'worker' ? view.simulated : settings.acceptedSimulatedRails;
+}
+
+export class RailDeclarationError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.name = 'RailDeclarationError';
+  }
 }
 
 /** JSON lines by default (what a log store reads); `npm start` asks for pretty lines. */

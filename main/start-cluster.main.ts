@@ -11,6 +11,7 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { railsOfWorker } from '../core/rails';
 import { loadSettings } from '../core/settings';
 import type { Logger } from '../core/logger';
 import { openOrm } from '../db/orm';
@@ -51,11 +52,15 @@ async function main(): Promise<void> {
   const demo = await ensureDemoPartner(orm, dataDir);
   await orm.close(true);
 
+  // The production entries refuse to simulate a rail nobody accepted: on this one machine, accept
+  // what the worker will simulate (unless SIMULATED_RAILS is set), and say so below.
+  const simulatedRails = env.SIMULATED_RAILS ?? railsOfWorker(settings.evmNetworks).simulated.join(',');
   const childEnv = {
     ...env,
     DATA_DIR: dataDir,
     DATABASE_URL: infrastructure.databaseUrl,
     TEMPORAL_ADDRESS: infrastructure.temporalAddress,
+    SIMULATED_RAILS: simulatedRails,
   };
   const logDir = path.join(dataDir, 'logs');
   const worker = startEntryPoint('worker', 'main/worker.main.ts', childEnv, logDir, log);
@@ -73,6 +78,7 @@ async function main(): Promise<void> {
       `Worker:           task queue ${settings.temporalTaskQueue}, metrics :${env.WORKER_METRICS_PORT}   (log: ${worker.logPath})`,
       `Temporal server:  ${infrastructure.temporalAddress}, metrics http://127.0.0.1:${START_CLUSTER_PORTS.metrics}/metrics   (config and log: ${path.join(dataDir, 'temporal-cluster')})`,
       `Postgres:         ${withoutPassword(infrastructure.databaseUrl)}, and Temporal's databases temporal, temporal_visibility`,
+      `Simulated rails:  ${simulatedRails || 'none'} (SIMULATED_RAILS)`,
       `Demo API key:     ${demo.apiKey}`,
       '',
       `Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${apiUrl}/v1/partner/balances`,

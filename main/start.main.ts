@@ -87,6 +87,8 @@ async function main(): Promise<void> {
   await connection.close();
 
   const chainSettings = await withLocalEvmNode(settings, log);
+  // Development on purpose: npm start simulates whatever has no local node without asking for
+  // SIMULATED_RAILS (the production entries' check), and says which in its banner and /health/ready.
   const worker = await startWorker({
     databaseUrl: infrastructure.databaseUrl,
     temporalAddress: infrastructure.temporalAddress,
@@ -102,6 +104,7 @@ async function main(): Promise<void> {
     databaseUrl: infrastructure.databaseUrl,
     temporalAddress: infrastructure.temporalAddress,
     log,
+    simulatedRails: worker.simulatedRails,
   });
   stops.push({ name: 'the API', stop: () => api.stop() });
 
@@ -112,6 +115,7 @@ async function main(): Promise<void> {
       `Temporal Web UI:  ${infrastructure.temporalUiUrl ?? '(configured Temporal: see its own UI)'}`,
       `Metrics:          ${api.url}/metrics${worker.httpUrl ? `, ${worker.httpUrl}/metrics (worker)` : ''}${observability.sdkMetricsPort ? `, http://127.0.0.1:${observability.sdkMetricsPort}/metrics (Temporal SDK)` : ''}`,
       `Chain:            ${chainSettings.description}`,
+      `Simulated rails:  ${worker.simulatedRails.join(', ') || 'none'} (no bank or chain moves their money; production needs SIMULATED_RAILS to allow this)`,
       `Demo API key:     ${demo.apiKey}`,
       '',
       `Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${api.url}/v1/partner/balances`,

@@ -1,6 +1,7 @@
 /**
  * Production worker entry (`npm run worker`): uses only the configured DATABASE_URL and
  * TEMPORAL_ADDRESS; registers search attributes and the reconciliation schedule if missing.
+ * Refuses to start while it would simulate a rail that SIMULATED_RAILS does not name.
  */
 import { Client, Connection } from '@temporalio/client';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
@@ -9,8 +10,10 @@ import { registerSearchAttributes } from '../worker/search-attributes.registrati
 import {
   loadProcessSettings,
   loadWorkerObservabilitySettings,
+  RailDeclarationError,
   mainLogger,
   onShutdownSignal,
+  requireDeclaredRails,
   requireSetting,
   sdkMetricsBindAddress,
 } from './process-support';
@@ -21,7 +24,12 @@ import { startWorker } from '../worker/worker';
 
 async function main(): Promise<void> {
   const settings = loadProcessSettings();
+  // First, from the settings alone: a worker that would fake payouts connects to nothing.
+  const simulatedRails = requireDeclaredRails(settings, 'worker');
   const log = mainLogger('worker', settings);
+  for (const rail of simulatedRails) {
+    log.warn(`rail ${rail} is SIMULATED (SIMULATED_RAILS): no bank or chain moves the money of its payments`, { rail });
+  }
   const observability = loadWorkerObservabilitySettings();
   installTemporalRuntime({ log, metricsBindAddress: sdkMetricsBindAddress(observability) });
   const databaseUrl = requireSetting(settings.databaseUrl, 'DATABASE_URL');
@@ -49,6 +57,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // A refusal is a message for the operator, not a bug: no stack.
+  const shown =
+    error instanceof RailDeclarationError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`${shown}\n`);
   process.exit(1);
 });

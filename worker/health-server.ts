@@ -4,12 +4,15 @@ import type { WorkerStatus } from '@temporalio/worker';
 import type pg from 'pg';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../core/logger';
+import type { Rail } from '../core/rails';
 import { errorFields } from '../core/logger';
 
 export interface Readiness {
   ready: boolean;
   /** Each check by name: `ok` or `failed`. */
   checks: Record<string, 'ok' | 'failed'>;
+  /** Rails whose payments no bank or chain moves (SIMULATED_RAILS): said on every answer, ready or not. */
+  simulatedRails: readonly Rail[];
 }
 
 export interface WorkerHttpServer {
@@ -49,7 +52,11 @@ export async function startWorkerHttpServer(options: {
           response,
           readiness.ready ? 200 : 503,
           'application/json',
-          JSON.stringify({ status: readiness.ready ? 'ready' : 'unavailable', checks: readiness.checks }),
+          JSON.stringify({
+            status: readiness.ready ? 'ready' : 'unavailable',
+            checks: readiness.checks,
+            simulatedRails: readiness.simulatedRails,
+          }),
         );
       }
       case '/metrics':
@@ -77,7 +84,7 @@ export async function startWorkerHttpServer(options: {
 const CHECK_TIMEOUT_MS = 2_000;
 
 /** Ready: the worker runs and both its pollers poll, and its database answers `select 1`. */
-export async function workerReadiness(status: () => WorkerStatus, pool: pg.Pool): Promise<Readiness> {
+export async function workerReadiness(status: () => WorkerStatus, pool: pg.Pool, simulatedRails: readonly Rail[]): Promise<Readiness> {
   const current = status();
   const polling = current.runState === 'RUNNING' && current.workflowPollerState === 'POLLING' && current.activityPollerState === 'POLLING';
   let timer: NodeJS.Timeout | undefined;
@@ -90,7 +97,7 @@ export async function workerReadiness(status: () => WorkerStatus, pool: pg.Pool)
       timer = setTimeout(() => resolve('failed'), CHECK_TIMEOUT_MS);
     }),
   ]).finally(() => clearTimeout(timer));
-  return { ready: polling && database === 'ok', checks: { polling: polling ? 'ok' : 'failed', postgres: database } };
+  return { ready: polling && database === 'ok', checks: { polling: polling ? 'ok' : 'failed', postgres: database }, simulatedRails };
 }
 
 function send(response: http.ServerResponse, status: number, contentType: string, body: string): void {

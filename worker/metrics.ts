@@ -1,6 +1,8 @@
 import { ApplicationFailure, ApplicationFailureCategory, CancelledFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory, WorkerStatus } from '@temporalio/worker';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { RAILS } from '../core/rails';
+import type { Rail } from '../core/rails';
 
 /** Seconds; from a local database step to a polling window of minutes. */
 const DURATION_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -24,11 +26,20 @@ export interface WorkerMetrics {
 
 /**
  * The worker's own metrics (the SDK exports its own on WORKER_METRICS_PORT): activity attempts by
- * type and outcome, their durations, and what the worker has in flight. A registry per worker.
+ * type and outcome, their durations, what the worker has in flight, and which rails it simulates.
+ * A registry per worker.
  */
-export function createWorkerMetrics(): WorkerMetrics {
+export function createWorkerMetrics(options: { simulatedRails: readonly Rail[] }): WorkerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // Every rail, 0 or 1: an alert on `== 1` also sees a rail that turns simulated after a deploy.
+  const simulated = new Gauge({
+    name: 'payments_rail_simulated',
+    help: 'Whether this worker simulates the rail (1: no bank or chain moves its payments; SIMULATED_RAILS), 0 when it is real',
+    labelNames: ['rail'] as const,
+    registers: [registry],
+  });
+  for (const rail of RAILS) simulated.set({ rail }, options.simulatedRails.includes(rail) ? 1 : 0);
   const attempts = new Counter({
     name: 'payments_worker_activity_attempts_total',
     help: 'Activity attempts by activity type and outcome (completed, refused, not-yet, cancelled, failed)',

@@ -17,6 +17,8 @@ import { EvmChainAdapter } from '../activities/adapters/chain/evm/evm-chain.adap
 import type { EvmNetworkConfig } from '../activities/adapters/chain/evm/evm-network-config';
 import type { EvmNetwork } from '../activities/adapters/chain/evm/evm-amounts';
 import { systemClock } from '../core/clock';
+import { railsOfWorker } from '../core/rails';
+import type { Rail } from '../core/rails';
 import type { Logger } from '../core/logger';
 import type { DevelopmentSettings, Settings } from '../core/settings';
 import { DEFAULT_DATABASE_TIMEOUTS, poolConfig } from '../db/connection-settings';
@@ -51,6 +53,8 @@ export type WorkerSettings = Pick<Settings, 'travelRuleDeadlineMs' | 'travelRule
 export interface RunningWorker {
   /** Where its HTTP server listens, when it has one (options.httpPort). */
   httpUrl?: string;
+  /** The rails this worker simulates (no bank or chain moves their money): shown by /health/ready and payments_rail_simulated. */
+  simulatedRails: readonly Rail[];
   /** Resolves when the worker has stopped polling and finished its in-flight tasks. */
   stop(): Promise<void>;
 }
@@ -123,7 +127,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // An idle client that loses its server (a restart, a failover) must not crash the worker.
   pool.on('error', (error) => options.log.warn(`database pool: ${error.message}`));
   const connection = await NativeConnection.connect(temporalConnectionOptions(options.temporalAddress, temporalAccess));
-  const metrics = createWorkerMetrics();
+  // The same decision as the adapters below: the bank is simulated, a chain network without its node too.
+  const { simulated: simulatedRails } = railsOfWorker(options.settings.evmNetworks ?? {});
+  const metrics = createWorkerMetrics({ simulatedRails });
   // Metrics outermost: they count each attempt's final outcome, after the domain-error mapping.
   const interceptors: WorkerInterceptors = { activity: [metrics.interceptor, ...(WORKER_INTERCEPTORS.activity ?? [])] };
   const worker = await Worker.create({
@@ -185,7 +191,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       httpServer = await startWorkerHttpServer({
         port: options.httpPort,
         registry: metrics.registry,
-        readiness: () => workerReadiness(() => worker.getStatus(), pool),
+        readiness: () => workerReadiness(() => worker.getStatus(), pool, simulatedRails),
         log: options.log,
       });
     } catch (error) {
@@ -193,5 +199,5 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       throw error;
     }
   }
-  return { ...(httpServer ? { httpUrl: httpServer.url } : {}), stop };
+  return { ...(httpServer ? { httpUrl: httpServer.url } : {}), simulatedRails, stop };
 }

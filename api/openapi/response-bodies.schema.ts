@@ -103,7 +103,7 @@ export const balancesBodySchema = z
 
 export const transactionHistoryEntrySchema = z
   .strictObject({
-    id: id('The id of the operation or deposit.', '5b0e1c9e-8d55-4a8f-9a51-1f3c2f0f4b7e'),
+    id: id('The id of the operation or deposit (or of a network fee kept, see withdrawalId).', '5b0e1c9e-8d55-4a8f-9a51-1f3c2f0f4b7e'),
     createdAt: timestamp('When the entry was created (UTC, to the millisecond).', '2026-11-21T16:12:27.786Z'),
     type: z.enum(TRANSACTION_TYPES).meta({ description: 'The kind of transaction.' }),
     amount: exactNumber(
@@ -114,6 +114,10 @@ export const transactionHistoryEntrySchema = z
     amountFrom: exactNumber('Only for an exchange: the amount debited, negative.', ['-100.5']).optional(),
     currencyFrom: currency.optional().meta({ description: 'Only for an exchange: the currency debited.' }),
     status: operationStatus,
+    withdrawalId: id(
+      'Only on the network fee kept from a crypto withdrawal whose transaction failed on chain (type cryptoWithdrawal, the fee negative, SUCCESSFUL): that withdrawal, which shows UNSUCCESSFUL.',
+      '5b0e1c9e-8d55-4a8f-9a51-1f3c2f0f4b7e',
+    ).optional(),
   })
   .meta({ id: 'TransactionHistoryEntry' });
 

@@ -5,9 +5,10 @@ import { jsonNumberText, jsonStringText } from '../http/json-text';
 export function historyEntryJson(row: HistoryRow): string {
   const from =
     row.amount_from === null ? '' : `,"amountFrom":${jsonNumberText(row.amount_from)},"currencyFrom":${jsonStringText(row.currency_from)}`;
+  const withdrawal = row.withdrawal_id === null ? '' : `,"withdrawalId":${jsonStringText(row.withdrawal_id)}`;
   return (
     `{"id":${jsonStringText(row.id)},"createdAt":"${row.created_at_utc.slice(0, 23)}Z","type":${jsonStringText(row.type)},` +
-    `"amount":${jsonNumberText(row.amount)},"currency":${jsonStringText(row.currency)}${from},"status":${jsonStringText(row.status)}}`
+    `"amount":${jsonNumberText(row.amount)},"currency":${jsonStringText(row.currency)}${from},"status":${jsonStringText(row.status)}${withdrawal}}`
   );
 }
 

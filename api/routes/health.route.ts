@@ -22,8 +22,9 @@ export function liveRoute() {
  * GET /health/ready: the primary Postgres answers `select 1` and Temporal answers a system-info
  * call, each within two seconds; 503 names the one that failed. Outside authentication and rate
  * limits. The body says which failed, never why: the cause goes to the request's access-log line.
+ * It also lists the rails this deployment simulates (SIMULATED_RAILS), ready or not.
  */
-export function readyRoute(deps: Pick<ApiDependencies, 'pool' | 'temporal'>) {
+export function readyRoute(deps: Pick<ApiDependencies, 'pool' | 'temporal' | 'simulatedRails'>) {
   return async (ctx: Context): Promise<void> => {
     const [postgres, temporal] = await Promise.all([
       check(() => deps.pool.query('select 1')),
@@ -39,6 +40,7 @@ export function readyRoute(deps: Pick<ApiDependencies, 'pool' | 'temporal'>) {
     respondJson(ctx, ready ? 200 : 503, {
       status: ready ? 'ready' : 'unavailable',
       checks: { postgres: postgres.result, temporal: temporal.result },
+      simulatedRails: deps.simulatedRails ?? [],
     });
   };
 }

@@ -41,6 +41,8 @@ export const CryptoWithdrawal = defineEntity({
     amountEur: p.type(new DecimalStringType()).fieldName('amount_eur'),
     travelRule: p.json<Record<string, unknown>>().columnType('jsonb').fieldName('travel_rule').nullable(),
     transactionHash: p.text().fieldName('transaction_hash').nullable(),
+    /** When the chain answered that its transaction failed (reverted): the network was paid, so its rejection keeps the fee. */
+    failedOnChainAt: p.datetime().columnType('timestamptz').fieldName('failed_on_chain_at').nullable(),
     ...outgoingPaymentColumns,
   },
 });

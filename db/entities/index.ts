@@ -1,6 +1,7 @@
 import { Account } from './account.entity';
 import { ApiKey } from './api-key.entity';
 import { CryptoWithdrawal } from './crypto-withdrawal.entity';
+import { CryptoWithdrawalKeptFee } from './crypto-withdrawal-kept-fee.entity';
 import { Deposit } from './deposit.entity';
 import { Exchange } from './exchange.entity';
 import { IdempotencyRecord } from './idempotency-record.entity';
@@ -29,6 +30,7 @@ export const ENTITY_SCHEMAS = [
   Deposit,
   Exchange,
   CryptoWithdrawal,
+  CryptoWithdrawalKeptFee,
   SepaTransfer,
   IdempotencyRecord,
   ReconciliationReport,

@@ -2,7 +2,8 @@ import { defineEntity, p } from '@mikro-orm/core';
 import type { InferEntity } from '@mikro-orm/core';
 
 export type LedgerTransferState = 'PENDING' | 'POSTED' | 'VOIDED';
-export type LedgerTransferKind = 'DEPOSIT' | 'EXCHANGE' | 'CRYPTO_WITHDRAWAL' | 'SEPA_TRANSFER';
+/** CRYPTO_WITHDRAWAL_FEE: the network fee a withdrawal that failed on chain keeps (CryptoWithdrawalKeptFee). */
+export type LedgerTransferKind = 'DEPOSIT' | 'EXCHANGE' | 'CRYPTO_WITHDRAWAL' | 'SEPA_TRANSFER' | 'CRYPTO_WITHDRAWAL_FEE';
 
 /** A balanced set of postings; two-phase transfers start PENDING and end POSTED or VOIDED. */
 export const LedgerTransfer = defineEntity({
@@ -11,7 +12,7 @@ export const LedgerTransfer = defineEntity({
   properties: {
     /** The id of the business operation that moved the money: re-running the step finds it. */
     id: p.uuid().primary(),
-    kind: p.enum(['DEPOSIT', 'EXCHANGE', 'CRYPTO_WITHDRAWAL', 'SEPA_TRANSFER'] satisfies LedgerTransferKind[]),
+    kind: p.enum(['DEPOSIT', 'EXCHANGE', 'CRYPTO_WITHDRAWAL', 'SEPA_TRANSFER', 'CRYPTO_WITHDRAWAL_FEE'] satisfies LedgerTransferKind[]),
     state: p.enum(['PENDING', 'POSTED', 'VOIDED'] satisfies LedgerTransferState[]),
     createdAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('created_at'),
     postedAt: p.datetime().columnType('timestamptz').fieldName('posted_at').nullable(),

@@ -6,6 +6,7 @@ import { Migration20261122040000_webhooks } from './Migration20261122040000_webh
 import { Migration20261122050000_simulated_bank } from './Migration20261122050000_simulated_bank';
 import { Migration20261122060000_evm_chain } from './Migration20261122060000_evm_chain';
 import { Migration20261124010000_accepted_operations } from './Migration20261124010000_accepted_operations';
+import { Migration20261124040000_kept_network_fee } from './Migration20261124040000_kept_network_fee';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261122050000_simulated_bank', class: Migration20261122050000_simulated_bank },
   { name: 'Migration20261122060000_evm_chain', class: Migration20261122060000_evm_chain },
   { name: 'Migration20261124010000_accepted_operations', class: Migration20261124010000_accepted_operations },
+  { name: 'Migration20261124040000_kept_network_fee', class: Migration20261124040000_kept_network_fee },
 ];

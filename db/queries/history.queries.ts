@@ -11,6 +11,8 @@ export interface HistoryRow {
   amount_from: string | null;
   currency_from: string | null;
   status: string;
+  /** Only on the network fee a withdrawal that failed on chain kept: that withdrawal's id. */
+  withdrawal_id: string | null;
 }
 
 /** A place in the history's order (created_at desc, id desc): the entry a page ends with. */
@@ -35,38 +37,46 @@ const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 /**
  * Several pages at once, one per row of the request arrays. For each, every branch reads one table
  * through its (partner_id, created_at desc, id desc) index, already in the page's order and cut
- * at the page's size, so Postgres merges four short index scans (Merge Append) and reads about
+ * at the page's size, so Postgres merges five short index scans (Merge Append) and reads about
  * `size` rows whatever the month holds. A crypto withdrawal shows everything it debits: amount
- * plus network fee. Numbers leave as their exact text without trailing zeros.
+ * plus network fee; one whose transaction failed on chain adds the fee it kept, SUCCESSFUL, as an
+ * entry of its own. Numbers leave as their exact text without trailing zeros.
  */
 const PAGES_SQL = `
 select r.request::int as request, e.id,
        to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as created_at_utc, e.type,
-       trim_scale(e.amount)::text as amount, e.currency, trim_scale(e.amount_from)::text as amount_from, e.currency_from, e.status
+       trim_scale(e.amount)::text as amount, e.currency, trim_scale(e.amount_from)::text as amount_from, e.currency_from, e.status,
+       e.withdrawal_id
   from unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[], $5::uuid[], $6::int[])
        with ordinality as r(partner_id, from_at, until_at, after_at, after_id, size, request)
  cross join lateral (
    select * from (
      (select id, created_at, type, amount, currency,
-             null::numeric as amount_from, null::text as currency_from, 'SUCCESSFUL'::text as status
+             null::numeric as amount_from, null::text as currency_from, 'SUCCESSFUL'::text as status, null::uuid as withdrawal_id
         from deposit
        where partner_id = r.partner_id and created_at >= r.from_at and created_at < r.until_at
          and (created_at, id) < (r.after_at, r.after_id)
        order by created_at desc, id desc limit r.size)
      union all
-     (select id, created_at, 'exchange', amount_to, currency_to, -amount_from, currency_from, status
+     (select id, created_at, 'exchange', amount_to, currency_to, -amount_from, currency_from, status, null
         from exchange
        where partner_id = r.partner_id and created_at >= r.from_at and created_at < r.until_at
          and (created_at, id) < (r.after_at, r.after_id)
        order by created_at desc, id desc limit r.size)
      union all
-     (select id, created_at, 'cryptoWithdrawal', -(amount + fee), currency, null, null, status
+     (select id, created_at, 'cryptoWithdrawal', -(amount + fee), currency, null, null, status, null
         from crypto_withdrawal
        where partner_id = r.partner_id and created_at >= r.from_at and created_at < r.until_at
          and (created_at, id) < (r.after_at, r.after_id)
        order by created_at desc, id desc limit r.size)
      union all
-     (select id, created_at, 'sepaTransfer', -amount, currency, null, null, status
+     (select id, created_at, 'cryptoWithdrawal', -amount, currency, null, null, 'SUCCESSFUL', withdrawal_id
+        from crypto_withdrawal_kept_fee
+       where partner_id = r.partner_id and created_at >= r.from_at and created_at < r.until_at
+         and (created_at, id) < (r.after_at, r.after_id)
+       order by created_at desc, id desc limit r.size)
+     union all
+     (select id, created_at, 'sepaTransfer', -amount, currency, null, null, status, null
         from sepa_transfer
        where partner_id = r.partner_id and created_at >= r.from_at and created_at < r.until_at
          and (created_at, id) < (r.after_at, r.after_id)

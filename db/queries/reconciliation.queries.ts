@@ -82,7 +82,9 @@ export async function findStuckOperations(pool: pg.Pool, olderThan: Date): Promi
 /*
  * Business records against the ledger. An operation and its ledger transfer share one id; an
  * open operation holds its funds (PENDING), a SUCCESSFUL one has posted them, an UNSUCCESSFUL one
- * has released them (VOIDED) or never held any. The categories below do not overlap.
+ * has released them (VOIDED) or never held any. The categories below do not overlap. The network
+ * fee a withdrawal that failed on chain kept is a record of its own, final at once (SUCCESSFUL,
+ * its transfer POSTED), so its transfer is explained like any operation's.
  */
 
 const OPERATIONS = `(
@@ -91,6 +93,8 @@ const OPERATIONS = `(
   select 'sepa-transfer', id, status, stage, created_at, updated_at from sepa_transfer
   union all
   select 'exchange', id, status, null, created_at, created_at from exchange
+  union all
+  select 'crypto-withdrawal-kept-fee', id, 'SUCCESSFUL', null, created_at, created_at from crypto_withdrawal_kept_fee
 )`;
 
 export interface HeldTransferRow {

@@ -86,6 +86,8 @@ beforeAll(async () => {
     },
   });
   ctx.defer(() => worker.stop());
+  // Ethereum goes to the node: the worker says it simulates every other rail, and not that one.
+  expect(worker.simulatedRails).toEqual(['sepa', 'bitcoin', 'litecoin', 'dogecoin', 'polygon']);
 }, 60_000);
 
 const withdraw = (partner: TestPartner, body: Record<string, unknown>) =>
@@ -157,6 +159,37 @@ async function storedAttempts(
       'select attempt, transaction_hash, max_fee_per_gas::text from evm_transaction_attempt where withdrawal_id = ? order by attempt',
       [withdrawalId],
     );
+}
+
+/**
+ * A withdrawal whose transaction reverted: its hold voided (amount + fee back) and the network fee
+ * posted as a transfer of its own, the partner's two ledger lines in the currency; and its two
+ * history entries, the withdrawal UNSUCCESSFUL and the fee kept, SUCCESSFUL.
+ */
+async function expectFeeKept(partner: TestPartner, withdrawalId: string, fee: string): Promise<void> {
+  const lines = await ctx.orm.em
+    .fork()
+    .getConnection()
+    .execute<Array<{ transfer_id: string; kind: string; state: string; amount: string }>>(
+      `select t.id as transfer_id, t.kind, t.state, trim_scale(p.amount)::text as amount
+         from ledger_posting p join ledger_transfer t on t.id = p.transfer_id join account a on a.id = p.account_id
+        where a.partner_id = ? and a.currency = 'usdc' and t.kind <> 'DEPOSIT' order by t.created_at`,
+      [partner.partnerId],
+    );
+  expect(lines).toEqual([
+    { transfer_id: withdrawalId, kind: 'CRYPTO_WITHDRAWAL', state: 'VOIDED', amount: expect.stringMatching(/^-/) },
+    { transfer_id: expect.any(String), kind: 'CRYPTO_WITHDRAWAL_FEE', state: 'POSTED', amount: `-${fee}` },
+  ]);
+  const now = new Date();
+  const history = await ctx.api.request('GET', `/v1/partner/transaction-history/${now.getUTCMonth() + 1}/${now.getUTCFullYear()}`, {
+    apiKey: partner.apiKey,
+  });
+  expect(history.status).toBe(200);
+  const withdrawals = (history.json as Array<Record<string, unknown>>).filter((entry) => entry.type === 'cryptoWithdrawal');
+  expect(withdrawals).toEqual([
+    expect.objectContaining({ id: lines[1]!.transfer_id, amount: -Number(fee), currency: 'usdc', status: 'SUCCESSFUL', withdrawalId }),
+    expect.objectContaining({ id: withdrawalId, currency: 'usdc', status: 'UNSUCCESSFUL' }),
+  ]);
 }
 
 /** What the balances endpoint shows after amount + fee left a deposit, at the currency's scale. */
@@ -233,7 +266,7 @@ describe('crypto withdrawals sent on a real EVM chain through the API', () => {
     expect(await minedFromHotWallet()).toBe(minedBefore + 1);
   });
 
-  it('a usdc withdrawal the token refuses reverts on chain: UNSUCCESSFUL, the funds released, the recipient got nothing', async () => {
+  it('a usdc withdrawal the token refuses reverts on chain: UNSUCCESSFUL, the amount refunded and the network fee kept, the recipient got nothing', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { usdc: '50' } });
     const recipient = newAddress();
     await blockOnTestToken(node, recipient);
@@ -254,7 +287,9 @@ describe('crypto withdrawals sent on a real EVM chain through the API', () => {
 
     const failed = await finalDetails(partner, withdrawalId, 'UNSUCCESSFUL');
     expect(failed.transactionHash).toBe(hash);
-    expect((await balancesOf(ctx.api, partner)).usdc).toBe('50.000000');
+    // The revert was mined: the network was paid, so the partner pays the 3 fee and gets the 10 back.
+    expect((await balancesOf(ctx.api, partner)).usdc).toBe('47.000000');
+    await expectFeeKept(partner, withdrawalId, '3');
     expect(await storedWithdrawal(withdrawalId)).toEqual({ stage: 'REJECTED', failure_reason: expect.stringContaining('failed on chain') });
     expect(await usdcBalance(recipient)).toBe(0n);
     expect(await usdcBalance(node.hotWalletAddress)).toBe(hotWalletUsdc);
@@ -301,7 +336,7 @@ describe('crypto withdrawals sent on a real EVM chain through the API', () => {
     expect((await balancesOf(ctx.api, partner)).eth).toBe(balanceAfter('1', amount, settled.fee, 18));
   });
 
-  it('a stuck usdc withdrawal whose replacement reverts: UNSUCCESSFUL, the funds released, and it shows the reverted replacement', async () => {
+  it('a stuck usdc withdrawal whose replacement reverts: UNSUCCESSFUL, the amount refunded and the fee kept, and it shows the reverted replacement', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { usdc: '50' } });
     const recipient = newAddress();
     await blockOnTestToken(node, recipient);
@@ -327,7 +362,8 @@ describe('crypto withdrawals sent on a real EVM chain through the API', () => {
       stage: 'REJECTED',
       failure_reason: `transaction ${failed.transactionHash} failed on chain`,
     });
-    expect((await balancesOf(ctx.api, partner)).usdc).toBe('50.000000');
+    expect((await balancesOf(ctx.api, partner)).usdc).toBe('47.000000');
+    await expectFeeKept(partner, withdrawalId, '3');
     expect(await usdcBalance(recipient)).toBe(0n);
     expect(await minedFromHotWallet()).toBe(minedBefore + 1);
   });

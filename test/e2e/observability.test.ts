@@ -249,8 +249,8 @@ describe('GET /metrics', () => {
 });
 
 describe('health', () => {
-  it('answers /health, /health/live and /health/ready without a key, even when rate limits apply', async () => {
-    const api = await startObservedApi({ rateLimitPerSecond: 1, rateLimitBurst: 1 });
+  it('answers /health, /health/live and /health/ready without a key, even when rate limits apply; ready lists the simulated rails', async () => {
+    const api = await startObservedApi({ rateLimitPerSecond: 1, rateLimitBurst: 1, simulatedRails: ['sepa', 'bitcoin'] });
     for (const path of ['/health', '/health/live', '/health/live']) {
       const response = await api.get(path);
       expect(response.status).toBe(200);
@@ -259,7 +259,11 @@ describe('health', () => {
     }
     const ready = await api.get('/health/ready');
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', temporal: 'ok' } });
+    expect(await ready.json()).toEqual({
+      status: 'ready',
+      checks: { postgres: 'ok', temporal: 'ok' },
+      simulatedRails: ['sepa', 'bitcoin'],
+    });
   });
 
   it('is live but not ready when Postgres cannot be reached: 503 names it, and the access line is an error', async () => {
@@ -270,7 +274,7 @@ describe('health', () => {
     const ready = await api.get('/health/ready', { headers: { 'X-Request-Id': requestId } });
     expect(ready.status).toBe(503);
     expect(ready.headers.get('x-request-id')).toBe(requestId);
-    expect(await ready.json()).toEqual({ status: 'unavailable', checks: { postgres: 'failed', temporal: 'ok' } });
+    expect(await ready.json()).toEqual({ status: 'unavailable', checks: { postgres: 'failed', temporal: 'ok' }, simulatedRails: [] });
     expect(accessLine(api, requestId)).toMatchObject({
       level: 'error',
       status: 503,
@@ -416,8 +420,11 @@ describe('a withdrawal, followed from the request to its activities', () => {
     expect((await fetch(`${worker.httpUrl}/health/live`)).status).toBe(200);
     const ready = await fetch(`${worker.httpUrl}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { polling: 'ok', postgres: 'ok' } });
+    // No EVM node configured: every rail is simulated, and said so.
+    const allRails = ['sepa', 'bitcoin', 'litecoin', 'dogecoin', 'ethereum', 'polygon'];
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { polling: 'ok', postgres: 'ok' }, simulatedRails: allRails });
     const workerMetrics = await metricsOf(worker.httpUrl!);
+    for (const rail of allRails) expect(metricValue(workerMetrics, 'payments_rail_simulated', { rail })).toBe(1);
     expect(
       metricValue(workerMetrics, 'payments_worker_activity_attempts_total', { activity_type: 'settleWithdrawal', outcome: 'completed' }),
     ).toBe(1);

@@ -6,6 +6,7 @@ import { createTestPartner } from '../support/fixtures';
 import { balancesOf } from '../support/operations';
 import { killProcessGroup, spawnTsx } from '../support/processes';
 import { testStack } from '../support/stack';
+import { EVERY_RAIL_SIMULATED } from '../support/test-config';
 import { useTestApi } from '../support/use-test-api';
 
 const taskQueue = `worker-restart-${randomUUID()}`;
@@ -27,6 +28,7 @@ function startWorkerProcess(): ChildProcess {
       // Long enough to kill the worker while the withdrawal waits for its confirmation.
       CHAIN_CONFIRMATION_DELAY_MS: '4000',
       LOG_LEVEL: 'warn',
+      SIMULATED_RAILS: EVERY_RAIL_SIMULATED,
     },
   });
   ctx.defer(() => killProcessGroup(worker));

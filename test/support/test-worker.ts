@@ -50,5 +50,5 @@ export async function startTestWorker(
     settings,
     ...(options.wrapActivities ? { wrapActivities: options.wrapActivities } : {}),
   });
-  return { taskQueue, denyList, stop: () => worker.stop() };
+  return { taskQueue, denyList, simulatedRails: worker.simulatedRails, stop: () => worker.stop() };
 }

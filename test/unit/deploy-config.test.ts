@@ -4,6 +4,8 @@ import path from 'node:path';
 import type { Registry } from 'prom-client';
 import { createApiMetrics } from '../../api/metrics/api-metrics';
 import { createLogger } from '../../core/logger';
+import { railDeclarationProblems, railsKnownTo } from '../../core/rails';
+import { loadSettings } from '../../core/settings';
 import { createWorkerMetrics } from '../../worker/metrics';
 
 /**
@@ -62,7 +64,7 @@ const apiMetrics = createApiMetrics({
   readPool: {} as Parameters<typeof createApiMetrics>[0]['readPool'],
   log: createLogger('deploy-config-test', 'error'),
 });
-const workerMetrics = createWorkerMetrics();
+const workerMetrics = createWorkerMetrics({ simulatedRails: [] });
 const KNOWN_METRICS = new Set([
   ...seriesNames(apiMetrics.registry),
   ...seriesNames(workerMetrics.registry),
@@ -187,5 +189,24 @@ describe('deploy/ and docker-compose.yml', () => {
     expect(compose.services.worker.healthcheck.test.join(' ')).toContain(
       `http://127.0.0.1:${compose.services.worker.environment.WORKER_HTTP_PORT}/health/ready`,
     );
+  });
+
+  it('name in SIMULATED_RAILS every rail the worker and the API would simulate with the defaults, and nothing real', () => {
+    /** `${NAME:-default}` → default, `${NAME:?message}` → a placeholder (required, set by whoever runs compose). */
+    const resolved = (environment: Record<string, string>): Record<string, string> =>
+      Object.fromEntries(
+        Object.entries(environment).map(([name, value]) => [
+          name,
+          String(value)
+            .replace(/\$\{\w+:-([^}]*)\}/g, '$1')
+            .replace(/\$\{\w+:\?[^}]*\}/g, ''),
+        ]),
+      );
+    for (const role of ['worker', 'api'] as const) {
+      const settings = loadSettings(resolved(compose.services[role].environment), root);
+      expect(settings.acceptedSimulatedRails.length).toBeGreaterThan(0);
+      expect(railDeclarationProblems(railsKnownTo(settings.evmNetworks, role), settings.acceptedSimulatedRails)).toEqual([]);
+    }
+    expect(compose.services.api.environment.SIMULATED_RAILS).toBe(compose.services.worker.environment.SIMULATED_RAILS);
   });
 });

@@ -11,8 +11,16 @@ import type { ConfirmationState } from '../../activities/adapters/chain/chain-ad
  * must be a retryable failure, since the retry policy is the poll loop and a completion means an
  * answer; a definite failure must stay final.
  */
+const NOW = new Date('2026-11-22T10:00:05.000Z');
+
+/** The updates the activities asked of the database (only a chain's failure writes here). */
+const updates: unknown[][] = [];
+beforeEach(() => updates.splice(0));
+
 function dependencies(chainState: ConfirmationState, bankState: BankPaymentState | Error): ActivityDependencies {
   return {
+    orm: { em: { fork: () => ({ nativeUpdate: (...args: unknown[]) => Promise.resolve(updates.push(args)) }) } },
+    clock: { now: () => NOW },
     chain: { broadcast: () => Promise.reject(new Error('not used')), confirmationState: () => Promise.resolve(chainState) },
     bank: {
       submit: () => Promise.reject(new Error('not used')),
@@ -53,6 +61,20 @@ describe('awaitWithdrawalConfirmation (patient)', () => {
     );
     expect(failure.type).toBe('transaction-failed');
     expect(failure.nonRetryable).toBe(true);
+    // Stored before the answer, once: the rejection that follows keeps the network fee.
+    expect(updates).toHaveLength(1);
+    expect(updates[0]!.slice(1)).toEqual([
+      { network: 'ethereum', transactionHash: '0xabc', failedOnChainAt: null },
+      { failedOnChainAt: NOW },
+    ]);
+  });
+
+  it('writes nothing while the transaction is pending or once it is confirmed', async () => {
+    await createCryptoWithdrawalActivities(dependencies('CONFIRMED', { state: 'PENDING' })).awaitWithdrawalConfirmation(TRANSACTION);
+    await failureOf(
+      createCryptoWithdrawalActivities(dependencies('PENDING', { state: 'PENDING' })).awaitWithdrawalConfirmation(TRANSACTION),
+    );
+    expect(updates).toEqual([]);
   });
 });
 

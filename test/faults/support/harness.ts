@@ -7,6 +7,7 @@ import { newPayloadKeyEntry } from '../../../core/payload-codec';
 import { freePort } from '../../../dev/free-port';
 import { migrate } from '../../../db/orm';
 import { killProcessGroup, killRecordedProcesses, spawnTsx } from '../../support/processes';
+import { RAILS } from '../../../core/rails';
 
 /**
  * The fault campaign's own stack, every piece a process (group) it can SIGKILL and start again:
@@ -29,6 +30,8 @@ const FAST_SETTINGS = {
   OPERATION_RESPONSE_TIMEOUT_MS: '15000',
   LOG_LEVEL: 'info',
   WORKER_METRICS_PORT: '0',
+  // The production entries refuse to simulate a rail nobody accepted; here every rail is simulated.
+  SIMULATED_RAILS: RAILS.join(','),
 } as const;
 
 const READY_TIMEOUT_MS = 120_000;

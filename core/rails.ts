@@ -1,0 +1,70 @@
+import type { EvmNetworkName, EvmNetworkSettings } from './settings';
+
+/**
+ * The rails money leaves by: SEPA through the bank adapter, and each chain network through the
+ * chain adapter. A rail is simulated when no real adapter sends on it (README, "A deployment
+ * says what is real"): the partner would see SUCCESSFUL for money no bank or chain moved.
+ */
+export const RAILS = ['sepa', 'bitcoin', 'litecoin', 'dogecoin', 'ethereum', 'polygon'] as const;
+export type Rail = (typeof RAILS)[number];
+
+export function isRail(value: string): value is Rail {
+  return (RAILS as readonly string[]).includes(value);
+}
+
+/** EVM networks are real once their node is configured (EVM_RPC_URL_<NETWORK>); no adapter of this build sends the others for real. */
+const EVM_RAILS: Readonly<Partial<Record<Rail, EvmNetworkName>>> = { ethereum: 'ethereum', polygon: 'polygon' };
+
+/** What one process knows of each rail: those in neither list it cannot tell (see railsKnownTo). */
+export interface RailView {
+  simulated: readonly Rail[];
+  real: readonly Rail[];
+}
+
+/**
+ * The rails a worker with these EVM settings would simulate, and those it sends on for real: the
+ * same decision as the worker's adapters (worker/worker.ts: the simulated bank, the chain router).
+ */
+export function railsOfWorker(evmNetworks: Readonly<Partial<Record<EvmNetworkName, EvmNetworkSettings>>>): RailView {
+  const isReal = (rail: Rail): boolean => {
+    const network = EVM_RAILS[rail];
+    return network !== undefined && evmNetworks[network] !== undefined;
+  };
+  return { simulated: RAILS.filter((rail) => !isReal(rail)), real: RAILS.filter(isReal) };
+}
+
+/**
+ * What the API can tell: it sends nothing itself and holds no node settings or hot-wallet keys,
+ * so an EVM network it has no settings for is the worker's to judge (the worker refuses to start
+ * when SIMULATED_RAILS disagrees with it). The rails no adapter of this build sends are simulated
+ * everywhere.
+ */
+export function railsKnownTo(evmNetworks: Readonly<Partial<Record<EvmNetworkName, EvmNetworkSettings>>>, role: 'worker' | 'api'): RailView {
+  const worker = railsOfWorker(evmNetworks);
+  if (role === 'worker') return worker;
+  return { simulated: worker.simulated.filter((rail) => EVM_RAILS[rail] === undefined), real: worker.real };
+}
+
+/**
+ * The check of production entry points: every rail the process would simulate must be named in
+ * SIMULATED_RAILS, and no rail it sends on for real may be (a contradiction: whoever wrote the
+ * list believes that rail moves no real money). One line per problem; empty when the declaration holds.
+ */
+export function railDeclarationProblems(view: RailView, declared: readonly Rail[]): string[] {
+  const problems: string[] = [];
+  const undeclared = view.simulated.filter((rail) => !declared.includes(rail));
+  if (undeclared.length > 0) {
+    const accepted = RAILS.filter((rail) => declared.includes(rail) || undeclared.includes(rail));
+    problems.push(
+      `refusing to start: these rails would be simulated: ${undeclared.join(', ')}; ` +
+        `set SIMULATED_RAILS=${accepted.join(',')} to accept that (never in production with real money)`,
+    );
+  }
+  for (const rail of view.real.filter((each) => declared.includes(each))) {
+    problems.push(
+      `refusing to start: SIMULATED_RAILS names ${rail}, but ${rail} is real here (EVM_RPC_URL_${rail.toUpperCase()} is set): ` +
+        `remove ${rail} from SIMULATED_RAILS, or unset EVM_RPC_URL_${rail.toUpperCase()} to simulate it`,
+    );
+  }
+  return problems;
+}
