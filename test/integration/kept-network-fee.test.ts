@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import pg from 'pg';
+import { cryptoWithdrawalContract } from '../../contracts';
+import type { CryptoWithdrawalInput } from '../../contracts';
+import { recordAcceptedOperation } from '../../db/queries/accepted-operation.queries';
 import { SimulatedBankAdapter } from '../../activities/adapters/bank/simulated-bank.adapter';
 import type { ConfirmationState } from '../../activities/adapters/chain/chain-adapter';
 import { SimulatedChainAdapter } from '../../activities/adapters/chain/simulated-chain.adapter';
@@ -61,7 +65,7 @@ function activitiesOnChainAnswering(answer: ConfirmationState) {
 /** Reserved, handed off and broadcast: what the workflow has done when the chain answers. */
 async function broadcastWithdrawal(activities: ReturnType<typeof activitiesOnChainAnswering>, partner: TestPartner) {
   const withdrawalId = randomUUID();
-  await activities.reserveWithdrawal({
+  const input: CryptoWithdrawalInput = {
     withdrawalId,
     partnerId: partner.partnerId,
     userId: null,
@@ -75,7 +79,18 @@ async function broadcastWithdrawal(activities: ReturnType<typeof activitiesOnCha
     receiverType: 'NATURAL',
     beneficiaryName: 'Jan Kowalski',
     amountEur: '775',
+  };
+  // As the API does: the operation is accepted, then its own workflow reserves it.
+  const workflowId = cryptoWithdrawalContract.workflowId(withdrawalId);
+  await recordAcceptedOperation(pool, {
+    id: withdrawalId,
+    kind: 'CRYPTO_WITHDRAWAL',
+    partnerId: partner.partnerId,
+    workflowId,
+    request: input,
   });
+  await new MockActivityEnvironment({ workflowExecution: { workflowId, runId: randomUUID() } }).run(activities.reserveWithdrawal, input);
+  await activities.checkTravelRule(withdrawalId);
   expect(await activities.markWithdrawalHandOff(withdrawalId)).toBe('MARKED');
   const broadcast = await activities.broadcastWithdrawal(withdrawalId);
   if ('closed' in broadcast) throw new Error('the withdrawal was closed before its broadcast');
