@@ -2,7 +2,7 @@
  * Production API entry (`npm run api`): uses only the configured DATABASE_URL and
  * TEMPORAL_ADDRESS, starts nothing else.
  */
-import { migrate } from '../db/orm';
+import { assertAppDatabaseReady } from '../db/database-readiness';
 import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting } from './process-support';
 import { startApi } from '../api/server';
 
@@ -13,7 +13,8 @@ async function main(): Promise<void> {
   const temporalAddress = requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');
   // Production never writes what partners sent to Temporal in clear (README, "Payload encryption").
   requireSetting(settings.temporal.payloadKeys, 'PAYLOAD_ENCRYPTION_KEYS');
-  await migrate(databaseUrl);
+  // Migrations are a step of their own (`npm run migrate`); this only refuses a schema behind the code or an over-privileged role.
+  await assertAppDatabaseReady(databaseUrl);
   const api = await startApi({ ...settings, databaseUrl, temporalAddress, log });
   log.info(`API listening on ${api.url}`);
   onShutdownSignal(log, () => api.stop());

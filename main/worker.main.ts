@@ -4,7 +4,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
-import { migrate } from '../db/orm';
+import { assertAppDatabaseReady } from '../db/database-readiness';
 import { registerSearchAttributes } from '../worker/search-attributes.registration';
 import {
   loadProcessSettings,
@@ -28,7 +28,8 @@ async function main(): Promise<void> {
   const temporalAddress = requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');
   // Production never writes what partners sent to Temporal in clear (README, "Payload encryption").
   requireSetting(settings.temporal.payloadKeys, 'PAYLOAD_ENCRYPTION_KEYS');
-  await migrate(databaseUrl);
+  // Migrations are a step of their own (`npm run migrate`); this only refuses a schema behind the code or an over-privileged role.
+  await assertAppDatabaseReady(databaseUrl);
   await registerSearchAttributes(temporalAddress, settings.temporalNamespace, log, settings.temporal);
   const connection = await Connection.connect(temporalConnectionOptions(temporalAddress, settings.temporal));
   const client = new Client({ connection, namespace: settings.temporalNamespace, dataConverter: temporalDataConverter(settings.temporal) });
