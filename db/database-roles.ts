@@ -20,8 +20,8 @@ const LOGIN_ONLY = 'login nosuperuser nocreatedb nocreaterole noreplication noby
  * DBA's role in production): creates payments_migrator and payments_app if missing and sets their
  * passwords from their URLs, hands the database, its public schema and everything already in it
  * to payments_migrator (a schema migrated before the roles existed belongs to whoever ran the
- * migrations then), and leaves creating in the schema to its owner alone. Idempotent, in one
- * transaction, so every `npm run migrate` may run it.
+ * migrations then), lets no other role connect, and leaves creating in the schema to its owner
+ * alone. Idempotent, in one transaction, so every `npm run migrate` may run it.
  */
 export async function ensureDatabaseRoles(adminUrl: string, urls: DatabaseRoleUrls): Promise<void> {
   const database = databaseNameOf(adminUrl, 'DATABASE_ADMIN_URL');
@@ -42,6 +42,9 @@ export async function ensureDatabaseRoles(adminUrl: string, urls: DatabaseRoleUr
       await client.query(`alter role ${client.escapeIdentifier(role)} ${LOGIN_ONLY} password ${client.escapeLiteral(password)}`);
     }
     await client.query(`alter database ${client.escapeIdentifier(database)} owner to ${MIGRATOR_ROLE}`);
+    // Only the service's roles connect (Temporal's role, on the same server, has databases of its own).
+    await client.query(`revoke all on database ${client.escapeIdentifier(database)} from public`);
+    await client.query(`grant connect, temporary on database ${client.escapeIdentifier(database)} to ${APP_ROLE}`);
     await client.query(`alter schema public owner to ${MIGRATOR_ROLE}`);
     await client.query('revoke all on schema public from public');
     await client.query(`grant usage on schema public to ${APP_ROLE}`);

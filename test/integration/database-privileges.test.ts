@@ -47,6 +47,18 @@ describe('payments_app, the role of the API, the worker and the CLI', () => {
     expect(role.rows[0]).toEqual({ name: 'payments_app', superuser: false, owner: 'payments_migrator' });
   });
 
+  it('is, with the schema’s owner, the only role that may connect to the service’s database', async () => {
+    const connect = await admin.query<{ role: string; may: boolean }>(
+      `select role, has_database_privilege(role, current_database(), 'CONNECT') as may
+         from unnest(array['public', 'payments_app', 'payments_migrator']) as role`,
+    );
+    expect(connect.rows).toEqual([
+      { role: 'public', may: false },
+      { role: 'payments_app', may: true },
+      { role: 'payments_migrator', may: true },
+    ]);
+  });
+
   it.each([
     ['create a table', 'create table intruder (id int)', /permission denied for schema public/],
     ['create a function', 'create function intruder() returns int language sql as $$ select 1 $$', /permission denied for schema public/],
