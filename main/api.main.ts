@@ -1,6 +1,6 @@
 /**
- * Production API entry (`npm run api`): uses only the configured DATABASE_URL and
- * TEMPORAL_ADDRESS, starts nothing else.
+ * Production API entry (`npm run api`): uses only the configured DATABASE_URL (payments_app) and
+ * TEMPORAL_ADDRESS, starts nothing else and never migrates (`npm run migrate` does).
  */
 import { assertAppDatabaseReady } from '../db/database-readiness';
 import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting } from './process-support';

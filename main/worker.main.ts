@@ -1,6 +1,7 @@
 /**
- * Production worker entry (`npm run worker`): uses only the configured DATABASE_URL and
- * TEMPORAL_ADDRESS; registers search attributes and the reconciliation schedule if missing.
+ * Production worker entry (`npm run worker`): uses only the configured DATABASE_URL (payments_app)
+ * and TEMPORAL_ADDRESS; never migrates (`npm run migrate` does); registers search attributes and
+ * the reconciliation schedule if missing.
  */
 import { Client, Connection } from '@temporalio/client';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
