@@ -1,4 +1,4 @@
-# One image for both production processes: `npm run api` and `npm run worker`.
+# One image for the production processes: `npm run api`, `npm run worker` and the `npm run migrate` step.
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production

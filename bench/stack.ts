@@ -16,7 +16,10 @@ import { RAILS } from '../core/rails';
 export const CEILING_TASK_QUEUE = 'bench-ceiling';
 
 export interface BenchStack {
+  /** payments_app, as the API and the worker connect. */
   databaseUrl: string;
+  /** The embedded superuser: the bench's own fixtures (a database of its own, seeding at SQL speed). */
+  databaseAdminUrl: string;
   temporalAddress: string;
   namespace: string;
   /** The project's task queue (its worker polls it, its API starts workflows on it). */
@@ -93,8 +96,10 @@ export async function startStack(lifecycle: Lifecycle, log: Logger, logDir: stri
     ready(ceilingWorker, () => hasPollers(infrastructure.temporalAddress, settings.temporalNamespace, CEILING_TASK_QUEUE)),
   ]);
   log.info(`API on ${apiUrl} (pid ${api.pid}), worker pid ${worker.pid}, ceiling worker pid ${ceilingWorker.pid}`);
+  if (!infrastructure.databaseAdminUrl) throw new Error('the bench runs on its own embedded Postgres');
   return {
     databaseUrl: infrastructure.databaseUrl,
+    databaseAdminUrl: infrastructure.databaseAdminUrl,
     temporalAddress: infrastructure.temporalAddress,
     namespace: settings.temporalNamespace,
     taskQueue: settings.temporalTaskQueue,

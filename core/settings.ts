@@ -21,7 +21,12 @@ import type { TemporalAccess } from './temporal-connection';
  */
 export interface Settings {
   port: number;
+  /** The service's own connection (API, worker, CLI): the payments_app role, DML only. */
   databaseUrl: string | undefined;
+  /** `npm run migrate` only: the payments_migrator role, which owns the schema. */
+  databaseMigratorUrl: string | undefined;
+  /** `npm run migrate` only, optional: a role that may create roles, to create the two above. */
+  databaseAdminUrl: string | undefined;
   databaseReadUrl: string | undefined;
   temporalAddress: string | undefined;
   temporalNamespace: string;
@@ -298,6 +303,8 @@ const logLevel = () => variable(z.enum(LOG_LEVELS, { error: `must be one of ${LO
 const productionSchema = z.object({
   PORT: port(3000),
   DATABASE_URL: postgresUrl(),
+  DATABASE_MIGRATOR_URL: postgresUrl(),
+  DATABASE_ADMIN_URL: postgresUrl(),
   DATABASE_READ_URL: postgresUrl(),
   TEMPORAL_ADDRESS: hostAndPort(),
   TEMPORAL_NAMESPACE: name('default'),
@@ -377,6 +384,8 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
   return {
     port: p.PORT,
     databaseUrl: p.DATABASE_URL,
+    databaseMigratorUrl: p.DATABASE_MIGRATOR_URL,
+    databaseAdminUrl: p.DATABASE_ADMIN_URL,
     databaseReadUrl: p.DATABASE_READ_URL,
     temporalAddress: p.TEMPORAL_ADDRESS,
     temporalNamespace: p.TEMPORAL_NAMESPACE,
@@ -461,6 +470,8 @@ function evmNetworksOf(
 /** Values never repeated in a message: they may carry a password. */
 const SECRET_VARIABLES = new Set([
   'DATABASE_URL',
+  'DATABASE_MIGRATOR_URL',
+  'DATABASE_ADMIN_URL',
   'DATABASE_READ_URL',
   'PAYLOAD_ENCRYPTION_KEYS',
   'TEMPORAL_API_KEY',

@@ -35,19 +35,32 @@ export async function openOrm(
   return MikroORM.init(ormOptions(databaseUrl, poolMax, timeouts));
 }
 
+/** The grants, once the migration that defines them has run (a DO block: no error while it has not). */
+const APPLY_APP_PRIVILEGES = `do $$ begin
+  if to_regprocedure('public.apply_payments_app_privileges()') is not null then
+    perform public.apply_payments_app_privileges();
+  end if;
+end $$`;
+
 /** Any constant works; it only has to be the same for every process of this service. */
 const MIGRATION_ADVISORY_LOCK = 727_001;
 
-/** Applies pending migrations; an advisory lock makes concurrent starts (API and worker) take turns. */
-export async function migrate(databaseUrl: string): Promise<string[]> {
-  const lockClient = new pg.Client({ connectionString: databaseUrl });
+/**
+ * Applies pending migrations as the schema's owner (payments_migrator: DATABASE_MIGRATOR_URL), then
+ * grants payments_app what it may do on every table that now exists (apply_payments_app_privileges,
+ * Migration20261124090000_least_privilege), so a table any migration created is covered. An
+ * advisory lock makes concurrent runs take turns.
+ */
+export async function migrate(migratorUrl: string): Promise<string[]> {
+  const lockClient = new pg.Client({ connectionString: migratorUrl });
   await lockClient.connect();
   try {
     await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_ADVISORY_LOCK]);
     // A migration may build an index for minutes: no statement timeout (locks still time out).
-    const orm = await openOrm(databaseUrl, 2, { ...DEFAULT_DATABASE_TIMEOUTS, statementTimeoutMs: 0 });
+    const orm = await openOrm(migratorUrl, 2, { ...DEFAULT_DATABASE_TIMEOUTS, statementTimeoutMs: 0 });
     try {
       const applied = await orm.getMigrator().up();
+      await lockClient.query(APPLY_APP_PRIVILEGES);
       return applied.map((migration) => migration.name);
     } finally {
       await orm.close(true);

@@ -2,9 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '../core/logger';
+import type { Settings } from '../core/settings';
+import type { DatabaseUrls } from '../db/database-setup';
+import { APP_ROLE, MIGRATOR_ROLE } from '../db/database-roles';
 
 export interface RunningPostgres {
-  url: string;
+  /** The service's roles on it; for the embedded one all three, with development passwords. */
+  urls: DatabaseUrls & { appUrl: string };
   /** Stops the database only if this process started it. */
   stop(): Promise<void>;
 }
@@ -12,26 +16,44 @@ export interface RunningPostgres {
 const EMBEDDED_DATABASE = 'partner_payments';
 const EMBEDDED_USER = 'postgres';
 const EMBEDDED_PASSWORD = 'postgres';
+/**
+ * The embedded Postgres listens on 127.0.0.1 only and its superuser's password is no secret
+ * either: fixed passwords keep every process of the machine (the CLI included) able to log in.
+ */
+const DEVELOPMENT_PASSWORDS = { [MIGRATOR_ROLE]: 'payments_migrator_dev', [APP_ROLE]: 'payments_app_dev' };
 
-export function embeddedDatabaseUrl(port: number): string {
-  return `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/${EMBEDDED_DATABASE}`;
+/** The embedded Postgres's superuser (the bootstrap's admin), the migrator and the app, as `npm run migrate` takes them. */
+export function embeddedDatabaseUrls(port: number): { [Name in keyof DatabaseUrls]: string } {
+  const as = (user: string, password: string) => `postgres://${user}:${password}@127.0.0.1:${port}/${EMBEDDED_DATABASE}`;
+  return {
+    adminUrl: as(EMBEDDED_USER, EMBEDDED_PASSWORD),
+    migratorUrl: as(MIGRATOR_ROLE, DEVELOPMENT_PASSWORDS[MIGRATOR_ROLE]),
+    appUrl: as(APP_ROLE, DEVELOPMENT_PASSWORDS[APP_ROLE]),
+  };
+}
+
+/** The configured database (DATABASE_URL, with DATABASE_MIGRATOR_URL and DATABASE_ADMIN_URL when set), or undefined for the embedded one. */
+export function configuredDatabaseUrls(settings: Settings): (DatabaseUrls & { appUrl: string }) | undefined {
+  if (!settings.databaseUrl) return undefined;
+  return { appUrl: settings.databaseUrl, migratorUrl: settings.databaseMigratorUrl, adminUrl: settings.databaseAdminUrl };
 }
 
 /**
- * DATABASE_URL if given; else an embedded Postgres with its files under dataDir/postgres. When
- * another process (a running `npm start`) already serves that folder, it is reused as is.
+ * The configured database if given; else an embedded Postgres with its files under
+ * dataDir/postgres. When another process (a running `npm start`) already serves that folder, it
+ * is reused as is. Creating the roles and migrating is prepareDatabase's (db/database-setup.ts).
  */
 export async function ensurePostgres(options: {
-  databaseUrl: string | undefined;
+  configured: (DatabaseUrls & { appUrl: string }) | undefined;
   dataDir: string;
   port: number;
   log: Logger;
 }): Promise<RunningPostgres> {
-  if (options.databaseUrl) return { url: options.databaseUrl, stop: async () => undefined };
-  const url = embeddedDatabaseUrl(options.port);
-  if (await canConnect(url)) {
+  if (options.configured) return { urls: options.configured, stop: async () => undefined };
+  const urls = embeddedDatabaseUrls(options.port);
+  if (await canConnect(urls.adminUrl)) {
     options.log.info(`reusing the embedded Postgres already running on port ${options.port}`);
-    return { url, stop: async () => undefined };
+    return { urls, stop: async () => undefined };
   }
   const databaseDir = path.join(options.dataDir, 'postgres');
   const EmbeddedPostgres = await loadEmbeddedPostgres();
@@ -54,7 +76,7 @@ export async function ensurePostgres(options: {
   await server.start();
   await createDatabaseIfMissing(options.port);
   options.log.info(`embedded Postgres listening on 127.0.0.1:${options.port}`);
-  return { url, stop: () => server.stop() };
+  return { urls, stop: () => server.stop() };
 }
 
 interface EmbeddedPostgresServer {

@@ -1,11 +1,14 @@
 import type { Logger } from '../core/logger';
 import type { Settings } from '../core/settings';
-import { migrate } from '../db/orm';
-import { ensurePostgres } from './embedded-postgres';
+import { prepareDatabase } from '../db/database-setup';
+import { configuredDatabaseUrls, ensurePostgres } from './embedded-postgres';
 import { ensureTemporal } from './temporal-dev-server';
 
 export interface Infrastructure {
+  /** payments_app: what the API, the worker, the CLI (and the tests' fixtures) connect as. */
   databaseUrl: string;
+  /** A role that may do anything (the embedded superuser), for what only a test or the bench does; undefined when configured without one. */
+  databaseAdminUrl: string | undefined;
   temporalAddress: string;
   temporalUiUrl: string | undefined;
   /** Stops what this process started, Temporal first (it may still be talking to the worker). */
@@ -13,8 +16,9 @@ export interface Infrastructure {
 }
 
 /**
- * Brings up everything the service needs on one machine: Postgres (configured or embedded)
- * with migrations applied, and Temporal (configured, or a dev server with the Web UI).
+ * Brings up everything the service needs on one machine: Postgres (configured or embedded) with
+ * its roles and migrations as production has them (db/database-setup.ts), and Temporal
+ * (configured, or a dev server with the Web UI).
  */
 export async function startInfrastructure(
   settings: Settings,
@@ -23,7 +27,7 @@ export async function startInfrastructure(
   const { development } = settings;
   const [postgres, temporal] = await Promise.all([
     ensurePostgres({
-      databaseUrl: settings.databaseUrl,
+      configured: configuredDatabaseUrls(settings),
       dataDir: development.dataDir,
       port: development.embeddedPostgresPort,
       log: options.log,
@@ -40,15 +44,22 @@ export async function startInfrastructure(
       log: options.log,
     }),
   ]);
-  const applied = await migrate(postgres.url);
-  if (applied.length > 0) options.log.info(`applied migrations: ${applied.join(', ')}`);
+  const stop = async () => {
+    await temporal.stop();
+    await postgres.stop();
+  };
+  try {
+    const applied = await prepareDatabase(postgres.urls);
+    if (applied.length > 0) options.log.info(`applied migrations: ${applied.join(', ')}`);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
   return {
-    databaseUrl: postgres.url,
+    databaseUrl: postgres.urls.appUrl,
+    databaseAdminUrl: postgres.urls.adminUrl,
     temporalAddress: temporal.address,
     temporalUiUrl: temporal.uiUrl,
-    async stop() {
-      await temporal.stop();
-      await postgres.stop();
-    },
+    stop,
   };
 }

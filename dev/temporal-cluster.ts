@@ -9,9 +9,9 @@ import { msToTs } from '@temporalio/common/lib/time';
 import type { Logger } from '../core/logger';
 import { SEARCH_ATTRIBUTE_KEYS } from '../core/search-attributes';
 import type { Settings } from '../core/settings';
-import { migrate } from '../db/orm';
+import { prepareDatabase } from '../db/database-setup';
 import { registerSearchAttributes } from '../worker/search-attributes.registration';
-import { ensurePostgres } from './embedded-postgres';
+import { configuredDatabaseUrls, ensurePostgres } from './embedded-postgres';
 import type { Infrastructure } from './infrastructure';
 import {
   CLUSTER_CONFIG_ENV,
@@ -97,7 +97,7 @@ export async function startClusterInfrastructure(
 ): Promise<Infrastructure> {
   const { development } = settings;
   const postgres = await ensurePostgres({
-    databaseUrl: settings.databaseUrl,
+    configured: configuredDatabaseUrls(settings),
     dataDir: development.dataDir,
     port: development.embeddedPostgresPort,
     log: options.log,
@@ -105,7 +105,8 @@ export async function startClusterInfrastructure(
   let temporal: RunningTemporalCluster;
   try {
     temporal = await startTemporalCluster({
-      databaseUrl: postgres.url,
+      // Temporal creates its own databases: the admin's connection (a configured one without it: DATABASE_URL, as before).
+      databaseUrl: postgres.urls.adminUrl ?? postgres.urls.appUrl,
       dataDir: development.dataDir,
       namespace: settings.temporalNamespace,
       ...options,
@@ -119,13 +120,19 @@ export async function startClusterInfrastructure(
     await postgres.stop();
   };
   try {
-    const applied = await migrate(postgres.url);
+    const applied = await prepareDatabase(postgres.urls);
     if (applied.length > 0) options.log.info(`applied migrations: ${applied.join(', ')}`);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { databaseUrl: postgres.url, temporalAddress: temporal.address, temporalUiUrl: undefined, stop };
+  return {
+    databaseUrl: postgres.urls.appUrl,
+    databaseAdminUrl: postgres.urls.adminUrl,
+    temporalAddress: temporal.address,
+    temporalUiUrl: undefined,
+    stop,
+  };
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
- * Production API entry (`npm run api`): uses only the configured DATABASE_URL and
- * TEMPORAL_ADDRESS, starts nothing else. Refuses to start while a rail that no adapter sends for
- * real is missing from SIMULATED_RAILS (the worker checks the EVM networks, whose nodes it holds).
+ * Production API entry (`npm run api`): uses only the configured DATABASE_URL (payments_app) and
+ * TEMPORAL_ADDRESS, starts nothing else and never migrates (`npm run migrate` does). Refuses to
+ * start while a rail that no adapter sends for real is missing from SIMULATED_RAILS (the worker
+ * checks the EVM networks, whose nodes it holds).
  */
-import { migrate } from '../db/orm';
+import { assertAppDatabaseReady } from '../db/database-readiness';
 import {
   RailDeclarationError,
   loadProcessSettings,
@@ -22,7 +23,8 @@ async function main(): Promise<void> {
   const temporalAddress = requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');
   // Production never writes what partners sent to Temporal in clear (README, "Payload encryption").
   requireSetting(settings.temporal.payloadKeys, 'PAYLOAD_ENCRYPTION_KEYS');
-  await migrate(databaseUrl);
+  // Migrations are a step of their own (`npm run migrate`); this only refuses a schema behind the code or an over-privileged role.
+  await assertAppDatabaseReady(databaseUrl);
   const api = await startApi({ ...settings, databaseUrl, temporalAddress, log, simulatedRails });
   log.info(`API listening on ${api.url}`);
   onShutdownSignal(log, () => api.stop());

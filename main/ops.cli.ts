@@ -2,6 +2,7 @@
  * Operator CLI: `npm run ops -- <command> [--flags]`. Prints exactly one JSON object on stdout
  * (the result, or {"error":…} with exit code 1); logs go to stderr. Without DATABASE_URL it
  * uses the embedded Postgres of `npm start` (reusing it when running, else starting it briefly).
+ * It connects as payments_app, like the API and the worker, and never migrates.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,7 +18,8 @@ import { CURRENCIES } from '../core/currencies';
 import { DomainError } from '../core/errors';
 import { createLogger } from '../core/logger';
 import type { Settings } from '../core/settings';
-import { migrate, openOrm } from '../db/orm';
+import { openOrm } from '../db/orm';
+import { assertAppDatabaseReady } from '../db/database-readiness';
 import { postDeposit } from '../db/services/deposit.service';
 import {
   OperatorActionRefused,
@@ -36,7 +38,7 @@ import { createPartner } from '../db/services/partner.service';
 import { upsertUser } from '../db/services/partner-user.service';
 import { completeTravelRuleUpdate, cryptoWithdrawalContract, exchangeContract, sepaTransferContract } from '../contracts';
 import type { TravelRuleCompletion } from '../contracts';
-import { ensurePostgres } from '../dev/embedded-postgres';
+import { configuredDatabaseUrls, ensurePostgres } from '../dev/embedded-postgres';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
 import { withDevelopmentPayloadKey } from './development-payload-key';
 import { loadProcessSettings } from './process-support';
@@ -415,15 +417,15 @@ async function main(): Promise<number> {
   const settings = loadProcessSettings();
   const log = createLogger('ops', settings.logLevel === 'info' ? 'warn' : settings.logLevel);
   const postgres = await ensurePostgres({
-    databaseUrl: settings.databaseUrl,
+    configured: configuredDatabaseUrls(settings),
     dataDir: settings.development.dataDir,
     port: settings.development.embeddedPostgresPort,
     log,
   });
   let temporal: Promise<TemporalAccess> | undefined;
   try {
-    await migrate(postgres.url);
-    const orm = await openOrm(postgres.url, 2);
+    await assertAppDatabaseReady(postgres.urls.appUrl);
+    const orm = await openOrm(postgres.urls.appUrl, 2);
     try {
       const result = operatorCommandName
         ? await operatorCommands[operatorCommandName]!({

@@ -1,6 +1,7 @@
 /**
  * `npm start`: the whole service on one machine from nothing. Infrastructure (embedded Postgres
- * and a Temporal dev server unless configured), migrations, the demo partner, the worker and the
+ * and a Temporal dev server unless configured), the database roles of production and migrations
+ * as payments_migrator (everything after runs as payments_app), the demo partner, the worker and the
  * API, in this process and its children; Ctrl-C stops them all.
  */
 import { randomBytes } from 'node:crypto';
@@ -113,6 +114,7 @@ async function main(): Promise<void> {
       '',
       `API:              ${api.url}`,
       `Temporal Web UI:  ${infrastructure.temporalUiUrl ?? '(configured Temporal: see its own UI)'}`,
+      `Database:         ${databaseRole(infrastructure.databaseUrl)}: the API, the worker and \`npm run ops\` connect as it, DML only; payments_migrator owns the schema`,
       `Metrics:          ${api.url}/metrics${worker.httpUrl ? `, ${worker.httpUrl}/metrics (worker)` : ''}${observability.sdkMetricsPort ? `, http://127.0.0.1:${observability.sdkMetricsPort}/metrics (Temporal SDK)` : ''}`,
       `Chain:            ${chainSettings.description}`,
       `Simulated rails:  ${worker.simulatedRails.join(', ') || 'none'} (no bank or chain moves their money; production needs SIMULATED_RAILS to allow this)`,
@@ -123,6 +125,12 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
+}
+
+/** `payments_app on 127.0.0.1:54320/partner_payments`: who the service connects as, without the password. */
+function databaseRole(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  return `${decodeURIComponent(url.username)} on ${url.host}${url.pathname}`;
 }
 
 /**

@@ -1,11 +1,12 @@
 /**
- * Production worker entry (`npm run worker`): uses only the configured DATABASE_URL and
- * TEMPORAL_ADDRESS; registers search attributes and the reconciliation schedule if missing.
+ * Production worker entry (`npm run worker`): uses only the configured DATABASE_URL (payments_app)
+ * and TEMPORAL_ADDRESS; never migrates (`npm run migrate` does); registers search attributes and
+ * the reconciliation schedule if missing.
  * Refuses to start while it would simulate a rail that SIMULATED_RAILS does not name.
  */
 import { Client, Connection } from '@temporalio/client';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
-import { migrate } from '../db/orm';
+import { assertAppDatabaseReady } from '../db/database-readiness';
 import { registerSearchAttributes } from '../worker/search-attributes.registration';
 import {
   loadProcessSettings,
@@ -36,7 +37,8 @@ async function main(): Promise<void> {
   const temporalAddress = requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');
   // Production never writes what partners sent to Temporal in clear (README, "Payload encryption").
   requireSetting(settings.temporal.payloadKeys, 'PAYLOAD_ENCRYPTION_KEYS');
-  await migrate(databaseUrl);
+  // Migrations are a step of their own (`npm run migrate`); this only refuses a schema behind the code or an over-privileged role.
+  await assertAppDatabaseReady(databaseUrl);
   await registerSearchAttributes(temporalAddress, settings.temporalNamespace, log, settings.temporal);
   const connection = await Connection.connect(temporalConnectionOptions(temporalAddress, settings.temporal));
   const client = new Client({ connection, namespace: settings.temporalNamespace, dataConverter: temporalDataConverter(settings.temporal) });

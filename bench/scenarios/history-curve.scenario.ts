@@ -38,7 +38,8 @@ export interface HistoryCurveResult {
  * ceiling: the same request when there is nothing to read.
  */
 export async function runHistoryCurveScenario(context: BenchContext): Promise<HistoryCurveResult> {
-  const { databaseUrl, apiUrl } = context.stack;
+  // Seeding skips the triggers (session_replication_role), which only a superuser may do.
+  const { databaseAdminUrl, apiUrl } = context.stack;
   const now = new Date();
   const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const path = `/v1/partner/transaction-history/${now.getUTCMonth() + 1}/${now.getUTCFullYear()}`;
@@ -47,7 +48,7 @@ export async function runHistoryCurveScenario(context: BenchContext): Promise<Hi
     const partner = await createBenchPartner(context.orm, `bench history ${entries}`, {});
     if (entries > 0) {
       const startedAt = Date.now();
-      await seedDeposits(databaseUrl, partner, entries, monthStart, now);
+      await seedDeposits(databaseAdminUrl, partner, entries, monthStart, now);
       context.log.info(`history curve: seeded ${entries} deposits in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
     }
     points.push({ entries, partner, returnedEntries: await countEntries(`${apiUrl}${path}`, partner) });

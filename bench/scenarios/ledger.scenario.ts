@@ -26,14 +26,15 @@ export interface LedgerScenarioResult {
  * caller's own destination row.
  */
 export async function runLedgerScenario(context: BenchContext): Promise<LedgerScenarioResult> {
-  const { databaseUrl } = context.stack;
+  const { databaseUrl, databaseAdminUrl } = context.stack;
   const partners = await createBenchPartners(context.orm, 'ledger', MAX_CALLERS, { eth: '100000' });
   const sources = partners.map((partner) => accountOf(partner, 'eth'));
   const sink = await systemAccountId(databaseUrl, 'CRYPTO_WITHDRAWALS', 'eth');
   const [firstSource] = sources;
   if (firstSource === undefined) throw new Error('no ledger partners');
   const project = openProjectLedger(databaseUrl, MAX_CALLERS);
-  const ceiling = await openPlainSqlLedger(databaseUrl, MAX_CALLERS, MAX_CALLERS);
+  // The ceiling's own database: creating one takes more than payments_app may do.
+  const ceiling = await openPlainSqlLedger(databaseAdminUrl, MAX_CALLERS, MAX_CALLERS);
   try {
     const rows: ReportRow[] = [];
     const outcomes: Record<string, PairOutcome> = {};

@@ -35,7 +35,9 @@ describe('entities and migrations', () => {
   let orm: MikroORM;
 
   beforeAll(async () => {
-    orm = await openOrm(testStack().databaseUrl, 2);
+    // As a role that sees the whole schema: information_schema shows CHECK constraints only to
+    // their table's owner, so payments_app would find every enum check missing.
+    orm = await openOrm(testStack().databaseAdminUrl ?? testStack().databaseUrl, 2);
   });
 
   afterAll(async () => {

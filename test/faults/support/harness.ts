@@ -5,7 +5,8 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { newPayloadKeyEntry } from '../../../core/payload-codec';
 import { freePort } from '../../../dev/free-port';
-import { migrate } from '../../../db/orm';
+import { prepareDatabase } from '../../../db/database-setup';
+import { embeddedDatabaseUrls } from '../../../dev/embedded-postgres';
 import { killProcessGroup, killRecordedProcesses, spawnTsx } from '../../support/processes';
 import { RAILS } from '../../../core/rails';
 
@@ -114,7 +115,8 @@ export class FaultStack {
   /** Where fault workers leave their markers. */
   readonly markerDir: string;
   readonly bundlePath: string;
-  databaseUrl = '';
+  /** payments_app, as the APIs and workers connect (production's roles: `npm run migrate`'s step in start()). */
+  readonly databaseUrl: string;
   readonly temporalAddress: string;
   readonly taskQueue = 'partner-payments-faults';
   readonly payloadKeys = newPayloadKeyEntry('faults');
@@ -128,6 +130,7 @@ export class FaultStack {
     this.markerDir = path.join(dir, 'fault-markers');
     this.bundlePath = path.join(dir, 'workflow-bundle.js');
     this.temporalAddress = `127.0.0.1:${temporalPort}`;
+    this.databaseUrl = embeddedDatabaseUrls(postgresPort).appUrl;
     fs.mkdirSync(this.markerDir, { recursive: true });
     fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
     this.postgres = new StackProcess(
@@ -152,7 +155,7 @@ export class FaultStack {
     const stack = new FaultStack(dir, await freePort(), await freePort());
     try {
       await Promise.all([stack.postgres.start(), stack.temporal.start()]);
-      await migrate(stack.databaseUrl);
+      await prepareDatabase(embeddedDatabaseUrls(stack.postgresPort));
       const bundle = stack.buildBundle();
       for (let index = 0; index < options.apis; index += 1) await stack.addApi();
       await Promise.all(Array.from({ length: options.workers }, () => stack.addWorker()));
@@ -272,7 +275,8 @@ export class FaultStack {
     } finally {
       fs.closeSync(fd);
     }
-    const address = await new Promise<string>((resolve, reject) => {
+    // The addresses are known already (the ports are ours): READY only says it serves.
+    await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`${kind} did not start within ${READY_TIMEOUT_MS} ms; see ${logFile}`)),
         READY_TIMEOUT_MS,
@@ -284,11 +288,10 @@ export class FaultStack {
       readline.createInterface({ input: child.stdout! }).on('line', (line) => {
         if (line.startsWith('READY ')) {
           clearTimeout(timer);
-          resolve(line.slice('READY '.length));
+          resolve();
         } else fs.appendFileSync(logFile, `${line}\n`);
       });
     });
-    if (kind === 'postgres') this.databaseUrl = address;
     return child;
   }
 

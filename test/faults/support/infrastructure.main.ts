@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const log = createLogger(`faults-${kind}`, 'info', { format: 'json' });
   const running =
     kind === 'postgres'
-      ? await ensurePostgres({ databaseUrl: undefined, dataDir, port, log })
+      ? await ensurePostgres({ configured: undefined, dataDir, port, log })
       : await ensureTemporal({
           temporalAddress: undefined,
           temporalCliPath: process.env.TEMPORAL_CLI_PATH || undefined,
@@ -33,7 +33,8 @@ async function main(): Promise<void> {
           ui: false,
           log,
         });
-  const address = 'url' in running ? running.url : running.address;
+  // Postgres: its superuser, from which the campaign prepares the roles (FaultStack.start).
+  const address = 'urls' in running ? running.urls.adminUrl! : running.address;
   let stopping = false;
   const stop = () => {
     if (stopping) return;
