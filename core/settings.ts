@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { DatabaseTimeouts } from './database-timeouts';
 import { parsePayloadKeys } from './payload-codec';
 import type { EurRates } from './rates';
+import { stringProblem } from './text-safety';
 import { parseRateTable } from './rates';
 import type { TemporalAccess } from './temporal-connection';
 
@@ -48,7 +49,16 @@ export interface Settings {
   codecEndpoint: { token: string | undefined; port: number; host: string; allowedOrigins: readonly string[] };
   /** The EVM networks withdrawals are really sent on (EvmChainAdapter); the others are simulated. */
   evmNetworks: Partial<Record<EvmNetworkName, EvmNetworkSettings>>;
+  /** The operator CLI (`npm run ops`). */
+  operatorCli: OperatorCliSettings;
   development: DevelopmentSettings;
+}
+
+export interface OperatorCliSettings {
+  /** The actor of commands run without --operator; else the OS user. */
+  operator: string | undefined;
+  /** A manual deposit worth more (in EUR, at the configured rates) waits for a second operator; undefined: none does. */
+  manualCreditApprovalAboveEur: string | undefined;
 }
 
 export const EVM_NETWORK_NAMES = ['ethereum', 'polygon'] as const;
@@ -143,6 +153,18 @@ const name = (fallback: string) =>
   );
 
 const optionalText = () => variable(z.string().optional());
+
+/** A person's name as an audit row records it: at most 200 characters, no control characters. */
+const personName = () =>
+  variable(
+    z
+      .string()
+      .trim()
+      .min(1, 'must not be blank')
+      .max(200, 'must be at most 200 characters')
+      .refine((value) => stringProblem(value) === undefined, 'must not contain control characters or malformed Unicode')
+      .optional(),
+  );
 
 /** An optional URL with one of these schemes, e.g. ['http:', 'https:']. */
 const urlOf = (protocols: readonly string[], rule: string) =>
@@ -318,6 +340,8 @@ const productionSchema = z.object({
   ...evmNetworkShape('POLYGON'),
   // Each replacement raises fees by a quarter: a short wait would walk them to the cap in minutes.
   EVM_REPLACE_AFTER_MS: milliseconds(180_000, { min: 10_000 }),
+  OPS_OPERATOR: personName(),
+  MANUAL_CREDIT_APPROVAL_ABOVE_EUR: variable(z.string().regex(PLAIN_DECIMAL, 'must be a plain decimal such as 10000').optional()),
 });
 
 /** What only the local machine uses. */
@@ -393,6 +417,7 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
     },
     codecEndpoint: { token: p.CODEC_ENDPOINT_TOKEN, port: p.CODEC_PORT, host: p.CODEC_HOST, allowedOrigins: p.CODEC_CORS_ORIGINS },
     evmNetworks: evmNetworks.networks,
+    operatorCli: { operator: p.OPS_OPERATOR, manualCreditApprovalAboveEur: p.MANUAL_CREDIT_APPROVAL_ABOVE_EUR },
     development: {
       dataDir,
       embeddedPostgresPort: d.EMBEDDED_POSTGRES_PORT,

@@ -81,6 +81,11 @@ export const travelRuleCompletionSchema = z.strictObject({
   /** The person (or tool) accountable for the data: an email address. */
   completedBy: z.email('completedBy must be an email address').max(254),
   beneficiary: ivms101BeneficiarySchema.optional(),
+  /**
+   * The audit row `npm run ops -- travel-rule complete` wrote before sending this completion; the
+   * completion counts only when that row is there (db/services/operator-audit.service.ts).
+   */
+  operatorActionId: z.uuid('operatorActionId must be a UUID').optional(),
 });
 
 export type TravelRuleCompletion = z.output<typeof travelRuleCompletionSchema>;

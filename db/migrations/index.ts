@@ -5,6 +5,7 @@ import { Migration20261122030000_fast_reads } from './Migration20261122030000_fa
 import { Migration20261122040000_webhooks } from './Migration20261122040000_webhooks';
 import { Migration20261122050000_simulated_bank } from './Migration20261122050000_simulated_bank';
 import { Migration20261122060000_evm_chain } from './Migration20261122060000_evm_chain';
+import { Migration20261124020000_operator_audit } from './Migration20261124020000_operator_audit';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261122040000_webhooks', class: Migration20261122040000_webhooks },
   { name: 'Migration20261122050000_simulated_bank', class: Migration20261122050000_simulated_bank },
   { name: 'Migration20261122060000_evm_chain', class: Migration20261122060000_evm_chain },
+  { name: 'Migration20261124020000_operator_audit', class: Migration20261124020000_operator_audit },
 ];
