@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { DatabaseTimeouts } from './database-timeouts';
 import { parsePayloadKeys } from './payload-codec';
 import type { EurRates } from './rates';
+import { stringProblem } from './text-safety';
 import { parseRateTable } from './rates';
 import { RAILS, isRail } from './rails';
 import type { Rail } from './rails';
@@ -60,7 +61,16 @@ export interface Settings {
    * `npm run worker` refuse to start while a rail they would simulate is missing here (core/rails.ts).
    */
   acceptedSimulatedRails: readonly Rail[];
+  /** The operator CLI (`npm run ops`). */
+  operatorCli: OperatorCliSettings;
   development: DevelopmentSettings;
+}
+
+export interface OperatorCliSettings {
+  /** The actor of commands run without --operator; else the OS user. */
+  operator: string | undefined;
+  /** A manual deposit worth more (in EUR, at the configured rates) waits for a second operator; undefined: none does. */
+  manualCreditApprovalAboveEur: string | undefined;
 }
 
 export const EVM_NETWORK_NAMES = ['ethereum', 'polygon'] as const;
@@ -155,6 +165,18 @@ const name = (fallback: string) =>
   );
 
 const optionalText = () => variable(z.string().optional());
+
+/** A person's name as an audit row records it: at most 200 characters, no control characters. */
+const personName = () =>
+  variable(
+    z
+      .string()
+      .trim()
+      .min(1, 'must not be blank')
+      .max(200, 'must be at most 200 characters')
+      .refine((value) => stringProblem(value) === undefined, 'must not contain control characters or malformed Unicode')
+      .optional(),
+  );
 
 /** An optional URL with one of these schemes, e.g. ['http:', 'https:']. */
 const urlOf = (protocols: readonly string[], rule: string) =>
@@ -342,6 +364,8 @@ const productionSchema = z.object({
   // Each replacement raises fees by a quarter: a short wait would walk them to the cap in minutes.
   EVM_REPLACE_AFTER_MS: milliseconds(180_000, { min: 10_000 }),
   SIMULATED_RAILS: rails(),
+  OPS_OPERATOR: personName(),
+  MANUAL_CREDIT_APPROVAL_ABOVE_EUR: variable(z.string().regex(PLAIN_DECIMAL, 'must be a plain decimal such as 10000').optional()),
 });
 
 /** What only the local machine uses. */
@@ -420,6 +444,7 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
     codecEndpoint: { token: p.CODEC_ENDPOINT_TOKEN, port: p.CODEC_PORT, host: p.CODEC_HOST, allowedOrigins: p.CODEC_CORS_ORIGINS },
     evmNetworks: evmNetworks.networks,
     acceptedSimulatedRails: RAILS.filter((rail) => p.SIMULATED_RAILS.includes(rail)),
+    operatorCli: { operator: p.OPS_OPERATOR, manualCreditApprovalAboveEur: p.MANUAL_CREDIT_APPROVAL_ABOVE_EUR },
     development: {
       dataDir,
       embeddedPostgresPort: d.EMBEDDED_POSTGRES_PORT,

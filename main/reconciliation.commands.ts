@@ -1,12 +1,13 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
 import type { ReconciliationResult } from '../contracts';
 import { DomainError } from '../core/errors';
 import { findLatestReconciliationReport } from '../db/queries/reconciliation-report.queries';
+import type { Command } from './ops-command';
+import { parseFlags } from './ops-command';
 
 /** The reconciliation commands of the operator CLI (main/ops.cli.ts). */
 export const RECONCILIATION_USAGE = `  reconciliation latest                  (the newest report: counts per kind of finding, then the findings)`;
 
-type Flags = Readonly<Record<string, string | boolean | undefined>>;
 type FindingCounts = Omit<ReconciliationResult, 'reportId' | 'ok' | 'ledgerSound' | 'heldTransfersChecked' | 'heldTransfersTotal'>;
 
 /** Where each count of ReconciliationResult is listed in the stored report (activities/reconciliation.activities.ts). */
@@ -24,30 +25,34 @@ const REPORT_LISTS: Readonly<Record<keyof FindingCounts, string>> = {
 };
 const LEDGER_INVARIANTS: ReadonlyArray<keyof FindingCounts> = ['unbalancedTransfers', 'balanceMismatches', 'overdrawnAccounts'];
 
-export const reconciliationCommands: Record<string, (em: EntityManager, flags: Flags) => Promise<object>> = {
+export const reconciliationCommands: Record<string, Command> = {
   /**
    * The newest report as the Schedule stored it, counts first: `ok` false means the run failed
    * in the Temporal UI too. The findings carry ids, states and amounts, no personal data.
    */
-  async 'reconciliation latest'(em) {
-    const row = await findLatestReconciliationReport(em);
-    if (!row) throw new DomainError('not-found', 'no reconciliation report yet: the ledger-reconciliation Schedule runs every 15 minutes');
-    const findings = Object.fromEntries(Object.entries(REPORT_LISTS).map(([count, list]) => [count, lengthOf(row.report[list])])) as Record<
-      keyof FindingCounts,
-      number
-    >;
-    const problems = Object.values(findings).reduce((sum, count) => sum + count, 0);
-    return {
-      reportId: row.id,
-      createdAt: row.created_at,
-      ok: row.ok,
-      ledgerSound: LEDGER_INVARIANTS.every((count) => findings[count] === 0),
-      problems,
-      findings,
-      heldTransfersChecked: row.report.heldTransfersChecked ?? null,
-      heldTransfersTotal: row.report.heldTransfersTotal ?? null,
-      report: row.report,
-    };
+  'reconciliation latest': {
+    changesState: false,
+    async run({ em, flags }) {
+      parseFlags(z.object({}), flags);
+      const row = await findLatestReconciliationReport(em);
+      if (!row)
+        throw new DomainError('not-found', 'no reconciliation report yet: the ledger-reconciliation Schedule runs every 15 minutes');
+      const findings = Object.fromEntries(
+        Object.entries(REPORT_LISTS).map(([count, list]) => [count, lengthOf(row.report[list])]),
+      ) as Record<keyof FindingCounts, number>;
+      const problems = Object.values(findings).reduce((sum, count) => sum + count, 0);
+      return {
+        reportId: row.id,
+        createdAt: row.created_at,
+        ok: row.ok,
+        ledgerSound: LEDGER_INVARIANTS.every((count) => findings[count] === 0),
+        problems,
+        findings,
+        heldTransfersChecked: row.report.heldTransfersChecked ?? null,
+        heldTransfersTotal: row.report.heldTransfersTotal ?? null,
+        report: row.report,
+      };
+    },
   },
 };
 

@@ -7,8 +7,10 @@ import { Exchange } from './exchange.entity';
 import { IdempotencyRecord } from './idempotency-record.entity';
 import { LedgerPosting } from './ledger-posting.entity';
 import { LedgerTransfer } from './ledger-transfer.entity';
+import { ManualCredit } from './manual-credit.entity';
 import { NetworkConfig } from './network-config.entity';
 import { OperatorAction } from './operator-action.entity';
+import { OperatorActionUse } from './operator-action-use.entity';
 import { PartnerUser } from './partner-user.entity';
 import { Partner } from './partner.entity';
 import { RateLock } from './rate-lock.entity';
@@ -35,6 +37,8 @@ export const ENTITY_SCHEMAS = [
   IdempotencyRecord,
   ReconciliationReport,
   OperatorAction,
+  OperatorActionUse,
+  ManualCredit,
   WebhookEndpoint,
   WebhookEvent,
   WebhookDeliveryAttempt,
@@ -49,8 +53,10 @@ export {
   IdempotencyRecord,
   LedgerPosting,
   LedgerTransfer,
+  ManualCredit,
   NetworkConfig,
   OperatorAction,
+  OperatorActionUse,
   Partner,
   PartnerUser,
   RateLock,

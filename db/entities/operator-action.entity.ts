@@ -2,21 +2,69 @@ import { defineEntity, p } from '@mikro-orm/core';
 import type { InferEntity } from '@mikro-orm/core';
 
 export type OperatorActionOperationType = 'crypto-withdrawal' | 'sepa-transfer';
-export type OperatorActionKind = 'release' | 'settle' | 'travel-rule-complete';
 
-/** Audit trail: who did what to which operation, and why (`npm run ops -- operation resolve`, …). */
+/**
+ * Every action an operator can take through `npm run ops`, one per state-changing command. The
+ * database checks only the shape of the name (Migration20261124020000_operator_audit), so a new
+ * command adds its action here and needs no migration.
+ */
+export const OPERATOR_ACTIONS = [
+  'partner-create',
+  'key-create',
+  'key-revoke',
+  'account-set-status',
+  'user-upsert',
+  'deposit',
+  'deposit-request',
+  'deposit-approve',
+  'webhook-set',
+  'webhook-remove',
+  'release',
+  'settle',
+  'travel-rule-complete',
+] as const;
+export type OperatorActionKind = (typeof OPERATOR_ACTIONS)[number];
+
+/** What an action was taken on; `operation` is a withdrawal or SEPA transfer (operation_id and operation_type say which). */
+export const OPERATOR_ACTION_SUBJECTS = [
+  'partner',
+  'api-key',
+  'account',
+  'partner-user',
+  'deposit',
+  'manual-credit',
+  'webhook-endpoint',
+  'operation',
+] as const;
+export type OperatorActionSubjectType = (typeof OPERATOR_ACTION_SUBJECTS)[number];
+
+/**
+ * The operators' audit trail: who did what to which subject, and why. Append-only in the database
+ * itself (a trigger refuses UPDATE, DELETE and TRUNCATE for every role); written in the same
+ * transaction as the command's effect (db/services/operator-audit.service.ts).
+ */
 export const OperatorAction = defineEntity({
   name: 'OperatorAction',
   tableName: 'operator_action',
   properties: {
     id: p.uuid().primary(),
-    operationId: p.uuid().fieldName('operation_id'),
-    operationType: p.enum(['crypto-withdrawal', 'sepa-transfer'] satisfies OperatorActionOperationType[]).fieldName('operation_type'),
-    action: p.enum(['release', 'settle', 'travel-rule-complete'] satisfies OperatorActionKind[]),
-    /** The operator (or, for a travel-rule completion, whoever completed the data). */
+    action: p.text().$type<OperatorActionKind>(),
+    /** The operator as named (`--operator`, OPS_OPERATOR, else the OS user). */
     actor: p.text(),
-    reason: p.text(),
-    /** What the operation looked like when the action was taken; never personal data. */
+    /** The OS account that ran the command, beside the name it gave; null only on rows from before it was recorded. */
+    osUser: p.text().fieldName('os_user').nullable(),
+    subjectType: p.text().$type<OperatorActionSubjectType>().fieldName('subject_type'),
+    subjectId: p.uuid().fieldName('subject_id'),
+    /** The partner the action concerns, when there is one (`ops audit list --partner`). */
+    partnerId: p.uuid().fieldName('partner_id').nullable(),
+    /** Set when the subject is an operation: `ops operation show` lists its actions. */
+    operationId: p.uuid().fieldName('operation_id').nullable(),
+    operationType: p
+      .enum(['crypto-withdrawal', 'sepa-transfer'] satisfies OperatorActionOperationType[])
+      .fieldName('operation_type')
+      .nullable(),
+    reason: p.text().nullable(),
+    /** What was done, with names and ids only: never API keys, webhook secrets or payload keys, nor personal data. */
     details: p.json<Record<string, unknown>>().columnType('jsonb').nullable(),
     createdAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('created_at'),
   },

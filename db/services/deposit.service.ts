@@ -4,6 +4,7 @@ import { CURRENCY_SCALE } from '../../core/currencies';
 import type { Currency } from '../../core/currencies';
 import { DomainError } from '../../core/errors';
 import { Decimal, MAX_AMOUNT } from '../../core/money';
+import type { Account } from '../entities/account.entity';
 import { Deposit } from '../entities/deposit.entity';
 import type { DepositType } from '../entities/deposit.entity';
 import { postTransferDirectly } from '../ledger/ledger';
@@ -11,14 +12,20 @@ import { findPartnerAccount } from '../ledger/accounts';
 import { requirePartner } from './partner.service';
 
 export interface NewDeposit {
+  /** The deposit's (and its ledger transfer's) id; a new one when not given. */
+  id?: string;
   partnerId: string;
   currency: Currency;
   amount: string;
   type: DepositType;
 }
 
-/** Money arriving from outside: posted at once from the external-deposits system account. */
-export async function postDeposit(em: EntityManager, input: NewDeposit, now: Date): Promise<Deposit> {
+/**
+ * What a deposit would credit, checked: the partner and its account exist, the amount is
+ * positive and within the currency's decimals, the type fits the currency. Throws
+ * invalid-request or not-found saying what is wrong; changes nothing.
+ */
+export async function checkDeposit(em: EntityManager, input: NewDeposit): Promise<{ account: Account; amount: Decimal }> {
   await requirePartner(em, input.partnerId);
   const amount = new Decimal(input.amount);
   if (!amount.isFinite() || amount.lte(0) || amount.gt(MAX_AMOUNT)) {
@@ -35,7 +42,13 @@ export async function postDeposit(em: EntityManager, input: NewDeposit, now: Dat
   }
   const account = await findPartnerAccount(em, input.partnerId, input.currency);
   if (!account) throw new DomainError('not-found', `partner ${input.partnerId} has no ${input.currency} account`);
-  const id = randomUUID();
+  return { account, amount };
+}
+
+/** Money arriving from outside: posted at once from the external-deposits system account. */
+export async function postDeposit(em: EntityManager, input: NewDeposit, now: Date): Promise<Deposit> {
+  const { account, amount } = await checkDeposit(em, input);
+  const id = input.id ?? randomUUID();
   await postTransferDirectly(
     em,
     {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../../core/errors';
@@ -9,6 +8,8 @@ import { LedgerTransfer } from '../entities/ledger-transfer.entity';
 import type { LedgerTransferState } from '../entities/ledger-transfer.entity';
 import { OperatorAction } from '../entities/operator-action.entity';
 import type { OperatorActionKind, OperatorActionOperationType } from '../entities/operator-action.entity';
+import { recordOperatorAction } from './operator-audit.service';
+import type { Operator } from './operator-audit.service';
 import { SepaTransfer } from '../entities/sepa-transfer.entity';
 import { postTransfer, voidTransfer } from '../ledger/ledger';
 import { sqlStateOf } from '../sql-errors';
@@ -50,7 +51,10 @@ export type RefusalReason =
   | 'no-external-reference'
   | 'rejected-externally'
   | 'workflow-running'
-  | 'temporal-unreachable';
+  | 'temporal-unreachable'
+  | 'not-awaiting-travel-rule-data'
+  | 'self-approval'
+  | 'already-approved';
 
 export class OperatorActionRefused extends Error {
   override readonly name = 'OperatorActionRefused';
@@ -94,7 +98,8 @@ export interface OperatorActionView {
   id: string;
   action: OperatorActionKind;
   actor: string;
-  reason: string;
+  osUser: string | null;
+  reason: string | null;
   details: Record<string, unknown> | null;
   createdAt: string;
 }
@@ -122,7 +127,8 @@ export async function operatorActionsOf(em: EntityManager, operationId: string):
     id: action.id,
     action: action.action,
     actor: action.actor,
-    reason: action.reason,
+    osUser: action.osUser ?? null,
+    reason: action.reason ?? null,
     details: action.details ?? null,
     createdAt: action.createdAt.toISOString(),
   }));
@@ -151,11 +157,10 @@ export function isOpen(status: string): boolean {
   return status === 'IN_PROGRESS' || status === 'IN_PROGRESS_TR_DATA';
 }
 
-export interface ResolutionRequest {
+export interface ResolutionRequest extends Operator {
   operationId: string;
   action: ResolutionAction;
   reason: string;
-  actor: string;
 }
 
 export interface ResolutionOutcome {
@@ -243,17 +248,17 @@ export async function resolveOperation(
   // The ledger changed the transfer in the database; the entity loaded above still says PENDING.
   const ledgerTransferState: LedgerTransferState = request.action === 'release' ? 'VOIDED' : 'POSTED';
   row.updatedAt = now;
-  const action = em.create(OperatorAction, {
-    id: randomUUID(),
-    operationId: row.id,
-    operationType: operation.type,
-    action: request.action,
-    actor: request.actor,
-    reason: request.reason,
-    details: { before, after: { status: row.status, stage: row.stage, ledgerTransferState }, workflow },
-    createdAt: now,
-  });
-  await em.flush();
+  const operatorActionId = await recordOperatorAction(
+    em,
+    { actor: request.actor, osUser: request.osUser },
+    {
+      action: request.action,
+      subject: { type: 'operation', id: row.id, operationType: operation.type, partnerId: row.partnerId },
+      reason: request.reason,
+      details: { before, after: { status: row.status, stage: row.stage, ledgerTransferState }, workflow },
+    },
+    now,
+  );
   return {
     operationId: row.id,
     operationType: operation.type,
@@ -261,27 +266,9 @@ export async function resolveOperation(
     status: row.status,
     stage: row.stage,
     ledgerTransferState,
-    operatorActionId: action.id,
+    operatorActionId,
     actor: request.actor,
   };
-}
-
-/** Records an operator action that moved no money itself (e.g. a travel-rule completion). */
-export async function recordOperatorAction(
-  em: EntityManager,
-  input: {
-    operationId: string;
-    operationType: OperatorActionOperationType;
-    action: OperatorActionKind;
-    actor: string;
-    reason: string;
-    details?: Record<string, unknown>;
-  },
-  now: Date,
-): Promise<string> {
-  const action = em.create(OperatorAction, { id: randomUUID(), ...input, details: input.details ?? null, createdAt: now });
-  await em.flush();
-  return action.id;
 }
 
 /** The database refuses (SQLSTATE PP001) to void a handed-off operation's transfer: say so plainly. */

@@ -9,6 +9,7 @@ import { Decimal } from '../../core/money';
 import { newWalletAddress } from '../../db/services/account-identifiers';
 import { resolveOperation } from '../../db/services/operation-resolution.service';
 import { cryptoWithdrawalContract, statusQuery } from '../../contracts';
+import { travelRuleCompletionDigest } from '../../core/travel-rule-completion-digest';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
@@ -60,7 +61,13 @@ beforeAll(async () => {
         .transactional((em) =>
           resolveOperation(
             em,
-            { operationId: id, action: row.transaction_hash ? 'settle' : 'release', reason: 'test cleanup', actor: 'ops-operations test' },
+            {
+              operationId: id,
+              action: row.transaction_hash ? 'settle' : 'release',
+              reason: 'test cleanup',
+              actor: 'ops-operations test',
+              osUser: 'jest',
+            },
             new Date(),
             async () => ({}),
           ),
@@ -331,16 +338,46 @@ describe('ops travel-rule complete', () => {
       'compliance@example.com',
       '--beneficiary-json',
       goodJson,
+      '--operator',
+      'dana',
+      '--reason',
+      'beneficiary VASP confirmed the name',
     ]);
     expect(good).toMatchObject({
       code: 0,
       output: { withdrawalId: id, workflowId: cryptoWithdrawalContract.workflowId(id), operatorActionId: expect.any(String) },
     });
+    // One row, for the completion that was sent (none for the refused ones), written before the Update.
     const audit = await ctx.orm.em
       .fork()
       .getConnection()
-      .execute(`select action, actor, operation_type from operator_action where operation_id = ?`, [id]);
-    expect(audit).toEqual([{ action: 'travel-rule-complete', actor: 'compliance@example.com', operation_type: 'crypto-withdrawal' }]);
+      .execute(
+        `select id, action, actor, os_user, reason, operation_type, partner_id, details from operator_action where operation_id = ?`,
+        [id],
+      );
+    expect(audit).toEqual([
+      {
+        id: good.output.operatorActionId,
+        action: 'travel-rule-complete',
+        actor: 'dana',
+        os_user: os.userInfo().username,
+        reason: 'beneficiary VASP confirmed the name',
+        operation_type: 'crypto-withdrawal',
+        partner_id: partner.partnerId,
+        details: {
+          workflowId: cryptoWithdrawalContract.workflowId(id),
+          completedBy: 'compliance@example.com',
+          beneficiaryProvided: true,
+          completionDigest: travelRuleCompletionDigest({ completedBy: 'compliance@example.com', beneficiary: beneficiary('Kowalski') }),
+        },
+      },
+    ]);
+    // The Update named that row: the workflow received it with the completion.
+    const [stored] = await ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select travel_rule -> 'completion' ->> 'operatorActionId' as operator_action_id from crypto_withdrawal where id = ?`, [id]);
+    expect(stored).toEqual({ operator_action_id: good.output.operatorActionId });
 
     // It proceeds to the chain, where our worker's confirmation takes ten minutes.
     const broadcast = await eventually(async () => {

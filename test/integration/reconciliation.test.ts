@@ -213,7 +213,7 @@ describe('reconciliation workflow', () => {
           .transactional((em) =>
             resolveOperation(
               em,
-              { operationId: id, action: 'release', reason: 'test fixture', actor: 'reconciliation test' },
+              { operationId: id, action: 'release', reason: 'test fixture', actor: 'reconciliation test', osUser: 'jest' },
               new Date(),
               workflowGone,
             ),
@@ -225,7 +225,7 @@ describe('reconciliation workflow', () => {
           .transactional((em) =>
             resolveOperation(
               em,
-              { operationId: handedOff, action: 'settle', reason: 'test cleanup', actor: 'reconciliation test' },
+              { operationId: handedOff, action: 'settle', reason: 'test cleanup', actor: 'reconciliation test', osUser: 'jest' },
               new Date(),
               workflowGone,
             ),
@@ -239,7 +239,7 @@ describe('reconciliation workflow', () => {
       .transactional((em) =>
         resolveOperation(
           em,
-          { operationId: handedOff, action: 'release', reason: 'test', actor: 'reconciliation test' },
+          { operationId: handedOff, action: 'release', reason: 'test', actor: 'reconciliation test', osUser: 'jest' },
           new Date(),
           workflowGone,
         ),
@@ -251,7 +251,13 @@ describe('reconciliation workflow', () => {
       .transactional((em) =>
         resolveOperation(
           em,
-          { operationId: handedOff, action: 'settle', reason: 'bank statement shows it paid', actor: 'reconciliation test' },
+          {
+            operationId: handedOff,
+            action: 'settle',
+            reason: 'bank statement shows it paid',
+            actor: 'reconciliation test',
+            osUser: 'jest',
+          },
           new Date(),
           workflowGone,
         ),

@@ -159,6 +159,24 @@ describe('settings', () => {
     );
   });
 
+  it('reads the operator CLI settings: no approval threshold and no operator name unless set', () => {
+    expect(loadSettings({}, '/').operatorCli).toEqual({ operator: undefined, manualCreditApprovalAboveEur: undefined });
+    expect(loadSettings({ OPS_OPERATOR: ' alice ', MANUAL_CREDIT_APPROVAL_ABOVE_EUR: '10000' }, '/').operatorCli).toEqual({
+      operator: 'alice',
+      manualCreditApprovalAboveEur: '10000',
+    });
+  });
+
+  it.each([
+    ['MANUAL_CREDIT_APPROVAL_ABOVE_EUR', '1e4', 'MANUAL_CREDIT_APPROVAL_ABOVE_EUR must be a plain decimal such as 10000, got "1e4"'],
+    ['MANUAL_CREDIT_APPROVAL_ABOVE_EUR', '-1', 'MANUAL_CREDIT_APPROVAL_ABOVE_EUR must be a plain decimal'],
+    ['OPS_OPERATOR', 'al\u0007ice', 'OPS_OPERATOR must not contain control characters'],
+    ['OPS_OPERATOR', '   ', 'OPS_OPERATOR must not be blank'],
+    ['OPS_OPERATOR', 'x'.repeat(201), 'OPS_OPERATOR must be at most 200 characters'],
+  ])('refuses %s=%j', (variable, value, message) => {
+    expect(() => loadSettings({ [variable]: value }, '/')).toThrow(message);
+  });
+
   it('treats an empty variable as unset', () => {
     const settings = loadSettings({ PORT: '', LOG_LEVEL: '', DATABASE_URL: '', TRAVEL_RULE_THRESHOLD_EUR: '' }, '/');
     expect(settings).toMatchObject({ port: 3000, logLevel: 'info', databaseUrl: undefined, travelRuleThresholdEur: '1000' });

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { DomainError } from '../../core/errors';
+import { Decimal } from '../../core/money';
+import type { EurRates } from '../../core/rates';
+import type { Deposit } from '../entities/deposit.entity';
+import { ManualCredit } from '../entities/manual-credit.entity';
+import { checkDeposit, postDeposit } from './deposit.service';
+import type { NewDeposit } from './deposit.service';
+import { OperatorActionRefused } from './operation-resolution.service';
+import type { Operator } from './operator-audit.service';
+
+/**
+ * Money an operator creates by hand (`npm run ops -- deposit`): posted at once up to
+ * MANUAL_CREDIT_APPROVAL_ABOVE_EUR, recorded as a pending credit above it until a second
+ * operator approves it (`ops deposit approve`). Each function runs in the caller's transaction,
+ * which also writes the command's audit row.
+ */
+
+export interface ApprovalPolicy {
+  eurRates: EurRates;
+  /** Undefined: every manual deposit posts at once. */
+  approvalAboveEur: string | undefined;
+}
+
+export type ManualDepositOutcome =
+  { kind: 'posted'; deposit: Deposit; amountEur: string } | { kind: 'pending'; credit: ManualCredit; amountEur: string };
+
+/** The EUR value at the configured rate, rounded up at 18 decimals, so the threshold is never met by rounding. */
+export function eurValueOf(amount: Decimal, rate: string): string {
+  return amount.times(rate).toDecimalPlaces(18, Decimal.ROUND_UP).toFixed();
+}
+
+export async function depositByOperator(
+  em: EntityManager,
+  operator: Operator,
+  input: Omit<NewDeposit, 'id'> & { reason: string | null },
+  policy: ApprovalPolicy,
+  now: Date,
+): Promise<ManualDepositOutcome> {
+  const { amount } = await checkDeposit(em, input);
+  const amountEur = eurValueOf(amount, policy.eurRates[input.currency]);
+  if (policy.approvalAboveEur === undefined || new Decimal(amountEur).lte(policy.approvalAboveEur)) {
+    const deposit = await postDeposit(em, input, now);
+    return { kind: 'posted', deposit, amountEur };
+  }
+  const credit = em.create(ManualCredit, {
+    id: randomUUID(),
+    partnerId: input.partnerId,
+    currency: input.currency,
+    amount: amount.toFixed(),
+    amountEur,
+    type: input.type,
+    requestedBy: operator.actor,
+    requestedOsUser: operator.osUser,
+    reason: input.reason,
+    requestedAt: now,
+    status: 'PENDING',
+    approvedBy: null,
+    approvedOsUser: null,
+    approvedAt: null,
+    transactionId: null,
+  });
+  await em.flush();
+  return { kind: 'pending', credit, amountEur };
+}
+
+/**
+ * Posts a pending credit, once, for an operator other than its requester. The credit row is
+ * locked, so two approvals in a race post it once; the database refuses a second approval and
+ * a self-approval too. The deposit takes the credit's id, so it can only ever exist once.
+ */
+export async function approveManualCredit(
+  em: EntityManager,
+  operator: Operator,
+  creditId: string,
+  now: Date,
+): Promise<{ credit: ManualCredit; deposit: Deposit }> {
+  const credit = await em.findOne(ManualCredit, { id: creditId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  if (!credit) throw new DomainError('not-found', `no pending manual credit has the id ${creditId}`);
+  if (credit.status !== 'PENDING') {
+    throw new OperatorActionRefused(
+      'already-approved',
+      `manual credit ${creditId} was already approved by ${credit.approvedBy ?? '?'} at ${credit.approvedAt?.toISOString() ?? '?'}: it posted deposit ${credit.transactionId ?? '?'}`,
+    );
+  }
+  if (sameOperator(credit.requestedBy, operator.actor)) {
+    throw new OperatorActionRefused(
+      'self-approval',
+      `manual credit ${creditId} was requested by ${credit.requestedBy}: another operator must approve it (--operator NAME)`,
+    );
+  }
+  const deposit = await postDeposit(
+    em,
+    { id: credit.id, partnerId: credit.partnerId, currency: credit.currency, amount: credit.amount, type: credit.type },
+    now,
+  );
+  credit.status = 'APPROVED';
+  credit.approvedBy = operator.actor;
+  credit.approvedOsUser = operator.osUser;
+  credit.approvedAt = now;
+  credit.transactionId = deposit.id;
+  await em.flush();
+  return { credit, deposit };
+}
+
+/** Names compared as the database compares them (manual_credit_guard): case does not make another person. */
+function sameOperator(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
+}

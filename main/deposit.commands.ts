@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { CURRENCIES } from '../core/currencies';
+import { DomainError } from '../core/errors';
+import { approveManualCredit, depositByOperator } from '../db/services/manual-credit.service';
+import type { Command } from './ops-command';
+import { parseFlags } from './ops-command';
+
+/** The manual-credit commands of the operator CLI (main/ops.cli.ts); each writes its audit row with its effect. */
+export const DEPOSIT_USAGE = `  deposit --partner ID --currency C --amount A [--type sepaDeposit|fiatDeposit|cryptoDeposit]
+                                         (above MANUAL_CREDIT_APPROVAL_ABOVE_EUR: a pending credit, for another operator)
+  deposit approve ID                     (posts a pending credit; not by the operator who asked for it)`;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const depositCommands: Record<string, Command> = {
+  deposit: {
+    changesState: true,
+    async run({ em, flags, now, settings, operator, reason }) {
+      const input = parseFlags(
+        z.object({
+          partner: z.uuid('must be a UUID'),
+          currency: z.enum(CURRENCIES),
+          amount: z.string().regex(/^\d+(\.\d+)?$/, 'must be a plain decimal, e.g. 12.5'),
+          type: z.enum(['sepaDeposit', 'fiatDeposit', 'cryptoDeposit']).optional(),
+        }),
+        flags,
+      );
+      const type = input.type ?? (input.currency === 'eur' ? 'sepaDeposit' : 'cryptoDeposit');
+      const approvalAboveEur = settings.operatorCli.manualCreditApprovalAboveEur;
+      const outcome = await depositByOperator(
+        em,
+        operator,
+        { partnerId: input.partner, currency: input.currency, amount: input.amount, type, reason },
+        { eurRates: settings.eurRates, approvalAboveEur },
+        now,
+      );
+      if (outcome.kind === 'posted') {
+        const { deposit, amountEur } = outcome;
+        return {
+          output: { transactionId: deposit.id },
+          audit: {
+            action: 'deposit',
+            subject: { type: 'deposit', id: deposit.id, partnerId: deposit.partnerId },
+            details: { currency: deposit.currency, amount: deposit.amount, type, amountEur },
+          },
+        };
+      }
+      const { credit, amountEur } = outcome;
+      return {
+        output: {
+          pendingCreditId: credit.id,
+          status: 'PENDING_APPROVAL',
+          partnerId: credit.partnerId,
+          currency: credit.currency,
+          amount: credit.amount,
+          amountEur,
+          approvalAboveEur,
+          requestedBy: credit.requestedBy,
+        },
+        audit: {
+          action: 'deposit-request',
+          subject: { type: 'manual-credit', id: credit.id, partnerId: credit.partnerId },
+          details: { currency: credit.currency, amount: credit.amount, type, amountEur, approvalAboveEur },
+        },
+      };
+    },
+  },
+
+  'deposit approve': {
+    changesState: true,
+    takesArgument: 'pending credit ID',
+    async run({ em, flags, args, now, operator }) {
+      parseFlags(z.object({}), flags);
+      const id = args[0] ?? '';
+      if (!UUID.test(id)) throw new DomainError('invalid-request', `"${id}" is not a pending credit id (a UUID, as deposit printed it)`);
+      const { credit, deposit } = await approveManualCredit(em, operator, id.toLowerCase(), now);
+      return {
+        output: {
+          pendingCreditId: credit.id,
+          status: credit.status,
+          transactionId: deposit.id,
+          requestedBy: credit.requestedBy,
+          approvedBy: credit.approvedBy,
+        },
+        audit: {
+          action: 'deposit-approve',
+          subject: { type: 'manual-credit', id: credit.id, partnerId: credit.partnerId },
+          details: {
+            transactionId: deposit.id,
+            currency: credit.currency,
+            amount: credit.amount,
+            type: credit.type,
+            amountEur: credit.amountEur,
+            requestedBy: credit.requestedBy,
+          },
+        },
+      };
+    },
+  },
+};

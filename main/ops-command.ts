@@ -1,0 +1,68 @@
+import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { z } from 'zod';
+import { DomainError } from '../core/errors';
+import type { Settings } from '../core/settings';
+import type { AuditEntry, Operator } from '../db/services/operator-audit.service';
+
+/**
+ * The shape of an operator CLI command (main/ops.cli.ts runs them): a read answers, a write
+ * answers and names the audit row that main/ops.cli.ts writes in the same transaction as the
+ * command's effect, so neither commits without the other.
+ */
+
+export type Flags = Readonly<Record<string, string | boolean | undefined>>;
+
+export interface ReadContext {
+  /** In the command's transaction. */
+  em: EntityManager;
+  flags: Flags;
+  /** The positionals after the command's name (e.g. the ID of `deposit approve ID`). */
+  args: readonly string[];
+  now: Date;
+  settings: Settings;
+}
+
+export interface WriteContext extends ReadContext {
+  operator: Operator;
+  /** `--reason TEXT`, checked; null when not given. */
+  reason: string | null;
+}
+
+export type Command =
+  | { changesState: false; takesArgument?: string; run(context: ReadContext): Promise<object> }
+  | { changesState: true; takesArgument?: string; run(context: WriteContext): Promise<{ output: object; audit: AuditEntry }> };
+
+/** Only the flags a command declares: a stray one (a typo, or --reason on a read) is an error, not ignored. */
+export function parseFlags<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>, flags: Flags): z.output<z.ZodObject<Shape>> {
+  const given = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined));
+  const result = schema.strict().safeParse(given);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? `${issue.keys.map((key) => `--${key}`).join(', ')} does not apply here`
+      : `--${issue.path.join('.')} ${issue.message}`,
+  );
+  throw new DomainError('invalid-request', problems.join('; '));
+}
+
+/** The command line as flags and positionals; an unknown flag or a missing value is an invalid request naming it. */
+export function parseCommandLine(
+  argv: readonly string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+): { flags: Flags; positionals: string[] } {
+  try {
+    const { values, positionals } = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+    return { flags: values as Flags, positionals };
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const message = error instanceof Error ? error.message : String(error);
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      const flag = /'([^']*)'/.exec(message)?.[1] ?? message;
+      throw new DomainError('invalid-request', `unknown flag ${flag} (npm run ops with no command lists the commands and their flags)`);
+    }
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new DomainError('invalid-request', message.split('\n')[0]);
+    throw error;
+  }
+}
