@@ -6,6 +6,7 @@ import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { balancesOf, historyOf, registerUser } from '../support/operations';
 import { TEST_WORKER_SETTINGS } from '../support/test-config';
+import { auditedCompletion } from '../support/travel-rule-completion';
 import { useTestApi } from '../support/use-test-api';
 
 const ctx = useTestApi();
@@ -178,22 +179,30 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
         await expect(handle.executeUpdate(completeTravelRuleUpdate, { args: [bad as never] })).rejects.toThrow();
       }
       expect(await handle.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
-      const accepted = await handle.executeUpdate(completeTravelRuleUpdate, {
-        args: [
-          {
-            completedBy: 'compliance@example.com',
-            beneficiary: {
-              beneficiaryPersons: [
-                {
-                  naturalPerson: {
-                    name: { nameIdentifier: [{ primaryIdentifier: 'Kowalski', secondaryIdentifier: 'Jan', nameIdentifierType: 'LEGL' }] },
-                  },
+      const completion = {
+        completedBy: 'compliance@example.com',
+        beneficiary: {
+          beneficiaryPersons: [
+            {
+              naturalPerson: {
+                name: {
+                  nameIdentifier: [{ primaryIdentifier: 'Kowalski', secondaryIdentifier: 'Jan', nameIdentifierType: 'LEGL' as const }],
                 },
-              ],
+              },
             },
-          },
-        ],
+          ],
+        },
+      };
+      // Without the audit row `npm run ops` writes first, the Update is refused and changes nothing.
+      await expect(handle.executeUpdate(completeTravelRuleUpdate, { args: [completion] })).rejects.toThrow();
+      const audited = await auditedCompletion(ctx.orm, { withdrawalId, partnerId: partner.partnerId }, completion);
+      // Naming the row but carrying other data: refused by the database, the withdrawal waits on.
+      const tampered = { ...audited, completedBy: 'mallory@example.com' };
+      await expect(handle.executeUpdate(completeTravelRuleUpdate, { args: [tampered] })).rejects.toMatchObject({
+        cause: { message: expect.stringContaining('differs from what operator action') },
       });
+      expect(await handle.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' });
+      const accepted = await handle.executeUpdate(completeTravelRuleUpdate, { args: [audited] });
       expect(accepted).toEqual({ withdrawalId, status: 'IN_PROGRESS' });
       const row = (
         await ctx.orm.em.fork().getConnection().execute(`select travel_rule from crypto_withdrawal where id = ?`, [withdrawalId])

@@ -11,6 +11,7 @@ import { createTestPartner } from '../support/fixtures';
 import { naturalSepaTransferBody } from '../support/sepa-payment.fixture';
 import { testStack } from '../support/stack';
 import { testTemporalAccess } from '../support/temporal-access';
+import { auditedCompletion } from '../support/travel-rule-completion';
 import { useTestApi } from '../support/use-test-api';
 
 const ctx = useTestApi();
@@ -84,29 +85,30 @@ it('stores what partners send only encrypted in Temporal, and the codec endpoint
     });
     expect(details.json.status).toBe('IN_PROGRESS_TR_DATA');
   });
-  await handle.executeUpdate(completeTravelRuleUpdate, {
-    args: [
-      {
-        completedBy: 'compliance@example.com',
-        beneficiary: {
-          beneficiaryPersons: [
-            {
-              naturalPerson: {
-                name: {
-                  nameIdentifier: [{ primaryIdentifier: secrets.ivmsLastName, secondaryIdentifier: 'Ewa', nameIdentifierType: 'LEGL' }],
-                },
-                nationalIdentification: {
-                  nationalIdentifier: secrets.documentNumber,
-                  nationalIdentifierType: 'CCPT',
-                  countryOfIssue: 'PL',
-                },
+  const completion = await auditedCompletion(
+    ctx.orm,
+    { withdrawalId: withdrawal.json.withdrawalId, partnerId: partner.partnerId },
+    {
+      completedBy: 'compliance@example.com',
+      beneficiary: {
+        beneficiaryPersons: [
+          {
+            naturalPerson: {
+              name: {
+                nameIdentifier: [{ primaryIdentifier: secrets.ivmsLastName, secondaryIdentifier: 'Ewa', nameIdentifierType: 'LEGL' }],
+              },
+              nationalIdentification: {
+                nationalIdentifier: secrets.documentNumber,
+                nationalIdentifierType: 'CCPT',
+                countryOfIssue: 'PL',
               },
             },
-          ],
-        },
+          },
+        ],
       },
-    ],
-  });
+    },
+  );
+  await handle.executeUpdate(completeTravelRuleUpdate, { args: [completion] });
 
   // A SEPA transfer: the creditor's name, IBAN and the transfer's title.
   const iban = 'DE89370400440532013000';
