@@ -68,6 +68,8 @@ export async function startStack(lifecycle: Lifecycle, log: Logger, logDir: stri
     LOG_LEVEL: 'warn',
     // Production encrypts every payload: the bench measures that cost too.
     PAYLOAD_ENCRYPTION_KEYS: payloadKeys,
+    // A webhook receiver of a scenario would listen on this machine.
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
   };
   const worker = spawnScript('worker', 'main/worker.main.ts', childEnv, logDir);
   lifecycle.add('worker', worker.stop, worker.kill);

@@ -36,6 +36,8 @@ import { createPartner } from '../db/services/partner.service';
 import { upsertUser } from '../db/services/partner-user.service';
 import { completeTravelRuleUpdate, cryptoWithdrawalContract, exchangeContract, sepaTransferContract } from '../contracts';
 import type { TravelRuleCompletion } from '../contracts';
+import type { WebhookTargetRules } from '../db/services/webhook-endpoint.service';
+import { systemHostResolver } from '../core/webhook-target';
 import { ensurePostgres } from '../dev/embedded-postgres';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
 import { withDevelopmentPayloadKey } from './development-payload-key';
@@ -100,7 +102,7 @@ const required = z.string().trim().min(1, 'is required');
 /** Commands that only write to the database, each in one transaction. */
 const databaseCommands: Record<
   string,
-  (em: EntityManager, flags: Flags, now: Date, defaults: { feePercentage: string }) => Promise<object>
+  (em: EntityManager, flags: Flags, now: Date, defaults: { feePercentage: string; webhookTargets: WebhookTargetRules }) => Promise<object>
 > = {
   async 'partner create'(em, flags, now, defaults) {
     const input = parse(z.object({ name: required.max(200), 'fee-percentage': decimalText.optional() }), flags);
@@ -432,9 +434,12 @@ async function main(): Promise<number> {
             args: positionals.slice(2),
             temporal: () => (temporal ??= connectTemporal(settings)),
           })
-        : await orm.em
-            .fork()
-            .transactional((em) => databaseCommand!(em, flags, new Date(), { feePercentage: settings.defaultFeePercentage }));
+        : await orm.em.fork().transactional((em) =>
+            databaseCommand!(em, flags, new Date(), {
+              feePercentage: settings.defaultFeePercentage,
+              webhookTargets: webhookTargets(settings),
+            }),
+          );
       process.stdout.write(`${JSON.stringify(result)}\n`);
       return 0;
     } finally {
@@ -445,6 +450,14 @@ async function main(): Promise<number> {
     if (access && 'connection' in access) await access.connection.close().catch(() => undefined);
     await postgres.stop();
   }
+}
+
+/**
+ * Where `webhook set` lets events go. Without DATABASE_URL the CLI works on the embedded Postgres
+ * of `npm start`, whose worker delivers to loopback receivers: registration follows it.
+ */
+function webhookTargets(settings: Settings): WebhookTargetRules {
+  return { policy: { allowLoopback: settings.webhookAllowLoopback || settings.databaseUrl === undefined }, resolve: systemHostResolver };
 }
 
 /** TEMPORAL_ADDRESS, else the dev server `npm start` runs on TEMPORAL_PORT. */

@@ -4,6 +4,7 @@ import { DomainError } from '../core/errors';
 import { findWebhookDeliveryLog } from '../db/queries/webhook-delivery-log.queries';
 import { WebhookEndpoint } from '../db/entities/webhook-endpoint.entity';
 import { removeWebhookEndpoint, setWebhookEndpoint } from '../db/services/webhook-endpoint.service';
+import type { WebhookTargetRules } from '../db/services/webhook-endpoint.service';
 import { requirePartner } from '../db/services/partner.service';
 
 /** The webhook commands of the operator CLI (main/ops.cli.ts), each run in one transaction. */
@@ -18,10 +19,13 @@ const partner = z.uuid('must be a UUID');
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 500;
 
-export const webhookCommands: Record<string, (em: EntityManager, flags: Flags, now: Date) => Promise<object>> = {
-  async 'webhook set'(em, flags, now) {
+export const webhookCommands: Record<
+  string,
+  (em: EntityManager, flags: Flags, now: Date, context: { webhookTargets: WebhookTargetRules }) => Promise<object>
+> = {
+  async 'webhook set'(em, flags, now, context) {
     const input = parse(z.object({ partner, url: z.string('is required') }), flags);
-    return setWebhookEndpoint(em, input.partner, input.url, now);
+    return setWebhookEndpoint(em, input.partner, input.url, now, context.webhookTargets);
   },
 
   async 'webhook remove'(em, flags, now) {

@@ -29,6 +29,8 @@ const FAST_SETTINGS = {
   OPERATION_RESPONSE_TIMEOUT_MS: '15000',
   LOG_LEVEL: 'info',
   WORKER_METRICS_PORT: '0',
+  // A webhook receiver in a test listens on 127.0.0.1.
+  WEBHOOK_ALLOW_LOOPBACK: 'true',
 } as const;
 
 const READY_TIMEOUT_MS = 120_000;
