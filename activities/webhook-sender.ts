@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import os from 'node:os';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
@@ -112,7 +113,8 @@ export async function postWebhook(
   } catch {
     return failed(new Error('the registered URL cannot be parsed'));
   }
-  const checked = await checkWebhookTarget(target, options.targets.policy, options.targets.resolve, signal);
+  const policy = { ...options.targets.policy, ownAddresses: machineAddresses() };
+  const checked = await checkWebhookTarget(target, policy, options.targets.resolve, signal);
   if ('problem' in checked) {
     if (signal.aborted) return failed(new Error('aborted'));
     return failed(
@@ -160,6 +162,16 @@ function post(url: URL, target: CheckedTarget, request: SignedWebhookRequest, si
     outgoing.on('error', reject);
     outgoing.end(request.body);
   });
+}
+
+/**
+ * This machine's addresses besides loopback (which WEBHOOK_ALLOW_LOOPBACK governs): read at each
+ * delivery, since interfaces come and go.
+ */
+function machineAddresses(): string[] {
+  return Object.values(os.networkInterfaces()).flatMap((entries) =>
+    (entries ?? []).filter((entry) => !entry.internal).map((entry) => entry.address),
+  );
 }
 
 /** A lookup that answers with the checked addresses and never asks DNS again. */

@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import { DomainError } from './errors';
 import { ADDRESS_KIND_TEXT, specialAddressOf } from './network-address';
 
@@ -13,6 +13,11 @@ import { ADDRESS_KIND_TEXT, specialAddressOf } from './network-address';
 export interface WebhookTargetPolicy {
   /** WEBHOOK_ALLOW_LOOPBACK: loopback targets, plain http:// included, for a local receiver. */
   allowLoopback: boolean;
+  /**
+   * The addresses of the machine that connects (its network interfaces): public or not, they lead
+   * to its own services (the worker's health port, anything bound to every interface).
+   */
+  ownAddresses?: readonly string[];
 }
 
 /** What the webhook_endpoint.url column holds at most. */
@@ -116,15 +121,32 @@ export function hostnameOf(url: URL): string {
  * (10.0.0.0/8)": never the resolved address itself, so a refusal does not map internal names.
  */
 function addressProblem(hostname: string, addresses: readonly string[], policy: WebhookTargetPolicy): string | undefined {
+  const own = ownAddressList(policy.ownAddresses ?? []);
   for (const address of addresses) {
+    const subject = address === hostname ? `${address} is` : `${hostname} resolves to`;
+    if (own.has(address)) return `${subject} an address of this machine: only public addresses of other machines are allowed`;
     const special = specialAddressOf(address);
     if (!special || (special.kind === 'loopback' && policy.allowLoopback)) continue;
     const where = special.kind === 'not-an-address' ? '' : ` (${special.block})`;
     const rule = special.kind === 'loopback' ? 'loopback only while WEBHOOK_ALLOW_LOOPBACK=true' : 'only public addresses are allowed';
-    const subject = address === hostname ? `${address} is` : `${hostname} resolves to`;
     return `${subject} ${ADDRESS_KIND_TEXT[special.kind]}${where}: ${rule}`;
   }
   return undefined;
+}
+
+/** Compared as addresses, not as text: ::FFFF:1.2.3.4 and 1.2.3.4 are one. */
+function ownAddressList(addresses: readonly string[]): { has(address: string): boolean } {
+  const list = new BlockList();
+  for (const address of addresses) {
+    const family = isIP(address);
+    if (family !== 0) list.addAddress(address, family === 6 ? 'ipv6' : 'ipv4');
+  }
+  return {
+    has: (address) => {
+      const family = isIP(address);
+      return family !== 0 && list.check(address, family === 6 ? 'ipv6' : 'ipv4');
+    },
+  };
 }
 
 /** Plain http:// only when every address is loopback (and loopback is allowed). */

@@ -176,6 +176,17 @@ describe('checking where a webhook URL leads', () => {
     await expect(check('https://mixed/in', resolve, LOCAL)).resolves.toMatchObject({ hostname: 'mixed' });
   });
 
+  it("refuses the connecting machine's own addresses, public ones included, in any spelling", async () => {
+    const policy = { allowLoopback: true, ownAddresses: ['93.184.216.34', 'fe80::1', '2606:4700::6810:84e5'] };
+    const resolve = resolverOf({ self: ['::ffff:93.184.216.34'], other: ['93.184.216.35'] });
+    await expect(check('https://self/in', resolve, policy)).resolves.toEqual({
+      problem: 'refused',
+      message: 'self resolves to an address of this machine: only public addresses of other machines are allowed',
+    });
+    await expect(check('https://[2606:4700:0:0:0:0:6810:84E5]/in', resolve, policy)).resolves.toMatchObject({ problem: 'refused' });
+    await expect(check('https://other/in', resolve, policy)).resolves.toMatchObject({ hostname: 'other' });
+  });
+
   it('a name that does not resolve is a problem of its own kind, with the resolver code only', async () => {
     await expect(check('https://nowhere.example/in', resolverOf({}))).resolves.toEqual({
       problem: 'unresolved',
