@@ -6,7 +6,7 @@ import { createSepaTransferActivities } from './sepa-transfer.activities';
 import { createWebhookDeliveryActivities } from './webhook-delivery.activities';
 import type { WebhookDeliveryDependencies } from './webhook-delivery.activities';
 
-export function createActivities(deps: ActivityDependencies & Pick<WebhookDeliveryDependencies, 'webhookDelivery'>) {
+export function createActivities(deps: ActivityDependencies & Pick<WebhookDeliveryDependencies, 'webhookDelivery' | 'webhookTargets'>) {
   return {
     ...createReconciliationActivities(deps),
     ...createExchangeActivities(deps),

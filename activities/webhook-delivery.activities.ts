@@ -7,15 +7,26 @@ import type { ActivityDependencies } from './dependencies';
 import { afterFailedAttempt, webhookDeliveryPolicy } from './webhook-retry';
 import type { WebhookDeliveryPolicy } from './webhook-retry';
 import { postWebhook, signWebhookRequest } from './webhook-sender';
-import type { SignedWebhookRequest, WebhookPostOutcome } from './webhook-sender';
+import type { SignedWebhookRequest, WebhookPostOutcome, WebhookTargets } from './webhook-sender';
+import { systemHostResolver } from '../core/webhook-target';
+import type { HostResolver, WebhookTargetPolicy } from '../core/webhook-target';
 
 export type WebhookDeliveryDependencies = Pick<ActivityDependencies, 'pool' | 'clock' | 'log'> & {
   /** The retry base comes from WEBHOOK_RETRY_BASE_MS; the rest keeps its default. */
   webhookDelivery?: Partial<WebhookDeliveryPolicy>;
+  /**
+   * Which targets a delivery may reach: loopback only with WEBHOOK_ALLOW_LOOPBACK (absent: never);
+   * names resolved by the system unless a test hands in its own resolver.
+   */
+  webhookTargets?: WebhookTargetPolicy & { resolve?: HostResolver };
 };
 
 export function createWebhookDeliveryActivities(deps: WebhookDeliveryDependencies) {
   const policy = webhookDeliveryPolicy(deps.webhookDelivery);
+  const targets: WebhookTargets = {
+    policy: { allowLoopback: deps.webhookTargets?.allowLoopback ?? false },
+    resolve: deps.webhookTargets?.resolve ?? systemHostResolver,
+  };
 
   /** A row that cannot be signed (the database's checks should make that impossible) fails its attempts like an endpoint would. */
   async function send(event: ClaimedWebhookEvent, attemptedAt: Date, stop: AbortSignal): Promise<WebhookPostOutcome> {
@@ -25,7 +36,7 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDependencie
     } catch (error) {
       return { httpStatus: null, error: `the event cannot be signed: ${String(error)}`.slice(0, 500), durationMs: 0, interrupted: false };
     }
-    return postWebhook(event.url, request, { timeoutMs: policy.requestTimeoutMs, stop });
+    return postWebhook(event.url, request, { timeoutMs: policy.requestTimeoutMs, stop, targets });
   }
 
   /** Sends one claimed event and records the outcome; never throws (a lost record only means a later retry). */
@@ -64,7 +75,8 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDependencie
   return {
     /**
      * Delivers due events from the outbox for about `roundMs`: claims the head event of each
-     * operation that is due (up to maxConcurrent at once, so never two of one operation), POSTs it
+     * operation that is due (up to maxConcurrent at once, so never two of one operation, and at
+     * most maxConcurrentPerPartner of one partner, so one slow endpoint cannot hold every slot), POSTs it
      * signed, records the attempt, and claims more as deliveries finish; idle, it looks again every
      * idlePollMs. Heartbeats throughout; on cancellation (worker shutdown) it aborts what is under
      * way and hands those claims back. Safe to run twice at once: the claims keep the runs apart.
@@ -89,6 +101,7 @@ export function createWebhookDeliveryActivities(deps: WebhookDeliveryDependencie
             const events = await claimDueWebhookEvents(deps.pool, {
               now,
               limit: free,
+              perPartner: policy.maxConcurrentPerPartner,
               claimUntil: new Date(now.getTime() + policy.claimMs),
             });
             for (const event of events) {

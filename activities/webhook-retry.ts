@@ -10,6 +10,8 @@ export interface WebhookDeliveryPolicy {
   requestTimeoutMs: number;
   /** Deliveries under way at once, each of a different operation. */
   maxConcurrent: number;
+  /** Deliveries under way at once to one partner, counted over every dispatcher's claims. */
+  maxConcurrentPerPartner: number;
   /** How often an idle dispatcher looks at the outbox. */
   idlePollMs: number;
   /** How long a claim holds an event: longer than any delivery and its record, short enough to recover from a crash quickly. */
@@ -26,6 +28,9 @@ export const DEFAULT_WEBHOOK_DELIVERY_POLICY: WebhookDeliveryPolicy = {
   giveUpAfterMs: 25 * 60 * 60_000,
   requestTimeoutMs: 10_000,
   maxConcurrent: 16,
+  // An endpoint that never answers holds a slot for requestTimeoutMs per event: with 4 of 16 it
+  // cannot starve the other partners, and a healthy partner's operations still go out in parallel.
+  maxConcurrentPerPartner: 4,
   idlePollMs: 500,
   claimMs: 60_000,
 };

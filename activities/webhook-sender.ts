@@ -1,6 +1,12 @@
+import http from 'node:http';
+import https from 'node:https';
+import os from 'node:os';
+import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookEvent } from '../core/webhook-event';
+import { checkWebhookTarget } from '../core/webhook-target';
+import type { CheckedTarget, HostResolver, WebhookTargetPolicy } from '../core/webhook-target';
 
 /** One POST to a partner's endpoint, as it will be sent. */
 export interface SignedWebhookRequest {
@@ -61,37 +67,38 @@ export function signWebhookRequest(event: WebhookEvent, secret: string, attempte
   };
 }
 
+/** Where a POST may go (core/webhook-target.ts), and how names are resolved. */
+export interface WebhookTargets {
+  policy: WebhookTargetPolicy;
+  resolve: HostResolver;
+}
+
 /**
- * POSTs once: at most `timeoutMs` in all, redirects not followed (a 3xx is a failure: the
- * registered URL is the one that gets events), the answer's body read up to a few KB and ignored.
- * Never throws: every outcome is something to record.
+ * Kept-alive connections: each was opened to an address checked for its host, and a request only
+ * reuses one after its own check passed. Connections are not the partners' to multiply: the
+ * dispatcher bounds the deliveries under way (activities/webhook-retry.ts).
+ */
+const AGENTS = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) } as const;
+
+/**
+ * POSTs once: resolves the URL's host, checks every address (core/webhook-target.ts) and connects
+ * only to those addresses, so an answer that changes between the check and the connection (DNS
+ * rebinding) is never used. A refused target is never connected to: its attempt says so and
+ * nothing else (no connection error that would tell what listens there). At most `timeoutMs` in
+ * all, lookup included; redirects not followed (a 3xx is a failure: the registered URL is the one
+ * that gets events); the answer's body read up to a few KB and ignored. Never throws: every
+ * outcome is something to record.
  */
 export async function postWebhook(
   url: string,
   request: SignedWebhookRequest,
-  options: { timeoutMs: number; stop: AbortSignal },
+  options: { timeoutMs: number; stop: AbortSignal; targets: WebhookTargets },
 ): Promise<WebhookPostOutcome> {
   const startedMs = performance.now();
   const elapsedMs = () => Math.round(performance.now() - startedMs);
   const timeout = AbortSignal.timeout(options.timeoutMs);
-  try {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: request.headers,
-      body: request.body,
-      redirect: 'manual',
-      signal: AbortSignal.any([timeout, options.stop]),
-    });
-    await discardBody(response);
-    const delivered = response.status >= 200 && response.status < 300;
-    const redirected = response.status >= 300 && response.status < 400 ? ' (redirects are not followed)' : '';
-    return {
-      httpStatus: response.status,
-      error: delivered ? null : `HTTP ${response.status}${redirected}`,
-      durationMs: elapsedMs(),
-      interrupted: false,
-    };
-  } catch (error) {
+  const signal = AbortSignal.any([timeout, options.stop]);
+  const failed = (error: unknown): WebhookPostOutcome => {
     const interrupted = options.stop.aborted && !timeout.aborted;
     const reason = timeout.aborted
       ? `no answer within ${options.timeoutMs} ms`
@@ -99,30 +106,99 @@ export async function postWebhook(
         ? 'interrupted: the dispatcher stopped'
         : describe(error);
     return { httpStatus: null, error: reason.slice(0, MAX_ERROR_LENGTH), durationMs: elapsedMs(), interrupted };
-  }
-}
-
-async function discardBody(response: Response): Promise<void> {
-  const reader = response.body?.getReader();
-  if (!reader) return;
+  };
+  let target: URL;
   try {
-    for (let read = 0; read < RESPONSE_BYTES_READ;) {
-      const chunk = await reader.read();
-      if (chunk.done) return;
-      read += (chunk.value as Uint8Array).byteLength;
-    }
+    target = new URL(url);
   } catch {
-    // The status is all we wanted; a body cut short changes nothing.
-  } finally {
-    await reader.cancel().catch(() => undefined);
+    return failed(new Error('the registered URL cannot be parsed'));
+  }
+  const policy = { ...options.targets.policy, ownAddresses: machineAddresses() };
+  const checked = await checkWebhookTarget(target, policy, options.targets.resolve, signal);
+  if ('problem' in checked) {
+    if (signal.aborted) return failed(new Error('aborted'));
+    return failed(
+      new Error(checked.problem === 'refused' ? `the target address is not allowed: ${checked.message}; not connected` : checked.message),
+    );
+  }
+  try {
+    const status = await post(target, checked, request, signal);
+    const delivered = status >= 200 && status < 300;
+    const redirected = status >= 300 && status < 400 ? ' (redirects are not followed)' : '';
+    return { httpStatus: status, error: delivered ? null : `HTTP ${status}${redirected}`, durationMs: elapsedMs(), interrupted: false };
+  } catch (error) {
+    return failed(error);
   }
 }
 
-/** fetch says "fetch failed" and puts the reason (ECONNREFUSED, a TLS error, …) in its cause. */
+/** The request itself, to the checked addresses only; resolves with the answer's status. */
+function post(url: URL, target: CheckedTarget, request: SignedWebhookRequest, signal: AbortSignal): Promise<number> {
+  const transport = url.protocol === 'https:' ? https : http;
+  return new Promise<number>((resolve, reject) => {
+    const outgoing = transport.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+        agent: url.protocol === 'https:' ? AGENTS['https:'] : AGENTS['http:'],
+        // The host name stays the request's (Host header, TLS server name and certificate check);
+        // only where to connect comes from the check.
+        lookup: checkedAddressesOnly(target),
+        signal,
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          // The status is all we wanted: a long body is cut short.
+          if (read >= RESPONSE_BYTES_READ) response.destroy();
+        });
+        response.on('end', () => resolve(status));
+        response.on('close', () => resolve(status));
+        response.on('error', () => resolve(status));
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(request.body);
+  });
+}
+
+/**
+ * This machine's addresses besides loopback (which WEBHOOK_ALLOW_LOOPBACK governs): read at each
+ * delivery, since interfaces come and go.
+ */
+function machineAddresses(): string[] {
+  return Object.values(os.networkInterfaces()).flatMap((entries) =>
+    (entries ?? []).filter((entry) => !entry.internal).map((entry) => entry.address),
+  );
+}
+
+/** A lookup that answers with the checked addresses and never asks DNS again. */
+function checkedAddressesOnly(target: CheckedTarget): LookupFunction {
+  return (hostname, options, callback) => {
+    const family =
+      options.family === 4 || options.family === 'IPv4' ? 4 : options.family === 6 || options.family === 'IPv6' ? 6 : undefined;
+    const usable = target.addresses.filter((address) => family === undefined || address.family === family);
+    const first = usable[0];
+    if (hostname.replace(/\.$/, '') !== target.hostname || first === undefined) {
+      callback(Object.assign(new Error(`no checked address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
+      return;
+    }
+    if (options.all)
+      callback(
+        null,
+        usable.map(({ address, family: addressFamily }) => ({ address, family: addressFamily })),
+      );
+    else callback(null, first.address, first.family);
+  };
+}
+
+/** Node names the reason in a code (ECONNREFUSED, a TLS error, …) besides its message. */
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
-  const detail = [cause?.code, cause?.message].filter((part) => typeof part === 'string' && part.length > 0).join(': ');
+  const code = (error as { code?: unknown }).code;
+  const text = typeof code === 'string' && code.length > 0 && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
   // Only printable characters reach the log: a hostile endpoint controls part of some messages.
-  return (detail ? `${error.message}: ${detail}` : error.message).replace(/\p{Cc}/gu, ' ');
+  return text.replace(/\p{Cc}/gu, ' ');
 }

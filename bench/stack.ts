@@ -74,6 +74,8 @@ export async function startStack(lifecycle: Lifecycle, log: Logger, logDir: stri
     PAYLOAD_ENCRYPTION_KEYS: payloadKeys,
     // No bank and no chain node here: the production entries must be told every rail is simulated.
     SIMULATED_RAILS: RAILS.join(','),
+    // A webhook receiver of a scenario would listen on this machine.
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
   };
   const worker = spawnScript('worker', 'main/worker.main.ts', childEnv, logDir);
   lifecycle.add('worker', worker.stop, worker.kill);

@@ -48,6 +48,11 @@ export interface Settings {
   denyListedAddresses: readonly string[];
   /** The first wait before a failed webhook delivery is tried again; it doubles up to an hour. */
   webhookRetryBaseMs: number;
+  /**
+   * Webhooks may go to loopback addresses (plain http:// included): only for a receiver on this
+   * machine (`npm start`, the tests). Private, link-local and other non-public targets never.
+   */
+  webhookAllowLoopback: boolean;
   /** Every Postgres pool's timeouts (db/connection-settings.ts). */
   databaseTimeouts: DatabaseTimeouts;
   /** TLS, API key and payload encryption towards Temporal (core/temporal-connection.ts). */
@@ -343,6 +348,7 @@ const productionSchema = z.object({
   TRAVEL_RULE_THRESHOLD_EUR: decimal('1000', '1000'),
   DENY_LIST_ADDRESSES: list(),
   WEBHOOK_RETRY_BASE_MS: milliseconds(5_000, { min: 1, max: 60 * 60 * 1000 }),
+  WEBHOOK_ALLOW_LOOPBACK: flag(),
   DATABASE_CONNECT_TIMEOUT_MS: milliseconds(5_000, { min: 1 }),
   DATABASE_STATEMENT_TIMEOUT_MS: milliseconds(30_000, { min: 1 }),
   DATABASE_LOCK_TIMEOUT_MS: milliseconds(10_000, { min: 1 }),
@@ -425,6 +431,7 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
     travelRuleThresholdEur: p.TRAVEL_RULE_THRESHOLD_EUR,
     denyListedAddresses: p.DENY_LIST_ADDRESSES,
     webhookRetryBaseMs: p.WEBHOOK_RETRY_BASE_MS,
+    webhookAllowLoopback: p.WEBHOOK_ALLOW_LOOPBACK,
     databaseTimeouts: {
       connectTimeoutMs: p.DATABASE_CONNECT_TIMEOUT_MS,
       statementTimeoutMs: p.DATABASE_STATEMENT_TIMEOUT_MS,

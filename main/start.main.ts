@@ -96,7 +96,8 @@ async function main(): Promise<void> {
     namespace: settings.temporalNamespace,
     taskQueue: settings.temporalTaskQueue,
     log,
-    settings: chainSettings.settings,
+    // Its webhooks may go to a receiver on this machine (http://127.0.0.1:…), as README shows.
+    settings: { ...chainSettings.settings, webhookAllowLoopback: true },
     ...(observability.httpPort === 0 ? {} : { httpPort: observability.httpPort }),
   });
   stops.push({ name: 'the worker', stop: () => worker.stop() });

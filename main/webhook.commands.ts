@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { findWebhookDeliveryLog } from '../db/queries/webhook-delivery-log.queries';
 import { WebhookEndpoint } from '../db/entities/webhook-endpoint.entity';
 import { removeWebhookEndpoint, setWebhookEndpoint } from '../db/services/webhook-endpoint.service';
+import type { WebhookTargetRules } from '../db/services/webhook-endpoint.service';
+import { systemHostResolver } from '../core/webhook-target';
+import type { Settings } from '../core/settings';
 import { requirePartner } from '../db/services/partner.service';
 import type { Command } from './ops-command';
 import { parseFlags } from './ops-command';
@@ -19,9 +22,9 @@ const MAX_LIMIT = 500;
 export const webhookCommands: Record<string, Command> = {
   'webhook set': {
     changesState: true,
-    async run({ em, flags, now }) {
+    async run({ em, flags, now, settings }) {
       const input = parseFlags(z.object({ partner, url: z.string('is required') }), flags);
-      const set = await setWebhookEndpoint(em, input.partner, input.url, now);
+      const set = await setWebhookEndpoint(em, input.partner, input.url, now, webhookTargets(settings));
       return {
         output: set,
         audit: {
@@ -86,4 +89,12 @@ export const webhookCommands: Record<string, Command> = {
 function withoutQuery(url: string): string {
   const parsed = new URL(url);
   return `${parsed.origin}${parsed.pathname}`;
+}
+
+/**
+ * Where `webhook set` lets events go. Without DATABASE_URL the CLI works on the embedded Postgres
+ * of `npm start`, whose worker delivers to loopback receivers: registration follows it.
+ */
+function webhookTargets(settings: Settings): WebhookTargetRules {
+  return { policy: { allowLoopback: settings.webhookAllowLoopback || settings.databaseUrl === undefined }, resolve: systemHostResolver };
 }

@@ -46,7 +46,7 @@ export interface WorkerOptions {
 }
 
 export type WorkerSettings = Pick<Settings, 'travelRuleDeadlineMs' | 'travelRuleThresholdEur' | 'denyListedAddresses'> &
-  Partial<Pick<Settings, 'webhookRetryBaseMs' | 'databaseTimeouts' | 'temporal' | 'evmNetworks'>> & {
+  Partial<Pick<Settings, 'webhookRetryBaseMs' | 'webhookAllowLoopback' | 'databaseTimeouts' | 'temporal' | 'evmNetworks'>> & {
     development: Pick<DevelopmentSettings, 'chainConfirmationDelayMs' | 'bankSettlementDelayMs' | 'bankRejectIbans'>;
   };
 
@@ -167,6 +167,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           denyListedAddresses: options.settings.denyListedAddresses,
         },
         webhookDelivery: { retryBaseMs: options.settings.webhookRetryBaseMs },
+        webhookTargets: { allowLoopback: options.settings.webhookAllowLoopback ?? false },
       }),
     ),
   });

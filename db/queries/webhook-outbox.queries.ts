@@ -26,18 +26,29 @@ interface ClaimedRow {
 /**
  * Claims up to `limit` due events until `claimUntil`: of each operation only its lowest sequence
  * not yet delivered nor given up (so one operation's events go out in order, one at a time), and
- * only if it is due and not claimed by a delivery still under way. SKIP LOCKED lets concurrent
- * dispatchers pass each other; the claim itself is what keeps them apart during the HTTP call,
- * and it expires if its holder dies.
+ * only if it is due and not claimed by a delivery still under way; of each partner at most
+ * `perPartner` under way, counting the claims every dispatcher holds, so one partner's slow
+ * endpoint cannot take every slot. Two dispatchers claiming at the same instant may each see the
+ * same count and pass the cap by a little; the claims still keep them from sending one event twice.
+ * SKIP LOCKED lets concurrent dispatchers pass each other; the claim itself is what keeps them
+ * apart during the HTTP call, and it expires if its holder dies.
  */
 export async function claimDueWebhookEvents(
   pool: pg.Pool,
-  claim: { now: Date; limit: number; claimUntil: Date },
+  claim: { now: Date; limit: number; perPartner: number; claimUntil: Date },
 ): Promise<ClaimedWebhookEvent[]> {
   const result = await pool.query<ClaimedRow>(
-    `with due as (
-       select e.id
+    `with under_way as (
+       select partner_id, count(*)::int as deliveries
+         from webhook_event
+        where delivered_at is null and given_up_at is null and claimed_until > $1
+        group by partner_id),
+     candidate as (
+       select e.id, e.next_attempt_at,
+              row_number() over (partition by e.partner_id order by e.next_attempt_at, e.id) as place,
+              coalesce(u.deliveries, 0) as deliveries
          from webhook_event e
+         left join under_way u on u.partner_id = e.partner_id
         where e.delivered_at is null and e.given_up_at is null
           and e.next_attempt_at <= $1
           and (e.claimed_until is null or e.claimed_until <= $1)
@@ -46,9 +57,11 @@ export async function claimDueWebhookEvents(
           and not exists (
                 select 1 from webhook_event earlier
                  where earlier.operation_id = e.operation_id and earlier.sequence < e.sequence
-                   and earlier.delivered_at is null and earlier.given_up_at is null)
-        order by e.next_attempt_at
-        limit $2
+                   and earlier.delivered_at is null and earlier.given_up_at is null)),
+     chosen as (
+       select id from candidate where place <= $4 - deliveries order by next_attempt_at limit $2),
+     due as (
+       select e.id from webhook_event e where e.id in (select id from chosen)
         for update of e skip locked)
      update webhook_event e
         set claimed_until = $3
@@ -57,7 +70,7 @@ export async function claimDueWebhookEvents(
             -- Checked again on the locked row: a claim taken meanwhile wins.
             and (e.claimed_until is null or e.claimed_until <= $1)
      returning e.id, e.partner_id, e.payload, e.attempts, e.created_at, w.url, w.secret`,
-    [claim.now, claim.limit, claim.claimUntil],
+    [claim.now, claim.limit, claim.claimUntil, claim.perPartner],
   );
   return result.rows.map((row) => ({
     id: row.id,

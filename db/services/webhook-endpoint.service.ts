@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../../core/errors';
+import { checkWebhookTarget, webhookUrlOf } from '../../core/webhook-target';
+import type { HostResolver, WebhookTargetPolicy } from '../../core/webhook-target';
 import { requirePartner } from './partner.service';
-
-/** What the webhook_endpoint.url column holds at most. */
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 /** Standard Webhooks secrets: `whsec_` and the base64 of the key; 32 random bytes (the scheme asks for 24 to 64). */
 const SECRET_BYTES = 32;
@@ -19,48 +18,46 @@ export interface WebhookEndpointSet {
   rotated: boolean;
 }
 
-/**
- * The URL as stored: absolute, HTTPS (plain HTTP only to a loopback address, for local testing),
- * no credentials, no fragment, at most 2048 characters. Throws invalid-request saying what is wrong.
- */
-export function webhookUrlOf(text: string): string {
-  if (text.length === 0 || text.length > MAX_WEBHOOK_URL_LENGTH) throw invalid(`must be 1 to ${MAX_WEBHOOK_URL_LENGTH} characters`);
-  // The URL parser would silently drop tabs and newlines: refuse them instead.
-  if (/[\s\p{Cc}]/u.test(text)) throw invalid('must not contain spaces or control characters');
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw invalid('must be an absolute URL, such as https://example.com/webhooks');
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
-    throw invalid('must use https:// (plain http:// only for a loopback address: 127.0.0.0/8, ::1 or localhost)');
-  }
-  if (url.username || url.password) throw invalid('must not carry credentials (user:password@)');
-  if (url.hash) throw invalid('must not have a fragment (#…)');
-  if (url.href.length > MAX_WEBHOOK_URL_LENGTH) throw invalid(`must be at most ${MAX_WEBHOOK_URL_LENGTH} characters once normalised`);
-  return url.href;
+/** What the target check at registration is given: the rules, and how names are resolved. */
+export interface WebhookTargetRules {
+  policy: WebhookTargetPolicy;
+  resolve: HostResolver;
 }
 
-/** The URL parser has already normalised the host (lower case, IPv4 in dotted decimal, IPv6 in brackets). */
-function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
-
-function invalid(rule: string): DomainError {
-  return new DomainError('invalid-request', `the webhook URL ${rule}`);
-}
+/** A registration does not wait longer than this for DNS: a name without an answer is checked at delivery. */
+const REGISTRATION_LOOKUP_TIMEOUT_MS = 5_000;
 
 export function newWebhookSecret(): string {
   return `whsec_${randomBytes(SECRET_BYTES).toString('base64')}`;
 }
 
 /**
+ * The URL as stored (core/webhook-target.ts): its literal host and every address its name resolves
+ * to must be public (loopback only when the policy allows it). A name that does not resolve (yet)
+ * is accepted: every delivery resolves and checks it again. Throws invalid-request naming the
+ * host and why it is refused.
+ */
+export async function checkedWebhookUrl(urlText: string, targets: WebhookTargetRules): Promise<string> {
+  const url = webhookUrlOf(urlText, targets.policy);
+  const checked = await checkWebhookTarget(url, targets.policy, targets.resolve, AbortSignal.timeout(REGISTRATION_LOOKUP_TIMEOUT_MS));
+  if ('problem' in checked && checked.problem === 'refused') {
+    throw new DomainError('invalid-request', `the webhook URL's host ${checked.message}`);
+  }
+  return url.href;
+}
+
+/**
  * Registers the partner's endpoint, or replaces its URL, with a fresh secret either way. Events
  * not delivered yet go to the new URL, signed with the new secret.
  */
-export async function setWebhookEndpoint(em: EntityManager, partnerId: string, urlText: string, now: Date): Promise<WebhookEndpointSet> {
-  const url = webhookUrlOf(urlText);
+export async function setWebhookEndpoint(
+  em: EntityManager,
+  partnerId: string,
+  urlText: string,
+  now: Date,
+  targets: WebhookTargetRules,
+): Promise<WebhookEndpointSet> {
+  const url = await checkedWebhookUrl(urlText, targets);
   await requirePartner(em, partnerId);
   const secret = newWebhookSecret();
   // One statement, so two concurrent registrations cannot both insert; xmax = 0 only on an insert.

@@ -12,6 +12,8 @@ export async function runOpsCli(args: readonly string[], env: Record<string, str
   const result = await runTsx(testStack().dataDir, 'main/ops.cli.ts', args, {
     ...process.env,
     DATABASE_URL: testStack().databaseUrl,
+    // Like the run's worker: the tests' webhook receivers listen on 127.0.0.1.
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
     ...env,
   });
   try {

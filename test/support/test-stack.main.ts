@@ -85,6 +85,8 @@ async function main(log: Logger): Promise<void> {
       ...TEST_WORKER_SETTINGS,
       // Webhook retries after 200 ms, 400 ms, …: a test of a failing receiver waits under a second.
       WEBHOOK_RETRY_BASE_MS: '200',
+      // The tests' webhook receivers listen on 127.0.0.1.
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
     },
     path.resolve(__dirname, '../..'),
   );

@@ -12,13 +12,16 @@ export interface ReceivedWebhook {
   /** `new Webhook(secret).verify(body, headers)` passed. */
   verified: boolean;
   verifyError?: string;
-  /** The status the receiver answered. */
+  /** The status the receiver answered; 0 when it hangs. */
   answeredStatus: number;
+  /** The Host header: the URL's host, whatever address the connection went to. */
+  hostHeader: string;
 }
 
 export interface WebhookReceiver {
-  /** http://127.0.0.1:PORT/hooks: plain HTTP is accepted for loopback addresses only. */
+  /** http://127.0.0.1:PORT/hooks (or the address it listens on): plain HTTP is accepted for loopback addresses only. */
   readonly url: string;
+  readonly port: number;
   /** Every request, in arrival order. */
   readonly received: ReceivedWebhook[];
   /** Set once `webhook set` printed it; requests before that fail verification. */
@@ -30,13 +33,15 @@ export interface WebhookReceiver {
 const MAX_BODY_BYTES = 64 * 1024;
 
 /**
- * A real HTTP endpoint on 127.0.0.1 (a free port) that verifies every signature the way a
- * partner would. `answer(attempt)` picks the status for the n-th request (1-based) of one
- * webhook-id: 200 unless told otherwise; `delayMs` holds each answer back (a slow receiver).
+ * A real HTTP endpoint on 127.0.0.1 (a free port; `host` another loopback address) that verifies
+ * every signature the way a partner would. `answer(attempt)` picks the status for the n-th
+ * request (1-based) of one webhook-id: 200 unless told otherwise; `delayMs` holds each answer
+ * back (a slow receiver); `hang` never answers (an endpoint that accepts and then says nothing).
  */
 export async function startWebhookReceiver(
-  options: { answer?: (attempt: number) => number; delayMs?: number } = {},
+  options: { answer?: (attempt: number) => number; delayMs?: number; hang?: boolean; host?: string } = {},
 ): Promise<WebhookReceiver> {
+  const host = options.host ?? '127.0.0.1';
   const received: ReceivedWebhook[] = [];
   const attemptsById = new Map<string, number>();
   const state = { secret: undefined as string | undefined };
@@ -72,8 +77,10 @@ export async function startWebhookReceiver(
         event: parsed(body),
         verified,
         ...(verifyError === undefined ? {} : { verifyError }),
-        answeredStatus: status,
+        answeredStatus: options.hang ? 0 : status,
+        hostHeader: request.headers.host ?? '',
       });
+      if (options.hang) return;
       const answer = () => response.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'not now');
       if (options.delayMs) setTimeout(answer, options.delayMs);
       else answer();
@@ -81,11 +88,12 @@ export async function startWebhookReceiver(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(0, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/hooks`,
+    url: `http://${host}:${port}/hooks`,
+    port,
     received,
     get secret() {
       return state.secret;

@@ -33,6 +33,8 @@ const FAST_SETTINGS = {
   WORKER_METRICS_PORT: '0',
   // The production entries refuse to simulate a rail nobody accepted; here every rail is simulated.
   SIMULATED_RAILS: RAILS.join(','),
+  // A webhook receiver in a test listens on 127.0.0.1.
+  WEBHOOK_ALLOW_LOOPBACK: 'true',
 } as const;
 
 const READY_TIMEOUT_MS = 120_000;
