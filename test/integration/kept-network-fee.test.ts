@@ -89,7 +89,10 @@ async function broadcastWithdrawal(activities: ReturnType<typeof activitiesOnCha
     workflowId,
     request: input,
   });
-  await new MockActivityEnvironment({ workflowExecution: { workflowId, runId: randomUUID() } }).run(activities.reserveWithdrawal, input);
+  await new MockActivityEnvironment({ workflowExecution: { workflowId, runId: randomUUID() } }).run(
+    (request: CryptoWithdrawalInput) => activities.reserveWithdrawal(request),
+    input,
+  );
   await activities.checkTravelRule(withdrawalId);
   expect(await activities.markWithdrawalHandOff(withdrawalId)).toBe('MARKED');
   const broadcast = await activities.broadcastWithdrawal(withdrawalId);

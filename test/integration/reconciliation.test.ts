@@ -246,22 +246,20 @@ describe('reconciliation workflow', () => {
       );
     await expect(release).rejects.toThrow(OperatorActionRefused);
     await expect(release).rejects.toMatchObject({ reason: 'handed-off' });
-    const settled = await ctx.orm.em
-      .fork()
-      .transactional((em) =>
-        resolveOperation(
-          em,
-          {
-            operationId: handedOff,
-            action: 'settle',
-            reason: 'bank statement shows it paid',
-            actor: 'reconciliation test',
-            osUser: 'jest',
-          },
-          new Date(),
-          workflowGone,
-        ),
-      );
+    const settled = await ctx.orm.em.fork().transactional((em) =>
+      resolveOperation(
+        em,
+        {
+          operationId: handedOff,
+          action: 'settle',
+          reason: 'bank statement shows it paid',
+          actor: 'reconciliation test',
+          osUser: 'jest',
+        },
+        new Date(),
+        workflowGone,
+      ),
+    );
     expect(settled).toMatchObject({ status: 'SUCCESSFUL', stage: 'SETTLED', ledgerTransferState: 'POSTED', actor: 'reconciliation test' });
     const released = await ctx.orm.em
       .fork()

@@ -390,7 +390,8 @@ describe('crypto-withdrawal workflow', () => {
       await env.withWorker(activities, async (run) => {
         const { handle } = await startWithdrawal(run, input);
         await awaitingTravelRule(handle);
-        const { operatorActionId: _unnamed, ...bare } = completion;
+        const bare: TravelRuleCompletion = { ...completion };
+        delete bare.operatorActionId;
         const refused = await handle.executeUpdate(completeTravelRuleUpdate, { args: [bare] }).catch((error: unknown) => error);
         expect((refused as WorkflowUpdateFailedError).cause).toMatchObject({
           type: 'invalid-request',
