@@ -453,7 +453,7 @@ const operatorCommands: Record<string, OperatorCommand> = {
             operatorActionId,
           });
         }
-        throw error;
+        throw failed('internal-error', error instanceof Error ? error.message : String(error));
       }
       return { withdrawalId: id, workflowId, result, operatorActionId };
     },
