@@ -243,6 +243,8 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       payments.markHandOff(withdrawalId, {
         stage: 'BROADCASTING',
         validate: async (withdrawal) => {
+          // A re-run (after a Reset) of one already handed off: the coins may have left; nothing is decided again.
+          if (payments.isHandedOff(withdrawal)) return;
           const unmet = travelRuleUnmet(withdrawal, deps.compliance.denyListedAddresses);
           // A plain error, retried: no release either, since it is not the withdrawal's own workflow that is wrong.
           if (unmet) throw new Error(`crypto withdrawal ${withdrawalId} cannot be handed off: ${unmet}`);

@@ -12,7 +12,7 @@ import { testStack } from '../support/stack';
  */
 const database = `audit_migration_${randomUUID().replaceAll('-', '')}`;
 const urlOf = (name: string): string => {
-  const url = new URL(testStack().databaseUrl);
+  const url = new URL(testStack().databaseAdminUrl!);
   url.pathname = `/${name}`;
   return url.toString();
 };
@@ -21,7 +21,7 @@ let admin: pg.Client;
 let orm: MikroORM | undefined;
 
 beforeAll(async () => {
-  admin = new pg.Client({ connectionString: testStack().databaseUrl });
+  admin = new pg.Client({ connectionString: testStack().databaseAdminUrl! });
   await admin.connect();
   await admin.query(`create database ${database}`);
   orm = await openOrm(urlOf(database), 2);

@@ -16,7 +16,7 @@ const operator = { actor: 'audit test', osUser: 'jest' };
 let owner: pg.Client;
 
 beforeAll(async () => {
-  owner = new pg.Client({ connectionString: testStack().databaseUrl });
+  owner = new pg.Client({ connectionString: testStack().databaseAdminUrl! });
   await owner.connect();
   ctx.defer(() => owner.end());
 });
