@@ -51,8 +51,8 @@ export async function acceptedRequest<Input>(
     return refuse('the workflow names no operation id the API issues');
   }
   const expectedWorkflowId = check.contract.workflowId(check.operationId);
-  if (workflowId !== expectedWorkflowId) {
-    return refuse(`operation ${check.operationId} runs only as workflow ${expectedWorkflowId}`);
+  if (workflowId !== expectedWorkflowId || info.workflowType !== check.contract.workflowType) {
+    return refuse(`operation ${check.operationId} runs only as workflow ${expectedWorkflowId} (${check.contract.workflowType})`);
   }
   const accepted = await findAcceptedOperation(em, check.operationId);
   if (!accepted) return refuse(`the API accepted no operation ${check.operationId}`);

@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/common';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CryptoCurrency, Network } from '../core/currencies';
@@ -41,7 +42,16 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     entity: CryptoWithdrawal,
     ledgerKind: 'CRYPTO_WITHDRAWAL',
     label: 'crypto withdrawal',
+    rejectedBy: 'chain',
     externalReference: (withdrawal) => withdrawal.transactionHash,
+    // Both recorded only by this worker's own steps, as the chain answered them: a failed transaction
+    // (confirmationOf) or a node that refused to take it (broadcastWithdrawal).
+    rejectionEvidence: (withdrawal) =>
+      Promise.resolve(
+        withdrawal.failedOnChainAt && withdrawal.transactionHash
+          ? `transaction ${withdrawal.transactionHash} failed on chain`
+          : (withdrawal.externalRejection ?? undefined),
+      ),
     // A transaction that failed on chain was mined: the network took its fee, so the partner
     // gets the amount back and pays the fee (two ledger lines). Any other rejection refunds both.
     afterRejection: async (em, withdrawal, now) => {
@@ -260,14 +270,28 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       const open = await payments.recordToHandOver(withdrawalId);
       if ('closed' in open) return open;
       const { record: withdrawal } = open;
-      const result = await deps.chain.broadcast({
-        withdrawalId,
-        currency: withdrawal.currency as CryptoCurrency,
-        network: withdrawal.network,
-        destination: withdrawal.destination,
-        amount: new Decimal(withdrawal.amount).toFixed(),
-        memo: withdrawal.memo ?? null,
-      });
+      const result = await deps.chain
+        .broadcast({
+          withdrawalId,
+          currency: withdrawal.currency as CryptoCurrency,
+          network: withdrawal.network,
+          destination: withdrawal.destination,
+          amount: new Decimal(withdrawal.amount).toFixed(),
+          memo: withdrawal.memo ?? null,
+        })
+        .catch(async (error: unknown) => {
+          // The node's definite refusal is stored as it is heard: the rejection that follows releases on it.
+          if (error instanceof ApplicationFailure && error.type === 'broadcast-rejected') {
+            await deps.orm.em
+              .fork()
+              .nativeUpdate(
+                CryptoWithdrawal,
+                { id: withdrawalId, transactionHash: null, externalRejection: null },
+                { externalRejection: error.message.slice(0, 500) || 'the node refused the transaction' },
+              );
+          }
+          throw error;
+        });
       await inTransaction(async (em) => {
         const stored = await em.findOne(CryptoWithdrawal, { id: withdrawalId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
         assertInvariant(stored, `crypto withdrawal ${withdrawalId} exists`);

@@ -27,6 +27,8 @@ export interface OutgoingPaymentKind<Record extends OutgoingPaymentRecord> {
   ledgerKind: LedgerTransferKind;
   /** For messages: "crypto withdrawal", "SEPA transfer". */
   label: string;
+  /** Who answers for the money once handed off, for messages: "chain", "bank". */
+  rejectedBy: string;
   /** The transaction hash or bank reference: once there is one, the money was handed off. */
   externalReference(record: Record): string | null | undefined;
   /**
@@ -34,6 +36,12 @@ export interface OutgoingPaymentKind<Record extends OutgoingPaymentRecord> {
    * withdrawal whose transaction failed on chain keeps the network fee it paid. Absent: nothing.
    */
   afterRejection?(em: EntityManager, record: Record, now: Date): Promise<void>;
+  /**
+   * The chain's or bank's own word that the money did not leave, as our activities recorded it or
+   * as the bank answers now; undefined when there is none. A rejection releases only on it, never
+   * on the calling workflow's word alone.
+   */
+  rejectionEvidence(record: Record): Promise<string | undefined>;
 }
 
 type ClosingStage = 'SETTLED' | 'FAILED' | 'REJECTED' | 'CANCELLED';
@@ -165,16 +173,24 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
      * all in one transaction.
      */
     async reject(id: string, reason: string): Promise<void> {
+      const seen = await deps.orm.em.fork().findOne(kind.entity, { id } as FilterQuery<Record>);
+      assertInvariant(seen, `${kind.label} ${id} exists`);
+      if (seen.status === 'UNSUCCESSFUL') return;
+      // Asked outside the transaction (the bank may be slow); what the record says is checked again under the lock.
+      const evidence = await kind.rejectionEvidence(seen);
+      if (evidence === undefined) {
+        throw conflict(`${kind.label} ${id}: the ${kind.rejectedBy} has not rejected it (${reason.slice(0, 200)}?); nothing released`);
+      }
       await inTransaction(async (em) => {
         const record = await lock(em, id);
         if (record.status === 'UNSUCCESSFUL') return;
         if (record.status === 'SUCCESSFUL') throw conflict(`${kind.label} ${id} is settled: a rejection cannot release it`);
-        record.externalRejection = reason;
+        record.externalRejection = evidence;
         // Flushed first: the database lets the void through only once the rejection is stored.
         await em.flush();
         const now = deps.clock.now();
         await voidTransfer(em, id, now);
-        close(record, 'UNSUCCESSFUL', 'REJECTED', reason);
+        close(record, 'UNSUCCESSFUL', 'REJECTED', evidence);
         await em.flush();
         await kind.afterRejection?.(em, record, now);
       });

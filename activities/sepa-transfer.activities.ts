@@ -25,7 +25,15 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
     entity: SepaTransfer,
     ledgerKind: 'SEPA_TRANSFER',
     label: 'SEPA transfer',
+    rejectedBy: 'bank',
     externalReference: (transfer) => transfer.bankReference,
+    // The bank is asked again: its answer, not the calling workflow's, releases the money.
+    rejectionEvidence: async (transfer) => {
+      if (transfer.externalRejection) return transfer.externalRejection;
+      if (!transfer.bankReference) return undefined;
+      const answer = await bankAnswerOf(transfer.bankReference);
+      return answer.state === 'REJECTED' ? answer.reason : undefined;
+    },
   });
 
   /** The bank's state of a payment; a reference it does not know is no answer a retry can change. */

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
 import {
   cryptoWithdrawalContract,
@@ -15,6 +18,7 @@ import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { balancesOf } from '../support/operations';
 import { testStack } from '../support/stack';
+import { testDataConverter } from '../support/temporal-access';
 import { useTestApi } from '../support/use-test-api';
 
 const ctx = useTestApi();
@@ -172,7 +176,7 @@ describe('a workflow started straight on Temporal', () => {
     });
     expect(altered).toMatchObject({ stage: 'REFUSED_UNKNOWN_OPERATION' });
     expect((await refusedRowsOf(elsewhere))[0]?.reason).toBe(
-      `operation ${withdrawalId} runs only as workflow ${cryptoWithdrawalContract.workflowId(withdrawalId)}`,
+      `operation ${withdrawalId} runs only as workflow ${cryptoWithdrawalContract.workflowId(withdrawalId)} (cryptoWithdrawalWorkflow)`,
     );
     // The real one still waits, its money still held: a refusal releases nothing of it.
     const real = ctx.temporal.workflow.getHandle(cryptoWithdrawalContract.workflowId(withdrawalId));
@@ -251,3 +255,82 @@ async function acceptedRequestOf(id: string): Promise<CryptoWithdrawalInput> {
     .execute<Array<{ request: CryptoWithdrawalInput }>>(`select request from accepted_operation where id = ?`, [id]);
   return rows[0]!.request;
 }
+
+describe("a worker that is not ours, holding the payload key, scheduling the service's activities", () => {
+  const rogueQueue = `rogue-${randomUUID()}`;
+  let rogueConnection: NativeConnection;
+  let rogueWorker: Worker;
+  let rogueRun: Promise<void>;
+
+  beforeAll(async () => {
+    rogueConnection = await NativeConnection.connect({ address: testStack().temporalAddress });
+    rogueWorker = await Worker.create({
+      connection: rogueConnection,
+      namespace: testStack().namespace,
+      taskQueue: rogueQueue,
+      workflowsPath: path.join(__dirname, 'fixtures', 'rogue.workflows.ts'),
+      dataConverter: testDataConverter(),
+    });
+    rogueRun = rogueWorker.run();
+  }, 60_000);
+
+  afterAll(async () => {
+    rogueWorker?.shutdown();
+    await rogueRun;
+    await rogueConnection?.close();
+  });
+
+  /** Runs one of the service's activities from a rogue workflow; the failure it ended with. */
+  async function rogueStep(workflowType: string, workflowId: string, activityType: string, args: unknown[]): Promise<ApplicationFailure> {
+    const failure = await ctx.temporal.workflow
+      .execute(workflowType, { taskQueue: rogueQueue, workflowId, args: [testStack().taskQueue, activityType, args] })
+      .then(
+        (result: unknown) => new Error(`the rogue step succeeded: ${JSON.stringify(result)}`),
+        (error: unknown) => error,
+      );
+    if (!(failure instanceof WorkflowFailedError && failure.cause instanceof ActivityFailure)) throw failure;
+    if (!(failure.cause.cause instanceof ApplicationFailure)) throw failure.cause;
+    return failure.cause.cause;
+  }
+
+  it("cannot release, settle or reject another workflow's withdrawal: refused before the step runs", async () => {
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '5' } });
+    const response = await ctx.api.request('POST', '/v1/partner/crypto-withdrawal', {
+      apiKey: partner.apiKey,
+      body: {
+        currency: 'eth',
+        amount: 1,
+        walletAddress: newWalletAddress('eth'),
+        name: 'Jan Kowalski',
+        walletType: 'NON_CUSTODIAL',
+        receiverType: 'NATURAL',
+      },
+    });
+    expect(response.status).toBe(200);
+    const withdrawalId = response.json.withdrawalId as string;
+    const real = ctx.temporal.workflow.getHandle(cryptoWithdrawalContract.workflowId(withdrawalId));
+    await eventually(async () => expect(await real.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA' }));
+
+    const released = await rogueStep('rogueStepWorkflow', `rogue-${randomUUID()}`, 'releaseWithdrawal', [withdrawalId, 'stolen', 'FAILED']);
+    expect(released.type).toBe('unknown-operation');
+    expect(released.message).toBe(
+      `releaseWithdrawal for operation ${withdrawalId} runs only in workflow ${cryptoWithdrawalContract.workflowId(withdrawalId)} (cryptoWithdrawalWorkflow)`,
+    );
+    // Named like ours, under another operation's id: the same.
+    const rejected = await rogueStep(
+      cryptoWithdrawalContract.workflowType,
+      cryptoWithdrawalContract.workflowId(randomUUID()),
+      'rejectWithdrawal',
+      [withdrawalId, 'stolen'],
+    );
+    expect(rejected.type).toBe('unknown-operation');
+    // A step the service does not have.
+    const unknown = await rogueStep('rogueStepWorkflow', `rogue-${randomUUID()}`, 'drainEverything', [withdrawalId]);
+    expect(unknown.type).not.toBe('unknown-operation'); // Temporal's own: not registered on the worker.
+
+    // The real withdrawal is untouched by all of it: it waits for its data, then fails at its deadline, for its own reason.
+    const final = (await real.result()) as OperationProgress;
+    expect(final).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'FAILED' });
+    expect(final.failureReason).not.toBe('stolen');
+  });
+});

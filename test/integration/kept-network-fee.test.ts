@@ -7,7 +7,7 @@ import { cryptoWithdrawalContract } from '../../contracts';
 import type { CryptoWithdrawalInput } from '../../contracts';
 import { recordAcceptedOperation } from '../../db/queries/accepted-operation.queries';
 import { SimulatedBankAdapter } from '../../activities/adapters/bank/simulated-bank.adapter';
-import type { ConfirmationState } from '../../activities/adapters/chain/chain-adapter';
+import type { ChainAdapter, ConfirmationState } from '../../activities/adapters/chain/chain-adapter';
 import { SimulatedChainAdapter } from '../../activities/adapters/chain/simulated-chain.adapter';
 import { createCryptoWithdrawalActivities } from '../../activities/crypto-withdrawal.activities';
 import { systemClock } from '../../core/clock';
@@ -51,19 +51,34 @@ afterAll(async () => {
 /** The real activities, on a simulated chain whose every transaction ends as `answer`. */
 function activitiesOnChainAnswering(answer: ConfirmationState) {
   const chain = new SimulatedChainAdapter({ confirmationDelayMs: 0 });
+  return activitiesOnChain({ broadcast: (request) => chain.broadcast(request), confirmationState: () => Promise.resolve(answer) });
+}
+
+/** The real activities, on the chain given. */
+function activitiesOnChain(chain: ChainAdapter) {
   return createCryptoWithdrawalActivities({
     orm,
     pool,
     clock: systemClock,
     log: createLogger('kept-network-fee-test', 'error'),
-    chain: { broadcast: (request) => chain.broadcast(request), confirmationState: () => Promise.resolve(answer) },
+    chain,
     bank: new SimulatedBankAdapter({ pool, settlementDelayMs: 0, rejectCreditorIbans: [] }),
     compliance: { travelRuleThresholdEur: '1000', travelRuleDeadlineMs: 60_000, denyListedAddresses: [] },
   });
 }
 
+type WithdrawalActivities = ReturnType<typeof activitiesOnChain>;
+
 /** Reserved, handed off and broadcast: what the workflow has done when the chain answers. */
-async function broadcastWithdrawal(activities: ReturnType<typeof activitiesOnChainAnswering>, partner: TestPartner) {
+async function broadcastWithdrawal(activities: WithdrawalActivities, partner: TestPartner) {
+  const { withdrawalId } = await handedOffWithdrawal(activities, partner);
+  const broadcast = await activities.broadcastWithdrawal(withdrawalId);
+  if ('closed' in broadcast) throw new Error('the withdrawal was closed before its broadcast');
+  return { withdrawalId, broadcast };
+}
+
+/** Reserved, checked and marked handed off: the next step gives it to the chain. */
+async function handedOffWithdrawal(activities: WithdrawalActivities, partner: TestPartner) {
   const withdrawalId = randomUUID();
   const input: CryptoWithdrawalInput = {
     withdrawalId,
@@ -89,15 +104,13 @@ async function broadcastWithdrawal(activities: ReturnType<typeof activitiesOnCha
     workflowId,
     request: input,
   });
-  await new MockActivityEnvironment({ workflowExecution: { workflowId, runId: randomUUID() } }).run(
-    (request: CryptoWithdrawalInput) => activities.reserveWithdrawal(request),
-    input,
-  );
+  await new MockActivityEnvironment({
+    workflowType: cryptoWithdrawalContract.workflowType,
+    workflowExecution: { workflowId, runId: randomUUID() },
+  }).run((request: CryptoWithdrawalInput) => activities.reserveWithdrawal(request), input);
   await activities.checkTravelRule(withdrawalId);
   expect(await activities.markWithdrawalHandOff(withdrawalId)).toBe('MARKED');
-  const broadcast = await activities.broadcastWithdrawal(withdrawalId);
-  if ('closed' in broadcast) throw new Error('the withdrawal was closed before its broadcast');
-  return { withdrawalId, broadcast };
+  return { withdrawalId };
 }
 
 async function availableEth(partner: TestPartner): Promise<string> {
@@ -242,19 +255,42 @@ describe('a crypto withdrawal whose transaction failed on chain', () => {
 });
 
 describe('a crypto withdrawal rejected otherwise', () => {
-  it('refunds amount and fee, keeps nothing: no fee transfer, no history line of its own', async () => {
+  it('refunds amount and fee when the node refused the transaction: no fee transfer, no history line of its own', async () => {
     const partner = await createTestPartner(orm, { deposits: { eth: DEPOSIT } });
-    // The chain never said the transaction failed: e.g. the node refused it (broadcast-rejected).
-    const activities = activitiesOnChainAnswering('PENDING');
-    const { withdrawalId } = await broadcastWithdrawal(activities, partner);
-    await activities.rejectWithdrawal(withdrawalId, 'the node refused the transaction');
-    await activities.rejectWithdrawal(withdrawalId, 'the node refused the transaction');
+    const refused = ApplicationFailure.create({
+      type: 'broadcast-rejected',
+      message: 'the node refused the transaction',
+      nonRetryable: true,
+    });
+    const activities = activitiesOnChain({ broadcast: () => Promise.reject(refused), confirmationState: () => Promise.resolve('PENDING') });
+    const { withdrawalId } = await handedOffWithdrawal(activities, partner);
+    expect((await failureOf(activities.broadcastWithdrawal(withdrawalId))).type).toBe('broadcast-rejected');
+    // The workflow's reason is not what releases: the refusal the broadcast step stored is.
+    await activities.rejectWithdrawal(withdrawalId, 'whatever the workflow says');
+    await activities.rejectWithdrawal(withdrawalId, 'whatever the workflow says');
 
     expect(await availableEth(partner)).toBe(new Decimal(DEPOSIT).toFixed());
     expect(await ledgerLines(partner)).toEqual([
       { transfer_id: withdrawalId, kind: 'CRYPTO_WITHDRAWAL', state: 'VOIDED', amount: `-${new Decimal(AMOUNT).plus(FEE).toFixed()}` },
     ]);
+    const stored = await pool.query(`select status, stage, failure_reason from crypto_withdrawal where id = $1`, [withdrawalId]);
+    expect(stored.rows).toEqual([{ status: 'UNSUCCESSFUL', stage: 'REJECTED', failure_reason: 'the node refused the transaction' }]);
     const kept = await pool.query(`select count(*)::int as count from crypto_withdrawal_kept_fee where withdrawal_id = $1`, [withdrawalId]);
     expect(kept.rows).toEqual([{ count: 0 }]);
+  });
+});
+
+describe('a rejection the chain never made', () => {
+  it('releases nothing: a workflow (ours after a bad Reset, or not ours) cannot refund coins that may have left', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: DEPOSIT } });
+    const activities = activitiesOnChainAnswering('PENDING');
+    const { withdrawalId } = await broadcastWithdrawal(activities, partner);
+    const failure = await failureOf(activities.rejectWithdrawal(withdrawalId, 'the node refused the transaction'));
+    expect(failure.type).toBe('operation-conflict');
+    expect(failure.nonRetryable).toBe(true);
+
+    expect(await availableEth(partner)).toBe(new Decimal(DEPOSIT).minus(AMOUNT).minus(FEE).toFixed());
+    const stored = await pool.query(`select status, stage, external_rejection from crypto_withdrawal where id = $1`, [withdrawalId]);
+    expect(stored.rows).toEqual([{ status: 'IN_PROGRESS', stage: 'BROADCAST', external_rejection: null }]);
   });
 });
