@@ -76,7 +76,16 @@ export interface OperatorCliSettings {
   operator: string | undefined;
   /** A manual deposit worth more (in EUR, at the configured rates) waits for a second operator; undefined: none does. */
   manualCreditApprovalAboveEur: string | undefined;
+  /**
+   * `distinct`: the approver must also run from another OS account than the requester (the login
+   * is evidence; a typed name is not). `shared` where every operator runs from one account (a
+   * container's): then only the names must differ.
+   */
+  manualCreditApprovalOsUsers: ManualCreditApprovalOsUsers;
 }
+
+export const MANUAL_CREDIT_APPROVAL_OS_USERS = ['distinct', 'shared'] as const;
+export type ManualCreditApprovalOsUsers = (typeof MANUAL_CREDIT_APPROVAL_OS_USERS)[number];
 
 export const EVM_NETWORK_NAMES = ['ethereum', 'polygon'] as const;
 export type EvmNetworkName = (typeof EVM_NETWORK_NAMES)[number];
@@ -372,6 +381,9 @@ const productionSchema = z.object({
   SIMULATED_RAILS: rails(),
   OPS_OPERATOR: personName(),
   MANUAL_CREDIT_APPROVAL_ABOVE_EUR: variable(z.string().regex(PLAIN_DECIMAL, 'must be a plain decimal such as 10000').optional()),
+  MANUAL_CREDIT_APPROVAL_OS_USERS: variable(
+    z.enum(MANUAL_CREDIT_APPROVAL_OS_USERS, { error: `must be one of ${MANUAL_CREDIT_APPROVAL_OS_USERS.join(', ')}` }).default('distinct'),
+  ),
 });
 
 /** What only the local machine uses. */
@@ -451,7 +463,11 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
     codecEndpoint: { token: p.CODEC_ENDPOINT_TOKEN, port: p.CODEC_PORT, host: p.CODEC_HOST, allowedOrigins: p.CODEC_CORS_ORIGINS },
     evmNetworks: evmNetworks.networks,
     acceptedSimulatedRails: RAILS.filter((rail) => p.SIMULATED_RAILS.includes(rail)),
-    operatorCli: { operator: p.OPS_OPERATOR, manualCreditApprovalAboveEur: p.MANUAL_CREDIT_APPROVAL_ABOVE_EUR },
+    operatorCli: {
+      operator: p.OPS_OPERATOR,
+      manualCreditApprovalAboveEur: p.MANUAL_CREDIT_APPROVAL_ABOVE_EUR,
+      manualCreditApprovalOsUsers: p.MANUAL_CREDIT_APPROVAL_OS_USERS,
+    },
     development: {
       dataDir,
       embeddedPostgresPort: d.EMBEDDED_POSTGRES_PORT,

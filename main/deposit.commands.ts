@@ -69,11 +69,17 @@ export const depositCommands: Record<string, Command> = {
   'deposit approve': {
     changesState: true,
     takesArgument: 'pending credit ID',
-    async run({ em, flags, args, now, operator }) {
+    async run({ em, flags, args, now, settings, operator }) {
       parseFlags(z.object({}), flags);
       const id = args[0] ?? '';
       if (!UUID.test(id)) throw new DomainError('invalid-request', `"${id}" is not a pending credit id (a UUID, as deposit printed it)`);
-      const { credit, deposit } = await approveManualCredit(em, operator, id.toLowerCase(), now);
+      const { credit, deposit } = await approveManualCredit(
+        em,
+        operator,
+        id.toLowerCase(),
+        now,
+        settings.operatorCli.manualCreditApprovalOsUsers,
+      );
       return {
         output: {
           pendingCreditId: credit.id,

@@ -76,6 +76,7 @@ export async function approveManualCredit(
   operator: Operator,
   creditId: string,
   now: Date,
+  osUsers: 'distinct' | 'shared',
 ): Promise<{ credit: ManualCredit; deposit: Deposit }> {
   const credit = await em.findOne(ManualCredit, { id: creditId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   if (!credit) throw new DomainError('not-found', `no pending manual credit has the id ${creditId}`);
@@ -89,6 +90,13 @@ export async function approveManualCredit(
     throw new OperatorActionRefused(
       'self-approval',
       `manual credit ${creditId} was requested by ${credit.requestedBy}: another operator must approve it (--operator NAME)`,
+    );
+  }
+  // A name is only what was typed: where every operator has a login of their own, the login decides.
+  if (osUsers === 'distinct' && credit.requestedOsUser === operator.osUser) {
+    throw new OperatorActionRefused(
+      'self-approval',
+      `manual credit ${creditId} was requested from the OS account ${credit.requestedOsUser}: another operator must approve it from their own account (MANUAL_CREDIT_APPROVAL_OS_USERS=shared where operators share one)`,
     );
   }
   const deposit = await postDeposit(

@@ -197,7 +197,8 @@ describe('the operators audit trail', () => {
 });
 
 describe('manual credits above MANUAL_CREDIT_APPROVAL_ABOVE_EUR', () => {
-  const approvalAbove1000 = { MANUAL_CREDIT_APPROVAL_ABOVE_EUR: '1000' };
+  // Every command of the test runs from one OS account, as in a container where operators share one.
+  const approvalAbove1000 = { MANUAL_CREDIT_APPROVAL_ABOVE_EUR: '1000', MANUAL_CREDIT_APPROVAL_OS_USERS: 'shared' };
 
   it('wait for a second operator: not the requester, once; the balance moves only on approval', async () => {
     const partner = await createTestPartner(ctx.orm);
@@ -274,4 +275,40 @@ describe('manual credits above MANUAL_CREDIT_APPROVAL_ABOVE_EUR', () => {
       }),
     ]);
   }, 300_000);
+
+  it('by default also need another OS account: a second name typed from the same login is refused', async () => {
+    const partner = await createTestPartner(ctx.orm);
+    const requested = await opsWith(
+      { MANUAL_CREDIT_APPROVAL_ABOVE_EUR: '1000' },
+      'deposit',
+      '--partner',
+      partner.partnerId,
+      '--currency',
+      'eur',
+      '--amount',
+      '5000',
+      '--operator',
+      'alice',
+    );
+    expect(requested).toMatchObject({ code: 0, output: { status: 'PENDING_APPROVAL' } });
+    const approval = await opsWith(
+      { MANUAL_CREDIT_APPROVAL_ABOVE_EUR: '1000' },
+      'deposit',
+      'approve',
+      requested.output.pendingCreditId as string,
+      '--operator',
+      'bob',
+    );
+    expect(approval).toEqual({
+      code: 1,
+      output: {
+        error: 'refused',
+        reason: 'self-approval',
+        message: expect.stringContaining(
+          `was requested from the OS account ${osUser}: another operator must approve it from their own account`,
+        ),
+      },
+    });
+    expect((await balancesOf(ctx.api, partner)).eur).toBe('0.00');
+  }, 120_000);
 });

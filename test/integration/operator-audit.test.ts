@@ -209,13 +209,23 @@ describe('manual credits in the database', () => {
     expect(await refusalOf(`delete from manual_credit where id = $1`, [id])).toMatchObject({ code: 'PP021' });
     expect(await refusalOf(`truncate manual_credit cascade`)).toMatchObject({ code: 'PP021' });
 
-    const byAlice = ctx.orm.em.fork().transactional((em) => approveManualCredit(em, { actor: 'ALICE', osUser: 'other' }, id, new Date()));
+    const byAlice = ctx.orm.em
+      .fork()
+      .transactional((em) => approveManualCredit(em, { actor: 'ALICE', osUser: 'other' }, id, new Date(), 'shared'));
     await expect(byAlice).rejects.toBeInstanceOf(OperatorActionRefused);
     await expect(byAlice).rejects.toMatchObject({ reason: 'self-approval' });
+    // Another name typed from Alice's own login: the login is the evidence, unless operators share one.
+    const fromAlicesLogin = ctx.orm.em
+      .fork()
+      .transactional((em) => approveManualCredit(em, { actor: 'Bob', osUser: 'alice' }, id, new Date(), 'distinct'));
+    await expect(fromAlicesLogin).rejects.toMatchObject({
+      reason: 'self-approval',
+      message: expect.stringContaining('was requested from the OS account alice'),
+    });
 
     const approved = await ctx.orm.em
       .fork()
-      .transactional((em) => approveManualCredit(em, { actor: 'Bob', osUser: 'bob' }, id, new Date()));
+      .transactional((em) => approveManualCredit(em, { actor: 'Bob', osUser: 'bob' }, id, new Date(), 'distinct'));
     expect(approved.credit).toMatchObject({ status: 'APPROVED', approvedBy: 'Bob', transactionId: id });
     expect(await refusalOf(`update manual_credit set approved_by = 'Carol' where id = $1`, [id])).toMatchObject({
       code: 'PP021',

@@ -160,11 +160,15 @@ describe('settings', () => {
   });
 
   it('reads the operator CLI settings: no approval threshold and no operator name unless set', () => {
-    expect(loadSettings({}, '/').operatorCli).toEqual({ operator: undefined, manualCreditApprovalAboveEur: undefined });
-    expect(loadSettings({ OPS_OPERATOR: ' alice ', MANUAL_CREDIT_APPROVAL_ABOVE_EUR: '10000' }, '/').operatorCli).toEqual({
-      operator: 'alice',
-      manualCreditApprovalAboveEur: '10000',
+    expect(loadSettings({}, '/').operatorCli).toEqual({
+      operator: undefined,
+      manualCreditApprovalAboveEur: undefined,
+      manualCreditApprovalOsUsers: 'distinct',
     });
+    expect(
+      loadSettings({ OPS_OPERATOR: ' alice ', MANUAL_CREDIT_APPROVAL_ABOVE_EUR: '10000', MANUAL_CREDIT_APPROVAL_OS_USERS: 'shared' }, '/')
+        .operatorCli,
+    ).toEqual({ operator: 'alice', manualCreditApprovalAboveEur: '10000', manualCreditApprovalOsUsers: 'shared' });
   });
 
   it.each([
@@ -172,6 +176,7 @@ describe('settings', () => {
     ['MANUAL_CREDIT_APPROVAL_ABOVE_EUR', '-1', 'MANUAL_CREDIT_APPROVAL_ABOVE_EUR must be a plain decimal'],
     ['OPS_OPERATOR', 'al\u0007ice', 'OPS_OPERATOR must not contain control characters'],
     ['OPS_OPERATOR', '   ', 'OPS_OPERATOR must not be blank'],
+    ['MANUAL_CREDIT_APPROVAL_OS_USERS', 'nobody', 'MANUAL_CREDIT_APPROVAL_OS_USERS must be one of distinct, shared'],
     ['OPS_OPERATOR', 'x'.repeat(201), 'OPS_OPERATOR must be at most 200 characters'],
   ])('refuses %s=%j', (variable, value, message) => {
     expect(() => loadSettings({ [variable]: value }, '/')).toThrow(message);
