@@ -252,10 +252,11 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     markWithdrawalHandOff: (withdrawalId: string): Promise<'MARKED' | { closed: OperationState }> =>
       payments.markHandOff(withdrawalId, {
         stage: 'BROADCASTING',
-        validate: async (withdrawal) => {
+        validate: async (withdrawal, em) => {
           // A re-run (after a Reset) of one already handed off: the coins may have left; nothing is decided again.
           if (payments.isHandedOff(withdrawal)) return;
-          const unmet = travelRuleUnmet(withdrawal, deps.compliance.denyListedAddresses);
+          const unmet =
+            travelRuleUnmet(withdrawal, deps.compliance.denyListedAddresses) ?? (await completionWithoutAuditRow(em, withdrawal));
           // A plain error, retried: no release either, since it is not the withdrawal's own workflow that is wrong.
           if (unmet) throw new Error(`crypto withdrawal ${withdrawalId} cannot be handed off: ${unmet}`);
         },
@@ -340,6 +341,24 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
 
 /** A completion the database does not accept: thrown to roll the transaction back, answered as a refusal. */
 class CompletionRefused extends Error {}
+
+/**
+ * A completion stored without the audit row it was taken from (operator_action_use, written in
+ * the same transaction by recordTravelRuleCompletion): what a direct UPDATE of travel_rule leaves.
+ * Anyone able to forge both also leaves an audit row nobody can remove.
+ */
+async function completionWithoutAuditRow(em: EntityManager, withdrawal: CryptoWithdrawal): Promise<string | undefined> {
+  const data = withdrawal.travelRule as { requiresCompletion?: unknown; completion?: Record<string, unknown> } | null;
+  if (data?.requiresCompletion !== true || !data.completion) return undefined;
+  const { operatorActionId, completedBy, beneficiary } = data.completion;
+  const [row] = await em.execute<Array<{ digest: string | null }>>(
+    `select a.details->>'completionDigest' as digest from operator_action_use u join operator_action a on a.id = u.action_id
+      where u.action_id::text = ? and u.operation_id = ? and a.action = 'travel-rule-complete'`,
+    [typeof operatorActionId === 'string' ? operatorActionId.toLowerCase() : '', withdrawal.id],
+  );
+  if (typeof completedBy === 'string' && row?.digest === travelRuleCompletionDigest({ completedBy, beneficiary })) return undefined;
+  return 'its travel-rule completion was not recorded from an operator action (npm run ops -- travel-rule complete)';
+}
 
 /** Why the travel rule does not allow this withdrawal to leave yet, from what the database holds; undefined when it does. */
 function travelRuleUnmet(withdrawal: CryptoWithdrawal, denyListedAddresses: readonly string[]): string | undefined {

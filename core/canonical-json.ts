@@ -4,7 +4,9 @@
  * JSON.stringify and Temporal's payloads leave them out.
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortedKeys(value));
+  const text = JSON.stringify(sortedKeys(value));
+  if (text === undefined) throw new TypeError(`${typeof value} has no JSON form`);
+  return text;
 }
 
 function sortedKeys(value: unknown): unknown {

@@ -8,6 +8,7 @@ import { Migration20261122060000_evm_chain } from './Migration20261122060000_evm
 import { Migration20261124010000_accepted_operations } from './Migration20261124010000_accepted_operations';
 import { Migration20261124040000_kept_network_fee } from './Migration20261124040000_kept_network_fee';
 import { Migration20261124090000_least_privilege } from './Migration20261124090000_least_privilege';
+import { Migration20261124110000_write_once_operations } from './Migration20261124110000_write_once_operations';
 import { Migration20261124020000_operator_audit } from './Migration20261124020000_operator_audit';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261124020000_operator_audit', class: Migration20261124020000_operator_audit },
   { name: 'Migration20261124040000_kept_network_fee', class: Migration20261124040000_kept_network_fee },
   { name: 'Migration20261124090000_least_privilege', class: Migration20261124090000_least_privilege },
+  { name: 'Migration20261124110000_write_once_operations', class: Migration20261124110000_write_once_operations },
 ];

@@ -94,6 +94,12 @@ describe('payments_app, the role of the API, the worker and the CLI', () => {
     ['delete an audit row', 'delete from operator_action', /permission denied for table operator_action/],
     ['delete an account', 'delete from account', /permission denied for table account/],
     [
+      'rewrite an accepted request',
+      `update accepted_operation set request = request || '{"fee":"0"}'`,
+      /permission denied for table accepted_operation/,
+    ],
+    ['hide a refused workflow', `update refused_operation set reason = 'nothing'`, /permission denied for table refused_operation/],
+    [
       'record a migration',
       `insert into mikro_orm_migrations (name) values ('Migration99990101000000_intruder')`,
       /permission denied for table mikro_orm_migrations/,

@@ -1,19 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/common';
-import { MockActivityEnvironment } from '@temporalio/testing';
 import pg from 'pg';
-import { cryptoWithdrawalContract } from '../../contracts';
-import type { CryptoWithdrawalInput } from '../../contracts';
-import { recordAcceptedOperation } from '../../db/queries/accepted-operation.queries';
-import { SimulatedBankAdapter } from '../../activities/adapters/bank/simulated-bank.adapter';
 import type { ChainAdapter, ConfirmationState } from '../../activities/adapters/chain/chain-adapter';
 import { SimulatedChainAdapter } from '../../activities/adapters/chain/simulated-chain.adapter';
-import { createCryptoWithdrawalActivities } from '../../activities/crypto-withdrawal.activities';
-import { systemClock } from '../../core/clock';
-import { createLogger } from '../../core/logger';
 import { Decimal } from '../../core/money';
-import { newWalletAddress } from '../../db/services/account-identifiers';
 import { derivedTransferId } from '../../db/ledger/derived-transfer-id';
 import { findHistoryPages } from '../../db/queries/history.queries';
 import {
@@ -24,6 +14,8 @@ import {
 } from '../../db/queries/reconciliation.queries';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
+import { reservedWithdrawal, withdrawalActivitiesOn } from '../support/withdrawal-activities';
+import type { WithdrawalActivities } from '../support/withdrawal-activities';
 import { testStack } from '../support/stack';
 
 /**
@@ -56,18 +48,8 @@ function activitiesOnChainAnswering(answer: ConfirmationState) {
 
 /** The real activities, on the chain given. */
 function activitiesOnChain(chain: ChainAdapter) {
-  return createCryptoWithdrawalActivities({
-    orm,
-    pool,
-    clock: systemClock,
-    log: createLogger('kept-network-fee-test', 'error'),
-    chain,
-    bank: new SimulatedBankAdapter({ pool, settlementDelayMs: 0, rejectCreditorIbans: [] }),
-    compliance: { travelRuleThresholdEur: '1000', travelRuleDeadlineMs: 60_000, denyListedAddresses: [] },
-  });
+  return withdrawalActivitiesOn(orm, pool, chain);
 }
-
-type WithdrawalActivities = ReturnType<typeof activitiesOnChain>;
 
 /** Reserved, handed off and broadcast: what the workflow has done when the chain answers. */
 async function broadcastWithdrawal(activities: WithdrawalActivities, partner: TestPartner) {
@@ -79,36 +61,7 @@ async function broadcastWithdrawal(activities: WithdrawalActivities, partner: Te
 
 /** Reserved, checked and marked handed off: the next step gives it to the chain. */
 async function handedOffWithdrawal(activities: WithdrawalActivities, partner: TestPartner) {
-  const withdrawalId = randomUUID();
-  const input: CryptoWithdrawalInput = {
-    withdrawalId,
-    partnerId: partner.partnerId,
-    userId: null,
-    currency: 'eth',
-    network: 'ethereum',
-    amount: AMOUNT,
-    fee: FEE,
-    destination: newWalletAddress('eth'),
-    memo: null,
-    walletType: 'CUSTODIAL',
-    receiverType: 'NATURAL',
-    beneficiaryName: 'Jan Kowalski',
-    amountEur: '775',
-  };
-  // As the API does: the operation is accepted, then its own workflow reserves it.
-  const workflowId = cryptoWithdrawalContract.workflowId(withdrawalId);
-  await recordAcceptedOperation(pool, {
-    id: withdrawalId,
-    kind: 'CRYPTO_WITHDRAWAL',
-    partnerId: partner.partnerId,
-    workflowId,
-    request: input,
-  });
-  await new MockActivityEnvironment({
-    workflowType: cryptoWithdrawalContract.workflowType,
-    workflowExecution: { workflowId, runId: randomUUID() },
-  }).run((request: CryptoWithdrawalInput) => activities.reserveWithdrawal(request), input);
-  await activities.checkTravelRule(withdrawalId);
+  const { withdrawalId } = await reservedWithdrawal(activities, pool, partner, { amount: AMOUNT, fee: FEE });
   expect(await activities.markWithdrawalHandOff(withdrawalId)).toBe('MARKED');
   return { withdrawalId };
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson, travelRuleCompletionDigest } from '../../core/travel-rule-completion-digest';
+import { canonicalJson } from '../../core/canonical-json';
+import { travelRuleCompletionDigest } from '../../core/travel-rule-completion-digest';
 
 const beneficiary = {
   beneficiaryPersons: [

@@ -1,0 +1,77 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/**
+ * What the API accepted and what a worker refused are written once: payments_app may insert them
+ * and never change them, so a compromised service cannot rewrite an accepted request to match a
+ * forged workflow's input, nor hide a refusal from reconciliation. The function of
+ * Migration20261124090000_least_privilege is replaced with the whole list, as it says to.
+ */
+export class Migration20261124110000_write_once_operations extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`
+create or replace function apply_payments_app_privileges() returns void language plpgsql as $$
+declare
+  v_restriction record;
+  v_view regclass;
+begin
+  if not exists (select 1 from pg_roles where rolname = 'payments_app')
+     or not exists (select 1 from pg_roles where rolname = 'payments_migrator') then
+    raise exception 'the roles payments_app and payments_migrator must exist: npm run migrate with DATABASE_ADMIN_URL creates them (README, "Database roles")';
+  end if;
+  grant usage on schema public to payments_app;
+  grant select, insert, update, delete on all tables in schema public to payments_app;
+  grant usage, select on all sequences in schema public to payments_app;
+  revoke truncate, references, trigger on all tables in schema public from payments_app;
+  -- Views are read.
+  for v_view in select c.oid::regclass from pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind in ('v', 'm') loop
+    execute format('revoke insert, update, delete on %s from payments_app', v_view);
+  end loop;
+  if to_regclass('public.mikro_orm_migrations') is not null then
+    revoke insert, update, delete on mikro_orm_migrations from payments_app;
+  end if;
+  if to_regclass('public.mikro_orm_migrations_id_seq') is not null then
+    revoke all on sequence mikro_orm_migrations_id_seq from payments_app;
+  end if;
+  for v_restriction in
+    select * from (values
+      ('ledger_posting', 'update, delete'),
+      ('deposit', 'update, delete'),
+      ('operator_action', 'update, delete'),
+      ('operator_action_use', 'update, delete'),
+      ('reconciliation_report', 'update, delete'),
+      ('webhook_delivery_attempt', 'update, delete'),
+      ('accepted_operation', 'update, delete'),
+      ('refused_operation', 'update, delete'),
+      ('ledger_transfer', 'delete'),
+      ('account', 'delete'),
+      ('partner', 'delete'),
+      ('api_key', 'delete'),
+      ('partner_user', 'delete'),
+      ('network_config', 'delete'),
+      ('rate_lock', 'delete'),
+      ('exchange', 'delete'),
+      ('crypto_withdrawal', 'delete'),
+      ('sepa_transfer', 'delete'),
+      ('manual_credit', 'delete'),
+      ('webhook_event', 'delete'),
+      ('simulated_bank_payment', 'delete'),
+      ('evm_wallet_nonce', 'delete'),
+      ('evm_transaction', 'delete'),
+      ('evm_transaction_attempt', 'delete')
+    ) as restriction(table_name, privileges)
+  loop
+    if to_regclass('public.' || v_restriction.table_name) is not null then
+      execute format('revoke %s on %I from payments_app', v_restriction.privileges, v_restriction.table_name);
+    end if;
+  end loop;
+  -- The functions a transaction of the service calls (the ledger's, and any later one).
+  grant execute on all functions in schema public to payments_app;
+  revoke execute on function apply_payments_app_privileges() from payments_app, public;
+  alter default privileges for role payments_migrator in schema public grant select, insert, update, delete on tables to payments_app;
+  alter default privileges for role payments_migrator in schema public grant usage, select on sequences to payments_app;
+end $$;
+
+select apply_payments_app_privileges();
+`);
+  }
+}
