@@ -25,6 +25,11 @@ const LAYERS = {
   bench: ['main', 'api', 'worker', 'dev', 'operations', 'activities', 'workflows', 'contracts', 'core', 'db'],
 };
 
+/** test/layer-probes/<layer>/: files linted as if they were in the layer, to prove its rule. */
+function probesOf(layer) {
+  return [`test/layer-probes/${layer}/**/*.ts`];
+}
+
 /** An import pattern refusing every top-level folder the layer may not import. */
 function layerBoundary(layer, extraAllowed = []) {
   const allowed = new Set([layer, ...LAYERS[layer], ...extraAllowed]);
@@ -75,7 +80,7 @@ export default tseslint.config(
   {
     // Workflow code is replayed: it must be deterministic. No Node built-ins, no I/O libraries,
     // activities only as types, no clocks or randomness outside the SDK's deterministic ones.
-    files: ['workflows/**/*.ts'],
+    files: ['workflows/**/*.ts', ...probesOf('workflows')],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -93,7 +98,8 @@ export default tseslint.config(
             ].map((name) => ({ name, message: 'Workflows do no I/O: call an activity.' })),
           ],
           patterns: [
-            { group: ['../activities', '../activities/*'], allowTypeImports: true, message: 'Import activities as types only.' },
+            // A regex, as the layer boundary's: from any depth, a probe's included.
+            { regex: '^(\\.\\./)+activities(/|$)', allowTypeImports: true, message: 'Import activities as types only.' },
             layerBoundary('workflows', ['activities']),
           ],
         },
@@ -111,7 +117,12 @@ export default tseslint.config(
   ...Object.keys(LAYERS)
     .filter((layer) => layer !== 'workflows')
     .map((layer) => ({
-      files: [`${layer}/**/*.ts`],
+      files: [`${layer}/**/*.ts`, ...probesOf(layer)],
       rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [layerBoundary(layer)] }] },
     })),
+  {
+    // The probes prove the rules above (test/layer-probes/README.md): a directive nothing needed is an error.
+    files: ['test/layer-probes/**/*.ts'],
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+  },
 );

@@ -27,6 +27,33 @@ const shared = {
  */
 const faultsAsked = process.argv.some((arg) => arg === 'faults' || arg.endsWith('=faults') || arg.includes('test/faults'));
 
+/**
+ * Only the workflow tier asked for (`npm run test:workflows`, or paths under test/workflows): its
+ * activities are mocked, so the stack starts Temporal alone, no Postgres and no service worker
+ * (test/support/test-stack.main.ts). Any other selection starts the whole stack.
+ */
+function onlyWorkflowsAsked(args) {
+  const projects = [];
+  const paths = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i];
+    if (arg === '--selectProjects') {
+      while (i + 1 < args.length && !args[i + 1].startsWith('-')) projects.push(args[++i]);
+    } else if (arg.startsWith('--selectProjects=')) {
+      projects.push(...arg.slice('--selectProjects='.length).split(','));
+    } else if (arg.startsWith('-')) {
+      // A flag's value (e.g. --testPathIgnorePatterns x) is not a path to run: skip it when it is separate.
+      if (!arg.includes('=') && i + 1 < args.length && !args[i + 1].startsWith('-') && FLAGS_WITH_VALUE.has(arg)) i += 1;
+    } else {
+      paths.push(arg);
+    }
+  }
+  if (projects.length > 0) return projects.every((project) => project === 'workflows');
+  return paths.length > 0 && paths.every((each) => each.replace(/\\/g, '/').includes('test/workflows'));
+}
+const FLAGS_WITH_VALUE = new Set(['--testPathIgnorePatterns', '--testNamePattern', '-t', '--maxWorkers', '-w', '--config', '-c']);
+process.env.TEST_STACK_SCOPE ??= onlyWorkflowsAsked(process.argv.slice(2)) ? 'temporal' : 'full';
+
 const onTheStack = {
   ...shared,
   globalSetup: '<rootDir>/test/support/global-setup.ts',

@@ -20,11 +20,11 @@ import { temporalDataConverter } from '../../core/temporal-connection';
 import { WORKFLOW_INTERCEPTOR_MODULES, startWorker, workflowsPath } from '../../worker/worker';
 import { killRecordedProcesses } from './processes';
 import { TEST_WORKER_SETTINGS } from './test-config';
-import { startTestInfrastructure } from './test-infrastructure';
+import { startTemporalOnly, startTestInfrastructure, testStackScope } from './test-infrastructure';
 import { freePort } from '../../dev/free-port';
 
 export interface TestStack {
-  /** payments_app, as the service connects: what the tests' ORM, API and CLI use. */
+  /** payments_app, as the service connects: what the tests' ORM, API and CLI use. Empty when only the workflow tier runs (no Postgres). */
   databaseUrl: string;
   /** The embedded Postgres's superuser, for what only a test may do (asserting what payments_app cannot); undefined on a configured DATABASE_URL without DATABASE_ADMIN_URL. */
   databaseAdminUrl: string | undefined;
@@ -90,16 +90,28 @@ async function main(log: Logger): Promise<void> {
     },
     path.resolve(__dirname, '../..'),
   );
+  if (testStackScope() === 'temporal') {
+    const temporal = await startTemporalOnly(settings, log);
+    started.push({ name: 'temporal', stop: () => temporal.stop() });
+    await checkpoint();
+    const workflowBundlePath = await writeWorkflowBundle(dataDir);
+    await checkpoint();
+    starting = false;
+    announce({
+      databaseUrl: '',
+      databaseAdminUrl: undefined,
+      temporalAddress: temporal.temporalAddress,
+      namespace: settings.temporalNamespace,
+      taskQueue: settings.temporalTaskQueue,
+      workflowBundlePath,
+      dataDir,
+    });
+    return;
+  }
   const infrastructure = await startTestInfrastructure(settings, log);
   started.push({ name: 'infrastructure', stop: () => infrastructure.stop() });
   await checkpoint();
-  const bundle = await bundleWorkflowCode({
-    workflowsPath: workflowsPath(),
-    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
-    logger: new DefaultLogger('WARN'),
-  });
-  const workflowBundlePath = path.join(dataDir, 'workflow-bundle.js');
-  fs.writeFileSync(workflowBundlePath, bundle.code);
+  const workflowBundlePath = await writeWorkflowBundle(dataDir);
   await checkpoint();
   const worker = await startWorker({
     databaseUrl: infrastructure.databaseUrl,
@@ -124,7 +136,7 @@ async function main(log: Logger): Promise<void> {
   }
   await checkpoint();
   starting = false;
-  const stack: TestStack = {
+  announce({
     databaseUrl: infrastructure.databaseUrl,
     databaseAdminUrl: infrastructure.databaseAdminUrl,
     temporalAddress: infrastructure.temporalAddress,
@@ -132,7 +144,22 @@ async function main(log: Logger): Promise<void> {
     taskQueue: settings.temporalTaskQueue,
     workflowBundlePath,
     dataDir,
-  };
+  });
+}
+
+/** The run's workflow code, bundled once with the production interceptors, for every worker a test starts. */
+async function writeWorkflowBundle(folder: string): Promise<string> {
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: workflowsPath(),
+    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+    logger: new DefaultLogger('WARN'),
+  });
+  const workflowBundlePath = path.join(folder, 'workflow-bundle.js');
+  fs.writeFileSync(workflowBundlePath, bundle.code);
+  return workflowBundlePath;
+}
+
+function announce(stack: TestStack): void {
   process.stdout.write(`TEST_STACK_READY ${JSON.stringify(stack)}\n`);
 }
 
