@@ -36,7 +36,7 @@ function layerBoundary(layer, extraAllowed = []) {
   const forbidden = Object.keys(LAYERS).filter((folder) => !allowed.has(folder));
   return {
     regex: `^(\\.\\./)+(${forbidden.join('|')})(/|$)`,
-    message: `${layer}/ may import only ${[...LAYERS[layer]].join(', ') || 'itself'} (imports go down the layers; see README).`,
+    message: `${layer}/ may import only ${[...LAYERS[layer]].join(', ') || 'itself'} (imports go down the layers; see README.md, "Layers").`,
   };
 }
 

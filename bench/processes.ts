@@ -29,7 +29,7 @@ export function spawnScript(name: string, script: string, env: NodeJS.ProcessEnv
   fs.mkdirSync(logDir, { recursive: true });
   const logFile = path.join(logDir, `${name}.log`);
   const log = fs.openSync(logFile, 'w');
-  // BENCH_CPU_PROFILE_DIR: each child writes a V8 CPU profile there when it stops (see README).
+  // BENCH_CPU_PROFILE_DIR: each child writes a V8 CPU profile there when it stops (see docs/benchmarks.md).
   const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
   const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : [];
   const child = spawn(process.execPath, [...profiling, '--import', 'tsx', script], { cwd: PROJECT_ROOT, env, stdio: ['ignore', log, log] });

@@ -50,7 +50,7 @@ export function megabytes(bytes: number | null): string {
   return bytes === null ? '–' : `${Math.round(bytes / (1024 * 1024))} MB`;
 }
 
-/** A Markdown table: readable in a terminal, pasted as is into the README. */
+/** A Markdown table: readable in a terminal, pasted as is into docs/benchmarks.md. */
 export function formatTable(rows: readonly ReportRow[]): string {
   const header = ['scenario', 'this service', 'ceiling, same run', 'ratio', 'p50', 'p99', 'goal', 'met'];
   const cells = rows.map((row) => [

@@ -1,7 +1,7 @@
 /**
  * How long any process of this service waits on Postgres before giving up, so a stalled (not
  * dead) database turns into a quick, clear failure (503 in the API, a retried activity in the
- * worker) instead of requests that hang. Every value is a setting (README, "Environment").
+ * worker) instead of requests that hang. Every value is a setting (docs/configuration.md, "Environment variables").
  */
 export interface DatabaseTimeouts {
   /** Waiting for a connection: a new TCP connection and its start-up, or a free one from the pool. */

@@ -2,8 +2,8 @@ import type { EvmNetworkName, EvmNetworkSettings } from './settings';
 
 /**
  * The rails money leaves by: SEPA through the bank adapter, and each chain network through the
- * chain adapter. A rail is simulated when no real adapter sends on it (README, "A deployment
- * says what is real"): the partner would see SUCCESSFUL for money no bank or chain moved.
+ * chain adapter. A rail is simulated when no real adapter sends on it (docs/architecture.md, "A
+ * deployment says what is real"): the partner would see SUCCESSFUL for money no bank or chain moved.
  */
 export const RAILS = ['sepa', 'bitcoin', 'litecoin', 'dogecoin', 'ethereum', 'polygon'] as const;
 export type Rail = (typeof RAILS)[number];

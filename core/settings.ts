@@ -10,8 +10,8 @@ import type { Rail } from './rails';
 import type { TemporalAccess } from './temporal-connection';
 
 /**
- * Every setting of the service: one zod schema over the environment (README lists the
- * variables), validated as a whole at start-up, so a bad value stops the process with a message
+ * Every setting of the service: one zod schema over the environment (docs/configuration.md
+ * lists the variables), validated as a whole at start-up, so a bad value stops the process with a message
  * that names its variable instead of failing a withdrawal later. Pure: the caller passes the
  * environment, so tests build settings without touching process.env. An empty variable counts
  * as unset.

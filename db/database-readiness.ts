@@ -30,7 +30,7 @@ export async function assertAppDatabaseReady(appUrl: string): Promise<void> {
     const problems = await privilegeProblems(client);
     if (problems.length > 0)
       throw new Error(
-        `DATABASE_URL connects as ${roleOf(appUrl)}, which ${problems.join(' and ')}: the service connects as ${APP_ROLE} (DML only; README, "Database roles")`,
+        `DATABASE_URL connects as ${roleOf(appUrl)}, which ${problems.join(' and ')}: the service connects as ${APP_ROLE} (DML only; docs/production.md, "Database roles")`,
       );
   } finally {
     await client.end().catch(() => undefined);

@@ -2,7 +2,7 @@ import { assertAppDatabaseReady } from './database-readiness';
 import { ensureDatabaseRoles } from './database-roles';
 import { migrate } from './orm';
 
-/** The three connections to the service's database, each a role of its own (README, "Database roles"). */
+/** The three connections to the service's database, each a role of its own (docs/production.md, "Database roles"). */
 export interface DatabaseUrls {
   /** payments_app: what the API, the worker and the CLI use. */
   appUrl: string | undefined;

@@ -96,7 +96,7 @@ async function main(): Promise<void> {
     namespace: settings.temporalNamespace,
     taskQueue: settings.temporalTaskQueue,
     log,
-    // Its webhooks may go to a receiver on this machine (http://127.0.0.1:…), as README shows.
+    // Its webhooks may go to a receiver on this machine (http://127.0.0.1:…), as docs/partners.md, "Registering", shows.
     settings: { ...chainSettings.settings, webhookAllowLoopback: true },
     ...(observability.httpPort === 0 ? {} : { httpPort: observability.httpPort }),
   });

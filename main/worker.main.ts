@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   installTemporalRuntime({ log, metricsBindAddress: sdkMetricsBindAddress(observability) });
   const databaseUrl = requireSetting(settings.databaseUrl, 'DATABASE_URL');
   const temporalAddress = requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');
-  // Production never writes what partners sent to Temporal in clear (README, "Payload encryption").
+  // Production never writes what partners sent to Temporal in clear (docs/architecture.md, "Payload encryption").
   requireSetting(settings.temporal.payloadKeys, 'PAYLOAD_ENCRYPTION_KEYS');
   // Migrations are a step of their own (`npm run migrate`); this only refuses a schema behind the code or an over-privileged role.
   await assertAppDatabaseReady(databaseUrl);

@@ -11,7 +11,7 @@ import {
 
 /**
  * The activities as the outgoing payments call them, one proxy per kind of step. Which steps run
- * as local activities, and why: activity-options.ts, and README's "Workflow steps".
+ * as local activities, and why: activity-options.ts, and docs/architecture.md, "Workflow steps".
  */
 export const reserving = proxyLocalActivities<Activities>(BOUNDED_DATABASE_STEP);
 export const durable = proxyActivities<Activities>(DURABLE_DATABASE_STEP);

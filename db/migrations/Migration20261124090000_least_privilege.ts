@@ -42,7 +42,7 @@ declare
 begin
   if not exists (select 1 from pg_roles where rolname = 'payments_app')
      or not exists (select 1 from pg_roles where rolname = 'payments_migrator') then
-    raise exception 'the roles payments_app and payments_migrator must exist: npm run migrate with DATABASE_ADMIN_URL creates them (README, "Database roles")';
+    raise exception 'the roles payments_app and payments_migrator must exist: npm run migrate with DATABASE_ADMIN_URL creates them (docs/production.md, "Database roles")';
   end if;
   grant usage on schema public to payments_app;
   grant select, insert, update, delete on all tables in schema public to payments_app;

@@ -223,7 +223,7 @@ const COLUMNS: ReadonlyArray<[keyof PhaseRow, string]> = [
   ['result', 'result'],
 ];
 
-/** A Markdown table, so it reads in a terminal and pastes into README. */
+/** A Markdown table, so it reads in a terminal and pastes into docs/testing.md. */
 export function formatTable(rows: readonly PhaseRow[]): string {
   const cells = rows.map((row) => COLUMNS.map(([key]) => String(row[key]).replace(/\|/g, '/')));
   const header = COLUMNS.map(([, title]) => title);
