@@ -4,10 +4,10 @@
  * as payments_migrator (everything after runs as payments_app), the demo partner, the worker and the
  * API, in this process and its children; Ctrl-C stops them all.
  */
-import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { startCodecServer } from '../api/codec/codec-server';
 import { AesGcmPayloadCodec } from '../core/payload-codec';
+import { generateStrongSecret, secretWeakness } from '../core/secret-strength';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
 import { withDevelopmentPayloadKey } from './development-payload-key';
 import { startApi } from '../api/server';
@@ -64,10 +64,14 @@ async function main(): Promise<void> {
   installTemporalRuntime({ log, metricsBindAddress: sdkMetricsBindAddress(observability) });
   onShutdownSignal(log, stopAll);
   // Operators read decrypted payloads in the Web UI through the codec endpoint (its token: CODEC_ENDPOINT_TOKEN, or a new one per start).
+  const codecToken = settings.codecEndpoint.token ?? generateStrongSecret();
+  const codecTokenWeakness = secretWeakness(codecToken);
+  // Development accepts the token it is given; `npm run codec` would not.
+  if (codecTokenWeakness) log.warn(`CODEC_ENDPOINT_TOKEN ${codecTokenWeakness}: npm run codec (production) refuses it`);
   const uiOrigins = [`http://127.0.0.1:${settings.development.temporalUiPort}`, `http://localhost:${settings.development.temporalUiPort}`];
   const codec = await startCodecServer({
     codec: new AesGcmPayloadCodec(settings.temporal.payloadKeys!, { refused: 'mark' }),
-    token: settings.codecEndpoint.token ?? randomBytes(24).toString('base64url'),
+    token: codecToken,
     allowedOrigins: [...uiOrigins, ...settings.codecEndpoint.allowedOrigins],
     port: settings.codecEndpoint.port,
     host: settings.codecEndpoint.host,
