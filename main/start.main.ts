@@ -109,6 +109,8 @@ async function main(): Promise<void> {
     ...settings,
     databaseUrl: infrastructure.databaseUrl,
     temporalAddress: infrastructure.temporalAddress,
+    // Its own metrics port: the worker above holds 9464 and 9465.
+    apiMetrics: settings.development.apiMetrics,
     log,
     simulatedRails: worker.simulatedRails,
   });
@@ -120,7 +122,7 @@ async function main(): Promise<void> {
       `API:              ${api.url}`,
       `Temporal Web UI:  ${infrastructure.temporalUiUrl ?? '(configured Temporal: see its own UI)'}`,
       `Database:         ${databaseRole(infrastructure.databaseUrl)}: the API, the worker and \`npm run ops\` connect as it, DML only; payments_migrator owns the schema`,
-      `Metrics:          ${api.url}/metrics${worker.httpUrl ? `, ${worker.httpUrl}/metrics (worker)` : ''}${observability.sdkMetricsPort ? `, http://127.0.0.1:${observability.sdkMetricsPort}/metrics (Temporal SDK)` : ''}`,
+      `Metrics:          ${api.metricsUrl ? `${api.metricsUrl}/metrics (API)` : '(API: off)'}${worker.httpUrl ? `, ${worker.httpUrl}/metrics (worker)` : ''}${observability.sdkMetricsPort ? `, http://127.0.0.1:${observability.sdkMetricsPort}/metrics (Temporal SDK)` : ''}`,
       `Chain:            ${chainSettings.description}`,
       `Simulated rails:  ${worker.simulatedRails.join(', ') || 'none'} (no bank or chain moves their money; production needs SIMULATED_RAILS to allow this)`,
       `Demo API key:     ${demo.apiKey}`,
