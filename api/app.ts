@@ -26,18 +26,27 @@ import { transactionHistoryRoute } from './routes/transaction-history.route';
 /** The HTTP API; every /v1 route authenticates first and is scoped to the key's partner. */
 export function createApp(deps: ApiDependencies): Koa {
   const app = new Koa<ApiState>();
-  app.proxy = true;
-  const apiKeys = deps.apiKeys ?? { partnerIdFor: (keyHash: string) => findPartnerIdByKeyHash(deps.pool, keyHash) };
+  // Behind a proxy (TRUST_PROXY) the client's address is the one the proxy appended to
+  // X-Forwarded-For, the last entry; the ones before it are whatever the client sent.
+  app.proxy = deps.trustProxy ?? false;
+  app.maxIpsCount = 1;
+  const apiKeys = deps.apiKeys ?? {
+    partnerIdFor: (keyHash: string) => findPartnerIdByKeyHash(deps.pool, keyHash),
+    knownPartnerIdFor: () => undefined,
+  };
   // Authenticate, then limit per partner: every /v1 route goes through both.
-  const authenticate = compose([authMiddleware(apiKeys), rateLimitMiddleware(deps.rateLimit, deps.clock)]);
+  const authenticate = compose([
+    authMiddleware(apiKeys, deps.authFailureLimit ?? { perSecond: 0, burst: 0 }, deps.clock),
+    rateLimitMiddleware(deps.rateLimit, deps.clock),
+  ]);
   const router = new Router<ApiState>();
 
-  // For load balancers, orchestrators and Prometheus: outside authentication and rate limits.
-  const metrics = createApiMetrics({ readPool: deps.readPool, log: deps.log });
+  // For load balancers and orchestrators: outside authentication and rate limits. /metrics is not
+  // here: startApi serves it on an internal listener of its own (api/metrics/metrics-server.ts).
+  const metrics = deps.metrics ?? createApiMetrics({ readPool: deps.readPool, log: deps.log });
   router.get('/health', liveRoute());
   router.get('/health/live', liveRoute());
   router.get('/health/ready', readyRoute(deps));
-  router.get('/metrics', metrics.route);
   // The API's description, for partners' developers: public like the spec it describes.
   router.get('/v1/openapi.json', openApiRoute(deps));
   router.get('/docs', docsPageRoute());

@@ -9,9 +9,13 @@ import { DEFAULT_DATABASE_TIMEOUTS, poolConfig } from '../db/connection-settings
 import type { DatabaseTimeouts } from '../db/connection-settings';
 import type { EurRates } from '../core/rates';
 import type { Rail } from '../core/rails';
+import type { ListenAddress } from '../core/settings';
 import { findPartnerIdByKeyHash } from '../db/queries/api-key.queries';
 import { createApp } from './app';
 import { createApiKeyCache } from './auth/api-key-cache';
+import { createApiMetrics } from './metrics/api-metrics';
+import type { ApiMetrics } from './metrics/api-metrics';
+import { startMetricsServer } from './metrics/metrics-server';
 import { systemClock } from './dependencies';
 import type { Clock } from './dependencies';
 import { configuredRateSource } from '../operations/rate-source';
@@ -29,6 +33,13 @@ export interface ApiOptions {
   maxBodyBytes: number;
   rateLimitPerSecond: number;
   rateLimitBurst: number;
+  /** Failed authentications per second a client address gets back (0: no limit), and at once. */
+  authFailureLimitPerSecond: number;
+  authFailureBurst: number;
+  /** TRUST_PROXY: the client address is X-Forwarded-For's last entry, not the socket's. */
+  trustProxy: boolean;
+  /** The internal listener of GET /metrics (port 0: any free one); absent, none is started. */
+  apiMetrics?: ListenAddress;
   log: Logger;
   clock?: Clock;
   /** Postgres timeouts (default: db/connection-settings.ts). */
@@ -41,6 +52,8 @@ export interface ApiOptions {
 
 export interface RunningApi {
   url: string;
+  /** Where GET /metrics answers, when options.apiMetrics started its listener. */
+  metricsUrl: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -66,11 +79,13 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
     }
     const connection = await Connection.connect(temporalConnectionOptions(options.temporalAddress, temporalAccess));
     stops.push(() => connection.close());
+    const metrics = createApiMetrics({ readPool, log: options.log });
     // Keys are looked up on the primary: a revocation must never meet a replica that has not seen it.
     const apiKeys = createApiKeyCache({
       databaseUrl: options.databaseUrl,
-      lookup: (keyHash) => findPartnerIdByKeyHash(pool, keyHash),
+      lookup: (keyHash) => countedKeyLookup(pool, keyHash, metrics),
       log: options.log,
+      ...(options.clock ? { clock: options.clock } : {}),
     });
     await apiKeys.start();
     stops.push(() => apiKeys.stop());
@@ -88,7 +103,10 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
       log: options.log,
       maxBodyBytes: options.maxBodyBytes,
       rateLimit: { perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst },
+      authFailureLimit: { perSecond: options.authFailureLimitPerSecond, burst: options.authFailureBurst },
+      trustProxy: options.trustProxy,
       apiKeys,
+      metrics,
       simulatedRails: options.simulatedRails ?? [],
     });
     const server = http.createServer(app.callback());
@@ -101,9 +119,27 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
       server.closeAllConnections();
     });
     const { port } = server.address() as AddressInfo;
-    return { url: `http://127.0.0.1:${port}`, stop: stopAll };
+    let metricsUrl: string | undefined;
+    if (options.apiMetrics) {
+      const metricsServer = await startMetricsServer({ ...options.apiMetrics, registry: metrics.registry, log: options.log });
+      stops.push(() => metricsServer.stop());
+      metricsUrl = metricsServer.url;
+    }
+    return { url: `http://127.0.0.1:${port}`, metricsUrl, stop: stopAll };
   } catch (error) {
     await stopAll();
+    throw error;
+  }
+}
+
+/** The database's answer for a key the cache could not give, counted by result (payments_api_key_lookups_total). */
+async function countedKeyLookup(pool: pg.Pool, keyHash: string, metrics: ApiMetrics): Promise<string | undefined> {
+  try {
+    const partnerId = await findPartnerIdByKeyHash(pool, keyHash);
+    metrics.countKeyLookup(partnerId === undefined ? 'unknown' : 'active');
+    return partnerId;
+  } catch (error) {
+    metrics.countKeyLookup('failed');
     throw error;
   }
 }

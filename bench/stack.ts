@@ -86,7 +86,13 @@ export async function startStack(lifecycle: Lifecycle, log: Logger, logDir: stri
     logDir,
   );
   lifecycle.add('ceiling worker', ceilingWorker.stop, ceilingWorker.kill);
-  const api = spawnScript('api', 'main/api.main.ts', { ...childEnv, PORT: String(apiPort), RATE_LIMIT_PER_SECOND: '0' }, logDir);
+  // No /metrics listener: its default port is the worker's (WORKER_METRICS_PORT), and nothing here scrapes.
+  const api = spawnScript(
+    'api',
+    'main/api.main.ts',
+    { ...childEnv, PORT: String(apiPort), RATE_LIMIT_PER_SECOND: '0', API_METRICS_PORT: '0' },
+    logDir,
+  );
   lifecycle.add('api', api.stop, api.kill);
   const apiUrl = `http://127.0.0.1:${apiPort}`;
 

@@ -113,6 +113,22 @@ export function isLoopbackAddress(text: string): boolean {
   return specialAddressOf(text)?.kind === 'loopback';
 }
 
+/**
+ * The client a per-address limit counts: an IPv4 address as it is (an IPv4-mapped IPv6 address as
+ * the IPv4 it carries), an IPv6 address by its /64, since one subscriber usually holds a whole
+ * /64 and could otherwise take a fresh address per request. Anything else is its own group.
+ */
+export function clientAddressGroup(text: string): string {
+  const address = text.replace(/%.*$/, '');
+  if (isIPv4(address) || !isIPv6(address)) return address;
+  const embedded = embeddedIpv4(address);
+  if (embedded !== undefined) return embedded;
+  return `${hextetsOf(address)
+    .slice(0, 4)
+    .map((hextet) => hextet.toString(16))
+    .join(':')}::/64`;
+}
+
 function firstBlock(lists: ReturnType<typeof blockLists>, address: string, family: 'ipv4' | 'ipv6'): SpecialAddress | undefined {
   const found = lists.find(({ list }) => list.check(address, family));
   return found && { kind: found.kind, block: found.block };

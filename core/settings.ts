@@ -40,6 +40,17 @@ export interface Settings {
   /** Per partner and API process; 0 turns rate limiting off. */
   rateLimitPerSecond: number;
   rateLimitBurst: number;
+  /**
+   * Failed authentications (unknown or revoked keys) per client address and API process: the
+   * bucket refills at this rate (0 turns the limit off) and holds authFailureBurst. Once empty, a
+   * key the process does not know to be active is refused with 429 without a database lookup.
+   */
+  authFailureLimitPerSecond: number;
+  authFailureBurst: number;
+  /** The API is behind a proxy that appends the client's address to X-Forwarded-For; else the socket's address counts. */
+  trustProxy: boolean;
+  /** The API's internal listener for GET /metrics (API_METRICS_HOST:API_METRICS_PORT); undefined when the port is 0. */
+  apiMetrics: ListenAddress | undefined;
   logLevel: LogLevel;
   /** How long a withdrawal waits in IN_PROGRESS_TR_DATA before it fails and releases funds. */
   travelRuleDeadlineMs: number;
@@ -69,6 +80,11 @@ export interface Settings {
   /** The operator CLI (`npm run ops`). */
   operatorCli: OperatorCliSettings;
   development: DevelopmentSettings;
+}
+
+export interface ListenAddress {
+  port: number;
+  host: string;
 }
 
 export interface OperatorCliSettings {
@@ -123,12 +139,19 @@ export interface DevelopmentSettings {
   /** `npm start` only: local-evm starts a Hardhat node and sends ethereum withdrawals there. */
   chain: LocalChain;
   evmNodePort: number;
+  /** `npm start`'s API metrics listener: API_METRICS_PORT when set, else 9466 (9464 and 9465 are its worker's). */
+  apiMetrics: ListenAddress | undefined;
 }
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Where `npm run api` serves /metrics unless API_METRICS_PORT says otherwise. */
+const DEFAULT_API_METRICS_PORT = 9464;
+/** `npm start`'s default: its worker has 9464 (the Temporal SDK's exporter) and 9465 (health and metrics). */
+const START_API_METRICS_PORT = 9466;
 
 /** The longest delay a Node timer honours (about 24.8 days); a longer one fires at once. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -351,6 +374,19 @@ const productionSchema = z.object({
   MAX_BODY_BYTES: integer(64 * 1024, { min: 1, max: 100 * 1024 * 1024, what: 'a number of bytes' }),
   RATE_LIMIT_PER_SECOND: integer(50, { max: 1_000_000 }),
   RATE_LIMIT_BURST: integer(200, { max: 1_000_000 }),
+  AUTH_FAILURE_LIMIT_PER_SECOND: integer(5, { max: 1_000_000 }),
+  AUTH_FAILURE_BURST: integer(100, { min: 1, max: 1_000_000 }),
+  TRUST_PROXY: flag(),
+  // No default here: unset, `npm run api` takes 9464 and `npm start` 9466 (loadSettings).
+  API_METRICS_PORT: variable(
+    z
+      .string()
+      .regex(/^\d{1,5}$/, 'must be a port number from 0 (off) to 65535')
+      .transform(Number)
+      .refine((value) => value <= 65_535, 'must be a port number from 0 (off) to 65535')
+      .optional(),
+  ),
+  API_METRICS_HOST: variable(z.string().default('127.0.0.1')),
   LOG_LEVEL: logLevel(),
   // A Temporal timer, not a Node one: days or weeks are fine.
   TRAVEL_RULE_DEADLINE_MS: milliseconds(24 * 60 * 60 * 1000, { min: 1, max: Number.MAX_SAFE_INTEGER }),
@@ -423,6 +459,8 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
   const evmNetworks = evmNetworksOf(p);
   if ('problems' in evmNetworks) throw new InvalidSettingsError(evmNetworks.problems);
   const dataDir = path.resolve(projectRoot, d.DATA_DIR);
+  /** Port 0 turns the listener off. */
+  const apiMetricsAt = (port: number): ListenAddress | undefined => (port === 0 ? undefined : { port, host: p.API_METRICS_HOST });
   return {
     port: p.PORT,
     databaseUrl: p.DATABASE_URL,
@@ -438,6 +476,10 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
     maxBodyBytes: p.MAX_BODY_BYTES,
     rateLimitPerSecond: p.RATE_LIMIT_PER_SECOND,
     rateLimitBurst: p.RATE_LIMIT_BURST,
+    authFailureLimitPerSecond: p.AUTH_FAILURE_LIMIT_PER_SECOND,
+    authFailureBurst: p.AUTH_FAILURE_BURST,
+    trustProxy: p.TRUST_PROXY,
+    apiMetrics: apiMetricsAt(p.API_METRICS_PORT ?? DEFAULT_API_METRICS_PORT),
     logLevel: p.LOG_LEVEL,
     travelRuleDeadlineMs: p.TRAVEL_RULE_DEADLINE_MS,
     travelRuleThresholdEur: p.TRAVEL_RULE_THRESHOLD_EUR,
@@ -479,6 +521,7 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
       bankRejectIbans: d.SIMULATED_BANK_REJECT_IBANS,
       chain: d.CHAIN,
       evmNodePort: d.EVM_NODE_PORT,
+      apiMetrics: apiMetricsAt(p.API_METRICS_PORT ?? START_API_METRICS_PORT),
     },
   };
 }

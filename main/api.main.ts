@@ -26,7 +26,9 @@ async function main(): Promise<void> {
   // Migrations are a step of their own (`npm run migrate`); this only refuses a schema behind the code or an over-privileged role.
   await assertAppDatabaseReady(databaseUrl);
   const api = await startApi({ ...settings, databaseUrl, temporalAddress, log, simulatedRails });
-  log.info(`API listening on ${api.url}`);
+  log.info(
+    `API listening on ${api.url}${api.metricsUrl ? `, GET /metrics on ${api.metricsUrl}` : ' (no /metrics listener: API_METRICS_PORT=0)'}`,
+  );
   onShutdownSignal(log, () => api.stop());
 }
 

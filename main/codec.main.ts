@@ -5,13 +5,15 @@
  */
 import { startCodecServer } from '../api/codec/codec-server';
 import { AesGcmPayloadCodec } from '../core/payload-codec';
-import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting } from './process-support';
+import { InvalidSettingsError } from '../core/settings';
+import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting, requireStrongSecret } from './process-support';
 
 async function main(): Promise<void> {
   const settings = loadProcessSettings();
   const log = mainLogger('codec', settings);
   const keys = requireSetting(settings.temporal.payloadKeys, 'PAYLOAD_ENCRYPTION_KEYS');
-  const token = requireSetting(settings.codecEndpoint.token, 'CODEC_ENDPOINT_TOKEN');
+  // Whoever holds it reads every payload in clear: production refuses a token that could be guessed (core/secret-strength.ts).
+  const token = requireStrongSecret(settings.codecEndpoint.token, 'CODEC_ENDPOINT_TOKEN');
   const server = await startCodecServer({
     // A payload that is not ours shows as refused instead of failing the page's whole batch.
     codec: new AesGcmPayloadCodec(keys, { refused: 'mark' }),
@@ -26,6 +28,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // A refusal is a message for the operator, not a bug: no stack.
+  const shown =
+    error instanceof InvalidSettingsError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`${shown}\n`);
   process.exit(1);
 });

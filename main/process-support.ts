@@ -4,6 +4,7 @@ import { createLogger } from '../core/logger';
 import type { LogFormat, Logger } from '../core/logger';
 import { railDeclarationProblems, railsKnownTo } from '../core/rails';
 import type { Rail } from '../core/rails';
+import { secretWeakness } from '../core/secret-strength';
 import { InvalidSettingsError, loadSettings } from '../core/settings';
 import type { Settings } from '../core/settings';
 
@@ -44,6 +45,17 @@ export function onShutdownSignal(log: Logger, cleanup: () => Promise<void>): voi
 export function requireSetting<T>(value: T | undefined, name: string): T {
   if (value === undefined) throw new Error(`${name} must be set for this entry point`);
   return value;
+}
+
+/**
+ * A secret a production entry point guards a door with (CODEC_ENDPOINT_TOKEN): set, and strong by
+ * core/secret-strength.ts. The refusal names the variable and the rule, never the value.
+ */
+export function requireStrongSecret(value: string | undefined, name: string): string {
+  const secret = requireSetting(value, name);
+  const weakness = secretWeakness(secret);
+  if (weakness !== undefined) throw new InvalidSettingsError([`${name} ${weakness}`]);
+  return secret;
 }
 
 /**

@@ -20,13 +20,14 @@ import { START_CLUSTER_PORTS } from '../dev/temporal-cluster-config';
 import { ensureDemoPartner } from './demo-partner';
 import { PROJECT_ROOT, mainLogger, onShutdownSignal } from './process-support';
 
-/** Defaults apart from `npm start`'s (.data, 54320, 3000, 9464/9465); a variable set in the environment wins. */
+/** Defaults apart from `npm start`'s (.data, 54320, 3000, 9464/9465/9466); a variable set in the environment wins. */
 const CLUSTER_DEFAULTS: Readonly<Record<string, string>> = {
   DATA_DIR: '.data/cluster',
   EMBEDDED_POSTGRES_PORT: '54330',
   PORT: '3100',
   WORKER_METRICS_PORT: '9474',
   WORKER_HTTP_PORT: '9475',
+  API_METRICS_PORT: '9476',
 };
 const TSX_CLI = path.join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs');
 const READY_TIMEOUT_MS = 120_000;
@@ -74,7 +75,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     [
       '',
-      `API:              ${apiUrl}   (log: ${api.logPath})`,
+      `API:              ${apiUrl}${settings.apiMetrics ? `, metrics http://${settings.apiMetrics.host}:${settings.apiMetrics.port}/metrics` : ''}   (log: ${api.logPath})`,
       `Worker:           task queue ${settings.temporalTaskQueue}, metrics :${env.WORKER_METRICS_PORT}   (log: ${worker.logPath})`,
       `Temporal server:  ${infrastructure.temporalAddress}, metrics http://127.0.0.1:${START_CLUSTER_PORTS.metrics}/metrics   (config and log: ${path.join(dataDir, 'temporal-cluster')})`,
       `Postgres:         ${withoutPassword(infrastructure.databaseUrl)}, and Temporal's databases temporal, temporal_visibility`,

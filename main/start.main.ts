@@ -4,10 +4,10 @@
  * as payments_migrator (everything after runs as payments_app), the demo partner, the worker and the
  * API, in this process and its children; Ctrl-C stops them all.
  */
-import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { startCodecServer } from '../api/codec/codec-server';
 import { AesGcmPayloadCodec } from '../core/payload-codec';
+import { generateStrongSecret, secretWeakness } from '../core/secret-strength';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
 import { withDevelopmentPayloadKey } from './development-payload-key';
 import { startApi } from '../api/server';
@@ -64,10 +64,14 @@ async function main(): Promise<void> {
   installTemporalRuntime({ log, metricsBindAddress: sdkMetricsBindAddress(observability) });
   onShutdownSignal(log, stopAll);
   // Operators read decrypted payloads in the Web UI through the codec endpoint (its token: CODEC_ENDPOINT_TOKEN, or a new one per start).
+  const codecToken = settings.codecEndpoint.token ?? generateStrongSecret();
+  const codecTokenWeakness = secretWeakness(codecToken);
+  // Development accepts the token it is given; `npm run codec` would not.
+  if (codecTokenWeakness) log.warn(`CODEC_ENDPOINT_TOKEN ${codecTokenWeakness}: npm run codec (production) refuses it`);
   const uiOrigins = [`http://127.0.0.1:${settings.development.temporalUiPort}`, `http://localhost:${settings.development.temporalUiPort}`];
   const codec = await startCodecServer({
     codec: new AesGcmPayloadCodec(settings.temporal.payloadKeys!, { refused: 'mark' }),
-    token: settings.codecEndpoint.token ?? randomBytes(24).toString('base64url'),
+    token: codecToken,
     allowedOrigins: [...uiOrigins, ...settings.codecEndpoint.allowedOrigins],
     port: settings.codecEndpoint.port,
     host: settings.codecEndpoint.host,
@@ -105,6 +109,8 @@ async function main(): Promise<void> {
     ...settings,
     databaseUrl: infrastructure.databaseUrl,
     temporalAddress: infrastructure.temporalAddress,
+    // Its own metrics port: the worker above holds 9464 and 9465.
+    apiMetrics: settings.development.apiMetrics,
     log,
     simulatedRails: worker.simulatedRails,
   });
@@ -116,7 +122,7 @@ async function main(): Promise<void> {
       `API:              ${api.url}`,
       `Temporal Web UI:  ${infrastructure.temporalUiUrl ?? '(configured Temporal: see its own UI)'}`,
       `Database:         ${databaseRole(infrastructure.databaseUrl)}: the API, the worker and \`npm run ops\` connect as it, DML only; payments_migrator owns the schema`,
-      `Metrics:          ${api.url}/metrics${worker.httpUrl ? `, ${worker.httpUrl}/metrics (worker)` : ''}${observability.sdkMetricsPort ? `, http://127.0.0.1:${observability.sdkMetricsPort}/metrics (Temporal SDK)` : ''}`,
+      `Metrics:          ${api.metricsUrl ? `${api.metricsUrl}/metrics (API)` : '(API: off)'}${worker.httpUrl ? `, ${worker.httpUrl}/metrics (worker)` : ''}${observability.sdkMetricsPort ? `, http://127.0.0.1:${observability.sdkMetricsPort}/metrics (Temporal SDK)` : ''}`,
       `Chain:            ${chainSettings.description}`,
       `Simulated rails:  ${worker.simulatedRails.join(', ') || 'none'} (no bank or chain moves their money; production needs SIMULATED_RAILS to allow this)`,
       `Demo API key:     ${demo.apiKey}`,

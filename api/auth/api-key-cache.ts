@@ -1,3 +1,6 @@
+import type { Clock } from '../../core/clock';
+import { systemClock } from '../../core/clock';
+import { createExpiringSet } from '../../core/expiring-set';
 import type { Logger } from '../../core/logger';
 import { EVERY_API_KEY, listenForApiKeyChanges } from '../../db/queries/api-key-changes';
 import type { ApiKeyChangeListener, ApiKeyChangeOptions } from '../../db/queries/api-key-changes';
@@ -5,6 +8,8 @@ import type { ApiKeyChangeListener, ApiKeyChangeOptions } from '../../db/queries
 /** Who a key (by its hash) belongs to; undefined for an unknown or revoked key. */
 export interface ApiKeyResolver {
   partnerIdFor(keyHash: string): Promise<string | undefined>;
+  /** The partner of a key known to be active, from memory only (no database); undefined when not known. */
+  knownPartnerIdFor(keyHash: string): string | undefined;
 }
 
 export interface ApiKeyCache extends ApiKeyResolver {
@@ -18,32 +23,80 @@ export interface ApiKeyCache extends ApiKeyResolver {
 export interface ApiKeyCacheOptions extends Partial<Omit<ApiKeyChangeOptions, 'connectionString'>> {
   /** The primary: LISTEN does not work on a replica, and a lagging replica could hand back a key just revoked. */
   databaseUrl: string;
-  /** The database's answer; runs on every miss. */
+  /** The database's answer; runs on a miss, once for all the requests that wait for the same hash. */
   lookup(keyHash: string): Promise<string | undefined>;
   log: Logger;
   /** Beyond this many keys the oldest entry is dropped (default 100,000). */
   maxEntries?: number;
+  /** How long a hash the database did not know is answered as unknown from memory (default 5 s). */
+  unknownTtlMs?: number;
+  /** Beyond this many unknown hashes the oldest is dropped (default 10,000). */
+  maxUnknownEntries?: number;
+  clock?: Clock;
+  /** The change listener (default: LISTEN on databaseUrl); tests pass one they drive. */
+  listen?: typeof listenForApiKeyChanges;
+}
+
+/** One query under way for a hash, shared by every request that waits for it. */
+interface Flight {
+  answer: Promise<string | undefined>;
+  /** Changes to its hash that arrived while it ran: its answer may predate them. */
+  overtaken: { changed: boolean; created: boolean };
 }
 
 /**
- * Active API keys in memory, so a request needs no database round trip to authenticate. Only
- * keys that exist are kept (an unknown key is asked of the database every time, so made-up keys
- * cannot fill memory), and at most maxEntries of them. A revocation anywhere reaches every process
- * through Postgres NOTIFY as it commits. While the listener is disconnected nothing is answered
- * from memory, and on every (re)connect the memory is emptied: a revocation missed meanwhile
- * cannot leave a key working.
+ * Active API keys in memory, so a request needs no database round trip to authenticate, and for a
+ * few seconds the hashes the database did not know, so a key sent again and again costs no round
+ * trip either. At most maxEntries and maxUnknownEntries of each: made-up keys cannot fill memory.
+ * Requests that wait for the same hash share one query.
+ *
+ * A change anywhere reaches every process through Postgres NOTIFY as it commits: a revocation
+ * drops the key, a creation drops its hash from the unknown ones. While the listener is
+ * disconnected nothing is answered from memory, and on every (re)connect the memory is emptied:
+ * a revocation or creation missed meanwhile cannot leave a key working, or a new one refused.
  */
 export function createApiKeyCache(options: ApiKeyCacheOptions): ApiKeyCache {
   const maxEntries = options.maxEntries ?? 100_000;
+  const clock = options.clock ?? systemClock;
   const entries = new Map<string, string>();
+  const unknown = createExpiringSet({ ttlMs: options.unknownTtlMs ?? 5_000, maxEntries: options.maxUnknownEntries ?? 10_000 });
+  /** The query under way per hash. Detached when a change for its hash arrives: later requests ask again. */
+  const inFlight = new Map<string, Flight>();
   let listening = false;
-  /** Bumped by every change and connection event: a lookup that overlapped one is not kept. */
+  /** Bumped by connection events and changes to every key: a lookup that overlapped one is not kept. */
   let generation = 0;
   let listener: ApiKeyChangeListener | undefined;
 
   const forgetAll = () => {
     generation += 1;
     entries.clear();
+    unknown.clear();
+    inFlight.clear();
+  };
+
+  /** Marks the hash's query under way as overtaken by a change, and lets later requests start their own. */
+  const overtake = (keyHash: string, by: 'changed' | 'created') => {
+    const flight = inFlight.get(keyHash);
+    if (!flight) return;
+    flight.overtaken[by] = true;
+    inFlight.delete(keyHash);
+  };
+
+  const lookUpAndRemember = async (keyHash: string, overtaken: Flight['overtaken']): Promise<string | undefined> => {
+    const lookedUpIn = generation;
+    const partnerId = await options.lookup(keyHash);
+    // A revocation meanwhile makes any answer stale; a creation meanwhile only "unknown" (the
+    // query may have begun before the key committed), while "active" is then simply true.
+    if (listening && generation === lookedUpIn && !overtaken.changed) {
+      if (partnerId === undefined) {
+        if (!overtaken.created) unknown.add(keyHash, clock.now().getTime());
+      } else {
+        entries.set(keyHash, partnerId);
+        // Map order is insertion order: the first key is the oldest.
+        if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+      }
+    }
+    return partnerId;
   };
 
   return {
@@ -51,23 +104,32 @@ export function createApiKeyCache(options: ApiKeyCacheOptions): ApiKeyCache {
       return listening;
     },
 
-    async partnerIdFor(keyHash) {
+    knownPartnerIdFor(keyHash) {
+      return listening ? entries.get(keyHash) : undefined;
+    },
+
+    partnerIdFor(keyHash) {
       if (listening) {
         const cached = entries.get(keyHash);
-        if (cached !== undefined) return cached;
+        if (cached !== undefined) return Promise.resolve(cached);
+        if (unknown.has(keyHash, clock.now().getTime())) return Promise.resolve(undefined);
       }
-      const lookedUpIn = generation;
-      const partnerId = await options.lookup(keyHash);
-      if (partnerId !== undefined && listening && generation === lookedUpIn) {
-        entries.set(keyHash, partnerId);
-        // Map order is insertion order: the first key is the oldest.
-        if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
-      }
-      return partnerId;
+      // A request that joins a query under way gets an answer at most that query old; a change
+      // that arrives meanwhile detaches the query (overtake), so no later request joins it.
+      const pending = inFlight.get(keyHash);
+      if (pending) return pending.answer;
+      const overtaken = { changed: false, created: false };
+      const flight: Flight = { answer: lookUpAndRemember(keyHash, overtaken), overtaken };
+      inFlight.set(keyHash, flight);
+      const done = () => {
+        if (inFlight.get(keyHash) === flight) inFlight.delete(keyHash);
+      };
+      flight.answer.then(done, done);
+      return flight.answer;
     },
 
     async start() {
-      listener = await listenForApiKeyChanges(
+      listener = await (options.listen ?? listenForApiKeyChanges)(
         {
           connectionString: options.databaseUrl,
           applicationName: options.applicationName ?? 'api-key-changes',
@@ -76,9 +138,18 @@ export function createApiKeyCache(options: ApiKeyCacheOptions): ApiKeyCache {
         },
         {
           changed(keyHash) {
-            generation += 1;
-            if (keyHash === EVERY_API_KEY) entries.clear();
-            else entries.delete(keyHash);
+            if (keyHash === EVERY_API_KEY) {
+              generation += 1;
+              entries.clear();
+              inFlight.clear();
+            } else {
+              entries.delete(keyHash);
+              overtake(keyHash, 'changed');
+            }
+          },
+          created(keyHash) {
+            unknown.delete(keyHash);
+            overtake(keyHash, 'created');
           },
           listening() {
             forgetAll();

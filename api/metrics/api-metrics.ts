@@ -1,4 +1,4 @@
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
 import type pg from 'pg';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from '../../core/logger';
@@ -9,11 +9,12 @@ import { requestOutcome, routeOf, whenResponded } from './request-outcome';
 const LATENCY_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export interface ApiMetrics {
+  /** Served by the internal listener (api/metrics/metrics-server.ts), never on the public port. */
   readonly registry: Registry;
   /** Counts every request once it is answered; the outermost middleware but the request id. */
   readonly middleware: Middleware;
-  /** GET /metrics: Prometheus text. */
-  readonly route: (ctx: Context) => Promise<void>;
+  /** Counts an API key looked up in the database, by its answer: what the key cache and the failure limit save. */
+  countKeyLookup(result: 'active' | 'unknown' | 'failed'): void;
 }
 
 /**
@@ -49,6 +50,12 @@ export function createApiMetrics(options: { readPool: pg.Pool; log: Logger }): A
     labelNames: ['operation', 'code', 'replayed'] as const,
     registers: [registry],
   });
+  const keyLookups = new Counter({
+    name: 'payments_api_key_lookups_total',
+    help: 'API keys looked up in the database (not answered from memory), by result: active, unknown or failed',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
   registerLedgerGauges(registry, options.readPool, options.log);
 
   const middleware: Middleware = async (ctx, next) => {
@@ -69,11 +76,5 @@ export function createApiMetrics(options: { readPool: pg.Pool; log: Logger }): A
     }
   };
 
-  const route = async (ctx: Context): Promise<void> => {
-    ctx.set('Cache-Control', 'no-store');
-    ctx.type = registry.contentType;
-    ctx.body = await registry.metrics();
-  };
-
-  return { registry, middleware, route };
+  return { registry, middleware, countKeyLookup: (result) => keyLookups.inc({ result }) };
 }

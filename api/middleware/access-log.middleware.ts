@@ -3,8 +3,8 @@ import { errorFields } from '../../core/logger';
 import type { LogFields, Logger } from '../../core/logger';
 import { requestOutcome, routeOf, whenResponded } from '../metrics/request-outcome';
 
-/** Probes answered every few seconds by load balancers and Prometheus: at debug while they succeed. */
-const PROBE_ROUTES = new Set(['/health', '/health/live', '/health/ready', '/metrics']);
+/** Probes answered every few seconds by load balancers and orchestrators: at debug while they succeed. */
+const PROBE_ROUTES = new Set(['/health', '/health/live', '/health/ready']);
 
 /**
  * One line per request, once it is answered: method, route template, status, error code and

@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type { ApiState } from '../state';
 import { HttpError } from '../http/http-error';
 import type { Clock } from '../dependencies';
+import { createTokenBuckets, secondsUntilFull, secondsUntilToken } from '../../core/token-buckets';
 
 export interface RateLimit {
   /** Sustained requests per second per partner; 0 turns limiting off. */
@@ -24,27 +25,15 @@ const MAX_TRACKED_PARTNERS = 10_000;
  * bucket is full again. A 429 also says when the next request is allowed (`Retry-After`).
  */
 export function rateLimitMiddleware(limit: RateLimit, clock: Clock): Middleware<ApiState> {
-  const buckets = new Map<string, { tokens: number; updatedMs: number }>();
-  const policy = limit.perSecond > 0 ? `"default";q=${limit.burst};w=${Math.max(1, Math.ceil(limit.burst / limit.perSecond))}` : '';
+  if (limit.perSecond <= 0) return (_ctx, next) => next();
+  const buckets = createTokenBuckets({ ...limit, maxBuckets: MAX_TRACKED_PARTNERS });
+  const policy = `"default";q=${limit.burst};w=${Math.max(1, Math.ceil(limit.burst / limit.perSecond))}`;
   return async (ctx, next) => {
-    if (limit.perSecond <= 0) {
-      await next();
-      return;
-    }
-    const partnerId = ctx.state.partnerId;
-    const nowMs = clock.now().getTime();
-    const bucket = buckets.get(partnerId) ?? { tokens: limit.burst, updatedMs: nowMs };
-    bucket.tokens = Math.min(limit.burst, bucket.tokens + ((nowMs - bucket.updatedMs) / 1000) * limit.perSecond);
-    bucket.updatedMs = nowMs;
-    buckets.delete(partnerId); // re-inserted last: Map order doubles as least-recently-used order
-    buckets.set(partnerId, bucket);
-    if (buckets.size > MAX_TRACKED_PARTNERS) buckets.delete(buckets.keys().next().value as string);
-    const allowed = bucket.tokens >= 1;
-    if (allowed) bucket.tokens -= 1;
+    const { allowed, tokens } = buckets.take(ctx.state.partnerId, clock.now().getTime());
     ctx.set('RateLimit-Policy', policy);
-    ctx.set('RateLimit', `"default";r=${Math.floor(bucket.tokens)};t=${Math.ceil((limit.burst - bucket.tokens) / limit.perSecond)}`);
+    ctx.set('RateLimit', `"default";r=${Math.floor(tokens)};t=${secondsUntilFull(limit, tokens)}`);
     if (!allowed) {
-      ctx.set('Retry-After', String(Math.ceil((1 - bucket.tokens) / limit.perSecond)));
+      ctx.set('Retry-After', String(secondsUntilToken(limit, tokens)));
       throw new HttpError('too-many-requests', `at most ${limit.perSecond} requests per second (bursts of ${limit.burst})`);
     }
     await next();

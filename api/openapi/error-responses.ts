@@ -35,7 +35,7 @@ const ERROR_DOCS: Readonly<Record<ApiErrorKind, { when: string; message: string 
   'partner-not-found': { when: 'The partner has no active eur balance to send from.', message: 'the partner has no active EUR account' },
   'withdrawal-not-found': { when: "No such withdrawal, or another partner's.", message: 'no such withdrawal' },
   'too-many-requests': {
-    when: 'Too many requests from this partner; wait as long as Retry-After says.',
+    when: 'Too many requests from this partner, or too many failed authentications from this client address (then without the RateLimit headers); wait as long as Retry-After says.',
     message: 'at most 50 requests per second (bursts of 200)',
   },
   'invalid-exchange-lock': {

@@ -10,6 +10,7 @@ import { Migration20261124040000_kept_network_fee } from './Migration20261124040
 import { Migration20261124090000_least_privilege } from './Migration20261124090000_least_privilege';
 import { Migration20261124110000_write_once_operations } from './Migration20261124110000_write_once_operations';
 import { Migration20261124020000_operator_audit } from './Migration20261124020000_operator_audit';
+import { Migration20261124100000_api_key_created } from './Migration20261124100000_api_key_created';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
@@ -24,5 +25,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261124020000_operator_audit', class: Migration20261124020000_operator_audit },
   { name: 'Migration20261124040000_kept_network_fee', class: Migration20261124040000_kept_network_fee },
   { name: 'Migration20261124090000_least_privilege', class: Migration20261124090000_least_privilege },
+  { name: 'Migration20261124100000_api_key_created', class: Migration20261124100000_api_key_created },
   { name: 'Migration20261124110000_write_once_operations', class: Migration20261124110000_write_once_operations },
 ];

@@ -1,14 +1,22 @@
 import pg from 'pg';
 
-/** Notified by the api_key trigger (Migration20261122030000_fast_reads) when a change commits. */
+/**
+ * Notified by the api_key trigger when a change commits (Migration20261122030000_fast_reads; key
+ * creation since Migration20261124100000_api_key_created).
+ */
 const CHANNEL = 'api_key_changed';
 
 /** The payload that stands for every key (after a TRUNCATE); any other payload is one key's hash. */
 export const EVERY_API_KEY = '*';
 
+/** `created:<hash>`: a hash that now belongs to an active key (inserted, or made active by an update). */
+const CREATED_PREFIX = 'created:';
+
 export interface ApiKeyChangeHandlers {
   /** A key was revoked, deleted or rewritten: its hash, or EVERY_API_KEY. */
   changed(keyHash: string): void;
+  /** A hash became an active key's: whoever remembered it as unknown must forget that. */
+  created(keyHash: string): void;
   /** LISTEN is in place (first connect or reconnect): every change from now on is reported. */
   listening(): void;
   /** The connection is gone, or could not be made: changes until the next `listening` may never be reported. */
@@ -71,7 +79,9 @@ export async function listenForApiKeyChanges(options: ApiKeyChangeOptions, handl
     client.on('error', (error) => lose(client, error.message));
     client.on('end', () => lose(client, 'connection ended'));
     client.on('notification', (message) => {
-      if (client === current && message.channel === CHANNEL && message.payload) handlers.changed(message.payload);
+      if (client !== current || message.channel !== CHANNEL || !message.payload) return;
+      if (message.payload.startsWith(CREATED_PREFIX)) handlers.created(message.payload.slice(CREATED_PREFIX.length));
+      else handlers.changed(message.payload);
     });
     try {
       await client.connect();

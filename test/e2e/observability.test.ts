@@ -15,6 +15,7 @@ import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { fixedClock } from '../support/http';
+import { metricValue } from '../support/prometheus-text';
 import { quietSdkLogs } from '../support/sdk-logs';
 import { testStack } from '../support/stack';
 import { testTemporalAccess } from '../support/temporal-access';
@@ -45,6 +46,8 @@ function capturedLogger(level: LogLevel): { log: Logger; entries(): LogEntry[] }
 
 interface ObservedApi {
   url: string;
+  /** The internal listener of GET /metrics (API_METRICS_PORT), apart from the public port. */
+  metricsUrl: string;
   get(path: string, options?: { apiKey?: string; headers?: Record<string, string> }): Promise<Response>;
   post(path: string, body: object, options?: { apiKey?: string; headers?: Record<string, string> }): Promise<Response>;
   /** The JSON lines its logger wrote so far. */
@@ -66,6 +69,10 @@ async function startObservedApi(overrides: Partial<ApiOptions> = {}): Promise<Ob
     maxBodyBytes: 64 * 1024,
     rateLimitPerSecond: 0,
     rateLimitBurst: 0,
+    authFailureLimitPerSecond: 0,
+    authFailureBurst: 1,
+    trustProxy: false,
+    apiMetrics: { port: 0, host: '127.0.0.1' },
     log: captured.log,
     temporal: testTemporalAccess(),
     ...overrides,
@@ -77,6 +84,7 @@ async function startObservedApi(overrides: Partial<ApiOptions> = {}): Promise<Ob
   });
   return {
     url: api.url,
+    metricsUrl: api.metricsUrl!,
     get: (path, options = {}) => fetch(api.url + path, { headers: headersOf(options) }),
     post: (path, body, options = {}) =>
       fetch(api.url + path, {
@@ -86,19 +94,6 @@ async function startObservedApi(overrides: Partial<ApiOptions> = {}): Promise<Ob
       }),
     entries: () => captured.entries(),
   };
-}
-
-/** `name{labels} value` lines of a Prometheus text page; undefined when the series is absent. */
-function metricValue(page: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of page.split('\n')) {
-    const match = /^([A-Za-z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [pair[1], pair[2]]));
-    if (Object.keys(labels).length === Object.keys(found).length && Object.entries(labels).every(([key, value]) => found[key] === value)) {
-      return Number(match[3]);
-    }
-  }
-  return undefined;
 }
 
 async function metricsOf(url: string): Promise<string> {
@@ -150,12 +145,12 @@ describe('X-Request-Id and the access log', () => {
     expect(response.headers.get('x-request-id')).toMatch(UUID);
   });
 
-  it('puts one on every response: 401, 404, health and metrics, each a different one', async () => {
+  it('puts one on every response: 401, 404, health, each a different one', async () => {
     const responses = await Promise.all([
       api.get('/v1/partner/balances'),
       api.get('/v1/no-such-route', { apiKey: partner.apiKey }),
       api.get('/health'),
-      api.get('/metrics'),
+      api.get('/health/ready'),
     ]);
     expect(responses.map((response) => response.status)).toEqual([401, 404, 200, 200]);
     const ids = responses.map((response) => response.headers.get('x-request-id'));
@@ -204,10 +199,25 @@ describe('X-Request-Id and the access log', () => {
 });
 
 describe('GET /metrics', () => {
+  it('is served on the internal listener only: the public port answers 404 P404, like any unknown path', async () => {
+    const api = await startObservedApi();
+    expect(new URL(api.metricsUrl).port).not.toBe(new URL(api.url).port);
+    expect(new URL(api.metricsUrl).hostname).toBe('127.0.0.1');
+    const publicAnswer = await api.get('/metrics');
+    expect(publicAnswer.status).toBe(404);
+    expect(await publicAnswer.json()).toMatchObject({ errorCode: 'P404' });
+    expect((await fetch(`${api.metricsUrl}/v1/partner/balances`)).status).toBe(404);
+    expect((await fetch(`${api.metricsUrl}/metrics`, { method: 'POST' })).status).toBe(405);
+    // Scrapes are not requests of the API: they do not count themselves.
+    await metricsOf(api.metricsUrl);
+    const page = await metricsOf(api.metricsUrl);
+    expect(page).not.toContain('route="/metrics"');
+  });
+
   it('counts requests by route template, method, status and error code, and times them', async () => {
     const api = await startObservedApi();
     const partner = await createTestPartner(ctx.orm);
-    const before = await metricsOf(api.url);
+    const before = await metricsOf(api.metricsUrl);
     expect(
       metricValue(before, 'payments_http_requests_total', { route: '/v1/partner/balances', method: 'GET', status: '200', code: '' }),
     ).toBe(undefined);
@@ -216,7 +226,7 @@ describe('GET /metrics', () => {
     const detailsId = randomUUID();
     expect((await api.get(`/v1/crypto-withdrawal/details/${detailsId}`, { apiKey: partner.apiKey })).status).toBe(404);
 
-    const page = await metricsOf(api.url);
+    const page = await metricsOf(api.metricsUrl);
     expect(
       metricValue(page, 'payments_http_requests_total', { route: '/v1/partner/balances', method: 'GET', status: '200', code: '' }),
     ).toBe(3);
@@ -239,7 +249,7 @@ describe('GET /metrics', () => {
 
   it('reads operations by status, funds held by currency and the reconciliation report from Postgres', async () => {
     const api = await startObservedApi();
-    const page = await metricsOf(api.url);
+    const page = await metricsOf(api.metricsUrl);
     expect(metricValue(page, 'payments_metrics_database_read_failed')).toBe(0);
     for (const currency of ['eur', 'btc', 'eth', 'usdc']) {
       expect(metricValue(page, 'payments_funds_held', { currency })).toBeGreaterThanOrEqual(0);
@@ -281,7 +291,7 @@ describe('health', () => {
       error: { message: expect.stringContaining('ECONNREFUSED') },
     });
     // Its metrics still answer; the database gauges say they could not be read.
-    const page = await metricsOf(api.url);
+    const page = await metricsOf(api.metricsUrl);
     expect(metricValue(page, 'payments_metrics_database_read_failed')).toBe(1);
     expect(metricValue(page, 'payments_funds_held', { currency: 'eur' })).toBeUndefined();
   });
@@ -391,7 +401,7 @@ describe('a withdrawal, followed from the request to its activities', () => {
     for (const probe of probes) expect(probe).toMatchObject({ requestId, workflowId, activityType: probe.msg.slice('probe '.length) });
 
     // The API counted one operation started, answered twice (once replayed).
-    const apiMetrics = await metricsOf(api.url);
+    const apiMetrics = await metricsOf(api.metricsUrl);
     expect(metricValue(apiMetrics, 'payments_operations_started_total', { operation: 'crypto-withdrawal' })).toBe(1);
     expect(
       metricValue(apiMetrics, 'payments_operations_answered_total', { operation: 'crypto-withdrawal', code: 'OK', replayed: 'false' }),
@@ -411,7 +421,7 @@ describe('a withdrawal, followed from the request to its activities', () => {
 
     // Postgres' view, read at scrape time (cached a few seconds).
     await eventually(async () => {
-      const page = await metricsOf(api.url);
+      const page = await metricsOf(api.metricsUrl);
       expect(metricValue(page, 'payments_operations', { operation: 'crypto-withdrawal', status: 'SUCCESSFUL' })).toBeGreaterThanOrEqual(1);
     });
 

@@ -30,7 +30,7 @@ import { useTestApi } from '../support/use-test-api';
 const ctx = useTestApi();
 
 /** Routes that are not part of the partner API the document describes: its own, and operators'. */
-const NOT_DOCUMENTED = [/^\/docs(\/|$)/, /^\/v1\/openapi\.json$/, /^\/health(\/|$)/, /^\/metrics$/];
+const NOT_DOCUMENTED = [/^\/docs(\/|$)/, /^\/v1\/openapi\.json$/, /^\/health(\/|$)/];
 
 /** "METHOD /path" for every route an app's routers serve, in OpenAPI's path form (HEAD comes with every GET). */
 function servedRoutes(app: Koa): string[] {

@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { createApiKeyCache } from '../../api/auth/api-key-cache';
 import type { ApiKeyCache, ApiKeyCacheOptions } from '../../api/auth/api-key-cache';
-import { hashApiKey } from '../../core/api-keys';
+import { apiKeyDisplayPrefix, generateApiKey, hashApiKey } from '../../core/api-keys';
 import { createLogger } from '../../core/logger';
 import { findPartnerIdByKeyHash } from '../../db/queries/api-key.queries';
 import { createApiKey, revokeApiKey } from '../../db/services/api-key.service';
@@ -48,8 +49,8 @@ async function revoke(apiKeyId: string): Promise<void> {
 }
 
 describe('API key cache', () => {
-  it('answers a known key from memory after its first lookup; an unknown key is asked of the database every time', async () => {
-    const { cache, lookups } = await countingCache();
+  it('answers a known key from memory after its first lookup, and an unknown one for a few seconds', async () => {
+    const { cache, lookups } = await countingCache({ unknownTtlMs: 500 });
     expect(cache.listening).toBe(true);
     const partner = await createTestPartner(ctx.orm);
     const keyHash = hashApiKey(partner.apiKey);
@@ -57,10 +58,47 @@ describe('API key cache', () => {
     expect(await cache.partnerIdFor(keyHash)).toBe(partner.partnerId);
     expect(lookups).toEqual([keyHash]);
 
-    const unknown = hashApiKey('pk_no-such-key');
+    const unknown = hashApiKey(`pk_no-such-key-${randomUUID()}`);
     expect(await cache.partnerIdFor(unknown)).toBeUndefined();
+    expect(await cache.partnerIdFor(unknown)).toBeUndefined();
+    expect(lookups).toEqual([keyHash, unknown]);
+    await new Promise((resolve) => setTimeout(resolve, 600));
     expect(await cache.partnerIdFor(unknown)).toBeUndefined();
     expect(lookups).toEqual([keyHash, unknown, unknown]);
+  });
+
+  it('a key created after its hash was answered unknown works at once: the insert announces created:<hash>', async () => {
+    // A long memory of unknown hashes: only the announcement can make it forget.
+    const first = await countingCache({ unknownTtlMs: 60_000 });
+    const second = await countingCache({ unknownTtlMs: 60_000 });
+    const partner = await createTestPartner(ctx.orm);
+    const apiKey = generateApiKey();
+    const keyHash = hashApiKey(apiKey);
+    for (const { cache } of [first, second]) {
+      expect(await cache.partnerIdFor(keyHash)).toBeUndefined();
+      expect(await cache.partnerIdFor(keyHash)).toBeUndefined();
+    }
+    // Inserted as the service inserts keys (db/services/api-key.service.ts), with a hash chosen here.
+    await pool.query(
+      `insert into api_key (id, partner_id, key_hash, key_prefix, created_at, revoked_at) values ($1, $2, $3, $4, now(), null)`,
+      [randomUUID(), partner.partnerId, keyHash, apiKeyDisplayPrefix(apiKey)],
+    );
+    for (const { cache, lookups } of [first, second]) {
+      await eventually(async () => expect(await cache.partnerIdFor(keyHash)).toBe(partner.partnerId));
+      expect(lookups.filter((hash) => hash === keyHash).length).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('a revoked key whose revocation is undone works at once too', async () => {
+    const { cache } = await countingCache({ unknownTtlMs: 60_000 });
+    const partner = await createTestPartner(ctx.orm);
+    const keyHash = hashApiKey(partner.apiKey);
+    await revoke(partner.apiKeyId);
+    await eventually(async () => expect(await cache.partnerIdFor(keyHash)).toBeUndefined());
+    expect(await cache.partnerIdFor(keyHash)).toBeUndefined();
+    // Only an operator with SQL can do this; the trigger announces it all the same.
+    await pool.query(`update api_key set revoked_at = null where id = $1`, [partner.apiKeyId]);
+    await eventually(async () => expect(await cache.partnerIdFor(keyHash)).toBe(partner.partnerId));
   });
 
   it('a revocation reaches every listening cache, which then refuses the key', async () => {

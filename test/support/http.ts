@@ -17,6 +17,8 @@ export interface TestResponse {
 
 export interface TestApi {
   url: string;
+  /** The internal /metrics listener's address (options.metrics), else undefined. */
+  metricsUrl: string | undefined;
   request(
     method: string,
     path: string,
@@ -33,6 +35,11 @@ export interface StartTestApiOptions {
   taskQueue?: string;
   responseTimeoutMs?: number;
   rateLimit?: { perSecond: number; burst: number };
+  /** Failed authentications per client address (default: no limit, like the rate limit here). */
+  authFailureLimit?: { perSecond: number; burst: number };
+  trustProxy?: boolean;
+  /** Start the internal /metrics listener, on a free port. */
+  metrics?: boolean;
   databaseTimeouts?: DatabaseTimeouts;
 }
 
@@ -50,6 +57,10 @@ export async function startTestApi(options: StartTestApiOptions = {}): Promise<T
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
     rateLimitPerSecond: options.rateLimit?.perSecond ?? 0,
     rateLimitBurst: options.rateLimit?.burst ?? 0,
+    authFailureLimitPerSecond: options.authFailureLimit?.perSecond ?? 0,
+    authFailureBurst: options.authFailureLimit?.burst ?? 1,
+    trustProxy: options.trustProxy ?? false,
+    ...(options.metrics ? { apiMetrics: { port: 0, host: '127.0.0.1' } } : {}),
     log: createLogger('test-api', 'error'),
     clock: options.clock,
     temporal: testTemporalAccess(),
@@ -57,6 +68,7 @@ export async function startTestApi(options: StartTestApiOptions = {}): Promise<T
   });
   return {
     url: api.url,
+    metricsUrl: api.metricsUrl,
     async request(method, path, requestOptions = {}) {
       const headers: Record<string, string> = { ...requestOptions.headers };
       if (requestOptions.apiKey) headers.authorization = `Bearer ${requestOptions.apiKey}`;

@@ -174,12 +174,19 @@ describe('deploy/ and docker-compose.yml', () => {
   it('scrape the ports the API and the worker listen on', () => {
     const portOf = (job: string) =>
       prometheus.scrape_configs.find((config: { job_name: string }) => config.job_name === job).dns_sd_configs[0];
-    expect(portOf('api')).toMatchObject({ names: ['api'], port: Number(compose.services.api.environment.PORT) });
+    expect(portOf('api')).toMatchObject({ names: ['api'], port: Number(compose.services.api.environment.API_METRICS_PORT) });
     expect(portOf('worker')).toMatchObject({ names: ['worker'], port: Number(compose.services.worker.environment.WORKER_HTTP_PORT) });
     expect(portOf('worker-temporal-sdk')).toMatchObject({
       names: ['worker'],
       port: Number(compose.services.worker.environment.WORKER_METRICS_PORT),
     });
+  });
+
+  it("keep the API's /metrics off the partners' port and unpublished", () => {
+    const { api } = compose.services;
+    expect(api.environment.API_METRICS_PORT).not.toBe(api.environment.PORT);
+    const published = (api.ports as string[]).map((port) => port.split(':').at(-1));
+    expect(published).toEqual([api.environment.PORT]);
   });
 
   it('check the API and the worker with their readiness endpoints', () => {

@@ -1,4 +1,4 @@
-import { isLoopbackAddress, specialAddressOf } from '../../core/network-address';
+import { clientAddressGroup, isLoopbackAddress, specialAddressOf } from '../../core/network-address';
 
 describe('the address classifier', () => {
   it.each([
@@ -100,5 +100,24 @@ describe('the address classifier', () => {
   it('knows a loopback address in every form', () => {
     expect(['127.0.0.1', '127.9.9.9', '::1', '[::1]', '::ffff:127.0.0.1', '64:ff9b::7f00:1'].every(isLoopbackAddress)).toBe(true);
     expect(['10.0.0.1', '::', '0.0.0.0', '93.184.216.34', 'localhost'].some(isLoopbackAddress)).toBe(false);
+  });
+});
+
+describe('the client address a per-address limit counts', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['::ffff:203.0.113.7', '203.0.113.7'],
+    ['::ffff:cb00:7107', '203.0.113.7'],
+    // One subscriber holds a whole /64: every address in it is one client.
+    ['2a00:1450:4001:82a::200e', '2a00:1450:4001:82a::/64'],
+    ['2a00:1450:4001:82a:ffff:ffff:ffff:ffff', '2a00:1450:4001:82a::/64'],
+    ['2A00:1450:4001:082A::1', '2a00:1450:4001:82a::/64'],
+    ['2a00::1', '2a00:0:0:0::/64'],
+    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    // Not an address (a proxy sent junk): its own group, never an error.
+    ['not-an-address', 'not-an-address'],
+    ['', ''],
+  ])('%j counts as %j', (address, group) => {
+    expect(clientAddressGroup(address)).toBe(group);
   });
 });

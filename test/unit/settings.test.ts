@@ -15,6 +15,10 @@ describe('settings', () => {
       maxBodyBytes: 65_536,
       rateLimitPerSecond: 50,
       rateLimitBurst: 200,
+      authFailureLimitPerSecond: 5,
+      authFailureBurst: 100,
+      trustProxy: false,
+      apiMetrics: { port: 9464, host: '127.0.0.1' },
       logLevel: 'info',
       travelRuleDeadlineMs: 86_400_000,
       travelRuleThresholdEur: '1000',
@@ -35,6 +39,8 @@ describe('settings', () => {
       bankRejectIbans: [],
       chain: 'local-evm',
       evmNodePort: 8545,
+      // Apart from its worker's 9464 and 9465.
+      apiMetrics: { port: 9466, host: '127.0.0.1' },
     });
   });
 
@@ -55,6 +61,11 @@ describe('settings', () => {
         MAX_BODY_BYTES: '1024',
         RATE_LIMIT_PER_SECOND: '0',
         RATE_LIMIT_BURST: '10',
+        AUTH_FAILURE_LIMIT_PER_SECOND: '0',
+        AUTH_FAILURE_BURST: '20',
+        TRUST_PROXY: 'true',
+        API_METRICS_PORT: '9100',
+        API_METRICS_HOST: '10.0.0.5',
         LOG_LEVEL: 'warn',
         TRAVEL_RULE_DEADLINE_MS: '4000',
         TRAVEL_RULE_THRESHOLD_EUR: '999.99',
@@ -76,6 +87,10 @@ describe('settings', () => {
       maxBodyBytes: 1024,
       rateLimitPerSecond: 0,
       rateLimitBurst: 10,
+      authFailureLimitPerSecond: 0,
+      authFailureBurst: 20,
+      trustProxy: true,
+      apiMetrics: { port: 9100, host: '10.0.0.5' },
       logLevel: 'warn',
       travelRuleDeadlineMs: 4000,
       travelRuleThresholdEur: '999.99',
@@ -112,7 +127,17 @@ describe('settings', () => {
       bankRejectIbans: ['FR7630006000011234567890189', 'DE89370400440532013000'],
       chain: 'simulated',
       evmNodePort: 8600,
+      apiMetrics: { port: 9466, host: '127.0.0.1' },
     });
+  });
+
+  it("serves the API's /metrics on API_METRICS_PORT wherever it is set, npm start included; 0 turns the listener off", () => {
+    const set = loadSettings({ API_METRICS_PORT: '9500' }, '/');
+    expect(set.apiMetrics).toEqual({ port: 9500, host: '127.0.0.1' });
+    expect(set.development.apiMetrics).toEqual({ port: 9500, host: '127.0.0.1' });
+    const off = loadSettings({ API_METRICS_PORT: '0' }, '/');
+    expect(off.apiMetrics).toBeUndefined();
+    expect(off.development.apiMetrics).toBeUndefined();
   });
 
   it('sends on no EVM network until its RPC URL is set, then needs its chain id and hot wallet key', () => {
@@ -213,6 +238,11 @@ describe('settings', () => {
     ['MAX_BODY_BYTES', '0', 'MAX_BODY_BYTES must be a number of bytes'],
     ['RATE_LIMIT_PER_SECOND', 'many', 'RATE_LIMIT_PER_SECOND must be a whole number'],
     ['RATE_LIMIT_BURST', '2.5', 'RATE_LIMIT_BURST must be a whole number'],
+    ['AUTH_FAILURE_LIMIT_PER_SECOND', '-1', 'AUTH_FAILURE_LIMIT_PER_SECOND must be a whole number from 0 to 1000000'],
+    ['AUTH_FAILURE_BURST', '0', 'AUTH_FAILURE_BURST must be a whole number from 1 to 1000000, got "0"'],
+    ['TRUST_PROXY', 'maybe', 'TRUST_PROXY must be true or false, got "maybe"'],
+    ['API_METRICS_PORT', '65536', 'API_METRICS_PORT must be a port number from 0 (off) to 65535, got "65536"'],
+    ['API_METRICS_PORT', 'metrics', 'API_METRICS_PORT must be a port number from 0 (off) to 65535'],
     ['DEFAULT_FEE_PERCENTAGE', '100', 'DEFAULT_FEE_PERCENTAGE must be a plain decimal from 0 to below 100'],
     ['DEFAULT_FEE_PERCENTAGE', '0.12345', 'DEFAULT_FEE_PERCENTAGE must be a plain decimal from 0 to below 100 with at most 4 decimals'],
     ['DEFAULT_FEE_PERCENTAGE', '1%', 'DEFAULT_FEE_PERCENTAGE must be a plain decimal'],

@@ -31,6 +31,8 @@ const FAST_SETTINGS = {
   OPERATION_RESPONSE_TIMEOUT_MS: '15000',
   LOG_LEVEL: 'info',
   WORKER_METRICS_PORT: '0',
+  // Two APIs on one machine: their internal /metrics listeners would take the same port.
+  API_METRICS_PORT: '0',
   // The production entries refuse to simulate a rail nobody accepted; here every rail is simulated.
   SIMULATED_RAILS: RAILS.join(','),
   // A webhook receiver in a test listens on 127.0.0.1.

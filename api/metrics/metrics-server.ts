@@ -1,0 +1,63 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../../core/logger';
+import { errorFields } from '../../core/logger';
+
+export interface MetricsServerOptions {
+  /** 0: any free port (tests). */
+  port: number;
+  /** 127.0.0.1 by default: a scraper on another host needs an internal interface, never the public one. */
+  host: string;
+  registry: Registry;
+  log: Logger;
+}
+
+export interface RunningMetricsServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The API's `GET /metrics` on a listener of its own (API_METRICS_HOST:API_METRICS_PORT), apart
+ * from the partners' port: the page tells request rates, error codes, held funds and process
+ * internals, which are no partner's business. Plain node:http: one read-only route.
+ */
+export async function startMetricsServer(options: MetricsServerOptions): Promise<RunningMetricsServer> {
+  const server = http.createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0];
+    if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, 405, 'text/plain', 'GET /metrics only\n');
+    if (path !== '/metrics') return send(response, 404, 'text/plain', 'not found: GET /metrics\n');
+    options.registry.metrics().then(
+      (page) => send(response, 200, options.registry.contentType, page),
+      (error: unknown) => {
+        options.log.error('API metrics: the page could not be written', errorFields(error));
+        send(response, 500, 'text/plain', 'metrics unavailable\n');
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+  return {
+    url: `http://${reachableHost(address)}:${port}`,
+    async stop() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+    },
+  };
+}
+
+function send(response: http.ServerResponse, status: number, contentType: string, body: string): void {
+  response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
+  response.end(body);
+}
+
+/** Where this machine reaches a listener bound to `address` (an unspecified address: loopback). */
+function reachableHost(address: string): string {
+  if (address === '0.0.0.0') return '127.0.0.1';
+  if (address === '::') return '[::1]';
+  return address.includes(':') ? `[${address}]` : address;
+}
