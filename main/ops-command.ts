@@ -1,15 +1,17 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { z } from 'zod';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Client, Connection } from '@temporalio/client';
+import { z } from 'zod';
 import { DomainError } from '../core/errors';
 import type { Settings } from '../core/settings';
 import type { AuditEntry, Operator } from '../db/services/operator-audit.service';
 
 /**
- * The shape of an operator CLI command (main/ops.cli.ts runs them): a read answers, a write
- * answers and names the audit row that main/ops.cli.ts writes in the same transaction as the
- * command's effect, so neither commits without the other.
+ * The shapes of an operator CLI command (main/ops.cli.ts runs them). A `Command` uses only the
+ * database: a read answers, a write answers and names the audit row that main/ops.cli.ts writes
+ * in the same transaction as the command's effect, so neither commits without the other. An
+ * `OperatorCommand` reads Temporal or acts on a workflow as well, and writes its own audit row.
  */
 
 export type Flags = Readonly<Record<string, string | boolean | undefined>>;
@@ -33,6 +35,36 @@ export interface WriteContext extends ReadContext {
 export type Command =
   | { changesState: false; takesArgument?: string; run(context: ReadContext): Promise<object> }
   | { changesState: true; takesArgument?: string; run(context: WriteContext): Promise<{ output: object; audit: AuditEntry }> };
+
+export type TemporalAccess = { address: string; client: Client; connection: Connection } | { address: string; unreachable: string };
+
+export interface OperatorContext {
+  orm: MikroORM;
+  flags: Flags;
+  /** The positionals after the command's name (e.g. the ID of `operation show ID`). */
+  args: readonly string[];
+  /** Connects on first use; never throws (an unreachable Temporal is an answer too). */
+  temporal(): Promise<TemporalAccess>;
+  /** Who runs a command that changes something (undefined for reads), and why. */
+  operator: Operator | undefined;
+  reason: string | null;
+}
+
+export interface OperatorCommand {
+  changesState: boolean;
+  takesArgument?: string;
+  run(context: OperatorContext): Promise<object>;
+}
+
+/** A failure the CLI reports as is: `{"error": code, "message", …}`. */
+export class CliFailure extends Error {
+  constructor(readonly body: { error: string; message: string } & Record<string, unknown>) {
+    super(body.message);
+  }
+}
+
+/** A flag that must be given, and not blank. */
+export const requiredText = z.string().trim().min(1, 'is required');
 
 /** Only the flags a command declares: a stray one (a typo, or --reason on a read) is an error, not ignored. */
 export function parseFlags<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>, flags: Flags): z.output<z.ZodObject<Shape>> {
