@@ -15,7 +15,7 @@ import {
 import type { OperationRecord, OperationType } from '../db/services/operation-resolution.service';
 import { cryptoWithdrawalContract, exchangeContract, sepaTransferContract } from '../contracts';
 import type { OperatorCommand, OperatorContext } from './ops-command';
-import { parseFlags } from './ops-command';
+import { asUsageMistake, parseFlags, UsageMistake } from './ops-command';
 
 /** Looking at one operation and closing it by hand (main/ops.cli.ts); resolve writes its own audit row. */
 export const OPERATION_USAGE = `  operation show ID                      (ID: the operation id, or its workflow id)
@@ -61,7 +61,7 @@ export const operationCommands: Record<string, OperatorCommand> = {
     takesArgument: 'operation ID',
     async run(context) {
       parseFlags(z.object({}), context.flags);
-      const id = operationIdFrom(context.args[0]!);
+      const id = asUsageMistake(() => operationIdFrom(context.args[0]!));
       const em = context.orm.em.fork();
       const operation = await findOperation(em, id);
       if (!operation) throw new DomainError('not-found', `no crypto withdrawal, SEPA transfer or exchange has the id ${id}`);
@@ -75,12 +75,10 @@ export const operationCommands: Record<string, OperatorCommand> = {
     changesState: true,
     takesArgument: 'operation ID',
     async run(context) {
-      const id = operationIdFrom(context.args[0]!);
+      const id = asUsageMistake(() => operationIdFrom(context.args[0]!));
       const input = parseFlags(z.object({ release: z.boolean().optional(), settle: z.boolean().optional() }), context.flags);
-      if (Boolean(input.release) === Boolean(input.settle))
-        throw new DomainError('invalid-request', 'give exactly one of --release or --settle');
-      if (context.reason === null)
-        throw new DomainError('invalid-request', '--reason is required: say why the operation is closed by hand');
+      if (Boolean(input.release) === Boolean(input.settle)) throw new UsageMistake('give exactly one of --release or --settle');
+      if (context.reason === null) throw new UsageMistake('--reason is required: say why the operation is closed by hand');
       const reason = context.reason;
       const operator = context.operator!;
       const temporal = await context.temporal();

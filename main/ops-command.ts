@@ -63,10 +63,32 @@ export class CliFailure extends Error {
   }
 }
 
+/**
+ * A usage mistake: the command line does not fit what the CLI declares (an unknown command or
+ * flag, a missing or extra argument, a flag value not in its declared format). The CLI answers it
+ * with its usage and exit code 2, so a script can tell "fix the command line" from a command that
+ * ran and was refused or failed (exit code 1).
+ */
+export class UsageMistake extends DomainError {
+  constructor(detail: string) {
+    super('invalid-request', detail);
+  }
+}
+
+/** Runs a check of a command-line value written elsewhere (e.g. an id's format): its invalid request is a usage mistake. */
+export function asUsageMistake<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === 'invalid-request') throw new UsageMistake(error.detail ?? error.message);
+    throw error;
+  }
+}
+
 /** A flag that must be given, and not blank. */
 export const requiredText = z.string().trim().min(1, 'is required');
 
-/** Only the flags a command declares: a stray one (a typo, or --reason on a read) is an error, not ignored. */
+/** Only the flags a command declares, each in its format: a stray one (a typo, or --reason on a read) is a usage mistake, not ignored. */
 export function parseFlags<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>, flags: Flags): z.output<z.ZodObject<Shape>> {
   const given = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined));
   const result = schema.strict().safeParse(given);
@@ -76,10 +98,10 @@ export function parseFlags<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shap
       ? `${issue.keys.map((key) => `--${key}`).join(', ')} does not apply here`
       : `--${issue.path.join('.')} ${issue.message}`,
   );
-  throw new DomainError('invalid-request', problems.join('; '));
+  throw new UsageMistake(problems.join('; '));
 }
 
-/** The command line as flags and positionals; an unknown flag or a missing value is an invalid request naming it. */
+/** The command line as flags and positionals; an unknown flag or a missing value is a usage mistake naming it. */
 export function parseCommandLine(
   argv: readonly string[],
   options: NonNullable<ParseArgsConfig['options']>,
@@ -92,9 +114,9 @@ export function parseCommandLine(
     const message = error instanceof Error ? error.message : String(error);
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       const flag = /'([^']*)'/.exec(message)?.[1] ?? message;
-      throw new DomainError('invalid-request', `unknown flag ${flag} (npm run ops with no command lists the commands and their flags)`);
+      throw new UsageMistake(`unknown flag ${flag}`);
     }
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new DomainError('invalid-request', message.split('\n')[0]);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new UsageMistake(message.split('\n')[0]!);
     throw error;
   }
 }

@@ -1,6 +1,8 @@
 /**
- * Operator CLI: `npm run ops -- <command> [--flags]`. Prints exactly one JSON object on stdout
- * (the result, or {"error":…} with exit code 1); logs go to stderr. Without DATABASE_URL it
+ * Operator CLI: `npm run ops -- <command> [--flags]`. Prints exactly one JSON object on stdout:
+ * the result; or {"error":…} with exit code 1; or, for a usage mistake (an unknown command or
+ * flag, a missing argument, a malformed flag value), {"error":"invalid-request",…,"usage"} with
+ * exit code 2. Logs go to stderr. Without DATABASE_URL it
  * uses the embedded Postgres of `npm start` (reusing it when running, else starting it briefly).
  * It connects as payments_app, like the API and the worker, and never migrates.
  */
@@ -18,7 +20,7 @@ import { loadProcessSettings } from './process-support';
 import { AUDIT_USAGE, auditCommands } from './audit.commands';
 import { DEPOSIT_USAGE, depositCommands } from './deposit.commands';
 import type { Command, Flags, OperatorCommand, TemporalAccess } from './ops-command';
-import { CliFailure, parseCommandLine } from './ops-command';
+import { CliFailure, parseCommandLine, UsageMistake } from './ops-command';
 import { operatorOf, reasonOf } from './ops-operator';
 import { connectTemporal } from './ops-temporal';
 import { OPERATION_USAGE, operationCommands } from './operation.commands';
@@ -91,14 +93,14 @@ function commandOf(positionals: readonly string[]): { name: string; args: string
     const name = positionals.slice(0, words).join(' ');
     if (positionals.length >= words && Object.hasOwn(COMMANDS, name)) return { name, args: positionals.slice(words) };
   }
-  throw new DomainError('invalid-request', `unknown command "${positionals.join(' ')}"\n${USAGE}`);
+  throw new UsageMistake(positionals.length === 0 ? 'no command given' : `unknown command "${positionals.join(' ')}"`);
 }
 
 function checkArguments(command: { takesArgument?: string }, args: readonly string[]): void {
   if (command.takesArgument === undefined) {
-    if (args.length > 0) throw new DomainError('invalid-request', `unexpected argument "${args[0]}"\n${USAGE}`);
+    if (args.length > 0) throw new UsageMistake(`unexpected argument "${args[0]}"`);
   } else if (args.length !== 1) {
-    throw new DomainError('invalid-request', `expected exactly one ${command.takesArgument}\n${USAGE}`);
+    throw new UsageMistake(`expected exactly one ${command.takesArgument}`);
   }
 }
 
@@ -160,18 +162,25 @@ async function runDatabaseCommand(
   });
 }
 
+/** What the CLI prints for a failure, and its exit code: 2 for a usage mistake, else 1. */
+function failureOf(error: unknown): { body: object; code: 1 | 2 } {
+  if (error instanceof UsageMistake) return { body: { error: error.kind, message: error.detail, usage: USAGE }, code: 2 };
+  const body =
+    error instanceof CliFailure
+      ? error.body
+      : error instanceof OperatorActionRefused
+        ? { error: 'refused', reason: error.reason, message: error.message }
+        : error instanceof DomainError
+          ? { error: error.kind, message: error.detail }
+          : { error: 'internal-error', message: error instanceof Error ? error.message : String(error) };
+  return { body, code: 1 };
+}
+
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const body =
-      error instanceof CliFailure
-        ? error.body
-        : error instanceof OperatorActionRefused
-          ? { error: 'refused', reason: error.reason, message: error.message }
-          : error instanceof DomainError
-            ? { error: error.kind, message: error.detail }
-            : { error: 'internal-error', message: error instanceof Error ? error.message : String(error) };
+    const { body, code } = failureOf(error);
     process.stdout.write(`${JSON.stringify(body)}\n`);
-    process.exit(1);
+    process.exit(code);
   },
 );

@@ -10,7 +10,7 @@ import { OperatorActionRefused, findOperation, operationIdFrom } from '../db/ser
 import { recordOperatorAction } from '../db/services/operator-audit.service';
 import { completeTravelRuleUpdate, cryptoWithdrawalContract } from '../contracts';
 import type { OperatorCommand } from './ops-command';
-import { CliFailure, parseFlags, requiredText } from './ops-command';
+import { asUsageMistake, CliFailure, parseFlags, requiredText } from './ops-command';
 
 /** Completing a withdrawal's travel-rule data by an operator (main/ops.cli.ts), audited before the workflow hears of it. */
 export const TRAVEL_RULE_USAGE = `  travel-rule complete --withdrawal ID --completed-by EMAIL [--beneficiary-json FILE]`;
@@ -50,7 +50,7 @@ export const travelRuleCommands: Record<string, OperatorCommand> = {
         context.flags,
       );
       const operator = context.operator!;
-      const id = operationIdFrom(input.withdrawal);
+      const id = asUsageMistake(() => operationIdFrom(input.withdrawal));
       const operation = await findOperation(context.orm.em.fork(), id);
       if (operation?.type !== 'crypto-withdrawal') throw new DomainError('not-found', `no crypto withdrawal has the id ${id}`);
       const beneficiary = input['beneficiary-json'] === undefined ? undefined : readBeneficiaryJson(input['beneficiary-json']);
