@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { CURRENCIES } from '../core/currencies';
-import { DomainError } from '../core/errors';
 import { approveManualCredit, depositByOperator } from '../db/services/manual-credit.service';
 import type { Command } from './ops-command';
-import { parseFlags } from './ops-command';
+import { parseFlags, UsageMistake } from './ops-command';
 
 /** The manual-credit commands of the operator CLI (main/ops.cli.ts); each writes its audit row with its effect. */
 export const DEPOSIT_USAGE = `  deposit --partner ID --currency C --amount A [--type sepaDeposit|fiatDeposit|cryptoDeposit]
@@ -72,7 +71,7 @@ export const depositCommands: Record<string, Command> = {
     async run({ em, flags, args, now, settings, operator }) {
       parseFlags(z.object({}), flags);
       const id = args[0] ?? '';
-      if (!UUID.test(id)) throw new DomainError('invalid-request', `"${id}" is not a pending credit id (a UUID, as deposit printed it)`);
+      if (!UUID.test(id)) throw new UsageMistake(`"${id}" is not a pending credit id (a UUID, as deposit printed it)`);
       const { credit, deposit } = await approveManualCredit(
         em,
         operator,

@@ -1,15 +1,17 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { z } from 'zod';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Client, Connection } from '@temporalio/client';
+import { z } from 'zod';
 import { DomainError } from '../core/errors';
 import type { Settings } from '../core/settings';
 import type { AuditEntry, Operator } from '../db/services/operator-audit.service';
 
 /**
- * The shape of an operator CLI command (main/ops.cli.ts runs them): a read answers, a write
- * answers and names the audit row that main/ops.cli.ts writes in the same transaction as the
- * command's effect, so neither commits without the other.
+ * The shapes of an operator CLI command (main/ops.cli.ts runs them). A `Command` uses only the
+ * database: a read answers, a write answers and names the audit row that main/ops.cli.ts writes
+ * in the same transaction as the command's effect, so neither commits without the other. An
+ * `OperatorCommand` reads Temporal or acts on a workflow as well, and writes its own audit row.
  */
 
 export type Flags = Readonly<Record<string, string | boolean | undefined>>;
@@ -34,7 +36,59 @@ export type Command =
   | { changesState: false; takesArgument?: string; run(context: ReadContext): Promise<object> }
   | { changesState: true; takesArgument?: string; run(context: WriteContext): Promise<{ output: object; audit: AuditEntry }> };
 
-/** Only the flags a command declares: a stray one (a typo, or --reason on a read) is an error, not ignored. */
+export type TemporalAccess = { address: string; client: Client; connection: Connection } | { address: string; unreachable: string };
+
+export interface OperatorContext {
+  orm: MikroORM;
+  flags: Flags;
+  /** The positionals after the command's name (e.g. the ID of `operation show ID`). */
+  args: readonly string[];
+  /** Connects on first use; never throws (an unreachable Temporal is an answer too). */
+  temporal(): Promise<TemporalAccess>;
+  /** Who runs a command that changes something (undefined for reads), and why. */
+  operator: Operator | undefined;
+  reason: string | null;
+}
+
+export interface OperatorCommand {
+  changesState: boolean;
+  takesArgument?: string;
+  run(context: OperatorContext): Promise<object>;
+}
+
+/** A failure the CLI reports as is: `{"error": code, "message", …}`. */
+export class CliFailure extends Error {
+  constructor(readonly body: { error: string; message: string } & Record<string, unknown>) {
+    super(body.message);
+  }
+}
+
+/**
+ * A usage mistake: the command line does not fit what the CLI declares (an unknown command or
+ * flag, a missing or extra argument, a flag value not in its declared format). The CLI answers it
+ * with its usage and exit code 2, so a script can tell "fix the command line" from a command that
+ * ran and was refused or failed (exit code 1).
+ */
+export class UsageMistake extends DomainError {
+  constructor(detail: string) {
+    super('invalid-request', detail);
+  }
+}
+
+/** Runs a check of a command-line value written elsewhere (e.g. an id's format): its invalid request is a usage mistake. */
+export function asUsageMistake<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === 'invalid-request') throw new UsageMistake(error.detail ?? error.message);
+    throw error;
+  }
+}
+
+/** A flag that must be given, and not blank. */
+export const requiredText = z.string().trim().min(1, 'is required');
+
+/** Only the flags a command declares, each in its format: a stray one (a typo, or --reason on a read) is a usage mistake, not ignored. */
 export function parseFlags<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>, flags: Flags): z.output<z.ZodObject<Shape>> {
   const given = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined));
   const result = schema.strict().safeParse(given);
@@ -44,10 +98,10 @@ export function parseFlags<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shap
       ? `${issue.keys.map((key) => `--${key}`).join(', ')} does not apply here`
       : `--${issue.path.join('.')} ${issue.message}`,
   );
-  throw new DomainError('invalid-request', problems.join('; '));
+  throw new UsageMistake(problems.join('; '));
 }
 
-/** The command line as flags and positionals; an unknown flag or a missing value is an invalid request naming it. */
+/** The command line as flags and positionals; an unknown flag or a missing value is a usage mistake naming it. */
 export function parseCommandLine(
   argv: readonly string[],
   options: NonNullable<ParseArgsConfig['options']>,
@@ -60,9 +114,9 @@ export function parseCommandLine(
     const message = error instanceof Error ? error.message : String(error);
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       const flag = /'([^']*)'/.exec(message)?.[1] ?? message;
-      throw new DomainError('invalid-request', `unknown flag ${flag} (npm run ops with no command lists the commands and their flags)`);
+      throw new UsageMistake(`unknown flag ${flag}`);
     }
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new DomainError('invalid-request', message.split('\n')[0]);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new UsageMistake(message.split('\n')[0]!);
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import os from 'node:os';
-import { DomainError } from '../core/errors';
 import { stringProblem } from '../core/text-safety';
 import type { Operator } from '../db/services/operator-audit.service';
+import { UsageMistake } from './ops-command';
 
 /** What an audit row holds at most (the operator_action checks). */
 const MAX_NAME_LENGTH = 200;
@@ -14,7 +14,7 @@ const MAX_REASON_LENGTH = 1000;
 export function operatorOf(flag: string | undefined, configured: string | undefined): Operator {
   const osUser = systemUserName();
   const actor = (flag ?? configured ?? osUser).trim();
-  if (!actor) throw new DomainError('invalid-request', '--operator must not be blank');
+  if (!actor) throw new UsageMistake('--operator must not be blank');
   checkText('--operator', actor, MAX_NAME_LENGTH);
   return { actor, osUser };
 }
@@ -23,15 +23,15 @@ export function operatorOf(flag: string | undefined, configured: string | undefi
 export function reasonOf(flag: string | undefined): string | null {
   if (flag === undefined) return null;
   const reason = flag.trim();
-  if (!reason) throw new DomainError('invalid-request', '--reason must not be blank');
+  if (!reason) throw new UsageMistake('--reason must not be blank');
   checkText('--reason', reason, MAX_REASON_LENGTH);
   return reason;
 }
 
 function checkText(flag: string, text: string, max: number): void {
-  if (text.length > max) throw new DomainError('invalid-request', `${flag} must be at most ${max} characters`);
+  if (text.length > max) throw new UsageMistake(`${flag} must be at most ${max} characters`);
   const problem = stringProblem(text);
-  if (problem) throw new DomainError('invalid-request', `${flag} ${problem}`);
+  if (problem) throw new UsageMistake(`${flag} ${problem}`);
 }
 
 /** The login of the account running this process; its uid when it has no name (a container user without a passwd entry). */

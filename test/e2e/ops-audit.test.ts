@@ -162,7 +162,7 @@ describe('the operators audit trail', () => {
     expect(newestTwo.output.actions).toEqual(actions.slice(0, 2));
   }, 300_000);
 
-  it('refuses an unknown flag, a reason with control characters, and --reason on a read, naming them; nothing is written', async () => {
+  it('answers an unknown flag, a reason with control characters, and --reason on a read as usage mistakes naming them; nothing is written', async () => {
     const partner = await createTestPartner(ctx.orm);
     const [unknownFlag, badReason, longOperator, readWithReason, badLimit, badAction] = await Promise.all([
       ops('key', 'create', '--partner', partner.partnerId, '--partnr', 'x'),
@@ -172,20 +172,24 @@ describe('the operators audit trail', () => {
       ops('audit', 'list', '--limit', '501'),
       ops('audit', 'list', '--action', 'drop-table'),
     ]);
-    expect(unknownFlag).toEqual({
-      code: 1,
-      output: { error: 'invalid-request', message: expect.stringContaining('unknown flag --partnr') },
+    const usage = expect.stringContaining('usage: npm run ops');
+    expect(unknownFlag).toEqual({ code: 2, output: { error: 'invalid-request', message: 'unknown flag --partnr', usage } });
+    expect(badReason).toEqual({
+      code: 2,
+      output: { error: 'invalid-request', message: '--reason must not contain control characters', usage },
     });
-    expect(badReason).toEqual({ code: 1, output: { error: 'invalid-request', message: '--reason must not contain control characters' } });
-    expect(longOperator).toEqual({ code: 1, output: { error: 'invalid-request', message: '--operator must be at most 200 characters' } });
-    expect(readWithReason).toEqual({ code: 1, output: { error: 'invalid-request', message: '--reason does not apply here' } });
-    expect(badLimit).toMatchObject({
-      code: 1,
-      output: { error: 'invalid-request', message: '--limit must be a whole number from 1 to 500' },
+    expect(longOperator).toEqual({
+      code: 2,
+      output: { error: 'invalid-request', message: '--operator must be at most 200 characters', usage },
     });
-    expect(badAction).toMatchObject({
-      code: 1,
-      output: { error: 'invalid-request', message: expect.stringContaining('--action must be one of') },
+    expect(readWithReason).toEqual({ code: 2, output: { error: 'invalid-request', message: '--reason does not apply here', usage } });
+    expect(badLimit).toEqual({
+      code: 2,
+      output: { error: 'invalid-request', message: '--limit must be a whole number from 1 to 500', usage },
+    });
+    expect(badAction).toEqual({
+      code: 2,
+      output: { error: 'invalid-request', message: expect.stringContaining('--action must be one of'), usage },
     });
     const [keys] = await ctx.orm.em
       .fork()

@@ -123,11 +123,36 @@ describe('operator CLI', () => {
     expect(rows).toEqual([{ address: 'Krzywa 2', pesel: '90010112345', birth_date: '1990-01-01' }]);
   });
 
-  it('bad input is one JSON error on stdout and exit code 1', async () => {
+  it('a malformed flag value is a usage mistake: one JSON error with the usage on stdout, exit code 2', async () => {
     const result = await ops('user', 'upsert', '--partner', 'not-a-uuid', '--country', 'Poland');
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.output.error).toBe('invalid-request');
     expect(result.output.message).toContain('--partner must be a UUID');
     expect(result.output.message).toContain('--country must be a two-letter country code');
+    expect(result.output.usage).toContain('user upsert --partner ID');
+  });
+
+  it('an unknown flag, an unknown command or a missing argument is a usage mistake: invalid-request with the usage, exit code 2', async () => {
+    const [unknownFlag, unknownCommand, noCommand, missingArgument, missingValue] = await Promise.all([
+      ops('partner', 'create', '--name', 'Typo', '--fee-percentag', '1'),
+      ops('partner', 'delete', '--name', 'Typo'),
+      ops(),
+      ops('deposit', 'approve'),
+      ops('partner', 'create', '--name'),
+    ]);
+    const usage = expect.stringMatching(/^usage: npm run ops -- <command>\n[^]*\n {2}partner create --name NAME/);
+    expect(unknownFlag).toEqual({ code: 2, output: { error: 'invalid-request', message: 'unknown flag --fee-percentag', usage } });
+    expect(unknownCommand).toEqual({ code: 2, output: { error: 'invalid-request', message: 'unknown command "partner delete"', usage } });
+    expect(noCommand).toEqual({ code: 2, output: { error: 'invalid-request', message: 'no command given', usage } });
+    expect(missingArgument).toEqual({
+      code: 2,
+      output: { error: 'invalid-request', message: 'expected exactly one pending credit ID', usage },
+    });
+    expect(missingValue).toMatchObject({
+      code: 2,
+      output: { error: 'invalid-request', message: expect.stringContaining('--name'), usage },
+    });
+    const [partners] = await ctx.orm.em.fork().getConnection().execute(`select count(*)::int as count from partner where name = 'Typo'`);
+    expect(partners).toEqual({ count: 0 });
   });
 });

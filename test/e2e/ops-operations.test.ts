@@ -200,7 +200,7 @@ describe('ops operation show', () => {
     expect(byWorkflowId.output.operation.id).toBe(id);
   }, 120_000);
 
-  it('says so when Temporal cannot be reached, and exits 1 with not-found for an unknown id', async () => {
+  it('says so when Temporal cannot be reached, exits 1 with not-found for an unknown id and 2 for a malformed one', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
     const id = await withdraw(ctx.api, partner, { amount: 0.01, walletType: 'CUSTODIAL' });
     await reachesStatus(id, 'SUCCESSFUL');
@@ -218,8 +218,12 @@ describe('ops operation show', () => {
     });
     expect(unknown.code).toBe(1);
     expect(unknown.output).toMatchObject({ error: 'not-found', message: expect.any(String) });
-    expect(malformed.code).toBe(1);
-    expect(malformed.output.error).toBe('invalid-request');
+    expect(malformed.code).toBe(2);
+    expect(malformed.output).toMatchObject({
+      error: 'invalid-request',
+      message: expect.stringContaining('"not-an-id"'),
+      usage: expect.any(String),
+    });
   }, 120_000);
 });
 
@@ -254,7 +258,7 @@ describe('ops operation resolve', () => {
     const unreachable = await ops(['operation', 'resolve', id, '--release', '--reason', 'x'], { TEMPORAL_ADDRESS: '127.0.0.1:9' });
     expect(unreachable).toMatchObject({ code: 1, output: { error: 'refused', reason: 'temporal-unreachable' } });
     const neither = await ops(['operation', 'resolve', id, '--reason', 'x']);
-    expect(neither).toMatchObject({ code: 1, output: { error: 'invalid-request' } });
+    expect(neither).toMatchObject({ code: 2, output: { error: 'invalid-request', message: 'give exactly one of --release or --settle' } });
 
     const released = await ops([
       'operation',

@@ -127,8 +127,8 @@ describe('reconciliation, as operators see it', () => {
 
   it('`reconciliation latest` refuses arguments it does not know', async () => {
     const refused = await ops(['reconciliation', 'latest', 'now']);
-    expect(refused.code).toBe(1);
-    expect(refused.output.error).toBe('invalid-request');
-    expect(refused.output.message).toContain('reconciliation latest');
+    expect(refused.code).toBe(2);
+    expect(refused.output).toMatchObject({ error: 'invalid-request', message: 'unexpected argument "now"' });
+    expect(refused.output.usage).toContain('reconciliation latest');
   });
 });

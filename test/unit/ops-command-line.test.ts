@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { z } from 'zod';
 import { DomainError } from '../../core/errors';
-import { parseCommandLine, parseFlags } from '../../main/ops-command';
+import { asUsageMistake, parseCommandLine, parseFlags, UsageMistake } from '../../main/ops-command';
 import { operatorOf, reasonOf } from '../../main/ops-operator';
 
 const OPTIONS = { partner: { type: 'string' }, release: { type: 'boolean' } } as const;
@@ -24,29 +24,50 @@ describe('the operator CLI command line', () => {
     });
   });
 
-  it('answers an unknown flag as an invalid request naming it', () => {
-    expect(refusal(() => parseCommandLine(['key', 'create', '--partnr', 'p1'], OPTIONS))).toMatchObject({
-      kind: 'invalid-request',
-      detail: expect.stringContaining('unknown flag --partnr'),
-    });
+  it('answers an unknown flag as a usage mistake naming it', () => {
+    const mistake = refusal(() => parseCommandLine(['key', 'create', '--partnr', 'p1'], OPTIONS));
+    expect(mistake).toBeInstanceOf(UsageMistake);
+    expect(mistake).toMatchObject({ kind: 'invalid-request', detail: 'unknown flag --partnr' });
   });
 
-  it('answers a flag without its value, or a value given to a switch, as an invalid request', () => {
-    expect(refusal(() => parseCommandLine(['key', 'create', '--partner'], OPTIONS))).toMatchObject({
-      kind: 'invalid-request',
-      detail: expect.stringContaining('--partner'),
-    });
-    expect(refusal(() => parseCommandLine(['--release=yes'], OPTIONS))).toMatchObject({
-      kind: 'invalid-request',
-      detail: expect.stringContaining('--release'),
-    });
+  it('answers a flag without its value, or a value given to a switch, as a usage mistake', () => {
+    const missingValue = refusal(() => parseCommandLine(['key', 'create', '--partner'], OPTIONS));
+    expect(missingValue).toBeInstanceOf(UsageMistake);
+    expect(missingValue).toMatchObject({ kind: 'invalid-request', detail: expect.stringContaining('--partner') });
+    const valueOnSwitch = refusal(() => parseCommandLine(['--release=yes'], OPTIONS));
+    expect(valueOnSwitch).toBeInstanceOf(UsageMistake);
+    expect(valueOnSwitch).toMatchObject({ kind: 'invalid-request', detail: expect.stringContaining('--release') });
   });
 
-  it('refuses a flag the command does not declare, naming it', () => {
-    expect(refusal(() => parseFlags(z.object({ partner: z.string() }), { partner: 'p', reason: 'why' }))).toMatchObject({
-      kind: 'invalid-request',
-      detail: '--reason does not apply here',
-    });
+  it('answers a flag the command does not declare as a usage mistake naming it', () => {
+    const mistake = refusal(() => parseFlags(z.object({ partner: z.string() }), { partner: 'p', reason: 'why' }));
+    expect(mistake).toBeInstanceOf(UsageMistake);
+    expect(mistake).toMatchObject({ kind: 'invalid-request', detail: '--reason does not apply here' });
+  });
+
+  it('answers a missing flag, or a value not in its format, as a usage mistake naming each', () => {
+    const schema = z.object({ partner: z.uuid('must be a UUID'), name: z.string('is required') });
+    const mistake = refusal(() => parseFlags(schema, { partner: 'not-a-uuid' }));
+    expect(mistake).toBeInstanceOf(UsageMistake);
+    expect(mistake).toMatchObject({ kind: 'invalid-request', detail: '--partner must be a UUID; --name is required' });
+  });
+
+  it('turns an invalid request from a check of a command-line value into a usage mistake, and leaves other errors as they are', () => {
+    const malformed = refusal(() =>
+      asUsageMistake(() => {
+        throw new DomainError('invalid-request', '"x" is not an id');
+      }),
+    );
+    expect(malformed).toBeInstanceOf(UsageMistake);
+    expect(malformed.detail).toBe('"x" is not an id');
+    const notFound = refusal(() =>
+      asUsageMistake(() => {
+        throw new DomainError('not-found', 'no such thing');
+      }),
+    );
+    expect(notFound).not.toBeInstanceOf(UsageMistake);
+    expect(notFound.kind).toBe('not-found');
+    expect(asUsageMistake(() => 'fine')).toBe('fine');
   });
 });
 
@@ -64,7 +85,9 @@ describe('operatorOf', () => {
     ['too long', 'a'.repeat(201), '--operator must be at most 200 characters'],
     ['a control character', 'ali\u001bce', '--operator must not contain control characters'],
   ])('refuses a name that is %s', (_what, name, message) => {
-    expect(refusal(() => operatorOf(name, undefined)).detail).toBe(message);
+    const mistake = refusal(() => operatorOf(name, undefined));
+    expect(mistake).toBeInstanceOf(UsageMistake);
+    expect(mistake.detail).toBe(message);
   });
 });
 
@@ -80,6 +103,8 @@ describe('reasonOf', () => {
     ['a newline', 'first line\nsecond line', '--reason must not contain control characters'],
     ['a lone surrogate', 'bad \ud800', '--reason must be well-formed Unicode (it contains a lone surrogate)'],
   ])('refuses a reason that is %s', (_what, reason, message) => {
-    expect(refusal(() => reasonOf(reason)).detail).toBe(message);
+    const mistake = refusal(() => reasonOf(reason));
+    expect(mistake).toBeInstanceOf(UsageMistake);
+    expect(mistake.detail).toBe(message);
   });
 });

@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import { findPartnerAccount } from '../db/ledger/accounts';
+import { setFiatAccountStatus } from '../db/services/account.service';
+import { createApiKey, revokeApiKey } from '../db/services/api-key.service';
+import { createPartner } from '../db/services/partner.service';
+import { upsertUser } from '../db/services/partner-user.service';
+import type { Command } from './ops-command';
+import { parseFlags, requiredText } from './ops-command';
+
+/** Partners and what they own (keys, accounts, users) in the operator CLI (main/ops.cli.ts); each writes its audit row with its effect. */
+export const PARTNER_USAGE = `  partner create --name NAME [--fee-percentage P]
+  key create --partner ID
+  key revoke --key API_KEY_ID
+  account set-status --partner ID --currency eur --status ACTIVE|WAITING_TO_BE_ACTIVATED
+  user upsert --partner ID --external-user-id X --email E --first-name F --last-name L --address A
+              --city C --country CC --document-type T --document-number N
+              [--pesel P] [--birth-country CC] [--birth-date YYYY-MM-DD]`;
+
+const uuid = z.uuid('must be a UUID');
+const decimalText = z.string().regex(/^\d+(\.\d+)?$/, 'must be a plain decimal, e.g. 12.5');
+const countryCode = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter country code, e.g. PL');
+
+export const partnerCommands: Record<string, Command> = {
+  'partner create': {
+    changesState: true,
+    async run({ em, flags, now, settings }) {
+      const input = parseFlags(z.object({ name: requiredText.max(200), 'fee-percentage': decimalText.optional() }), flags);
+      const feePercentage = input['fee-percentage'] ?? settings.defaultFeePercentage;
+      const partner = await createPartner(em, { name: input.name, feePercentage }, now);
+      const key = await createApiKey(em, partner.id, now);
+      return {
+        output: { partnerId: partner.id, apiKey: key.apiKey },
+        audit: {
+          action: 'partner-create',
+          subject: { type: 'partner', id: partner.id, partnerId: partner.id },
+          details: { name: partner.name, feePercentage, apiKeyId: key.apiKeyId },
+        },
+      };
+    },
+  },
+  'key create': {
+    changesState: true,
+    async run({ em, flags, now }) {
+      const input = parseFlags(z.object({ partner: uuid }), flags);
+      const key = await createApiKey(em, input.partner, now);
+      return { output: key, audit: { action: 'key-create', subject: { type: 'api-key', id: key.apiKeyId, partnerId: input.partner } } };
+    },
+  },
+  'key revoke': {
+    changesState: true,
+    async run({ em, flags, now }) {
+      const input = parseFlags(z.object({ key: uuid }), flags);
+      const key = await revokeApiKey(em, input.key, now);
+      const revokedAt = key.revokedAt?.toISOString();
+      return {
+        output: { apiKeyId: key.id, revokedAt },
+        audit: {
+          action: 'key-revoke',
+          subject: { type: 'api-key', id: key.id, partnerId: key.partnerId },
+          details: { revokedAt, alreadyRevoked: key.revokedAt?.getTime() !== now.getTime() },
+        },
+      };
+    },
+  },
+  'account set-status': {
+    changesState: true,
+    async run({ em, flags }) {
+      const input = parseFlags(
+        z.object({ partner: uuid, currency: z.enum(['eur']), status: z.enum(['ACTIVE', 'WAITING_TO_BE_ACTIVATED']) }),
+        flags,
+      );
+      const previous = (await findPartnerAccount(em, input.partner, input.currency))?.fiatStatus ?? null;
+      const account = await setFiatAccountStatus(em, input.partner, input.currency, input.status);
+      return {
+        output: { accountId: account.id, currency: account.currency, status: account.fiatStatus },
+        audit: {
+          action: 'account-set-status',
+          subject: { type: 'account', id: account.id, partnerId: input.partner },
+          details: { currency: account.currency, from: previous, to: account.fiatStatus },
+        },
+      };
+    },
+  },
+  'user upsert': {
+    changesState: true,
+    async run({ em, flags, now }) {
+      const input = parseFlags(
+        z.object({
+          partner: uuid,
+          'external-user-id': requiredText.max(255),
+          email: z.email('must be an email address'),
+          'first-name': requiredText,
+          'last-name': requiredText,
+          address: requiredText,
+          city: requiredText,
+          country: countryCode,
+          'document-type': requiredText,
+          'document-number': requiredText,
+          pesel: z
+            .string()
+            .regex(/^\d{11}$/, 'must be 11 digits')
+            .optional(),
+          'birth-country': countryCode.optional(),
+          'birth-date': z.iso.date('must be YYYY-MM-DD').optional(),
+        }),
+        flags,
+      );
+      const user = await upsertUser(
+        em,
+        input.partner,
+        {
+          externalUserId: input['external-user-id'],
+          email: input.email,
+          firstName: input['first-name'],
+          lastName: input['last-name'],
+          address: input.address,
+          city: input.city,
+          country: input.country,
+          documentType: input['document-type'],
+          documentNumber: input['document-number'],
+          pesel: input.pesel ?? null,
+          birthCountry: input['birth-country'] ?? null,
+          birthDate: input['birth-date'] ?? null,
+        },
+        now,
+      );
+      return {
+        output: { userId: user.id },
+        audit: {
+          action: 'user-upsert',
+          subject: { type: 'partner-user', id: user.id, partnerId: input.partner },
+          // The partner's id for its user; the KYC fields themselves are personal data and stay out.
+          details: { externalUserId: user.externalUserId, created: user.createdAt.getTime() === now.getTime() },
+        },
+      };
+    },
+  },
+};
