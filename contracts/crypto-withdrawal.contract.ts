@@ -4,6 +4,7 @@ import type { CryptoCurrency, Network } from '../core/currencies';
 import type { OperationStatus } from '../core/operation-status';
 import type { TravelRuleCompletion } from '../core/travel-rule-completion';
 import type { OperationProgress, WorkflowContract } from './operation.contract';
+import { OPERATION_TYPES, operationWorkflowId } from '../core/operation-types';
 
 export type { TravelRuleCompletion } from '../core/travel-rule-completion';
 
@@ -27,8 +28,8 @@ export interface CryptoWithdrawalInput {
 export type CryptoWithdrawalWorkflow = (input: CryptoWithdrawalInput) => Promise<OperationProgress>;
 
 export const cryptoWithdrawalContract: WorkflowContract<CryptoWithdrawalWorkflow> = {
-  workflowType: 'cryptoWithdrawalWorkflow',
-  workflowId: (withdrawalId) => `crypto-withdrawal-${withdrawalId}`,
+  workflowType: OPERATION_TYPES['crypto-withdrawal'].workflowType,
+  workflowId: (withdrawalId) => operationWorkflowId('crypto-withdrawal', withdrawalId),
 };
 
 /**

@@ -1,5 +1,6 @@
 import type { Currency } from '../core/currencies';
 import type { OperationProgress, WorkflowContract } from './operation.contract';
+import { OPERATION_TYPES, operationWorkflowId } from '../core/operation-types';
 
 export interface ExchangeInput {
   exchangeId: string;
@@ -17,6 +18,6 @@ export type ExchangeResult = OperationProgress & { exchangeId: string };
 export type ExchangeWorkflow = (input: ExchangeInput) => Promise<ExchangeResult>;
 
 export const exchangeContract: WorkflowContract<ExchangeWorkflow> = {
-  workflowType: 'exchangeWorkflow',
-  workflowId: (exchangeId) => `exchange-${exchangeId}`,
+  workflowType: OPERATION_TYPES.exchange.workflowType,
+  workflowId: (exchangeId) => operationWorkflowId('exchange', exchangeId),
 };

@@ -1,5 +1,6 @@
 import type { ReceiverType } from '../core/counterparty';
 import type { OperationProgress, WorkflowContract } from './operation.contract';
+import { OPERATION_TYPES, operationWorkflowId } from '../core/operation-types';
 
 export interface SepaTransferInput {
   transferId: string;
@@ -16,6 +17,6 @@ export interface SepaTransferInput {
 export type SepaTransferWorkflow = (input: SepaTransferInput) => Promise<OperationProgress>;
 
 export const sepaTransferContract: WorkflowContract<SepaTransferWorkflow> = {
-  workflowType: 'sepaTransferWorkflow',
-  workflowId: (transferId) => `sepa-transfer-${transferId}`,
+  workflowType: OPERATION_TYPES['sepa-transfer'].workflowType,
+  workflowId: (transferId) => operationWorkflowId('sepa-transfer', transferId),
 };

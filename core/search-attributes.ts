@@ -1,5 +1,9 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { SearchAttributePair } from '@temporalio/common';
+import type { OPERATION_TYPES, OperationType } from './operation-types';
+
+/** An OperationType search attribute value, as the registry lists them (core/operation-types.ts). */
+type OperationSearchValue = (typeof OPERATION_TYPES)[OperationType]['searchAttributeValues'][number];
 
 /**
  * Search attributes every money-moving workflow carries, so operators can filter in the Web UI
@@ -33,7 +37,7 @@ export const SEARCH_ATTRIBUTE_KEYS = [
 /** What every money-moving workflow starts with; OperationStatus and OperationStage are then kept current by the workflow. */
 export function operationSearchAttributes(
   partnerId: string,
-  operationType: string,
+  operationType: OperationSearchValue,
   currency: string,
   summary?: string,
 ): SearchAttributePair[] {

@@ -1,3 +1,5 @@
+import { OPERATION_TYPES, OPERATION_TYPE_NAMES } from './operation-types';
+import type { OperationType } from './operation-types';
 import type { OperationStatus } from './operation-status';
 
 /**
@@ -6,8 +8,9 @@ import type { OperationStatus } from './operation-status';
  * operation; no personal data: ids, amounts, currencies, status, stage and failure reason only.
  * Shared by the delivery (activities) and the OpenAPI document (its `webhooks` section).
  */
-export const WEBHOOK_EVENT_TYPES = ['crypto_withdrawal.status_changed', 'sepa_transfer.status_changed', 'exchange.status_changed'] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** One per operation type (core/operation-types.ts). */
+export type WebhookEventType = (typeof OPERATION_TYPES)[OperationType]['webhookEventType'];
+export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = OPERATION_TYPE_NAMES.map((type) => OPERATION_TYPES[type].webhookEventType);
 
 export interface WebhookEvent {
   /** The event id, also sent as `webhook-id`: stable across retries, so a receiver can drop duplicates. */

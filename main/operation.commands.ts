@@ -12,21 +12,14 @@ import {
   operatorActionsOf,
   resolveOperation,
 } from '../db/services/operation-resolution.service';
-import type { OperationRecord, OperationType } from '../db/services/operation-resolution.service';
-import { cryptoWithdrawalContract, exchangeContract, sepaTransferContract } from '../contracts';
+import type { OperationRecord } from '../db/services/operation-resolution.service';
+import { operationWorkflowId } from '../core/operation-types';
 import type { OperatorCommand, OperatorContext } from './ops-command';
 import { asUsageMistake, parseFlags, UsageMistake } from './ops-command';
 
 /** Looking at one operation and closing it by hand (main/ops.cli.ts); resolve writes its own audit row. */
 export const OPERATION_USAGE = `  operation show ID                      (ID: the operation id, or its workflow id)
   operation resolve ID --release|--settle --reason TEXT`;
-
-const workflowIdOf = (type: OperationType, id: string): string =>
-  type === 'crypto-withdrawal'
-    ? cryptoWithdrawalContract.workflowId(id)
-    : type === 'sepa-transfer'
-      ? sepaTransferContract.workflowId(id)
-      : exchangeContract.workflowId(id);
 
 async function workflowStateOf(context: OperatorContext, workflowId: string): Promise<WorkflowState> {
   const temporal = await context.temporal();
@@ -66,7 +59,7 @@ export const operationCommands: Record<string, OperatorCommand> = {
       const operation = await findOperation(em, id);
       if (!operation) throw new DomainError('not-found', `no crypto withdrawal, SEPA transfer or exchange has the id ${id}`);
       const [ledgerTransfer, operatorActions] = await Promise.all([ledgerTransferOf(em.fork(), id), operatorActionsOf(em.fork(), id)]);
-      const workflow = await workflowStateOf(context, workflowIdOf(operation.type, id));
+      const workflow = await workflowStateOf(context, operationWorkflowId(operation.type, id));
       return { type: operation.type, operation: operationView(operation), ledgerTransfer, operatorActions, workflow };
     },
   },
@@ -88,7 +81,7 @@ export const operationCommands: Record<string, OperatorCommand> = {
           { operationId: id, action: input.release ? 'release' : 'settle', reason, ...operator },
           new Date(),
           async (operation) => {
-            const workflowId = workflowIdOf(operation.type, operation.id);
+            const workflowId = operationWorkflowId(operation.type, operation.id);
             const state: WorkflowState =
               'unreachable' in temporal
                 ? { workflowId, found: false, reason: 'unreachable', message: temporal.unreachable }

@@ -66,7 +66,7 @@ export async function withdrawCrypto(deps: OperationDependencies, request: Crypt
       metadata.plainSummary,
     ),
     metadata,
-    operation: { id: withdrawalId, ledgerKind: 'CRYPTO_WITHDRAWAL', partnerId },
+    operation: { type: 'crypto-withdrawal', id: withdrawalId, partnerId },
   });
   return { withdrawalId };
 }

@@ -46,7 +46,7 @@ export async function exchange(deps: OperationDependencies, request: ExchangeReq
     args: [input],
     searchAttributes: operationSearchAttributes(partnerId, 'exchange', request.currencyFrom, metadata.plainSummary),
     metadata,
-    operation: { id: exchangeId, ledgerKind: 'EXCHANGE', partnerId },
+    operation: { type: 'exchange', id: exchangeId, partnerId },
   });
   return { exchangeId };
 }

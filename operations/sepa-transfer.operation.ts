@@ -39,7 +39,7 @@ export async function sendSepaTransfer(deps: OperationDependencies, request: Sep
     args: [input],
     searchAttributes: operationSearchAttributes(partnerId, 'sepa-transfer', 'eur', metadata.plainSummary),
     metadata,
-    operation: { id: transferId, ledgerKind: 'SEPA_TRANSFER', partnerId },
+    operation: { type: 'sepa-transfer', id: transferId, partnerId },
   });
   return { transferId };
 }

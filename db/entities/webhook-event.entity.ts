@@ -1,10 +1,12 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type { InferEntity } from '@mikro-orm/core';
+import { OPERATION_TYPE_NAMES } from '../../core/operation-types';
+import type { OperationType } from '../../core/operation-types';
 import { WEBHOOK_EVENT_TYPES } from '../../core/webhook-event';
 import type { WebhookEvent as WebhookEventBody } from '../../core/webhook-event';
 
-export const WEBHOOK_OPERATION_TYPES = ['crypto-withdrawal', 'sepa-transfer', 'exchange'] as const;
-export type WebhookOperationType = (typeof WEBHOOK_OPERATION_TYPES)[number];
+export const WEBHOOK_OPERATION_TYPES = OPERATION_TYPE_NAMES;
+export type WebhookOperationType = OperationType;
 
 /**
  * The outbox: one row per status or stage change of an operation of a partner with an endpoint,

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { assertInvariant } from '../../core/errors';
+import type { OperationTypeFacts } from '../../core/operation-types';
 
 /** The operations a workflow can move money for (the kinds of their ledger transfers). */
-export type AcceptedOperationKind = 'EXCHANGE' | 'SEPA_TRANSFER' | 'CRYPTO_WITHDRAWAL';
+export type AcceptedOperationKind = OperationTypeFacts['ledgerKind'];
 
 export interface AcceptedOperation {
   id: string;

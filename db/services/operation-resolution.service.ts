@@ -1,6 +1,9 @@
 import { LockMode } from '@mikro-orm/core';
+import type { EntityName } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../../core/errors';
+import { OPERATION_TYPE_NAMES, operationOfWorkflowId } from '../../core/operation-types';
+import type { OperationType } from '../../core/operation-types';
 import { CryptoWithdrawal } from '../entities/crypto-withdrawal.entity';
 import { Exchange } from '../entities/exchange.entity';
 import { LedgerPosting } from '../entities/ledger-posting.entity';
@@ -21,17 +24,15 @@ import { sqlStateOf } from '../sql-errors';
  * One database transaction per action, with the business row locked and an audit row written.
  */
 
-export type OperationType = OperatorActionOperationType | 'exchange';
+export type { OperationType };
 export type ResolutionAction = Extract<OperatorActionKind, 'release' | 'settle'>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const WORKFLOW_ID_PREFIXES: readonly OperationType[] = ['crypto-withdrawal', 'sepa-transfer', 'exchange'];
 
 /** The operation id in `text`: the id itself, or its workflow id (`crypto-withdrawal-<id>`, …). */
 export function operationIdFrom(text: string): string {
   const trimmed = text.trim();
-  const prefix = WORKFLOW_ID_PREFIXES.find((type) => trimmed.startsWith(`${type}-`));
-  const id = prefix ? trimmed.slice(prefix.length + 1) : trimmed;
+  const id = operationOfWorkflowId(trimmed)?.operationId ?? trimmed;
   if (!UUID.test(id)) {
     throw new DomainError(
       'invalid-request',
@@ -67,18 +68,31 @@ export class OperatorActionRefused extends Error {
   }
 }
 
-export type OperationRecord =
-  { type: 'crypto-withdrawal'; row: CryptoWithdrawal } | { type: 'sepa-transfer'; row: SepaTransfer } | { type: 'exchange'; row: Exchange };
+/** The row each operation type keeps (core/operation-types.ts): a new type does not compile until it is here. */
+const OPERATION_ROWS = {
+  'crypto-withdrawal': CryptoWithdrawal,
+  'sepa-transfer': SepaTransfer,
+  exchange: Exchange,
+} as const satisfies Record<OperationType, unknown>;
+/** Rows an operator may lock to close by hand; an exchange is final in the transaction that makes it. */
+const LOCKABLE: ReadonlySet<OperationType> = new Set(['crypto-withdrawal', 'sepa-transfer']);
+
+/** What OPERATION_ROWS holds, as types. */
+interface OperationRows {
+  'crypto-withdrawal': CryptoWithdrawal;
+  'sepa-transfer': SepaTransfer;
+  exchange: Exchange;
+}
+
+export type OperationRecord = { [Type in OperationType]: { type: Type; row: OperationRows[Type] } }[OperationType];
 
 /** The withdrawal, SEPA transfer or exchange with this id, or null. */
 export async function findOperation(em: EntityManager, id: string, options: { lock?: boolean } = {}): Promise<OperationRecord | null> {
-  const lockMode = options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {};
-  const withdrawal = await em.findOne(CryptoWithdrawal, { id }, { ...lockMode, refresh: true });
-  if (withdrawal) return { type: 'crypto-withdrawal', row: withdrawal };
-  const transfer = await em.findOne(SepaTransfer, { id }, { ...lockMode, refresh: true });
-  if (transfer) return { type: 'sepa-transfer', row: transfer };
-  const exchange = await em.findOne(Exchange, { id }, { refresh: true });
-  if (exchange) return { type: 'exchange', row: exchange };
+  for (const type of OPERATION_TYPE_NAMES) {
+    const lockMode = options.lock && LOCKABLE.has(type) ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {};
+    const row: unknown = await em.findOne(OPERATION_ROWS[type] as EntityName<{ id: string }>, { id }, { ...lockMode, refresh: true });
+    if (row) return { type, row } as OperationRecord;
+  }
   return null;
 }
 

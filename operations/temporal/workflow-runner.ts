@@ -6,7 +6,8 @@ import type pg from 'pg';
 import { DomainError, isDomainErrorKind } from '../../core/errors';
 import { currentLogContext } from '../../core/logger';
 import { recordAcceptedOperation } from '../../db/queries/accepted-operation.queries';
-import type { AcceptedOperationKind } from '../../db/queries/accepted-operation.queries';
+import { OPERATION_TYPES } from '../../core/operation-types';
+import type { OperationType } from '../../core/operation-types';
 import { tombstoneOperation } from '../../db/queries/ledger-tombstone.queries';
 import { fundsReservedUpdate } from '../../contracts';
 import type { OperationProgress, WorkflowContract } from '../../contracts';
@@ -30,8 +31,8 @@ export interface WorkflowStart<W extends Workflow> {
   searchAttributes: SearchAttributePair[];
   /** The summary and details the Temporal UI shows (no personal data: see workflow-summary.ts). */
   metadata?: WorkflowMetadata;
-  /** The operation's id (the workflow id derives from it), the kind of its ledger transfer, and whose it is. */
-  operation: { id: string; ledgerKind: AcceptedOperationKind; partnerId: string };
+  /** The operation (its type says the kind of its ledger transfer), its id (the workflow id derives from it) and whose it is. */
+  operation: { type: OperationType; id: string; partnerId: string };
 }
 
 /**
@@ -90,7 +91,7 @@ async function accepted<W extends Workflow>(target: WorkflowTarget, start: Workf
   const [input, ...rest] = start.args as unknown[];
   const request = await recordAcceptedOperation(target.pool, {
     id: start.operation.id,
-    kind: start.operation.ledgerKind,
+    kind: OPERATION_TYPES[start.operation.type].ledgerKind,
     partnerId: start.operation.partnerId,
     workflowId: workflowIdOf(start),
     request: input,
@@ -114,7 +115,8 @@ async function withinResponseTime<Result>(
     return await target.client.withAbortSignal(signal, call);
   } catch (error) {
     if (!signal.aborted) throw error;
-    if ((await tombstoneOperation(target.pool, start.operation.id, start.operation.ledgerKind)) === 'MOVED') return undefined;
+    if ((await tombstoneOperation(target.pool, start.operation.id, OPERATION_TYPES[start.operation.type].ledgerKind)) === 'MOVED')
+      return undefined;
     throw new DomainError(
       'operation-abandoned',
       'the operation was not confirmed in time, so it was cancelled: nothing was moved and nothing will be; it is safe to retry',
@@ -147,7 +149,8 @@ async function closedWorkflowResult(target: WorkflowTarget, start: WorkflowStart
 async function decideFailedWorkflow(target: WorkflowTarget, start: WorkflowStart<Workflow>, error: unknown): Promise<undefined> {
   const business = businessErrorOf(error);
   if (business?.kind === 'operation-abandoned') throw business;
-  if ((await tombstoneOperation(target.pool, start.operation.id, start.operation.ledgerKind)) === 'MOVED') return undefined;
+  if ((await tombstoneOperation(target.pool, start.operation.id, OPERATION_TYPES[start.operation.type].ledgerKind)) === 'MOVED')
+    return undefined;
   throw new DomainError('operation-abandoned', 'the operation ended before any money was moved, and none will be; it is safe to retry');
 }
 
