@@ -32,12 +32,13 @@ const IN_FLIGHT = 16;
 const MAX_BODY_BYTES = 64 * 1024;
 /**
  * Hostile bodies are thousands of the generated ones: before the input bounds each cost 0.5 s or
- * more, so even the 99.9th percentile of event-loop delay stood far above 1 s. Bounding the
- * percentile (and the maximum loosely) keeps one garbage collection on a busy machine from
- * failing the run.
+ * more (up to 36 s), so the 99.9th percentile of event-loop delay stood far above a second. The
+ * bounds sit above what a loaded 2-core machine shows on a clean run (p99.9 up to about 1.1 s,
+ * max 1.7 s, with other test processes beside it: client and API share this event loop), so only
+ * a request that really holds the loop fails the run; the figures are printed either way.
  */
-const MAX_LOOP_DELAY_P999_MS = 1_000;
-const MAX_LOOP_DELAY_MS = 3_000;
+const MAX_LOOP_DELAY_P999_MS = 2_000;
+const MAX_LOOP_DELAY_MS = 5_000;
 const FINAL_STATUSES = ['SUCCESSFUL', 'UNSUCCESSFUL'];
 
 const ctx = useTestApi({ maxBodyBytes: MAX_BODY_BYTES });

@@ -45,7 +45,9 @@ async function floodingApi(clock?: Clock): Promise<TestApi> {
  */
 describe('a flood of unknown API keys', () => {
   it('3,000 random keys from five addresses: a lookup only for the failures each address is allowed, and a partner behind one of them is answered 200 within a second throughout', async () => {
-    const api = await floodingApi();
+    // The limiters' clock stands still: what the flood may cost is then exactly five bursts,
+    // however long a loaded machine takes to send it (the refill has a test of its own).
+    const api = await floodingApi(fixedClock(new Date().toISOString()));
     const partner = await createTestPartner(ctx.orm);
     const asPartner = { apiKey: partner.apiKey, headers: { 'x-forwarded-for': ATTACKERS[0]! } };
     // Its first request puts the key in the API's memory, as any working partner's is.
@@ -69,7 +71,8 @@ describe('a flood of unknown API keys', () => {
     let flooding = true;
     const partnerAnswers: Array<{ status: number; ms: number }> = [];
     const partnerCalls = (async () => {
-      while (flooding) {
+      // Fewer than its rate limit's burst: with the clock standing still, that bucket does not refill either.
+      while (flooding && partnerAnswers.length < 150) {
         const requestedMs = performance.now();
         const { status } = await api.request('GET', '/v1/partner/balances', asPartner);
         partnerAnswers.push({ status, ms: performance.now() - requestedMs });
@@ -78,7 +81,6 @@ describe('a flood of unknown API keys', () => {
     })();
     await Promise.all(Array.from({ length: FLOOD_CONNECTIONS }, flooder));
     flooding = false;
-    const elapsedSeconds = (performance.now() - startedMs) / 1000;
     await partnerCalls;
     const after = await keyLookups(api);
 
@@ -88,10 +90,9 @@ describe('a flood of unknown API keys', () => {
     const lookedUp = after.unknown - before.unknown;
     expect(lookedUp).toBe(floodStatuses.get(401));
     expect(lookedUp + refusedUnseen).toBe(FLOOD_REQUESTS);
-    // At most each address's burst and what it earned back while the flood lasted.
-    const allowed = ATTACKERS.length * (LIMIT.burst + Math.ceil(LIMIT.perSecond * elapsedSeconds));
-    expect(lookedUp).toBeLessThanOrEqual(allowed);
-    expect(lookedUp).toBeLessThan(FLOOD_REQUESTS / 2);
+    // Each address's burst, and not one lookup more.
+    expect(lookedUp).toBe(ATTACKERS.length * LIMIT.burst);
+    process.stdout.write(`flood of ${FLOOD_REQUESTS} unknown keys in ${((performance.now() - startedMs) / 1000).toFixed(1)} s\n`);
 
     // The partner, behind an address the flood exhausted, was served from memory all along.
     expect(partnerAnswers.length).toBeGreaterThanOrEqual(5);
