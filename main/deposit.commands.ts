@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CURRENCIES } from '../core/currencies';
-import { approveManualCredit, depositByOperator } from '../db/services/manual-credit.service';
+import { approveManualCredit, depositByOperator } from '../operations/operator/manual-credit';
 import type { Command } from './ops-command';
 import { parseFlags, UsageMistake } from './ops-command';
 

@@ -3,16 +3,10 @@ import { z } from 'zod';
 import { describeWorkflow, isRunning } from '../activities/workflow-inspection';
 import type { WorkflowState } from '../activities/workflow-inspection';
 import { DomainError } from '../core/errors';
-import {
-  OperatorActionRefused,
-  findOperation,
-  isHandedOff,
-  ledgerTransferOf,
-  operationIdFrom,
-  operatorActionsOf,
-  resolveOperation,
-} from '../db/services/operation-resolution.service';
-import type { OperationRecord } from '../db/services/operation-resolution.service';
+import { findOperation, isHandedOff, ledgerTransferOf, operationIdFrom, operatorActionsOf } from '../db/services/operation-lookup';
+import type { OperationRecord } from '../db/services/operation-lookup';
+import { OperatorActionRefused } from '../operations/operator/operator-refusal';
+import { resolveOperation } from '../operations/operator/resolve-operation';
 import { operationWorkflowId } from '../core/operation-types';
 import type { OperatorCommand, OperatorContext } from './ops-command';
 import { asUsageMistake, parseFlags, UsageMistake } from './ops-command';

@@ -12,7 +12,7 @@ import { createLogger } from '../core/logger';
 import type { Settings } from '../core/settings';
 import { openOrm } from '../db/orm';
 import { assertAppDatabaseReady } from '../db/database-readiness';
-import { OperatorActionRefused } from '../db/services/operation-resolution.service';
+import { OperatorActionRefused } from '../operations/operator/operator-refusal';
 import { recordOperatorAction } from '../db/services/operator-audit.service';
 import type { Operator } from '../db/services/operator-audit.service';
 import { configuredDatabaseUrls, ensurePostgres } from '../dev/embedded-postgres';

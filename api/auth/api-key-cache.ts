@@ -2,8 +2,8 @@ import type { Clock } from '../../core/clock';
 import { systemClock } from '../../core/clock';
 import { createExpiringSet } from '../../core/expiring-set';
 import type { Logger } from '../../core/logger';
-import { EVERY_API_KEY, listenForApiKeyChanges } from '../../db/queries/api-key-changes';
-import type { ApiKeyChangeListener, ApiKeyChangeOptions } from '../../db/queries/api-key-changes';
+import { EVERY_API_KEY, listenForApiKeyChanges } from '../../db/listeners/api-key-changes';
+import type { ApiKeyChangeListener, ApiKeyChangeOptions } from '../../db/listeners/api-key-changes';
 
 /** Who a key (by its hash) belongs to; undefined for an unknown or revoked key. */
 export interface ApiKeyResolver {

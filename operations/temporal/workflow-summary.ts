@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { CryptoWithdrawalInput, ExchangeInput, SepaTransferInput } from '../../contracts';
 import { cryptoWithdrawalContract, exchangeContract, sepaTransferContract } from '../../contracts';
 import { Decimal } from '../../core/money';
-import { cachedPartnerName } from '../../db/queries/partner-name-cache';
+import { cachedPartnerName } from '../../db/caches/partner-name-cache';
 
 /**
  * What the Temporal UI shows of a workflow before anyone opens it: a one-line summary in the

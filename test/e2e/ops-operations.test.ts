@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ReconciliationResult } from '../../contracts';
 import { Decimal } from '../../core/money';
 import { newWalletAddress } from '../../db/services/account-identifiers';
-import { resolveOperation } from '../../db/services/operation-resolution.service';
+import { resolveOperation } from '../../operations/operator/resolve-operation';
 import { cryptoWithdrawalContract, statusQuery } from '../../contracts';
 import { travelRuleCompletionDigest } from '../../core/travel-rule-completion-digest';
 import { eventually } from '../support/eventually';

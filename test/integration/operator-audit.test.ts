@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { DEFAULT_EUR_RATES } from '../../core/rates';
-import { approveManualCredit, depositByOperator } from '../../db/services/manual-credit.service';
-import { OperatorActionRefused } from '../../db/services/operation-resolution.service';
+import { approveManualCredit, depositByOperator } from '../../operations/operator/manual-credit';
+import { OperatorActionRefused } from '../../operations/operator/operator-refusal';
 import { consumeOperatorAction, recordOperatorAction } from '../../db/services/operator-audit.service';
 import type { AuditEntry } from '../../db/services/operator-audit.service';
 import { createTestPartner } from '../support/fixtures';

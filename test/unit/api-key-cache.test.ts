@@ -1,7 +1,7 @@
 import { createApiKeyCache } from '../../api/auth/api-key-cache';
 import type { ApiKeyCache, ApiKeyCacheOptions } from '../../api/auth/api-key-cache';
 import { createLogger } from '../../core/logger';
-import type { ApiKeyChangeHandlers } from '../../db/queries/api-key-changes';
+import type { ApiKeyChangeHandlers } from '../../db/listeners/api-key-changes';
 
 /**
  * The cache's memory on its own: the database and its NOTIFY listener replaced by fakes this test

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { findPartnerName } from './partner-name.queries';
+import { findPartnerName } from '../queries/partner-name.queries';
 
 /** Names change rarely and only label workflows in the Temporal UI, so a few minutes stale is fine. */
 const TIME_TO_LIVE_MS = 5 * 60_000;

@@ -4,12 +4,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../../core/errors';
 import { Decimal } from '../../core/money';
 import type { EurRates } from '../../core/rates';
-import type { Deposit } from '../entities/deposit.entity';
-import { ManualCredit } from '../entities/manual-credit.entity';
-import { checkDeposit, postDeposit } from './deposit.service';
-import type { NewDeposit } from './deposit.service';
-import { OperatorActionRefused } from './operation-resolution.service';
-import type { Operator } from './operator-audit.service';
+import type { Deposit } from '../../db/entities/deposit.entity';
+import { ManualCredit } from '../../db/entities/manual-credit.entity';
+import { checkDeposit, postDeposit } from '../../db/services/deposit.service';
+import type { NewDeposit } from '../../db/services/deposit.service';
+import { OperatorActionRefused } from './operator-refusal';
+import type { Operator } from '../../db/services/operator-audit.service';
 
 /**
  * Money an operator creates by hand (`npm run ops -- deposit`): posted at once up to

@@ -1,0 +1,29 @@
+/**
+ * An operator command refused by a rule that decides (resolve, approve): not an error of input,
+ * a state the money is in. The CLI prints it as `{"error":"refused","reason",…}`.
+ */
+/** Why; the CLI prints it as `reason`. */
+export type RefusalReason =
+  | 'not-resolvable'
+  | 'not-open'
+  | 'transfer-not-pending'
+  | 'handed-off'
+  | 'not-handed-off'
+  | 'no-external-reference'
+  | 'rejected-externally'
+  | 'workflow-running'
+  | 'temporal-unreachable'
+  | 'not-awaiting-travel-rule-data'
+  | 'self-approval'
+  | 'already-approved';
+
+export class OperatorActionRefused extends Error {
+  override readonly name = 'OperatorActionRefused';
+
+  constructor(
+    readonly reason: RefusalReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
