@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     [
       '',
       `API:              ${apiUrl}${settings.apiMetrics ? `, metrics http://${settings.apiMetrics.host}:${settings.apiMetrics.port}/metrics` : ''}   (log: ${api.logPath})`,
-      `Worker:           task queue ${settings.temporalTaskQueue}, metrics :${env.WORKER_METRICS_PORT}   (log: ${worker.logPath})`,
+      `Worker:           task queue ${settings.temporalTaskQueue}, metrics :${settings.workerObservability.sdkMetricsPort}   (log: ${worker.logPath})`,
       `Temporal server:  ${infrastructure.temporalAddress}, metrics http://127.0.0.1:${START_CLUSTER_PORTS.metrics}/metrics   (config and log: ${path.join(dataDir, 'temporal-cluster')})`,
       `Postgres:         ${withoutPassword(infrastructure.databaseUrl)}, and Temporal's databases temporal, temporal_visibility`,
       `Simulated rails:  ${simulatedRails || 'none'} (SIMULATED_RAILS)`,

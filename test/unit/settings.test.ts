@@ -140,6 +140,20 @@ describe('settings', () => {
     expect(off.development.apiMetrics).toBeUndefined();
   });
 
+  it("reads the worker's listeners: the SDK's exporter on 9464, health and metrics on 9465; 0 turns either off", () => {
+    expect(loadSettings({}, '/').workerObservability).toEqual({ sdkMetricsPort: 9464, httpPort: 9465 });
+    expect(loadSettings({ WORKER_METRICS_PORT: '0', WORKER_HTTP_PORT: '9475' }, '/').workerObservability).toEqual({
+      sdkMetricsPort: 0,
+      httpPort: 9475,
+    });
+    expect(() => loadSettings({ WORKER_HTTP_PORT: 'health' }, '/')).toThrow(
+      'WORKER_HTTP_PORT must be a port number from 0 (off) to 65535, got "health"',
+    );
+    expect(() => loadSettings({ WORKER_METRICS_PORT: '65536' }, '/')).toThrow(
+      'WORKER_METRICS_PORT must be a port number from 0 (off) to 65535',
+    );
+  });
+
   it('sends on no EVM network until its RPC URL is set, then needs its chain id and hot wallet key', () => {
     expect(loadSettings({}, '/').evmNetworks).toEqual({});
     const key = `0x${'ab'.repeat(32)}`;
