@@ -101,3 +101,8 @@ export function shownDefaultOf(setting: Setting): string {
   }
   throw new Error(`${setting.variable}: its default is not a plain value: say it in words (shownDefault)`);
 }
+
+/** What the tree holds when none of its variables is set. */
+export function defaultsOf<Tree extends SettingsTree>(tree: Tree): ValuesOf<Tree> {
+  return valuesOf(tree, Object.fromEntries(settingsIn(tree).map(({ setting }) => [setting.variable, setting.schema.parse(undefined)])));
+}

@@ -1,3 +1,4 @@
+import { DEFAULT_DATABASE_TIMEOUTS } from '../../core/database-timeouts';
 import { DEFAULT_EUR_RATES, parseRateTable } from '../../core/rates';
 import { InvalidSettingsError, loadSettings } from '../../core/settings';
 
@@ -25,6 +26,18 @@ describe('settings', () => {
       denyListedAddresses: [],
     });
     expect(settings.eurRates).toEqual(DEFAULT_EUR_RATES);
+  });
+
+  it("gives every pool the database timeouts' defaults, the same whether or not the pool was opened with settings", () => {
+    const expected = {
+      connectTimeoutMs: 5_000,
+      statementTimeoutMs: 30_000,
+      lockTimeoutMs: 10_000,
+      idleInTransactionTimeoutMs: 60_000,
+      keepAliveInitialDelayMs: 10_000,
+    };
+    expect(loadSettings({}, '/').databaseTimeouts).toEqual(expected);
+    expect(DEFAULT_DATABASE_TIMEOUTS).toEqual(expected);
   });
 
   it('keeps development-only settings apart, with their defaults', () => {
