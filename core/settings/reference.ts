@@ -9,6 +9,9 @@ import type { DeclaredSetting } from './setting';
  * around the markers is the page's own.
  */
 
+/** The page that holds the reference, from the project root. */
+export const SETTINGS_REFERENCE_PAGE = 'docs/configuration.md';
+
 export const REFERENCE_TABLES = {
   production: () => settingsIn(SETTINGS).filter(({ path }) => path[0] !== 'development'),
   development: () => settingsIn(SETTINGS.development, ['development']),

@@ -10,7 +10,7 @@ const EVM_NETWORK_SETTINGS = {
   rpcUrl: setting(
     'EVM_RPC_URL_<NETWORK>',
     httpUrl(),
-    `JSON-RPC URL of the network's node, \`<NETWORK>\` one of ${EVM_NETWORK_NAMES.map((network) => `\`${network.toUpperCase()}\``).join(', ')}; setting it makes withdrawals on that network real; it may carry an API key`,
+    `JSON-RPC URL of the network's node (it may carry an API key), \`<NETWORK>\` one of ${EVM_NETWORK_NAMES.map((network) => `\`${network.toUpperCase()}\``).join(', ')}; setting it makes withdrawals on that network real`,
     { secret: true, shownDefault: '(none: simulated)' },
   ),
   chainId: setting('EVM_CHAIN_ID_<NETWORK>', chainId(), 'chain id signed into every transaction and checked against the node', {
