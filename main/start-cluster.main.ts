@@ -55,7 +55,8 @@ async function main(): Promise<void> {
 
   // The production entries refuse to simulate a rail nobody accepted: on this one machine, accept
   // what the worker will simulate (unless SIMULATED_RAILS is set), and say so below.
-  const simulatedRails = env.SIMULATED_RAILS ?? railsOfWorker(settings.evmNetworks).simulated.join(',');
+  const accepted = settings.acceptedSimulatedRails;
+  const simulatedRails = (accepted.length > 0 ? accepted : railsOfWorker(settings.evmNetworks).simulated).join(',');
   const childEnv = {
     ...env,
     DATA_DIR: dataDir,
