@@ -1,12 +1,11 @@
 import path from 'node:path';
-import { z } from 'zod';
 import { createLogger } from '../core/logger';
 import type { LogFormat, Logger } from '../core/logger';
 import { railDeclarationProblems, railsKnownTo } from '../core/rails';
 import type { Rail } from '../core/rails';
 import { secretWeakness } from '../core/secret-strength';
 import { InvalidSettingsError, loadSettings } from '../core/settings';
-import type { Settings } from '../core/settings';
+import type { Settings, WorkerObservabilitySettings } from '../core/settings';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '..');
 
@@ -81,40 +80,6 @@ export class RailDeclarationError extends Error {
 /** JSON lines by default (what a log store reads); `npm start` asks for pretty lines. */
 export function mainLogger(name: string, settings: Settings, format: LogFormat = 'json'): Logger {
   return createLogger(name, settings.logLevel, { format });
-}
-
-/** Where the worker process serves what operators scrape; 0 turns either off. */
-export interface WorkerObservabilitySettings {
-  /** The Temporal SDK's own Prometheus exporter (worker task latencies, slots, polls). */
-  sdkMetricsPort: number;
-  /** The worker's HTTP server: /health/live, /health/ready and /metrics of its own. */
-  httpPort: number;
-}
-
-const optionalPort = (fallback: number) =>
-  z.preprocess(
-    (value) => (value === '' ? undefined : value),
-    z
-      .string()
-      .regex(/^\d{1,5}$/, 'must be a port number from 0 (off) to 65535')
-      .transform(Number)
-      .refine((value) => value <= 65_535, 'must be a port number from 0 (off) to 65535')
-      .default(fallback),
-  );
-
-const workerObservabilitySchema = z.object({ WORKER_METRICS_PORT: optionalPort(9464), WORKER_HTTP_PORT: optionalPort(9465) });
-
-/** Read like core/settings.ts reads the rest: a bad value stops the worker with a message naming it. */
-export function loadWorkerObservabilitySettings(
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): WorkerObservabilitySettings {
-  const parsed = workerObservabilitySchema.safeParse(env);
-  if (!parsed.success) {
-    throw new InvalidSettingsError(
-      parsed.error.issues.map((issue) => `${String(issue.path[0])} ${issue.message}, got ${JSON.stringify(env[String(issue.path[0])])}`),
-    );
-  }
-  return { sdkMetricsPort: parsed.data.WORKER_METRICS_PORT, httpPort: parsed.data.WORKER_HTTP_PORT };
 }
 
 /** All interfaces: Prometheus scrapes the worker from another container. */

@@ -55,7 +55,8 @@ async function main(): Promise<void> {
 
   // The production entries refuse to simulate a rail nobody accepted: on this one machine, accept
   // what the worker will simulate (unless SIMULATED_RAILS is set), and say so below.
-  const simulatedRails = env.SIMULATED_RAILS ?? railsOfWorker(settings.evmNetworks).simulated.join(',');
+  const accepted = settings.acceptedSimulatedRails;
+  const simulatedRails = (accepted.length > 0 ? accepted : railsOfWorker(settings.evmNetworks).simulated).join(',');
   const childEnv = {
     ...env,
     DATA_DIR: dataDir,
@@ -76,7 +77,7 @@ async function main(): Promise<void> {
     [
       '',
       `API:              ${apiUrl}${settings.apiMetrics ? `, metrics http://${settings.apiMetrics.host}:${settings.apiMetrics.port}/metrics` : ''}   (log: ${api.logPath})`,
-      `Worker:           task queue ${settings.temporalTaskQueue}, metrics :${env.WORKER_METRICS_PORT}   (log: ${worker.logPath})`,
+      `Worker:           task queue ${settings.temporalTaskQueue}, metrics :${settings.workerObservability.sdkMetricsPort}   (log: ${worker.logPath})`,
       `Temporal server:  ${infrastructure.temporalAddress}, metrics http://127.0.0.1:${START_CLUSTER_PORTS.metrics}/metrics   (config and log: ${path.join(dataDir, 'temporal-cluster')})`,
       `Postgres:         ${withoutPassword(infrastructure.databaseUrl)}, and Temporal's databases temporal, temporal_visibility`,
       `Simulated rails:  ${simulatedRails || 'none'} (SIMULATED_RAILS)`,

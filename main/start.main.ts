@@ -17,13 +17,7 @@ import { startInfrastructure } from '../dev/infrastructure';
 import { startEvmNode } from '../dev/evm-node';
 import type { Logger } from '../core/logger';
 import type { Settings } from '../core/settings';
-import {
-  loadProcessSettings,
-  loadWorkerObservabilitySettings,
-  mainLogger,
-  onShutdownSignal,
-  sdkMetricsBindAddress,
-} from './process-support';
+import { loadProcessSettings, mainLogger, onShutdownSignal, sdkMetricsBindAddress } from './process-support';
 import { installTemporalRuntime } from '../worker/temporal-runtime';
 import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule';
 import { ensureWebhookDispatcher } from '../worker/webhook-dispatcher';
@@ -60,7 +54,7 @@ async function main(): Promise<void> {
   const settings = withDevelopmentPayloadKey(loadProcessSettings(), { create: true });
   // A person watches this terminal: pretty lines (production entries write JSON).
   const log = mainLogger('start', settings, 'pretty');
-  const observability = loadWorkerObservabilitySettings();
+  const observability = settings.workerObservability;
   installTemporalRuntime({ log, metricsBindAddress: sdkMetricsBindAddress(observability) });
   onShutdownSignal(log, stopAll);
   // Operators read decrypted payloads in the Web UI through the codec endpoint (its token: CODEC_ENDPOINT_TOKEN, or a new one per start).

@@ -10,7 +10,6 @@ import { assertAppDatabaseReady } from '../db/database-readiness';
 import { registerSearchAttributes } from '../worker/search-attributes.registration';
 import {
   loadProcessSettings,
-  loadWorkerObservabilitySettings,
   RailDeclarationError,
   mainLogger,
   onShutdownSignal,
@@ -31,7 +30,7 @@ async function main(): Promise<void> {
   for (const rail of simulatedRails) {
     log.warn(`rail ${rail} is SIMULATED (SIMULATED_RAILS): no bank or chain moves the money of its payments`, { rail });
   }
-  const observability = loadWorkerObservabilitySettings();
+  const observability = settings.workerObservability;
   installTemporalRuntime({ log, metricsBindAddress: sdkMetricsBindAddress(observability) });
   const databaseUrl = requireSetting(settings.databaseUrl, 'DATABASE_URL');
   const temporalAddress = requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');

@@ -1,4 +1,5 @@
-import { parsePayloadKeys } from '../../core/payload-codec';
+import path from 'node:path';
+import { loadSettings } from '../../core/settings';
 import { PLAIN_TEMPORAL_ACCESS, temporalDataConverter } from '../../core/temporal-connection';
 import type { TemporalAccess } from '../../core/temporal-connection';
 
@@ -8,8 +9,8 @@ import type { TemporalAccess } from '../../core/temporal-connection';
  * reads and writes payloads as the stack's worker and API do.
  */
 export function testTemporalAccess(): TemporalAccess {
-  const keys = process.env.PAYLOAD_ENCRYPTION_KEYS;
-  return { ...PLAIN_TEMPORAL_ACCESS, payloadKeys: keys ? parsePayloadKeys(keys) : undefined };
+  const { payloadKeys } = loadSettings(process.env, path.resolve(__dirname, '../..')).temporal;
+  return { ...PLAIN_TEMPORAL_ACCESS, payloadKeys };
 }
 
 export function testDataConverter() {

@@ -1,3 +1,4 @@
+import { DEFAULT_DATABASE_TIMEOUTS } from '../../core/database-timeouts';
 import { DEFAULT_EUR_RATES, parseRateTable } from '../../core/rates';
 import { InvalidSettingsError, loadSettings } from '../../core/settings';
 
@@ -25,6 +26,18 @@ describe('settings', () => {
       denyListedAddresses: [],
     });
     expect(settings.eurRates).toEqual(DEFAULT_EUR_RATES);
+  });
+
+  it("gives every pool the database timeouts' defaults, the same whether or not the pool was opened with settings", () => {
+    const expected = {
+      connectTimeoutMs: 5_000,
+      statementTimeoutMs: 30_000,
+      lockTimeoutMs: 10_000,
+      idleInTransactionTimeoutMs: 60_000,
+      keepAliveInitialDelayMs: 10_000,
+    };
+    expect(loadSettings({}, '/').databaseTimeouts).toEqual(expected);
+    expect(DEFAULT_DATABASE_TIMEOUTS).toEqual(expected);
   });
 
   it('keeps development-only settings apart, with their defaults', () => {
@@ -138,6 +151,20 @@ describe('settings', () => {
     const off = loadSettings({ API_METRICS_PORT: '0' }, '/');
     expect(off.apiMetrics).toBeUndefined();
     expect(off.development.apiMetrics).toBeUndefined();
+  });
+
+  it("reads the worker's listeners: the SDK's exporter on 9464, health and metrics on 9465; 0 turns either off", () => {
+    expect(loadSettings({}, '/').workerObservability).toEqual({ sdkMetricsPort: 9464, httpPort: 9465 });
+    expect(loadSettings({ WORKER_METRICS_PORT: '0', WORKER_HTTP_PORT: '9475' }, '/').workerObservability).toEqual({
+      sdkMetricsPort: 0,
+      httpPort: 9475,
+    });
+    expect(() => loadSettings({ WORKER_HTTP_PORT: 'health' }, '/')).toThrow(
+      'WORKER_HTTP_PORT must be a port number from 0 (off) to 65535, got "health"',
+    );
+    expect(() => loadSettings({ WORKER_METRICS_PORT: '65536' }, '/')).toThrow(
+      'WORKER_METRICS_PORT must be a port number from 0 (off) to 65535',
+    );
   });
 
   it('sends on no EVM network until its RPC URL is set, then needs its chain id and hot wallet key', () => {

@@ -9,7 +9,9 @@
  * its SQLite file dataDir/temporal.db, so a restart keeps every workflow). Prints one line
  * `READY <address>` once it serves; SIGTERM or the end of stdin (the campaign gone) stop it.
  */
+import path from 'node:path';
 import { createLogger } from '../../../core/logger';
+import { loadSettings } from '../../../core/settings';
 import { ensurePostgres } from '../../../dev/embedded-postgres';
 import { ensureTemporal } from '../../../dev/temporal-dev-server';
 
@@ -25,7 +27,7 @@ async function main(): Promise<void> {
       ? await ensurePostgres({ configured: undefined, dataDir, port, log })
       : await ensureTemporal({
           temporalAddress: undefined,
-          temporalCliPath: process.env.TEMPORAL_CLI_PATH || undefined,
+          temporalCliPath: loadSettings(process.env, path.resolve(__dirname, '../../..')).development.temporalCliPath,
           namespace: 'default',
           dataDir,
           port,

@@ -1,0 +1,59 @@
+import { setting } from '../setting';
+import { flag, integer, milliseconds, optionalPortOrOff, port, text } from '../values';
+
+/** Where `npm run api` serves /metrics unless API_METRICS_PORT says otherwise. */
+export const DEFAULT_API_METRICS_PORT = 9464;
+/** `npm start`'s default: its worker has 9464 (the Temporal SDK's exporter) and 9465 (health and metrics). */
+export const START_API_METRICS_PORT = 9466;
+
+/** The HTTP API: its listeners, its limits and how long a request waits for its workflow. */
+export const API_SETTINGS = {
+  port: setting('PORT', port(3000), 'API port (1–65535)'),
+  operationResponseTimeoutMs: setting(
+    'OPERATION_RESPONSE_TIMEOUT_MS',
+    milliseconds(30_000, { min: 1 }),
+    `how long a POST waits for its workflow's answer; then the API decides the race with a tombstone: the usual answer if the money moved first, else 503 P503 "nothing was moved" (and nothing will be; safe to retry)`,
+  ),
+  maxBodyBytes: setting(
+    'MAX_BODY_BYTES',
+    integer(64 * 1024, { min: 1, max: 100 * 1024 * 1024, what: 'a number of bytes' }),
+    'request body limit (413 above it)',
+  ),
+  rateLimitPerSecond: setting(
+    'RATE_LIMIT_PER_SECOND',
+    integer(50, { max: 1_000_000 }),
+    'sustained requests per second per partner and API process; `0` turns limiting off',
+  ),
+  rateLimitBurst: setting('RATE_LIMIT_BURST', integer(200, { max: 1_000_000 }), 'requests a partner may send at once'),
+  // Without a database lookup once the bucket is empty: what makes a flood of made-up keys cheap.
+  authFailureLimitPerSecond: setting(
+    'AUTH_FAILURE_LIMIT_PER_SECOND',
+    integer(5, { max: 1_000_000 }),
+    'failed authentications (unknown or revoked keys) a client address gets back per second, per API process; once its `AUTH_FAILURE_BURST` is used up, keys the process does not know to be active are answered 429 without a database lookup (see [Reads: history pages, API keys](partners.md#reads-history-pages-api-keys)); `0` turns the limit off',
+  ),
+  authFailureBurst: setting(
+    'AUTH_FAILURE_BURST',
+    integer(100, { min: 1, max: 1_000_000 }),
+    'failed authentications a client address may have at once (1 or more)',
+  ),
+  trustProxy: setting(
+    'TRUST_PROXY',
+    flag(),
+    "`true` behind a proxy that appends the client's address to `X-Forwarded-For`: the API counts that (the last entry) as the client's address instead of the socket's. Never without such a proxy: a client would pick its own address",
+  ),
+  /** Assembled into `apiMetrics` (and `development.apiMetrics`) by load.ts: port 0 turns the listener off. */
+  apiMetrics: {
+    // No default here: unset, `npm run api` takes 9464 and `npm start` 9466.
+    port: setting(
+      'API_METRICS_PORT',
+      optionalPortOrOff(),
+      "the API's internal listener for `GET /metrics`; `0` turns it off. The worker's defaults are 9464 and 9465: on one machine give each process its own",
+      { shownDefault: `\`${DEFAULT_API_METRICS_PORT}\` (\`npm start\`: \`${START_API_METRICS_PORT}\`)` },
+    ),
+    host: setting(
+      'API_METRICS_HOST',
+      text('127.0.0.1'),
+      'the interface it listens on: loopback, or an internal one a scraper reaches (docker-compose: `0.0.0.0` in the container, not published); never the public one',
+    ),
+  },
+};

@@ -1,0 +1,34 @@
+import { setting } from '../setting';
+import { list, milliseconds, oneOf, optionalText, port, text } from '../values';
+
+/** Where `npm start` sends eth and usdc withdrawals on ethereum: the simulation or a local Hardhat node. */
+export const LOCAL_CHAINS = ['simulated', 'local-evm'] as const;
+export type LocalChain = (typeof LOCAL_CHAINS)[number];
+
+/**
+ * What only the local machine uses (`settings.development`): the infrastructure `npm start`, the
+ * operator CLI and the tests bring up, and the knobs of the simulated chain and bank.
+ */
+export const DEVELOPMENT_SETTINGS = {
+  // Resolved against the project root by load.ts.
+  dataDir: setting('DATA_DIR', text('.data'), 'embedded Postgres files, Temporal dev-server database and log, demo key'),
+  embeddedPostgresPort: setting('EMBEDDED_POSTGRES_PORT', port(54320), 'port of the embedded Postgres'),
+  temporalCliPath: setting('TEMPORAL_CLI_PATH', optionalText(), 'a `temporal` binary to run the dev server with', {
+    shownDefault: '(searched)',
+  }),
+  temporalPort: setting('TEMPORAL_PORT', port(7233), 'dev server frontend port'),
+  temporalUiPort: setting('TEMPORAL_UI_PORT', port(8233), 'dev server Web UI port'),
+  chainConfirmationDelayMs: setting('CHAIN_CONFIRMATION_DELAY_MS', milliseconds(5_000), 'simulated chain: broadcast to confirmation'),
+  bankSettlementDelayMs: setting('BANK_SETTLEMENT_DELAY_MS', milliseconds(5_000), 'simulated bank: submission to answer'),
+  bankRejectIbans: setting(
+    'SIMULATED_BANK_REJECT_IBANS',
+    list(),
+    'comma-separated creditor IBANs the simulated bank rejects (to exercise the release path)',
+  ),
+  chain: setting(
+    'CHAIN',
+    oneOf(LOCAL_CHAINS, 'local-evm'),
+    '`npm start` only: `local-evm` runs a Hardhat node for ethereum withdrawals (unless `EVM_RPC_URL_ETHEREUM` is set); `simulated` keeps every network simulated',
+  ),
+  evmNodePort: setting('EVM_NODE_PORT', port(8545), 'port of that local node'),
+};

@@ -1,0 +1,47 @@
+import type { SettingsTree } from '../setting';
+import { API_SETTINGS } from './api';
+import { DATABASE_SETTINGS } from './database';
+import { DEVELOPMENT_SETTINGS } from './development';
+import { OPERATOR_CLI_SETTINGS } from './operator-cli';
+import { PAYMENT_SETTINGS, WEBHOOK_SETTINGS } from './payments';
+import { PROCESS_SETTINGS } from './processes';
+import { RAIL_SETTINGS } from './rails';
+import { CODEC_SETTINGS, TEMPORAL_SETTINGS } from './temporal';
+
+type Merged<Groups extends readonly SettingsTree[]> = Groups extends readonly [
+  infer First extends SettingsTree,
+  ...infer Rest extends readonly SettingsTree[],
+]
+  ? First & Merged<Rest>
+  : unknown;
+
+/** Groups side by side at one level; a key two of them declare would silently keep only the last one's variable, so it throws. */
+function merged<const Groups extends readonly SettingsTree[]>(...groups: Groups): Merged<Groups> {
+  const seen = new Set<string>();
+  for (const key of groups.flatMap((group) => Object.keys(group))) {
+    if (seen.has(key)) throw new Error(`settings: ${key} is declared twice`);
+    seen.add(key);
+  }
+  return Object.assign({}, ...groups) as Merged<Groups>;
+}
+
+/**
+ * Every setting of the service, each variable declared once at its place in the tree the code
+ * reads, by concern, in the reference's order. Production reads the top level; what only the
+ * local machine uses (the embedded Postgres, the Temporal dev server, the simulated chain and
+ * bank) is kept apart in `development`.
+ */
+export const SETTINGS = {
+  ...merged(
+    API_SETTINGS,
+    PROCESS_SETTINGS,
+    DATABASE_SETTINGS,
+    TEMPORAL_SETTINGS,
+    CODEC_SETTINGS,
+    PAYMENT_SETTINGS,
+    WEBHOOK_SETTINGS,
+    RAIL_SETTINGS,
+    OPERATOR_CLI_SETTINGS,
+  ),
+  development: DEVELOPMENT_SETTINGS,
+};

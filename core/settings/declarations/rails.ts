@@ -1,0 +1,57 @@
+import { RAILS } from '../../rails';
+import { instanceOf, setting } from '../setting';
+import { chainId, evmAddress, httpUrl, integer, milliseconds, privateKey, rails, weiAmount } from '../values';
+
+export const EVM_NETWORK_NAMES = ['ethereum', 'polygon'] as const;
+export type EvmNetworkName = (typeof EVM_NETWORK_NAMES)[number];
+
+/** The variables of one EVM network, declared once with <NETWORK> in their names; a network without an RPC URL is simulated. */
+const EVM_NETWORK_SETTINGS = {
+  rpcUrl: setting(
+    'EVM_RPC_URL_<NETWORK>',
+    httpUrl(),
+    `JSON-RPC URL of the network's node (it may carry an API key), \`<NETWORK>\` one of ${EVM_NETWORK_NAMES.map((network) => `\`${network.toUpperCase()}\``).join(', ')}; setting it makes withdrawals on that network real`,
+    { secret: true, shownDefault: '(none: simulated)' },
+  ),
+  chainId: setting('EVM_CHAIN_ID_<NETWORK>', chainId(), 'chain id signed into every transaction and checked against the node', {
+    shownDefault: '(required with the URL)',
+  }),
+  hotWalletPrivateKey: setting('EVM_HOT_WALLET_KEY_<NETWORK>', privateKey(), "the hot wallet's private key, `0x` + 64 hex digits", {
+    secret: true,
+    shownDefault: '(required with the URL)',
+  }),
+  requiredConfirmations: setting(
+    'EVM_CONFIRMATIONS_<NETWORK>',
+    integer(12, { min: 1, max: 1000 }),
+    "blocks (including the transaction's) before a withdrawal counts as confirmed (1–1000)",
+  ),
+  usdcTokenAddress: setting('EVM_USDC_ADDRESS_<NETWORK>', evmAddress(), 'the USDC token contract on that network', {
+    shownDefault: '(required with the URL)',
+  }),
+  maxFeePerGasCapWei: setting(
+    'EVM_MAX_FEE_PER_GAS_WEI_<NETWORK>',
+    weiAmount(500_000_000_000n),
+    'no transaction is signed above this max fee per gas (wei)',
+  ),
+};
+
+const evmNetwork = (network: EvmNetworkName) => instanceOf(EVM_NETWORK_SETTINGS, '<NETWORK>', network.toUpperCase());
+
+/** Which rails are real: the EVM networks withdrawals are really sent on, and the rails a deployment accepts to simulate. */
+export const RAIL_SETTINGS = {
+  /** Assembled into `evmNetworks` by load.ts: a network is real once its RPC URL is set. */
+  evm: {
+    networks: { ethereum: evmNetwork('ethereum'), polygon: evmNetwork('polygon') } satisfies Record<EvmNetworkName, unknown>,
+    // Each replacement raises fees by a quarter: a short wait would walk them to the cap in minutes.
+    replaceAfterMs: setting(
+      'EVM_REPLACE_AFTER_MS',
+      milliseconds(180_000, { min: 10_000 }),
+      'an unmined transaction, the next of its wallet to be mined, is replaced at the same nonce with 25% higher fees after this (at least 10000)',
+    ),
+  },
+  acceptedSimulatedRails: setting(
+    'SIMULATED_RAILS',
+    rails(),
+    `comma list of ${RAILS.map((rail) => `\`${rail}\``).join(', ')}: the rails \`npm run api\`/\`worker\` may simulate; they refuse to start while a simulated rail is missing, or a real one is named (see "A deployment says what is real"). Never with real money`,
+  ),
+};

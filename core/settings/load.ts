@@ -1,0 +1,114 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { RAILS } from '../rails';
+import { DEFAULT_API_METRICS_PORT, START_API_METRICS_PORT } from './declarations/api';
+import { SETTINGS } from './declarations';
+import { EVM_NETWORK_NAMES } from './declarations/rails';
+import type { EvmNetworkName } from './declarations/rails';
+import { settingsIn, valuesOf } from './setting';
+import type { ValuesOf } from './setting';
+
+/**
+ * Reads every setting of the service from the environment (core/settings/declarations/), validated
+ * as a whole at start-up, so a bad value stops the process with a message that names its variable
+ * instead of failing a withdrawal later. Pure: the caller passes the environment, so tests build
+ * settings without touching process.env. An empty variable counts as unset.
+ */
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Every declared variable and its place in the tree, in declaration order. */
+export const DECLARED_SETTINGS = settingsIn(SETTINGS);
+
+/** Every variable the service reads, for tests and the benchmark's clean environment. */
+export const SETTING_VARIABLES: readonly string[] = DECLARED_SETTINGS.map(({ setting }) => setting.variable);
+
+/** Values never repeated in a message: keys, tokens, URLs that may carry a password. */
+const SECRET_VARIABLES: ReadonlySet<string> = new Set(
+  DECLARED_SETTINGS.filter(({ setting }) => setting.secret).map(({ setting }) => setting.variable),
+);
+
+/** Keys are the variables' names: an issue's path names its variable. */
+const ENVIRONMENT_SCHEMA = z.object(Object.fromEntries(DECLARED_SETTINGS.map(({ setting }) => [setting.variable, setting.schema])));
+
+/** Thrown when the environment does not hold valid settings; one line per bad variable. */
+export class InvalidSettingsError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid settings:\n  ${problems.join('\n  ')}`);
+    this.name = 'InvalidSettingsError';
+  }
+}
+
+/** Every setting of the service, as the code reads it. */
+export type Settings = ReturnType<typeof assembled>;
+
+export function loadSettings(env: Environment, projectRoot: string): Settings {
+  const parsed = ENVIRONMENT_SCHEMA.safeParse(env);
+  if (!parsed.success) throw new InvalidSettingsError(parsed.error.issues.map((issue) => describe(issue, env)));
+  return assembled(valuesOf(SETTINGS, parsed.data), projectRoot);
+}
+
+export interface ListenAddress {
+  port: number;
+  host: string;
+}
+
+type Declared = ValuesOf<typeof SETTINGS>;
+type DeclaredEvmNetwork = Declared['evm']['networks'][EvmNetworkName];
+
+/** One EVM network's connection and hot wallet, once its RPC URL, chain id, key and token are all set. */
+export type EvmNetworkSettings = { [Key in keyof DeclaredEvmNetwork]-?: NonNullable<DeclaredEvmNetwork[Key]> } & { replaceAfterMs: number };
+
+/**
+ * The rules across variables, after each was read on its own: where the API's metrics listen (port
+ * 0 is off; `npm start` has another default), which EVM networks are real, DATA_DIR against the
+ * project root, the accepted simulated rails in RAILS order.
+ */
+function assembled(declared: Declared, projectRoot: string) {
+  const { apiMetrics, evm, acceptedSimulatedRails, development, ...direct } = declared;
+  const apiMetricsAt = (port: number): ListenAddress | undefined => (port === 0 ? undefined : { port, host: apiMetrics.host });
+  return {
+    ...direct,
+    apiMetrics: apiMetricsAt(apiMetrics.port ?? DEFAULT_API_METRICS_PORT),
+    evmNetworks: evmNetworksOf(evm),
+    /** The rails a production process is allowed to simulate (core/rails.ts). */
+    acceptedSimulatedRails: RAILS.filter((rail) => acceptedSimulatedRails.includes(rail)),
+    development: {
+      ...development,
+      dataDir: path.resolve(projectRoot, development.dataDir),
+      /** `npm start`'s API metrics listener: apart from its worker's 9464 and 9465 unless API_METRICS_PORT is set. */
+      apiMetrics: apiMetricsAt(apiMetrics.port ?? START_API_METRICS_PORT),
+    },
+  };
+}
+
+/** A network is real once its RPC URL is set; then its chain id, hot wallet key and USDC token are required too. */
+function evmNetworksOf(evm: Declared['evm']): Partial<Record<EvmNetworkName, EvmNetworkSettings>> {
+  const networks: Partial<Record<EvmNetworkName, EvmNetworkSettings>> = {};
+  const problems: string[] = [];
+  for (const network of EVM_NETWORK_NAMES) {
+    const { rpcUrl, chainId, hotWalletPrivateKey, usdcTokenAddress, ...rest } = evm.networks[network];
+    if (rpcUrl === undefined) continue;
+    const suffix = network.toUpperCase();
+    if (chainId === undefined) problems.push(`EVM_CHAIN_ID_${suffix} is required when EVM_RPC_URL_${suffix} is set`);
+    if (hotWalletPrivateKey === undefined) problems.push(`EVM_HOT_WALLET_KEY_${suffix} is required when EVM_RPC_URL_${suffix} is set`);
+    // The API takes usdc on every EVM network: a live network without its token would hold such
+    // withdrawals after their hand-off, so it does not start.
+    if (usdcTokenAddress === undefined) problems.push(`EVM_USDC_ADDRESS_${suffix} is required when EVM_RPC_URL_${suffix} is set`);
+    if (chainId === undefined || hotWalletPrivateKey === undefined || usdcTokenAddress === undefined) continue;
+    networks[network] = { rpcUrl, chainId, hotWalletPrivateKey, usdcTokenAddress, ...rest, replaceAfterMs: evm.replaceAfterMs };
+  }
+  if (problems.length > 0) throw new InvalidSettingsError(problems);
+  return networks;
+}
+
+/** "PORT must be a port number from 1 to 65535, got "eighty"": the variable, the rule, the value unless it is a secret. */
+function describe(issue: z.ZodError['issues'][number], env: Environment): string {
+  const variableName = String(issue.path[0] ?? 'environment');
+  const raw = env[variableName];
+  const shown =
+    raw === undefined || SECRET_VARIABLES.has(variableName)
+      ? ''
+      : `, got ${JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw)}`;
+  return `${variableName} ${issue.message}${shown}`;
+}
