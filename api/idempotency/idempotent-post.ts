@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { DomainErrorKind } from '../../core/errors';
 import type { ApiDependencies } from '../dependencies';
-import { respondJson } from '../http/respond';
+import { respond } from '../http/respond';
 import { requestOutcome } from '../metrics/request-outcome';
 import { parseOrThrow } from '../schemas/validation';
 import type { ApiContext } from '../state';
@@ -47,7 +47,7 @@ export function idempotentPost<Schema extends z.ZodType>(deps: ApiDependencies, 
       outcome.replayed = true;
       ctx.set('Idempotent-Replayed', 'true');
     }
-    respondJson(ctx, response.status, response.body);
+    respond(ctx, response.status, response.body);
   };
 }
 

@@ -1,6 +1,6 @@
 import { createDocument } from 'zod-openapi';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { stringifyExactJson } from '../http/exact-json';
+import { PrewrittenJson } from '../http/exact-json';
 import { restoreExactNumbers } from './exact-number';
 import { documentedRoutes } from './paths';
 import type { DocumentedRoute } from './paths';
@@ -72,10 +72,14 @@ function pathsOf(routes: readonly DocumentedRoute[]): ZodOpenApiPathsObject {
   return paths;
 }
 
-/** Built once per year (the history's year parameter names it); the text keeps exact numbers. */
-let cached: { year: number; json: string } | undefined;
+/** Built once per year (the history's year parameter names it), written once with exact numbers. */
+let cached: { year: number; json: PrewrittenJson } | undefined;
+
+export function openApiDocumentJson(currentYear: number): PrewrittenJson {
+  if (cached?.year !== currentYear) cached = { year: currentYear, json: PrewrittenJson.of(createOpenApiDocument(currentYear)) };
+  return cached.json;
+}
 
 export function openApiJson(currentYear: number): string {
-  if (cached?.year !== currentYear) cached = { year: currentYear, json: stringifyExactJson(createOpenApiDocument(currentYear)) };
-  return cached.json;
+  return openApiDocumentJson(currentYear).text;
 }

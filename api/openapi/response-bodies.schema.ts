@@ -4,8 +4,8 @@ import type { OperationStatus } from '../../core/operation-status';
 import { exactNumber } from './exact-number';
 
 /**
- * The success bodies, as api/responses/*.ts and the routes write them. Only the OpenAPI document
- * and the tests use these (the routes write JSON text directly); the e2e test parses real answers
+ * The success bodies, as the routes write them (through api/http/respond.ts). Only the OpenAPI document
+ * and the tests use these; the e2e test parses real answers
  * with them, so a field added to a response without being added here fails it.
  */
 

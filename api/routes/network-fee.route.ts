@@ -3,7 +3,7 @@ import { Decimal } from '../../core/money';
 import { findNetworkConfig } from '../../db/queries/network-config.queries';
 import type { ApiDependencies } from '../dependencies';
 import { jsonNumber } from '../http/exact-json';
-import { respondJson } from '../http/respond';
+import { respond } from '../http/respond';
 import { networkFeeQuerySchema } from '../schemas/network-fee.schema';
 import { parseOrThrow } from '../schemas/validation';
 import type { ApiContext } from '../state';
@@ -14,6 +14,6 @@ export function networkFeeRoute(deps: ApiDependencies) {
     const query = parseOrThrow(networkFeeQuerySchema, ctx.query, 'invalid-currency');
     const config = await findNetworkConfig(deps.readPool, query.currency, query.network);
     assertInvariant(config, `network_config has ${query.currency}/${query.network}`);
-    respondJson(ctx, 200, { networkFee: jsonNumber(new Decimal(config.fee_withdrawal)) });
+    respond(ctx, 200, { networkFee: jsonNumber(new Decimal(config.fee_withdrawal)) });
   };
 }

@@ -4,7 +4,7 @@ import { Decimal } from '../../core/money';
 import { insertRateLock } from '../../db/queries/rate-lock.queries';
 import type { ApiDependencies } from '../dependencies';
 import { jsonNumber } from '../http/exact-json';
-import { respondJson } from '../http/respond';
+import { respond } from '../http/respond';
 import type { ApiContext } from '../state';
 
 /** Spec: a lock is valid for exactly 40 seconds. */
@@ -23,7 +23,7 @@ export function rateLockRoute(deps: ApiDependencies) {
       validUntil: new Date(createdAt.getTime() + RATE_LOCK_VALIDITY_MS),
     });
     assertInvariant(lock, 'the authenticated partner exists');
-    respondJson(ctx, 200, {
+    respond(ctx, 200, {
       id: lock.id,
       rates: Object.fromEntries(Object.entries(lock.rates).map(([currency, rate]) => [currency, jsonNumber(rate)])),
       feePercentage: jsonNumber(new Decimal(lock.fee_percentage)),

@@ -3,8 +3,8 @@ import { coalescedLookup } from '../../db/queries/coalesced-lookup';
 import { findHistoryPages } from '../../db/queries/history.queries';
 import type { HistoryPageRequest, HistoryPosition, HistoryRow } from '../../db/queries/history.queries';
 import type { ApiDependencies } from '../dependencies';
-import { respondJsonStream, respondJsonText } from '../http/json-text';
-import { historyJson, historyJsonPieces } from '../responses/transaction-history.response';
+import { jsonNumber } from '../http/exact-json';
+import { StreamedJsonArray, respond } from '../http/respond';
 import { encodeHistoryCursor, transactionHistoryParamsSchema, transactionHistoryQuerySchema } from '../schemas/transaction-history.schema';
 import { parseOrThrow } from '../schemas/validation';
 import type { ApiContext } from '../state';
@@ -65,22 +65,47 @@ export function transactionHistoryRoute(deps: ApiDependencies) {
         const next = encodeHistoryCursor(positionOf(entries[entries.length - 1]!));
         ctx.set('Link', `</v1/partner/transaction-history/${month}/${year}?limit=${limit}&cursor=${next}>; rel="next"`);
       }
-      respondJsonText(ctx, 200, historyJson(entries));
+      respond(ctx, 200, entries.map(historyEntry));
       return;
     }
     // Read before answering, so that a failing database is still a proper error response.
     const first = await page(cursor, STREAM_PAGE_SIZE);
     if (first.length < STREAM_PAGE_SIZE) {
-      respondJsonText(ctx, 200, historyJson(first));
+      respond(ctx, 200, first.map(historyEntry));
       return;
     }
-    respondJsonStream(
-      ctx,
-      200,
-      historyJsonPieces(first, async (previous) =>
-        previous.length < STREAM_PAGE_SIZE ? [] : page(positionOf(previous[previous.length - 1]!), STREAM_PAGE_SIZE),
-      ),
-    );
+    respond(ctx, 200, new StreamedJsonArray(pagesFrom(first, (after) => page(after, STREAM_PAGE_SIZE))));
+  };
+}
+
+/** The first page, then each next one, read only when the one before has been taken; a short page is the last. */
+async function* pagesFrom(
+  first: readonly HistoryRow[],
+  pageAfter: (position: HistoryPosition) => Promise<readonly HistoryRow[]>,
+): AsyncGenerator<readonly object[]> {
+  let rows = first;
+  while (rows.length > 0) {
+    yield rows.map(historyEntry);
+    rows = rows.length < STREAM_PAGE_SIZE ? [] : await pageAfter(positionOf(rows[rows.length - 1]!));
+  }
+}
+
+/**
+ * One entry; `createdAt` to the millisecond, as Date.toISOString writes it. A field that does not
+ * apply is undefined, which the writer leaves out (cheaper than building the object in parts).
+ */
+function historyEntry(row: HistoryRow) {
+  const amountFrom = row.amount_from;
+  return {
+    id: row.id,
+    createdAt: `${row.created_at_utc.slice(0, 23)}Z`,
+    type: row.type,
+    amount: jsonNumber(row.amount),
+    currency: row.currency,
+    amountFrom: amountFrom === null ? undefined : jsonNumber(amountFrom),
+    currencyFrom: amountFrom === null ? undefined : row.currency_from,
+    status: row.status,
+    withdrawalId: row.withdrawal_id ?? undefined,
   };
 }
 

@@ -5,7 +5,7 @@ import { findWithdrawalDetails } from '../../db/queries/crypto-withdrawal.querie
 import type { WithdrawalDetailsRow } from '../../db/queries/crypto-withdrawal.queries';
 import type { ApiDependencies } from '../dependencies';
 import { jsonNumber } from '../http/exact-json';
-import { respondJson } from '../http/respond';
+import { respond } from '../http/respond';
 import type { ApiContext } from '../state';
 
 const withdrawalId = z.uuid();
@@ -16,7 +16,7 @@ export function withdrawalDetailsRoute(deps: ApiDependencies) {
     const id = withdrawalId.safeParse(ctx.params.withdrawalId);
     const row = id.success ? await findWithdrawalDetails(deps.readPool, ctx.state.partnerId, id.data) : undefined;
     if (!row) throw new DomainError('withdrawal-not-found', 'no such withdrawal');
-    respondJson(ctx, 200, {
+    respond(ctx, 200, {
       id: row.id,
       amount: jsonNumber(new Decimal(row.amount)),
       fee: jsonNumber(new Decimal(row.fee)),
