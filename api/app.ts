@@ -14,14 +14,7 @@ import { liveRoute, readyRoute } from './routes/health.route';
 import { docsAssetRoute, docsPageRoute } from './routes/docs.route';
 import { openApiRoute } from './routes/openapi.route';
 import { rateLimitMiddleware } from './middleware/rate-limit.middleware';
-import { balancesRoute } from './routes/balances.route';
-import { cryptoWithdrawalRoute } from './routes/crypto-withdrawal.route';
-import { exchangeRoute } from './routes/exchange.route';
-import { sepaTransferRoute } from './routes/sepa-transfer.route';
-import { withdrawalDetailsRoute } from './routes/withdrawal-details.route';
-import { networkFeeRoute } from './routes/network-fee.route';
-import { rateLockRoute } from './routes/rate-lock.route';
-import { transactionHistoryRoute } from './routes/transaction-history.route';
+import { ROUTES } from './routes';
 
 /** The HTTP API; every /v1 route authenticates first and is scoped to the key's partner. */
 export function createApp(deps: ApiDependencies): Koa {
@@ -51,15 +44,12 @@ export function createApp(deps: ApiDependencies): Koa {
   router.get('/v1/openapi.json', openApiRoute(deps));
   router.get('/docs', docsPageRoute());
   router.get('/docs/assets/:file', docsAssetRoute());
-  router.get('/v1/partner/balances', authenticate, balancesRoute(deps));
-  router.get('/v1/partner/transaction-history/:month/:year', authenticate, transactionHistoryRoute(deps));
-  router.get('/v1/partner/get-lock', authenticate, rateLockRoute(deps));
-  router.post('/v1/partner/exchange', authenticate, exchangeRoute(deps));
-  router.post('/v1/partner/crypto-withdrawal', authenticate, cryptoWithdrawalRoute(deps, 'partner'));
-  router.post('/v1/partner/sepa-transfer', authenticate, sepaTransferRoute(deps));
-  router.get('/v1/crypto-withdrawal/get-network-fee', authenticate, networkFeeRoute(deps));
-  router.post('/v1/crypto-withdrawal', authenticate, cryptoWithdrawalRoute(deps, 'user'));
-  router.get('/v1/crypto-withdrawal/details/:withdrawalId', authenticate, withdrawalDetailsRoute(deps));
+  // The partner API: each route's definition says its method, path and whether it authenticates.
+  for (const route of ROUTES) {
+    const handler = route.handler(deps);
+    if (route.authenticated) router[route.method](route.path, authenticate, handler);
+    else router[route.method](route.path, handler);
+  }
 
   // Only what the error middleware cannot answer arrives here: a streamed body that failed, or a
   // client gone, after the headers were sent. The response is cut short; say so in the log.

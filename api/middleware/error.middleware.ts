@@ -4,7 +4,7 @@ import { isDatabaseUnavailable } from '../../db/connection-settings';
 import { HTTP_ERRORS, errorBody } from '../http/error-mapping';
 import type { ApiErrorKind } from '../http/error-mapping';
 import { HttpError } from '../http/http-error';
-import { respondJson } from '../http/respond';
+import { respond } from '../http/respond';
 import { requestOutcome } from '../metrics/request-outcome';
 
 /**
@@ -47,7 +47,7 @@ export function errorMiddleware(): Middleware {
       const outcome = requestOutcome(ctx);
       outcome.errorCode = shape.errorCode;
       if (shape.status >= 500) outcome.error = error;
-      respondJson(ctx, shape.status, errorBody(kind, message));
+      respond(ctx, shape.status, errorBody(kind, message));
     }
   };
 }

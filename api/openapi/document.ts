@@ -1,9 +1,7 @@
 import { createDocument } from 'zod-openapi';
-import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { stringifyExactJson } from '../http/exact-json';
+import { PrewrittenJson } from '../http/exact-json';
 import { restoreExactNumbers } from './exact-number';
-import { documentedRoutes } from './paths';
-import type { DocumentedRoute } from './paths';
+import { documentedRoutes, pathsOf } from './paths';
 import { webhooksSection } from './webhooks';
 
 export type OpenApiDocument = ReturnType<typeof createDocument>;
@@ -26,7 +24,7 @@ const DESCRIPTION = `Partner accounts (balances, a month of history, rate locks,
 
 This document is served at \`GET /v1/openapi.json\`, this page at \`GET /docs\`; neither needs a key.`;
 
-/** The OpenAPI 3.1 document of the API, built from the zod schemas the routes validate with. */
+/** The OpenAPI 3.1 document of the API, built from the routes' definitions (api/routes/index.ts). */
 export function createOpenApiDocument(currentYear: number): OpenApiDocument {
   const document = createDocument(
     {
@@ -66,16 +64,14 @@ export function createOpenApiDocument(currentYear: number): OpenApiDocument {
   return restoreExactNumbers(document);
 }
 
-function pathsOf(routes: readonly DocumentedRoute[]): ZodOpenApiPathsObject {
-  const paths: ZodOpenApiPathsObject = {};
-  for (const route of routes) paths[route.path] = { ...paths[route.path], [route.method]: route.operation };
-  return paths;
+/** Built once per year (the history's year parameter names it), written once with exact numbers. */
+let cached: { year: number; json: PrewrittenJson } | undefined;
+
+export function openApiDocumentJson(currentYear: number): PrewrittenJson {
+  if (cached?.year !== currentYear) cached = { year: currentYear, json: PrewrittenJson.of(createOpenApiDocument(currentYear)) };
+  return cached.json;
 }
 
-/** Built once per year (the history's year parameter names it); the text keeps exact numbers. */
-let cached: { year: number; json: string } | undefined;
-
 export function openApiJson(currentYear: number): string {
-  if (cached?.year !== currentYear) cached = { year: currentYear, json: stringifyExactJson(createOpenApiDocument(currentYear)) };
-  return cached.json;
+  return openApiDocumentJson(currentYear).text;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES } from '../../core/webhook-event';
 import type { WebhookEvent, WebhookEventType } from '../../core/webhook-event';
-import { OPERATION_STATUSES } from './response-bodies.schema';
+import { OPERATION_STATUSES } from '../schemas/response-fields.schema';
 
 /** What each event type is about (its subject, and the id the API returned for it), for the document. */
 export const WEBHOOK_EVENT_SUBJECTS: Readonly<Record<WebhookEventType, { subject: string; idName: string }>> = {

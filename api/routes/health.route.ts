@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { ApiDependencies } from '../dependencies';
-import { respondJson } from '../http/respond';
+import { respond } from '../http/respond';
 import { requestOutcome } from '../metrics/request-outcome';
 
 /** A readiness check answers within this or counts as failed: a load balancer must not hang on us. */
@@ -14,7 +14,7 @@ interface Check {
 /** GET /health/live (and /health, its old name): the process runs and answers HTTP. Nothing else is checked. */
 export function liveRoute() {
   return (ctx: Context): void => {
-    respondJson(ctx, 200, { status: 'ok' });
+    respond(ctx, 200, { status: 'ok' });
   };
 }
 
@@ -37,7 +37,7 @@ export function readyRoute(deps: Pick<ApiDependencies, 'pool' | 'temporal' | 'si
     const cause = postgres.error ?? temporal.error;
     if (cause !== undefined) requestOutcome(ctx).error = cause;
     ctx.set('Cache-Control', 'no-store');
-    respondJson(ctx, ready ? 200 : 503, {
+    respond(ctx, ready ? 200 : 503, {
       status: ready ? 'ready' : 'unavailable',
       checks: { postgres: postgres.result, temporal: temporal.result },
       simulatedRails: deps.simulatedRails ?? [],

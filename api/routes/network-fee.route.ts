@@ -1,19 +1,48 @@
+import { z } from 'zod';
 import { assertInvariant } from '../../core/errors';
 import { Decimal } from '../../core/money';
 import { findNetworkConfig } from '../../db/queries/network-config.queries';
 import type { ApiDependencies } from '../dependencies';
 import { jsonNumber } from '../http/exact-json';
-import { respondJson } from '../http/respond';
+import { respond } from '../http/respond';
+import { exactNumber } from '../openapi/exact-number';
 import { networkFeeQuerySchema } from '../schemas/network-fee.schema';
 import { parseOrThrow } from '../schemas/validation';
 import type { ApiContext } from '../state';
+import type { Route } from './route';
 
 /** GET /v1/crypto-withdrawal/get-network-fee?currency=…&network=…: the fee a withdrawal pays. */
-export function networkFeeRoute(deps: ApiDependencies) {
+export const networkFeeRoute: Route = {
+  method: 'get',
+  path: '/v1/crypto-withdrawal/get-network-fee',
+  authenticated: true,
+  docs: {
+    operationId: 'getNetworkFee',
+    tag: 'Crypto withdrawals',
+    summary: 'The network fee of a withdrawal',
+    description: 'What a withdrawal of the currency (on the network) pays on top of its amount. Any invalid query is 400 P410.',
+    errors: ['invalid-currency'],
+  },
+  request: { query: networkFeeQuerySchema },
+  response: {
+    status: 200,
+    description: 'The fee, in the currency.',
+    body: z
+      .strictObject({ networkFee: exactNumber('The fee a withdrawal pays, in the currency, on top of its amount.', ['0.00005']) })
+      .meta({ id: 'NetworkFee' }),
+    examples: {
+      btc: { summary: 'btc', value: { networkFee: jsonNumber('0.00005') } },
+      usdcOnPolygon: { summary: 'usdc on polygon', value: { networkFee: jsonNumber('0.1') } },
+    },
+  },
+  handler: networkFeeHandler,
+};
+
+function networkFeeHandler(deps: ApiDependencies) {
   return async (ctx: ApiContext): Promise<void> => {
     const query = parseOrThrow(networkFeeQuerySchema, ctx.query, 'invalid-currency');
     const config = await findNetworkConfig(deps.readPool, query.currency, query.network);
     assertInvariant(config, `network_config has ${query.currency}/${query.network}`);
-    respondJson(ctx, 200, { networkFee: jsonNumber(new Decimal(config.fee_withdrawal)) });
+    respond(ctx, networkFeeRoute.response.status, { networkFee: jsonNumber(new Decimal(config.fee_withdrawal)) });
   };
 }

@@ -1,12 +1,12 @@
 import type { Context } from 'koa';
 import type { ApiDependencies } from '../dependencies';
-import { respondJsonText } from '../http/json-text';
-import { openApiJson } from '../openapi/document';
+import { respond } from '../http/respond';
+import { openApiDocumentJson } from '../openapi/document';
 
 /** GET /v1/openapi.json: the OpenAPI 3.1 document, without authentication or rate limit. */
 export function openApiRoute(deps: Pick<ApiDependencies, 'clock'>) {
   return (ctx: Context): void => {
     // The history's year parameter depends on the current year: the document is rebuilt when it turns.
-    respondJsonText(ctx, 200, openApiJson(deps.clock.now().getUTCFullYear()));
+    respond(ctx, 200, openApiDocumentJson(deps.clock.now().getUTCFullYear()));
   };
 }

@@ -1,13 +1,19 @@
+import { z } from 'zod';
+import { CURRENCIES } from '../../core/currencies';
 import { DomainError } from '../../core/errors';
 import { coalescedLookup } from '../../db/queries/coalesced-lookup';
 import { findHistoryPages } from '../../db/queries/history.queries';
 import type { HistoryPageRequest, HistoryPosition, HistoryRow } from '../../db/queries/history.queries';
 import type { ApiDependencies } from '../dependencies';
-import { respondJsonStream, respondJsonText } from '../http/json-text';
-import { historyJson, historyJsonPieces } from '../responses/transaction-history.response';
+import { jsonNumber } from '../http/exact-json';
+import { StreamedJsonArray, respond } from '../http/respond';
+import { exactNumber } from '../openapi/exact-number';
+import { linkHeader } from '../openapi/headers';
+import { idField, operationStatusField, timestampField } from '../schemas/response-fields.schema';
 import { encodeHistoryCursor, transactionHistoryParamsSchema, transactionHistoryQuerySchema } from '../schemas/transaction-history.schema';
 import { parseOrThrow } from '../schemas/validation';
 import type { ApiContext } from '../state';
+import type { Route } from './route';
 
 /** How far back history goes: the month twelve months before the current one (UTC). */
 const HISTORY_DEPTH_MONTHS = 12;
@@ -15,12 +21,102 @@ const HISTORY_DEPTH_MONTHS = 12;
 /** Without `limit` the month is read in pages of this many entries and streamed. */
 const STREAM_PAGE_SIZE = 1000;
 
+/** The spec's transaction types (the history shows the ones this service records). */
+const TRANSACTION_TYPES = [
+  'exchange',
+  'atmFee',
+  'sepaDeposit',
+  'sepaTransfer',
+  'transfer',
+  'cardTransaction',
+  'cryptoDeposit',
+  'cryptoWithdrawal',
+  'atmWithdrawal',
+  'fiatDeposit',
+  'refund',
+  'cashback',
+  'payment',
+  'partialRefund',
+  'fiatWithdrawal',
+  'transaction',
+] as const;
+
+const currency = z.enum(CURRENCIES).meta({ description: 'A currency slug.', examples: ['btc'] });
+
+const historyEntrySchema = z
+  .strictObject({
+    id: idField('The id of the operation or deposit (or of a network fee kept, see withdrawalId).', '5b0e1c9e-8d55-4a8f-9a51-1f3c2f0f4b7e'),
+    createdAt: timestampField('When the entry was created (UTC, to the millisecond).', '2026-11-21T16:12:27.786Z'),
+    type: z.enum(TRANSACTION_TYPES).meta({ description: 'The kind of transaction.' }),
+    amount: exactNumber(
+      'Signed: credits positive, debits negative (a withdrawal shows amount plus fee). For an exchange, what was credited.',
+      ['-0.01505', '250'],
+    ),
+    currency,
+    amountFrom: exactNumber('Only for an exchange: the amount debited, negative.', ['-100.5']).optional(),
+    currencyFrom: currency.optional().meta({ description: 'Only for an exchange: the currency debited.' }),
+    status: operationStatusField,
+    withdrawalId: idField(
+      'Only on the network fee kept from a crypto withdrawal whose transaction failed on chain (type cryptoWithdrawal, the fee negative, SUCCESSFUL): that withdrawal, which shows UNSUCCESSFUL.',
+      '5b0e1c9e-8d55-4a8f-9a51-1f3c2f0f4b7e',
+    ).optional(),
+  })
+  .meta({ id: 'TransactionHistoryEntry' });
+
 /**
  * GET /v1/partner/transaction-history/:month/:year: one UTC month, newest first. Without `limit`,
  * the whole month (after `cursor`, if given) as one array, streamed; with `limit`, one page and a
  * Link header to the next while there is one.
  */
-export function transactionHistoryRoute(deps: ApiDependencies) {
+export const transactionHistoryRoute: Route = {
+  method: 'get',
+  path: '/v1/partner/transaction-history/:month/:year',
+  authenticated: true,
+  docs: {
+    operationId: 'getTransactionHistory',
+    tag: 'Partner',
+    summary: 'The transactions of one month',
+    description:
+      'One UTC month, newest first, back to the month twelve months before the current one. Without `limit` the whole month ' +
+      'comes as one array; with `limit` one page, and a `Link` header to the next while more follow.',
+    errors: ['invalid-month-or-year', 'invalid-date'],
+  },
+  request: { params: transactionHistoryParamsSchema, query: transactionHistoryQuerySchema },
+  response: {
+    status: 200,
+    description: 'The entries (of the page, with `limit`).',
+    body: z.array(historyEntrySchema).meta({ description: 'The entries of the month, newest first.' }),
+    headers: { Link: linkHeader.optional() },
+    examples: {
+      history: {
+        summary: 'An exchange and a crypto withdrawal',
+        value: [
+          {
+            id: '2b1a6c5e-3f0e-4c52-8f7d-0c8c2a9f4e11',
+            createdAt: '2026-11-21T16:12:27.786Z',
+            type: 'exchange',
+            amount: jsonNumber('0.00162478'),
+            currency: 'btc',
+            amountFrom: jsonNumber('-100.5'),
+            currencyFrom: 'eur',
+            status: 'SUCCESSFUL',
+          },
+          {
+            id: '9d5f2c1a-6b8e-4f3d-a2c7-1e0b9a8d7c6f',
+            createdAt: '2026-11-20T09:30:00.000Z',
+            type: 'cryptoWithdrawal',
+            amount: jsonNumber('-0.000000000000000001'),
+            currency: 'eth',
+            status: 'IN_PROGRESS',
+          },
+        ],
+      },
+    },
+  },
+  handler: transactionHistoryHandler,
+};
+
+function transactionHistoryHandler(deps: ApiDependencies) {
   // Pages asked for together share one query (at most this many pages in it); the same page asked
   // for twice is read once.
   const historyPage = coalescedLookup((requests: readonly HistoryPageRequest[]) => findHistoryPages(deps.readPool, requests), {
@@ -65,22 +161,51 @@ export function transactionHistoryRoute(deps: ApiDependencies) {
         const next = encodeHistoryCursor(positionOf(entries[entries.length - 1]!));
         ctx.set('Link', `</v1/partner/transaction-history/${month}/${year}?limit=${limit}&cursor=${next}>; rel="next"`);
       }
-      respondJsonText(ctx, 200, historyJson(entries));
+      respond(ctx, transactionHistoryRoute.response.status, entries.map(historyEntry));
       return;
     }
     // Read before answering, so that a failing database is still a proper error response.
     const first = await page(cursor, STREAM_PAGE_SIZE);
     if (first.length < STREAM_PAGE_SIZE) {
-      respondJsonText(ctx, 200, historyJson(first));
+      respond(ctx, transactionHistoryRoute.response.status, first.map(historyEntry));
       return;
     }
-    respondJsonStream(
+    respond(
       ctx,
-      200,
-      historyJsonPieces(first, async (previous) =>
-        previous.length < STREAM_PAGE_SIZE ? [] : page(positionOf(previous[previous.length - 1]!), STREAM_PAGE_SIZE),
-      ),
+      transactionHistoryRoute.response.status,
+      new StreamedJsonArray(pagesFrom(first, (after) => page(after, STREAM_PAGE_SIZE))),
     );
+  };
+}
+
+/** The first page, then each next one, read only when the one before has been taken; a short page is the last. */
+async function* pagesFrom(
+  first: readonly HistoryRow[],
+  pageAfter: (position: HistoryPosition) => Promise<readonly HistoryRow[]>,
+): AsyncGenerator<readonly object[]> {
+  let rows = first;
+  while (rows.length > 0) {
+    yield rows.map(historyEntry);
+    rows = rows.length < STREAM_PAGE_SIZE ? [] : await pageAfter(positionOf(rows[rows.length - 1]!));
+  }
+}
+
+/**
+ * One entry; `createdAt` to the millisecond, as Date.toISOString writes it. A field that does not
+ * apply is undefined, which the writer leaves out (cheaper than building the object in parts).
+ */
+function historyEntry(row: HistoryRow) {
+  const amountFrom = row.amount_from;
+  return {
+    id: row.id,
+    createdAt: `${row.created_at_utc.slice(0, 23)}Z`,
+    type: row.type,
+    amount: jsonNumber(row.amount),
+    currency: row.currency,
+    amountFrom: amountFrom === null ? undefined : jsonNumber(amountFrom),
+    currencyFrom: amountFrom === null ? undefined : row.currency_from,
+    status: row.status,
+    withdrawalId: row.withdrawal_id ?? undefined,
   };
 }
 

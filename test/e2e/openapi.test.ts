@@ -6,15 +6,14 @@ import { createApp } from '../../api/app';
 import { systemClock } from '../../api/dependencies';
 import { parseExactJson } from '../../api/http/exact-json';
 import { documentedRoutes } from '../../api/openapi/paths';
-import {
-  balancesBodySchema,
-  exchangeCreatedBodySchema,
-  networkFeeBodySchema,
-  rateLockBodySchema,
-  transactionHistoryBodySchema,
-  withdrawalCreatedBodySchema,
-  withdrawalDetailsBodySchema,
-} from '../../api/openapi/response-bodies.schema';
+import { balancesRoute } from '../../api/routes/balances.route';
+import { exchangeRoute } from '../../api/routes/exchange.route';
+import { networkFeeRoute } from '../../api/routes/network-fee.route';
+import { rateLockRoute } from '../../api/routes/rate-lock.route';
+import { sepaTransferRoute } from '../../api/routes/sepa-transfer.route';
+import { transactionHistoryRoute } from '../../api/routes/transaction-history.route';
+import { userCryptoWithdrawalRoute } from '../../api/routes/user-crypto-withdrawal.route';
+import { withdrawalDetailsRoute } from '../../api/routes/withdrawal-details.route';
 import { exchangeBodySchema } from '../../api/schemas/exchange.schema';
 import { sepaTransferBodySchema } from '../../api/schemas/sepa-transfer.schema';
 import { createLogger } from '../../core/logger';
@@ -24,6 +23,7 @@ import { configuredRateSource } from '../../operations/rate-source';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
 import { registerUser } from '../support/operations';
+import { naturalSepaTransferBody } from '../support/sepa-payment.fixture';
 import { testStack } from '../support/stack';
 import { useTestApi } from '../support/use-test-api';
 
@@ -116,13 +116,16 @@ describe('the documented response bodies', () => {
     const get = (path: string) => ctx.api.request('GET', path, { apiKey: partner.apiKey });
     const post = (path: string, body: object) => ctx.api.request('POST', path, { apiKey: partner.apiKey, body });
 
-    expectBody(balancesBodySchema, (await get('/v1/partner/balances')).text);
-    expectBody(networkFeeBodySchema, (await get('/v1/crypto-withdrawal/get-network-fee?currency=usdc&network=polygon')).text);
+    expectBody(balancesRoute.response.body, (await get('/v1/partner/balances')).text);
+    expectBody(networkFeeRoute.response.body, (await get('/v1/crypto-withdrawal/get-network-fee?currency=usdc&network=polygon')).text);
     const lock = await get('/v1/partner/get-lock');
-    expectBody(rateLockBodySchema, lock.text);
+    expectBody(rateLockRoute.response.body, lock.text);
     const exchanged = await post('/v1/partner/exchange', { amount: '10', currencyFrom: 'eur', currencyTo: 'eth', lockId: lock.json.id });
     expect(exchanged.status).toBe(201);
-    expectBody(exchangeCreatedBodySchema, exchanged.text);
+    expectBody(exchangeRoute.response.body, exchanged.text);
+    const transfer = await post('/v1/partner/sepa-transfer', naturalSepaTransferBody());
+    expect(transfer.status).toBe(201);
+    expectBody(sepaTransferRoute.response.body, transfer.text);
 
     await registerUser(ctx.orm, partner, 'openapi-user');
     const withdrawal = await post('/v1/crypto-withdrawal', {
@@ -135,24 +138,25 @@ describe('the documented response bodies', () => {
       sourceExternalUserId: 'openapi-user',
     });
     expect(withdrawal.status).toBe(200);
-    expectBody(withdrawalCreatedBodySchema, withdrawal.text);
+    expectBody(userCryptoWithdrawalRoute.response.body, withdrawal.text);
     const details = await get(`/v1/crypto-withdrawal/details/${withdrawal.json.withdrawalId}`);
     expect(details.json.user).toMatchObject({ externalUserId: 'openapi-user' });
-    expectBody(withdrawalDetailsBodySchema, details.text);
+    expectBody(withdrawalDetailsRoute.response.body, details.text);
 
     const now = new Date();
     const history = await eventually(async () => {
       const response = await get(`/v1/partner/transaction-history/${now.getUTCMonth() + 1}/${now.getUTCFullYear()}`);
-      // Deposits, the exchange (with amountFrom) and the withdrawal.
+      // Deposits, the exchange (with amountFrom), the transfer and the withdrawal.
       expect(response.json.map((entry: { type: string }) => entry.type).sort()).toEqual([
         'cryptoDeposit',
         'cryptoWithdrawal',
         'exchange',
         'sepaDeposit',
+        'sepaTransfer',
       ]);
       return response;
     });
-    expectBody(transactionHistoryBodySchema, history.text);
+    expectBody(transactionHistoryRoute.response.body, history.text);
   });
 
   it('include the error bodies, as documented for their route', async () => {

@@ -7,6 +7,7 @@ import { createOpenApiDocument, openApiJson } from '../../api/openapi/document';
 import { idempotencyKeyHeader } from '../../api/openapi/headers';
 import { documentedRoutes } from '../../api/openapi/paths';
 import { webhookEventSchema } from '../../api/openapi/webhook-event.schema';
+import { networkFeeRoute } from '../../api/routes/network-fee.route';
 import { DomainError } from '../../core/errors';
 import { WEBHOOK_EVENT_TYPES } from '../../core/webhook-event';
 
@@ -90,6 +91,15 @@ describe('the OpenAPI document', () => {
     const documented = new Set(examples.map(({ kind }) => kind));
     expect(Object.keys(HTTP_ERRORS).filter((kind) => !documented.has(kind))).toEqual(['not-found', 'unknown-operation']);
     expect(errorBody('unknown-operation', undefined)).toEqual(errorBody('internal-error', undefined));
+  });
+
+  it('documents a route that needs no API key without the security and the answers of authentication', () => {
+    const [open] = documentedRoutes(YEAR, [{ ...networkFeeRoute, authenticated: false }]);
+    const [guarded] = documentedRoutes(YEAR, [networkFeeRoute]);
+    expect(open?.operation.security).toEqual([]);
+    expect(Object.keys(open?.operation.responses ?? {})).toEqual(['200', '400', '500', '503']);
+    expect(guarded?.operation.security).toBeUndefined();
+    expect(Object.keys(guarded?.operation.responses ?? {})).toEqual(['200', '400', '401', '429', '500', '503']);
   });
 
   it('writes amounts with all their digits, never in exponent form', () => {

@@ -1,0 +1,39 @@
+import { withdrawCrypto } from '../../operations/crypto-withdrawal.operation';
+import { idempotentPost } from '../idempotency/idempotent-post';
+import { partnerCryptoWithdrawalBodySchema } from '../schemas/crypto-withdrawal.schema';
+import { WITHDRAWAL_DESCRIPTION, WITHDRAWAL_EXAMPLE_BODIES, withdrawalCreated } from './crypto-withdrawal.shared';
+import type { Route } from './route';
+
+/** POST /v1/partner/crypto-withdrawal: 200 with withdrawalId as soon as amount + fee are reserved. Any invalid body is P410 (spec). */
+export const partnerCryptoWithdrawalRoute: Route = {
+  method: 'post',
+  path: '/v1/partner/crypto-withdrawal',
+  authenticated: true,
+  docs: {
+    operationId: 'createPartnerCryptoWithdrawal',
+    tag: 'Partner',
+    summary: "Withdraw crypto from the partner's balance",
+    description: WITHDRAWAL_DESCRIPTION,
+    errors: ['invalid-currency', 'insufficient-funds'],
+  },
+  request: {
+    body: {
+      schema: partnerCryptoWithdrawalBodySchema,
+      examples: {
+        btc: { summary: 'BTC to a person', value: WITHDRAWAL_EXAMPLE_BODIES.btc },
+        usdcOnPolygon: { summary: 'USDC on polygon to a company', value: WITHDRAWAL_EXAMPLE_BODIES.usdcOnPolygon },
+      },
+    },
+  },
+  response: withdrawalCreated,
+  handler: (deps) =>
+    idempotentPost(deps, {
+      schema: partnerCryptoWithdrawalBodySchema,
+      invalidKind: 'invalid-currency',
+      response: withdrawalCreated,
+      perform: async (body, { partnerId, resourceId }) => {
+        const { withdrawalId } = await withdrawCrypto(deps, { ...body, partnerId, withdrawalId: resourceId });
+        return { withdrawalId };
+      },
+    }),
+};

@@ -1,0 +1,48 @@
+import type { z } from 'zod';
+import type { ZodOpenApiParameters } from 'zod-openapi';
+import type { ApiDependencies } from '../dependencies';
+import type { ApiErrorKind } from '../http/error-mapping';
+import type { ApiContext } from '../state';
+
+/** Examples by name, as the document shows them. */
+export type Examples = Readonly<Record<string, { summary: string; value: unknown }>>;
+
+/** A route's success answer: what the handler writes and what the document shows. */
+export interface RouteResponse<Body extends z.ZodType = z.ZodType> {
+  status: 200 | 201;
+  description: string;
+  /** The body's schema; the e2e tests parse real answers with it. */
+  body: Body;
+  examples: Examples;
+  /** Headers beyond those every answer carries (X-Request-Id, the rate-limit ones). */
+  headers?: Record<string, z.ZodType>;
+}
+
+/**
+ * One route of the partner API, declared once, in its own `<name>.route.ts`: api/app.ts registers it
+ * and api/openapi/paths.ts documents it from this, so a field or a rule changes in one file.
+ */
+export interface Route {
+  method: 'get' | 'post';
+  /** Koa's form, `:name` for a path parameter; the document's `{name}` form is derived from it. */
+  path: `/${string}`;
+  /** Needs a partner API key, and counts against the partner's rate limit. */
+  authenticated: boolean;
+  docs: {
+    operationId: string;
+    tag: 'Partner' | 'Crypto withdrawals';
+    summary: string;
+    description: string;
+    /** The route's own error kinds; those of every route (and of every POST) are added. */
+    errors: readonly ApiErrorKind[];
+  };
+  request: {
+    /** Path parameters; a function when they depend on the current year (the history's do). */
+    params?: NonNullable<ZodOpenApiParameters['path']> | ((currentYear: number) => NonNullable<ZodOpenApiParameters['path']>);
+    query?: ZodOpenApiParameters['query'];
+    body?: { schema: z.ZodType; examples: Examples };
+  };
+  response: RouteResponse;
+  /** The Koa middleware that answers, given the API's dependencies (once, when the app is built). */
+  handler(deps: ApiDependencies): (ctx: ApiContext) => Promise<void>;
+}

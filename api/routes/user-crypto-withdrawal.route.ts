@@ -1,0 +1,47 @@
+import { withdrawCrypto } from '../../operations/crypto-withdrawal.operation';
+import { idempotentPost } from '../idempotency/idempotent-post';
+import { userCryptoWithdrawalBodySchema } from '../schemas/crypto-withdrawal.schema';
+import { WITHDRAWAL_DESCRIPTION, WITHDRAWAL_EXAMPLE_BODIES, withdrawalCreated } from './crypto-withdrawal.shared';
+import type { Route } from './route';
+
+const USER = 'user-4711';
+
+/**
+ * POST /v1/crypto-withdrawal: the partner's withdrawal on behalf of one of its registered users
+ * (sourceExternalUserId, the travel-rule originator). Any invalid body is P410 (spec).
+ */
+export const userCryptoWithdrawalRoute: Route = {
+  method: 'post',
+  path: '/v1/crypto-withdrawal',
+  authenticated: true,
+  docs: {
+    operationId: 'createUserCryptoWithdrawal',
+    tag: 'Crypto withdrawals',
+    summary: 'Withdraw crypto on behalf of a user',
+    description: `For one of the partner's registered users (the travel-rule originator), debited from the partner's balance. ${WITHDRAWAL_DESCRIPTION}`,
+    errors: ['invalid-user', 'invalid-currency', 'insufficient-funds'],
+  },
+  request: {
+    body: {
+      schema: userCryptoWithdrawalBodySchema,
+      examples: {
+        btc: { summary: `BTC for ${USER}`, value: { ...WITHDRAWAL_EXAMPLE_BODIES.btc, sourceExternalUserId: USER } },
+        usdcOnPolygon: {
+          summary: `USDC on polygon for ${USER}`,
+          value: { ...WITHDRAWAL_EXAMPLE_BODIES.usdcOnPolygon, sourceExternalUserId: USER },
+        },
+      },
+    },
+  },
+  response: withdrawalCreated,
+  handler: (deps) =>
+    idempotentPost(deps, {
+      schema: userCryptoWithdrawalBodySchema,
+      invalidKind: 'invalid-currency',
+      response: withdrawalCreated,
+      perform: async (body, { partnerId, resourceId }) => {
+        const { withdrawalId } = await withdrawCrypto(deps, { ...body, partnerId, withdrawalId: resourceId });
+        return { withdrawalId };
+      },
+    }),
+};
