@@ -3,7 +3,7 @@ import { CRYPTO_CURRENCIES, FIAT_CURRENCIES, NETWORKS, isCurrency } from '../../
 import type { EurRates } from '../../core/rates';
 import { findAccountsOfPartners } from '../../db/queries/account.queries';
 import type { PartnerAccountRow } from '../../db/queries/account.queries';
-import { coalescedLookup } from '../../db/queries/coalesced-lookup';
+import { coalescedLookup } from '../../db/coalesced-lookup';
 import { findNetworkConfigs } from '../../db/queries/network-config.queries';
 import type { NetworkConfigRow } from '../../db/queries/network-config.queries';
 import type { ApiDependencies } from '../dependencies';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CURRENCIES } from '../../core/currencies';
 import { DomainError } from '../../core/errors';
-import { coalescedLookup } from '../../db/queries/coalesced-lookup';
+import { coalescedLookup } from '../../db/coalesced-lookup';
 import { findHistoryPages } from '../../db/queries/history.queries';
 import type { HistoryPageRequest, HistoryPosition, HistoryRow } from '../../db/queries/history.queries';
 import type { ApiDependencies } from '../dependencies';

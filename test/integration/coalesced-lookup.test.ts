@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { findAccountsOfPartners } from '../../db/queries/account.queries';
-import { coalescedLookup } from '../../db/queries/coalesced-lookup';
+import { coalescedLookup } from '../../db/coalesced-lookup';
 import { createTestPartner } from '../support/fixtures';
 import { testStack } from '../support/stack';
 import { useTestApi } from '../support/use-test-api';

@@ -18,7 +18,7 @@ const SKIPPED_DIRECTORIES = new Set(['node_modules', 'dist', 'coverage', 'test',
  * one schema declaring every variable once, and api/openapi/paths.ts moves beside the routes
  * that own their contracts. Remove an entry once its file is short (a test below says when).
  */
-const EXEMPTED = new Set(['api/openapi/paths.ts']);
+const EXEMPTED = new Set<string>([]);
 
 function sourceFiles(directory: string): string[] {
   return fs.readdirSync(path.join(ROOT, directory), { withFileTypes: true }).flatMap((entry) => {
