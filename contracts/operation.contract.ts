@@ -23,7 +23,7 @@ export interface OperationProgress {
   refusal?: OperationRefusal;
 }
 
-/** Answers once the funds are reserved (or with the business error that prevented it). */
+/** Answers once the funds are reserved (or with the refusal that prevented it). */
 export const fundsReservedUpdate = defineUpdate<{ id: string }>('fundsReserved');
 export const statusQuery = defineQuery<OperationProgress>('status');
 

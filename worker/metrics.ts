@@ -8,7 +8,7 @@ import type { Rail } from '../core/rails';
 const DURATION_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 /**
- * How an activity attempt ended: completed; refused (a business refusal, the operation's answer);
+ * How an activity attempt ended: completed; refused (a refusal, the operation's answer);
  * not yet (an answer the chain or bank has not given, retried by design); cancelled; failed
  * (anything else: the one to watch).
  */

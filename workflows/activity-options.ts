@@ -3,7 +3,7 @@ import { ANSWER_POLLING } from '../contracts';
 import { NON_RETRYABLE_TYPES, REFUSAL_KINDS } from '../core/errors';
 
 /** Refusals end an operation as a result (UNSUCCESSFUL), not as a failure: see core/errors.ts. */
-export const BUSINESS_ERROR_TYPES: readonly string[] = REFUSAL_KINDS;
+export const REFUSAL_TYPES: readonly string[] = REFUSAL_KINDS;
 
 /** Definite answers from outside: the money did not leave, so the reservation may be released. */
 export { DEFINITE_FAILURE_TYPES } from '../core/errors';

@@ -12,7 +12,7 @@ import type { Activities } from '../activities';
 import type { ExchangeInput, ExchangeResult, OperationProgress } from '../contracts';
 import { OPERATION_STAGE, OPERATION_STATUS } from '../core/search-attributes';
 import { BOUNDED_DATABASE_STEP, DURABLE_DATABASE_STEP } from './activity-options';
-import { businessCause, isBusinessFailure, isUnknownOperation, refusalOf, refusalStage } from './business-cause';
+import { failureCause, isRefusal, isUnknownOperation, refusalOf, refusalStage } from './failure-cause';
 import { withSummary } from './activity-proxies';
 import { progressDetails } from './operation-tracker';
 import { statusQuery } from '../contracts';
@@ -44,7 +44,7 @@ export async function exchangeWorkflow(input: ExchangeInput): Promise<ExchangeRe
     await withSummary(executeExchange, `exchange ${input.amount} ${pair} at the locked rate`)(input);
     return report({ status: 'SUCCESSFUL', stage: 'SETTLED' });
   } catch (error) {
-    const cause = businessCause(error);
+    const cause = failureCause(error);
     if (isUnknownOperation(cause)) {
       // Not an exchange the API accepted: nothing moved, and its id may be a real exchange's,
       // which an abandon would report as this one's. Refused, and nothing else.
@@ -57,7 +57,7 @@ export async function exchangeWorkflow(input: ExchangeInput): Promise<ExchangeRe
     if ((await CancellationScope.nonCancellable(abandon)) === 'MOVED') {
       return report({ status: 'SUCCESSFUL', stage: 'SETTLED' });
     }
-    if (isBusinessFailure(cause)) {
+    if (isRefusal(cause)) {
       const refusal = refusalOf(cause);
       return report({ status: 'UNSUCCESSFUL', stage: refusalStage(refusal), failureReason: refusal.message, refusal });
     }

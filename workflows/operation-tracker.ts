@@ -11,7 +11,7 @@ import {
 import { isFinal } from '../core/operation-status';
 import type { AbandonOutcome, OperationState } from '../core/operation-status';
 import { OPERATION_STAGE, OPERATION_STATUS } from '../core/search-attributes';
-import { businessCause, isBusinessFailure, isUnknownOperation, refusalOf, refusalStage } from './business-cause';
+import { failureCause, isRefusal, isUnknownOperation, refusalOf, refusalStage } from './failure-cause';
 import { statusQuery } from '../contracts';
 import type { OperationProgress } from '../contracts';
 import { ReservationGate } from './reservation-gate';
@@ -66,7 +66,7 @@ export class OperationTracker {
     try {
       state = await reservation();
     } catch (error) {
-      const cause = businessCause(error);
+      const cause = failureCause(error);
       if (isUnknownOperation(cause)) {
         // Not an operation the API accepted: nothing was held, and its id may be a real
         // operation's, whose money an abandon would touch. Refused, and nothing else.
@@ -77,7 +77,7 @@ export class OperationTracker {
         this.gate.opened();
         return true;
       }
-      if (isBusinessFailure(cause)) return this.refuse(cause);
+      if (isRefusal(cause)) return this.refuse(cause);
       const message = 'the reservation could not be confirmed, so it was abandoned: nothing was moved';
       const abandoned = ApplicationFailure.create({
         type: 'operation-abandoned',

@@ -1,7 +1,7 @@
 import { CancellationScope, CancelledFailure, condition, isCancellation, sleep } from '@temporalio/workflow';
 import type { ReleaseOutcome } from '../core/operation-status';
 import { ANSWER_WAIT } from './activity-options';
-import { businessCause, isDefiniteFailure } from './business-cause';
+import { failureCause, isDefiniteFailure } from './failure-cause';
 import type { OperationProgress } from '../contracts';
 import type { OperationTracker } from './operation-tracker';
 
@@ -107,7 +107,7 @@ async function handOffAndSettle<Reference>(tracker: OperationTracker, payment: O
       () => payment.awaitAnswerPatiently(handOff.reference),
     );
   } catch (error) {
-    const cause = businessCause(error);
+    const cause = failureCause(error);
     // Anything but a definite answer leaves the money held and the workflow Failed, for a person.
     if (!isDefiniteFailure(cause)) throw cause;
     answer = { state: 'REJECTED', reason: cause.message };
@@ -140,6 +140,6 @@ async function untilAnswered(
 }
 
 function reasonOf(error: unknown, fallback: string): string {
-  const cause = businessCause(error);
+  const cause = failureCause(error);
   return cause instanceof Error && cause.message ? cause.message : fallback;
 }

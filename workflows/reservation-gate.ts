@@ -4,7 +4,7 @@ import { fundsReservedUpdate } from '../contracts';
 
 /**
  * The early return of money-moving workflows: the API waits on the fundsReserved update, which
- * answers as soon as the reservation step has succeeded (or with the business error that stopped
+ * answers as soon as the reservation step has succeeded (or with the refusal that stopped
  * it), while the workflow goes on with the slow steps.
  */
 export class ReservationGate {

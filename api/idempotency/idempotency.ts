@@ -30,7 +30,7 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * DESIGN.md idempotency: the same key and body get the first response again and move money
  * once; the same key with another body is 409 P409. The database's unique (partner, key) decides
  * concurrent first requests; the resource id it stores becomes the Temporal workflow id, which
- * deduplicates the work itself. Business errors are answers too and are replayed; failures of
+ * deduplicates the work itself. Refusals are answers too and are replayed; failures of
  * our own (5xx) are not stored, so a retry can still succeed; a key whose operation was given up
  * on before it moved anything is freed, so its retry starts a new operation.
  */

@@ -2,11 +2,11 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { DomainError, isDomainErrorKind } from '../../core/errors';
 
 /**
- * Finds the business error behind a Temporal failure (workflow failed, update failed, activity
+ * Finds the domain error behind a Temporal failure (workflow failed, update failed, activity
  * failed): an ApplicationFailure whose type is one of our error kinds. Anything else is not a
  * partner's problem and stays unmapped (the error middleware answers P500 or P503).
  */
-export function businessErrorOf(error: unknown): DomainError | undefined {
+export function domainErrorOf(error: unknown): DomainError | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 10 && current instanceof Error; depth += 1) {
     if (current instanceof ApplicationFailure && isDomainErrorKind(current.type)) {
@@ -24,6 +24,6 @@ export function businessErrorOf(error: unknown): DomainError | undefined {
   return undefined;
 }
 
-export function rethrowAsBusinessError(error: unknown): never {
-  throw businessErrorOf(error) ?? error;
+export function rethrowAsDomainError(error: unknown): never {
+  throw domainErrorOf(error) ?? error;
 }

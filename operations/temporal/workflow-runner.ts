@@ -11,7 +11,7 @@ import type { OperationType } from '../../core/operation-types';
 import { tombstoneOperation } from '../../db/queries/ledger-tombstone.queries';
 import { fundsReservedUpdate } from '../../contracts';
 import type { OperationProgress, WorkflowContract } from '../../contracts';
-import { businessErrorOf, rethrowAsBusinessError } from './temporal-errors';
+import { domainErrorOf, rethrowAsDomainError } from './temporal-errors';
 import type { WorkflowMetadata } from './workflow-summary';
 
 /** Where to run workflows, and how long a caller may wait for the answer. */
@@ -54,7 +54,7 @@ export async function executeWorkflow<W extends Workflow>(target: WorkflowTarget
     );
   } catch (error) {
     if (error instanceof WorkflowFailedError) return decideFailedWorkflow(target, start, error);
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) return rethrowAsBusinessError(error);
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) return rethrowAsDomainError(error);
     progress = await closedWorkflowResult(target, start);
   }
   throwIfRefused(progress);
@@ -76,7 +76,7 @@ export async function startAndAwaitReservation<W extends Workflow>(target: Workf
       client.workflow.executeUpdateWithStart(fundsReservedUpdate, { startWorkflowOperation: operation }),
     );
   } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) return rethrowAsBusinessError(error);
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) return rethrowAsDomainError(error);
     // Closed already: it reserved unless its result is a refusal.
     throwIfRefused(await closedWorkflowResult(target, start));
   }
@@ -147,8 +147,8 @@ async function closedWorkflowResult(target: WorkflowTarget, start: WorkflowStart
  * caller gets the operation as usual (its status tells the rest), otherwise nothing ever will.
  */
 async function decideFailedWorkflow(target: WorkflowTarget, start: WorkflowStart<Workflow>, error: unknown): Promise<undefined> {
-  const business = businessErrorOf(error);
-  if (business?.kind === 'operation-abandoned') throw business;
+  const domainError = domainErrorOf(error);
+  if (domainError?.kind === 'operation-abandoned') throw domainError;
   if ((await tombstoneOperation(target.pool, start.operation.id, OPERATION_TYPES[start.operation.type].ledgerKind)) === 'MOVED')
     return undefined;
   throw new DomainError('operation-abandoned', 'the operation ended before any money was moved, and none will be; it is safe to retry');

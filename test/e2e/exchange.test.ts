@@ -188,7 +188,7 @@ describe('POST /v1/partner/exchange', () => {
       expect((await balances(partner)).eur).toBe('90.00');
     });
 
-    it('a business error is an answer too: replaying its key gives the same P433', async () => {
+    it('a refusal is an answer too: replaying its key gives the same P433', async () => {
       const partner = await createTestPartner(ctx.orm, { deposits: { eur: '5' } });
       const body = { amount: 10, currencyFrom: 'eur', currencyTo: 'ltc', lockId: await lockFor(partner) };
       const first = await exchange(partner, body, { 'idempotency-key': 'exchange-poor' });

@@ -54,7 +54,7 @@ function stop(log: Logger, code: number): Promise<never> {
 }
 
 async function main(log: Logger): Promise<void> {
-  // Activity retries (faults tests inject) and business failures are expected here: log errors only.
+  // Activity retries (faults tests inject) and refusals are expected here: log errors only.
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   // From the first moment: SIGTERM (the teardown), SIGINT (Ctrl-C), or jest dying without a
   // teardown (its pipe to our stdin closes) stop everything started so far.

@@ -135,7 +135,7 @@ describe('crypto-withdrawal workflow', () => {
   });
 
   describe('the reservation', () => {
-    it('refused (a business error) abandons it, tells the caller, and completes with the refusal as its result', async () => {
+    it('refused (a refusal) abandons it, tells the caller, and completes with the refusal as its result', async () => {
       const activities = withdrawalActivities();
       activities.reserveWithdrawal.mockRejectedValue(domainFailure('insufficient-funds', 'the available balance is too low'));
       const input = withdrawalInput();
@@ -162,7 +162,7 @@ describe('crypto-withdrawal workflow', () => {
       expect(activities.checkTravelRule).not.toHaveBeenCalled();
     });
 
-    it('whose outcome is unknown (a non-business failure) abandons it and fails the workflow with operation-abandoned', async () => {
+    it('whose outcome is unknown (not a refusal) abandons it and fails the workflow with operation-abandoned', async () => {
       const activities = withdrawalActivities();
       activities.reserveWithdrawal.mockRejectedValue(
         ApplicationFailure.create({ type: 'connection-lost', message: 'the database went away', nonRetryable: true }),
@@ -238,7 +238,7 @@ describe('crypto-withdrawal workflow', () => {
       expect(moneySteps(activities)).toEqual(['releaseWithdrawal']);
     });
 
-    it('a failing check (a business error) releases the funds with its message', async () => {
+    it('a failing check (a refusal) releases the funds with its message', async () => {
       const activities = withdrawalActivities();
       activities.checkTravelRule.mockRejectedValue(domainFailure('invalid-user', 'the user of this withdrawal no longer exists'));
       const input = withdrawalInput();

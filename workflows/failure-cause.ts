@@ -1,19 +1,19 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import { BUSINESS_ERROR_TYPES, DEFINITE_FAILURE_TYPES } from './activity-options';
+import { REFUSAL_TYPES, DEFINITE_FAILURE_TYPES } from './activity-options';
 import type { OperationRefusal } from '../contracts';
 import type { DomainErrorKind } from '../core/errors';
 
 const UNKNOWN_OPERATION: DomainErrorKind = 'unknown-operation';
 
-/** Fails the workflow with the business error itself, not the activity wrapper around it. */
-export function businessCause(error: unknown): unknown {
+/** Fails the workflow with the refusal itself, not the activity wrapper around it. */
+export function failureCause(error: unknown): unknown {
   if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) return error.cause;
   return error;
 }
 
 /** A refusal with a partner-facing reason (insufficient funds, …), as opposed to a fault of ours. */
-export function isBusinessFailure(cause: unknown): cause is ApplicationFailure {
-  return cause instanceof ApplicationFailure && BUSINESS_ERROR_TYPES.includes(cause.type ?? '');
+export function isRefusal(cause: unknown): cause is ApplicationFailure {
+  return cause instanceof ApplicationFailure && REFUSAL_TYPES.includes(cause.type ?? '');
 }
 
 /** The chain or the bank said for certain that the money did not leave. */
