@@ -1,10 +1,11 @@
 /**
  * The money-moving operations, declared once each: the facts every layer needs about one (its
  * workflow, its ids, its ledger transfer, how the Temporal UI and webhooks name it). Pure data,
- * safe in workflow code. Each layer keeps what is its own in a `Record<OperationType, …>` read
- * from here (the workflow summary, the operator's view of the row, the activity bindings), so a
- * new entry does not compile until every layer has said what it means there.
- * docs/architecture.md, "Adding an operation", lists the rest.
+ * safe in workflow code. Where a layer keeps a part of its own per type it does so in a
+ * `Record<OperationType, …>` (the operator's lookup of the row: db/services/operation-lookup.ts),
+ * so a new entry does not compile until that layer has said what it means there; the rest (the
+ * workflow summary, the operator's view) is one function per type, listed in docs/architecture.md,
+ * "Adding an operation".
  */
 export interface OperationTypeFacts {
   /** Temporal's registered workflow name. */
