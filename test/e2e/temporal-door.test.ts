@@ -165,6 +165,9 @@ describe('a workflow started straight on Temporal', () => {
     });
     expect(response.status).toBe(200);
     const withdrawalId = response.json.withdrawalId as string;
+    const real = ctx.temporal.workflow.getHandle(cryptoWithdrawalContract.workflowId(withdrawalId));
+    // Waiting for its data before anything is forged: "still waits" below then means something.
+    await eventually(async () => expect(await real.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA' }));
     const balanceWhileHeld = (await balancesOf(ctx.api, partner)).eth;
     const accepted = await acceptedRequestOf(withdrawalId);
 
@@ -179,7 +182,6 @@ describe('a workflow started straight on Temporal', () => {
       `operation ${withdrawalId} runs only as workflow ${cryptoWithdrawalContract.workflowId(withdrawalId)} (cryptoWithdrawalWorkflow)`,
     );
     // The real one still waits, its money still held: a refusal releases nothing of it.
-    const real = ctx.temporal.workflow.getHandle(cryptoWithdrawalContract.workflowId(withdrawalId));
     expect(await real.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA' });
     expect((await balancesOf(ctx.api, partner)).eth).toBe(balanceWhileHeld);
     expect(await ledgerTransferOf(withdrawalId)).toEqual({ state: 'PENDING' });
