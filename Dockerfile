@@ -1,5 +1,6 @@
 # One image for the production processes: `npm run api`, `npm run worker` and the `npm run migrate` step.
-FROM node:20-bookworm-slim
+# The Node version CI tests with (.ci/node24).
+FROM node:24.21.0-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
