@@ -225,10 +225,12 @@ describe('fault campaign', () => {
             const at = `${boundary.activityType}:${boundary.moment}`;
             const marker = faultMarkerPath(stack.markerDir, boundary.activityType, boundary.moment);
             let hit: FaultMarker | undefined;
-            let failure = 'the boundary was not reached in 45 s';
+            // Longer than the longest activity timeout (1 min): the caller's operation may be waiting out
+            // a retry of an activity an earlier kill cut short before it reaches this boundary.
+            let failure = 'the boundary was not reached in 90 s';
             try {
               const worker = await stack.addWorker({ faultKillAt: at, done: () => fs.existsSync(marker) });
-              hit = await waitForMarker(marker, worker, 45_000);
+              hit = await waitForMarker(marker, worker, 90_000);
               await worker.kill();
             } catch (error) {
               failure = error instanceof Error ? error.message : String(error);
