@@ -4,13 +4,15 @@
  * cached on first use, its databases created and migrated, the namespace and search attributes
  * registered), then the worker and the API as separate processes, exactly `npm run worker` and
  * `npm run api` pointed at them. Its own data folder, database and ports, so it runs beside
- * `npm start`. Ctrl-C stops the API, the worker, Temporal and Postgres, in that order.
+ * `npm start`; every listener on HOST (loopback unless told otherwise). Ctrl-C stops the API, the
+ * worker, Temporal and Postgres, in that order.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { localUrl } from '../core/listen-address';
 import { railsOfWorker } from '../core/rails';
 import { loadSettings } from '../core/settings';
 import type { Logger } from '../core/logger';
@@ -45,7 +47,7 @@ async function main(): Promise<void> {
   const settings = loadSettings(env, PROJECT_ROOT);
   const log = mainLogger('start-cluster', settings, 'pretty');
   onShutdownSignal(log, stopAll);
-  const { dataDir } = settings.development;
+  const { dataDir, host, listenHosts } = settings.development;
   const infrastructure = await startClusterInfrastructure(settings, { ports: START_CLUSTER_PORTS, ownProcessGroup: true, log });
   stops.push(() => infrastructure.stop());
 
@@ -63,22 +65,29 @@ async function main(): Promise<void> {
     DATABASE_URL: infrastructure.databaseUrl,
     TEMPORAL_ADDRESS: infrastructure.temporalAddress,
     SIMULATED_RAILS: simulatedRails,
+    // `npm run worker` and `npm run api` bind every interface unless told: here HOST (or a listener's own *_HOST).
+    API_HOST: listenHosts.api,
+    API_METRICS_HOST: listenHosts.apiMetrics,
+    WORKER_HOST: listenHosts.worker,
   };
   const logDir = path.join(dataDir, 'logs');
   const worker = startEntryPoint('worker', 'main/worker.main.ts', childEnv, logDir, log);
   stops.push(() => worker.stop());
   await untilReady(worker, () => hasWorkflowPoller(infrastructure.temporalAddress, settings.temporalNamespace, settings.temporalTaskQueue));
-  const apiUrl = `http://127.0.0.1:${settings.port}`;
+  const apiUrl = localUrl(listenHosts.api, settings.port);
   const api = startEntryPoint('api', 'main/api.main.ts', childEnv, logDir, log);
   stops.push(() => api.stop());
   await untilReady(api, async () => (await fetch(`${apiUrl}/health/ready`)).status === 200);
 
+  // What the API binds from childEnv: API_METRICS_PORT (this file's default) on its host.
+  const { apiMetrics } = settings.development;
+  const { sdkMetricsPort } = settings.workerObservability;
   process.stdout.write(
     [
       '',
-      `API:              ${apiUrl}${settings.apiMetrics ? `, metrics http://${settings.apiMetrics.host}:${settings.apiMetrics.port}/metrics` : ''}   (log: ${api.logPath})`,
-      `Worker:           task queue ${settings.temporalTaskQueue}, metrics :${settings.workerObservability.sdkMetricsPort}   (log: ${worker.logPath})`,
-      `Temporal server:  ${infrastructure.temporalAddress}, metrics http://127.0.0.1:${START_CLUSTER_PORTS.metrics}/metrics   (config and log: ${path.join(dataDir, 'temporal-cluster')})`,
+      `API:              ${apiUrl}${apiMetrics ? `, metrics ${localUrl(apiMetrics.host, apiMetrics.port)}/metrics` : ''}   (log: ${api.logPath})`,
+      `Worker:           task queue ${settings.temporalTaskQueue}${sdkMetricsPort ? `, metrics ${localUrl(listenHosts.worker, sdkMetricsPort)}/metrics` : ''}   (log: ${worker.logPath})`,
+      `Temporal server:  ${infrastructure.temporalAddress}, metrics ${localUrl(host, START_CLUSTER_PORTS.metrics)}/metrics   (config and log: ${path.join(dataDir, 'temporal-cluster')})`,
       `Postgres:         ${withoutPassword(infrastructure.databaseUrl)}, and Temporal's databases temporal, temporal_visibility`,
       `Simulated rails:  ${simulatedRails || 'none'} (SIMULATED_RAILS)`,
       `Demo API key:     ${demo.apiKey}`,

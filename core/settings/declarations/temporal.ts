@@ -1,5 +1,5 @@
 import { setting } from '../setting';
-import { flag, hostAndPort, list, name, optionalSecretText, optionalText, payloadKeys, port, text } from '../values';
+import { flag, hostAndPort, list, name, optionalSecretText, optionalText, payloadKeys, port } from '../values';
 
 /** Temporal: where it is, how this process reaches it (core/temporal-connection.ts) and how payloads are encrypted. */
 export const TEMPORAL_SETTINGS = {
@@ -35,7 +35,7 @@ export const CODEC_SETTINGS = {
       { secret: true, shownDefault: '(none; `npm start` makes one per start)' },
     ),
     port: setting('CODEC_PORT', port(8234), "where `npm run codec` (and `npm start`'s codec endpoint) listens"),
-    host: setting('CODEC_HOST', text('127.0.0.1'), 'the interface it listens on'),
+    host: setting('CODEC_HOST', optionalText(), 'the interface it listens on', { shownDefault: '`127.0.0.1` (`npm start`: `HOST`)' }),
     allowedOrigins: setting('CODEC_CORS_ORIGINS', list(), "comma-separated browser origins allowed to call it: the Web UI's", {
       shownDefault: '(the dev UI under `npm start`)',
     }),
