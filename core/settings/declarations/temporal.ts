@@ -12,7 +12,7 @@ export const TEMPORAL_SETTINGS = {
     payloadKeys: setting(
       'PAYLOAD_ENCRYPTION_KEYS',
       payloadKeys(),
-      '`id:base64key,…`, 32-byte AES-256-GCM keys; the first encrypts, all decrypt (see "Payload encryption"). `npm start` keeps a development key in `$DATA_DIR/payload-encryption-keys`',
+      '`id:base64key,…`, 32-byte AES-256-GCM keys; the first encrypts, all decrypt (see "Payload encryption"). `npm start` and `npm run start:cluster` keep a development key in `$DATA_DIR/payload-encryption-keys`',
       { secret: true, shownDefault: '(none; required by `npm run api`/`worker`/`codec`)' },
     ),
     tls: setting('TEMPORAL_TLS', flag(), 'TLS towards the Temporal frontend (implied by a client certificate, a CA file or an API key)'),
