@@ -9,6 +9,7 @@ import { DEFAULT_DATABASE_TIMEOUTS, poolConfig } from '../db/connection-settings
 import type { DatabaseTimeouts } from '../db/connection-settings';
 import type { EurRates } from '../core/rates';
 import type { Rail } from '../core/rails';
+import { localUrl } from '../core/listen-address';
 import type { ListenAddress } from '../core/settings';
 import { findPartnerIdByKeyHash } from '../db/queries/api-key.queries';
 import { createApp } from './app';
@@ -22,6 +23,8 @@ import { configuredRateSource } from '../operations/rate-source';
 
 export interface ApiOptions {
   port: number;
+  /** The interface it listens on: API_HOST (production: every interface), HOST under `npm start`. */
+  host: string;
   databaseUrl: string;
   /** Optional read replica for the read endpoints. */
   databaseReadUrl: string | undefined;
@@ -112,7 +115,7 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
     const server = http.createServer(app.callback());
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(options.port, '0.0.0.0', () => resolve());
+      server.listen(options.port, options.host, () => resolve());
     });
     stops.push(async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -125,7 +128,7 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
       stops.push(() => metricsServer.stop());
       metricsUrl = metricsServer.url;
     }
-    return { url: `http://127.0.0.1:${port}`, metricsUrl, stop: stopAll };
+    return { url: localUrl(options.host, port), metricsUrl, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

@@ -41,8 +41,3 @@ export function defaultNetwork(currency: CryptoCurrency): Network {
   if (network === undefined) throw new Error(`no network configured for ${currency}`);
   return network;
 }
-
-/** Only usdc lets the caller choose a network; every other currency has exactly one. */
-export function hasNetworkChoice(currency: CryptoCurrency): boolean {
-  return CURRENCY_NETWORKS[currency].length > 1;
-}

@@ -128,6 +128,11 @@ export function parsePayloadKeys(text: string): PayloadKey[] {
   return keys;
 }
 
+/** The PAYLOAD_ENCRYPTION_KEYS text of these keys (parsePayloadKeys's inverse): what a child process is handed. */
+export function formatPayloadKeys(keys: readonly PayloadKey[]): string {
+  return keys.map(({ id, key }) => `${id}:${key.toString('base64')}`).join(',');
+}
+
 /** A new key entry for PAYLOAD_ENCRYPTION_KEYS (the development key, the tests' and the bench's). */
 export function newPayloadKeyEntry(id: string): string {
   if (!KEY_ID_PATTERN.test(id)) throw new Error('a key id is 1–64 characters of [A-Za-z0-9._-]');

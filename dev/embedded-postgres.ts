@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { joinHostPort, reachableHost } from '../core/listen-address';
 import type { Logger } from '../core/logger';
 import type { Settings } from '../core/settings';
 import type { DatabaseUrls } from '../db/database-setup';
@@ -17,14 +18,18 @@ const EMBEDDED_DATABASE = 'partner_payments';
 const EMBEDDED_USER = 'postgres';
 const EMBEDDED_PASSWORD = 'postgres';
 /**
- * The embedded Postgres listens on 127.0.0.1 only and its superuser's password is no secret
- * either: fixed passwords keep every process of the machine (the CLI included) able to log in.
+ * The embedded Postgres listens on HOST (loopback unless told otherwise) and its passwords are no
+ * secret: fixed passwords keep every process of the machine (the CLI included) able to log in.
  */
 const DEVELOPMENT_PASSWORDS = { [MIGRATOR_ROLE]: 'payments_migrator_dev', [APP_ROLE]: 'payments_app_dev' };
 
-/** The embedded Postgres's superuser (the bootstrap's admin), the migrator and the app, as `npm run migrate` takes them. */
-export function embeddedDatabaseUrls(port: number): { [Name in keyof DatabaseUrls]: string } {
-  const as = (user: string, password: string) => `postgres://${user}:${password}@127.0.0.1:${port}/${EMBEDDED_DATABASE}`;
+/**
+ * The embedded Postgres's superuser (the bootstrap's admin), the migrator and the app, as `npm run
+ * migrate` takes them, for a server listening on `host` (HOST).
+ */
+export function embeddedDatabaseUrls(port: number, host: string): { [Name in keyof DatabaseUrls]: string } {
+  const as = (user: string, password: string) =>
+    `postgres://${user}:${password}@${joinHostPort(reachableHost(host), port)}/${EMBEDDED_DATABASE}`;
   return {
     adminUrl: as(EMBEDDED_USER, EMBEDDED_PASSWORD),
     migratorUrl: as(MIGRATOR_ROLE, DEVELOPMENT_PASSWORDS[MIGRATOR_ROLE]),
@@ -47,10 +52,12 @@ export async function ensurePostgres(options: {
   configured: (DatabaseUrls & { appUrl: string }) | undefined;
   dataDir: string;
   port: number;
+  /** The interface it listens on (HOST). */
+  host: string;
   log: Logger;
 }): Promise<RunningPostgres> {
   if (options.configured) return { urls: options.configured, stop: async () => undefined };
-  const urls = embeddedDatabaseUrls(options.port);
+  const urls = embeddedDatabaseUrls(options.port, options.host);
   if (await canConnect(urls.adminUrl)) {
     options.log.info(`reusing the embedded Postgres already running on port ${options.port}`);
     return { urls, stop: async () => undefined };
@@ -65,7 +72,7 @@ export async function ensurePostgres(options: {
     persistent: true,
     // Postgres refuses to run as root; the library then runs it as a 'postgres' system user.
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    postgresFlags: ['-c', `listen_addresses=${options.host}`, '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
     onLog: (message: unknown) => options.log.debug(`postgres: ${String(message).trim()}`),
     onError: (error: unknown) => options.log.warn(`postgres: ${String(error).trim()}`),
   });
@@ -74,8 +81,8 @@ export async function ensurePostgres(options: {
     await server.initialise();
   }
   await server.start();
-  await createDatabaseIfMissing(options.port);
-  options.log.info(`embedded Postgres listening on 127.0.0.1:${options.port}`);
+  await createDatabaseIfMissing(urls.adminUrl);
+  options.log.info(`embedded Postgres listening on ${joinHostPort(options.host, options.port)}`);
   return { urls, stop: () => server.stop() };
 }
 
@@ -120,10 +127,11 @@ async function canConnect(url: string): Promise<boolean> {
   }
 }
 
-async function createDatabaseIfMissing(port: number): Promise<void> {
-  const client = new pg.Client({
-    connectionString: `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/postgres`,
-  });
+async function createDatabaseIfMissing(adminUrl: string): Promise<void> {
+  // The server's own `postgres` database: the service's may not exist yet.
+  const url = new URL(adminUrl);
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString() });
   await client.connect();
   try {
     const found = await client.query('select 1 from pg_database where datname = $1', [EMBEDDED_DATABASE]);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createPublicClient, createTestClient, createWalletClient, defineChain, http, parseEther, parseUnits } from 'viem';
 import type { Address, Chain, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { LOOPBACK, localUrl } from '../core/listen-address';
 import type { Logger } from '../core/logger';
 import { testUsdcContract } from './evm/test-usdc.contract';
 import { freePort } from './free-port';
@@ -34,6 +35,8 @@ export interface EvmNodeOptions {
   dataDir: string;
   /** A free port when not given. */
   port?: number;
+  /** The interface it listens on: loopback when not given (`npm start` passes HOST). */
+  host?: string;
   chainId?: number;
   /** The key of the wallet withdrawals are sent from; a fresh random key when not given. Never logged. */
   hotWalletPrivateKey?: Hex;
@@ -57,7 +60,7 @@ export interface RunningEvmNode {
 }
 
 /**
- * Starts Hardhat's in-memory EVM node (`hardhat node`) on 127.0.0.1, mining a block per
+ * Starts Hardhat's in-memory EVM node (`hardhat node`) on 127.0.0.1 (or HOST), mining a block per
  * transaction (tests switch that off with `evm_setAutomine`), funds the hot wallet and deploys
  * and mints the test USDC. The chain lives in memory only: every start is a fresh chain, so a
  * fresh hot wallet key per start (the default) keeps the nonces stored in Postgres by earlier
@@ -71,9 +74,10 @@ export async function startEvmNode(options: EvmNodeOptions): Promise<RunningEvmN
   const configFile = path.join(nodeDir, 'hardhat.config.js');
   fs.writeFileSync(configFile, hardhatConfig(chainId, nodeDir));
   const logFile = path.join(nodeDir, 'evm-node.log');
-  const rpcUrl = `http://127.0.0.1:${port}`;
+  const host = options.host ?? LOOPBACK;
+  const rpcUrl = localUrl(host, port);
 
-  const child = spawnHardhatNode(configFile, port, logFile);
+  const child = spawnHardhatNode(configFile, host, port, logFile);
   options.log.info(`starting a Hardhat EVM node (chain ${chainId}) on ${rpcUrl}, log ${logFile}`);
   try {
     // Compiling (about two seconds) overlaps the node's start.
@@ -126,10 +130,10 @@ function hardhatConfig(chainId: number, nodeDir: string): string {
   return `module.exports = ${JSON.stringify(config, null, 2)};\n`;
 }
 
-function spawnHardhatNode(configFile: string, port: number, logFile: string): ChildProcess {
+function spawnHardhatNode(configFile: string, host: string, port: number, logFile: string): ChildProcess {
   const logFd = fs.openSync(logFile, 'a');
   try {
-    const args = ['-e', CHILD_SCRIPT, '--', '--config', configFile, 'node', '--hostname', '127.0.0.1', '--port', String(port)];
+    const args = ['-e', CHILD_SCRIPT, '--', '--config', configFile, 'node', '--hostname', host, '--port', String(port)];
     // Hardhat refuses to run from a folder it is not installed in: the repository's root.
     return spawn(process.execPath, args, {
       cwd: ROOT,

@@ -11,3 +11,12 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/** Whether a server could listen on host and port right now (nothing holds it). */
+export async function isPortFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
+}

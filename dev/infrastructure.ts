@@ -30,6 +30,7 @@ export async function startInfrastructure(
       configured: configuredDatabaseUrls(settings),
       dataDir: development.dataDir,
       port: development.embeddedPostgresPort,
+      host: development.host,
       log: options.log,
     }),
     ensureTemporal({
@@ -37,6 +38,7 @@ export async function startInfrastructure(
       temporalCliPath: development.temporalCliPath,
       namespace: settings.temporalNamespace,
       dataDir: development.dataDir,
+      host: development.host,
       port: development.temporalPort,
       uiPort: development.temporalUiPort,
       ui: options.ui,

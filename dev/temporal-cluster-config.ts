@@ -2,13 +2,15 @@
  * The Temporal cluster's configuration, pure. The server loads `base.yaml` and then `<env>.yaml`
  * from its config folder, the second overriding the first key by key: base.yaml is the module's
  * own `config/development-postgres12.yaml` as published, and the environment file written here
- * changes only what must differ (the Postgres address and credentials, the ports, the dynamic
- * config file, no archival, no pprof). JSON is valid YAML, so the overrides are written as JSON.
+ * changes only what must differ (the Postgres address and credentials, the interface and the
+ * ports, the dynamic config file, no archival, no pprof). JSON is valid YAML, so the overrides are
+ * written as JSON.
  */
+import { joinHostPort, reachableHost } from '../core/listen-address';
 
 export const CLUSTER_CONFIG_ENV = 'cluster';
 
-/** Every port the server binds, all on 127.0.0.1. */
+/** Every port the server binds, all on one interface (HOST: loopback unless told otherwise). */
 export interface TemporalClusterPorts {
   /** Where clients, workers and the API connect (gRPC). */
   frontend: number;
@@ -68,10 +70,14 @@ export function postgresServerOf(databaseUrl: string): PostgresServer {
 /** The environment file's content: what differs from the module's development-postgres12.yaml. */
 export function clusterConfigOverrides(options: {
   postgres: PostgresServer;
+  /** The interface every service binds (HOST). */
+  host: string;
   ports: TemporalClusterPorts;
   dynamicConfigPath: string;
 }): Record<string, unknown> {
-  const { postgres, ports } = options;
+  const { postgres, host, ports } = options;
+  // Where the services reach each other and the frontend: loopback when they bind every interface.
+  const reachable = reachableHost(host);
   const datastore = (databaseName: string, maxConns: number) => ({
     sql: {
       pluginName: 'postgres12',
@@ -85,8 +91,9 @@ export function clusterConfigOverrides(options: {
       maxConnLifetime: '1h',
     },
   });
+  // A service is replaced whole (a map entry), so bindOnLocalHost is off: the two are exclusive.
   const service = (grpcPort: number, membershipPort: number, extra: Record<string, number> = {}) => ({
-    rpc: { grpcPort, membershipPort, bindOnLocalHost: true, ...extra },
+    rpc: { grpcPort, membershipPort, bindOnLocalHost: false, bindOnIP: host, ...extra },
   });
   const noArchival = { state: 'disabled', enableRead: false, provider: null };
   return {
@@ -100,8 +107,9 @@ export function clusterConfigOverrides(options: {
       },
     },
     global: {
+      membership: { broadcastAddress: reachable },
       pprof: { port: 0 },
-      metrics: { prometheus: { listenAddress: `127.0.0.1:${ports.metrics}` } },
+      metrics: { prometheus: { listenAddress: joinHostPort(host, ports.metrics) } },
     },
     services: {
       frontend: service(ports.frontend, ports.frontendMembership, { httpPort: ports.frontendHttp }),
@@ -111,7 +119,7 @@ export function clusterConfigOverrides(options: {
     },
     clusterMetadata: {
       clusterInformation: {
-        active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: `localhost:${ports.frontend}` },
+        active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: joinHostPort(reachable, ports.frontend) },
       },
     },
     archival: { history: noArchival, visibility: noArchival },

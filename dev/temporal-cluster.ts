@@ -6,6 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
+import { joinHostPort, reachableHost } from '../core/listen-address';
 import type { Logger } from '../core/logger';
 import { SEARCH_ATTRIBUTE_KEYS } from '../core/search-attributes';
 import type { Settings } from '../core/settings';
@@ -38,6 +39,8 @@ export interface TemporalClusterOptions {
   /** Its config folder and log: `<dataDir>/temporal-cluster`. */
   dataDir: string;
   namespace: string;
+  /** The interface every port binds (HOST). */
+  host: string;
   ports: TemporalClusterPorts;
   /**
    * True where a terminal's Ctrl-C must not reach the server before the worker has stopped (the
@@ -65,8 +68,8 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
   const postgres = postgresServerOf(options.databaseUrl);
   await migrateTemporalDatabases(build, postgres, options.log);
   const folder = path.join(options.dataDir, 'temporal-cluster');
-  writeConfig(build, postgres, folder, options.ports);
-  const address = `127.0.0.1:${options.ports.frontend}`;
+  writeConfig(build, postgres, folder, options.host, options.ports);
+  const address = joinHostPort(reachableHost(options.host), options.ports.frontend);
   const child = startServer(build, folder, options);
   const stop = () => stopServer(child);
   try {
@@ -100,6 +103,7 @@ export async function startClusterInfrastructure(
     configured: configuredDatabaseUrls(settings),
     dataDir: development.dataDir,
     port: development.embeddedPostgresPort,
+    host: development.host,
     log: options.log,
   });
   let temporal: RunningTemporalCluster;
@@ -109,6 +113,7 @@ export async function startClusterInfrastructure(
       databaseUrl: postgres.urls.adminUrl ?? postgres.urls.appUrl,
       dataDir: development.dataDir,
       namespace: settings.temporalNamespace,
+      host: development.host,
       ...options,
     });
   } catch (error) {
@@ -214,19 +219,25 @@ function runSqlTool(build: TemporalServerBuild, postgres: PostgresServer, databa
 }
 
 /** base.yaml: the module's file unchanged; `<env>.yaml`: our overrides; plus the dynamic config file. */
-function writeConfig(build: TemporalServerBuild, postgres: PostgresServer, folder: string, ports: TemporalClusterPorts): void {
+function writeConfig(
+  build: TemporalServerBuild,
+  postgres: PostgresServer,
+  folder: string,
+  host: string,
+  ports: TemporalClusterPorts,
+): void {
   const configDir = path.join(folder, 'config');
   fs.mkdirSync(configDir, { recursive: true });
   fs.copyFileSync(build.baseConfigPath, path.join(configDir, 'base.yaml'));
   const dynamicConfigPath = path.join(configDir, 'dynamicconfig.yaml');
   fs.writeFileSync(dynamicConfigPath, clusterDynamicConfig());
-  const overrides = clusterConfigOverrides({ postgres, ports, dynamicConfigPath });
+  const overrides = clusterConfigOverrides({ postgres, host, ports, dynamicConfigPath });
   // It holds the database password: readable by its owner only.
   fs.writeFileSync(path.join(configDir, `${CLUSTER_CONFIG_ENV}.yaml`), `${JSON.stringify(overrides, null, 2)}\n`, { mode: 0o600 });
 }
 
 function startServer(build: TemporalServerBuild, folder: string, options: TemporalClusterOptions): ChildProcess {
-  // No authorizer: every port is bound to 127.0.0.1. A shared deployment configures one (global.authorization).
+  // No authorizer: every port is bound to HOST, loopback by default. A shared deployment configures one (global.authorization).
   const args = ['--root', folder, '--config', 'config', '--env', CLUSTER_CONFIG_ENV, '--allow-no-auth', 'start'];
   const logFile = fs.openSync(path.join(folder, 'temporal-server.log'), 'a');
   options.log.info(`starting ${build.serverPath} ${args.join(' ')}`);

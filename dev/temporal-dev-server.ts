@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_KEYS } from '../core/search-attributes';
+import { LOOPBACK, isUnspecifiedAddress, joinHostPort, localUrl, reachableHost } from '../core/listen-address';
 import type { Logger } from '../core/logger';
 import { registerSearchAttributes } from '../worker/search-attributes.registration';
 
@@ -38,6 +39,8 @@ export interface TemporalOptions {
   temporalCliPath: string | undefined;
   namespace: string;
   dataDir: string;
+  /** The interface its Web UI listens on, and its frontend when it can (HOST: devServerIp). */
+  host: string;
   port: number;
   uiPort: number;
   /** False for test runs: no Web UI to bind. */
@@ -57,8 +60,7 @@ export async function ensureTemporal(options: TemporalOptions): Promise<RunningT
     await registerSearchAttributes(options.temporalAddress, options.namespace, options.log);
     return { address: options.temporalAddress, uiUrl: undefined, stop: async () => undefined };
   }
-  const address = `127.0.0.1:${options.port}`;
-  const uiUrl = options.ui ? `http://127.0.0.1:${options.uiPort}` : undefined;
+  const { address, uiUrl } = devServerAddresses(options);
   if (await isServing(address)) {
     options.log.info(`reusing the Temporal server already running on ${address}`);
     await registerSearchAttributes(address, options.namespace, options.log);
@@ -76,6 +78,24 @@ export async function ensureTemporal(options: TemporalOptions): Promise<RunningT
   await registerSearchAttributes(address, options.namespace, options.log);
   options.log.info(`Temporal dev server on ${address}${uiUrl ? `, Web UI ${uiUrl}` : ''}`);
   return { address, uiUrl, stop: () => stopChild(child) };
+}
+
+/**
+ * The dev server's `--ip`: its frontend and internal services bind there, but it reaches those
+ * services on 127.0.0.1 whatever `--ip` says (CLI v1.5.1, devserver/server.go). So HOST when that
+ * includes 127.0.0.1 (loopback itself, 0.0.0.0, ::); on another single interface the services
+ * stay on loopback and only the Web UI (`--ui-ip`) binds HOST.
+ */
+export function devServerIp(host: string): string {
+  return host === LOOPBACK || isUnspecifiedAddress(host) ? host : LOOPBACK;
+}
+
+/** Where this machine reaches the dev server's frontend and its Web UI. */
+function devServerAddresses(options: TemporalOptions): { address: string; uiUrl: string | undefined } {
+  return {
+    address: joinHostPort(reachableHost(devServerIp(options.host)), options.port),
+    uiUrl: options.ui ? localUrl(options.host, options.uiPort) : undefined,
+  };
 }
 
 /** Per-user cache outside the checkout, keyed by version, so fresh clones reuse one build. */
@@ -125,7 +145,7 @@ function startDevServer(cliPath: string, options: TemporalOptions): ChildProcess
     'server',
     'start-dev',
     '--ip',
-    '127.0.0.1',
+    devServerIp(options.host),
     '--port',
     String(options.port),
     '--namespace',
@@ -136,7 +156,7 @@ function startDevServer(cliPath: string, options: TemporalOptions): ChildProcess
     '--log-level',
     'warn',
     ...SEARCH_ATTRIBUTE_KEYS.flatMap((key) => ['--search-attribute', `${key.name}=Keyword`]),
-    ...(options.ui ? ['--ui-port', String(options.uiPort)] : ['--headless']),
+    ...(options.ui ? ['--ui-ip', options.host, '--ui-port', String(options.uiPort)] : ['--headless']),
     ...(options.ui && options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),
   ];
   const logFile = fs.openSync(path.join(options.dataDir, 'temporal.log'), 'a');
@@ -149,22 +169,17 @@ async function startDownloadedServer(options: TemporalOptions): Promise<RunningT
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
   const environment = await TestWorkflowEnvironment.createLocal({
     server: {
-      ip: '127.0.0.1',
+      ip: devServerIp(options.host),
       port: options.port,
       namespace: options.namespace,
       dbFilename: path.join(options.dataDir, 'temporal.db'),
       searchAttributes: [...SEARCH_ATTRIBUTE_KEYS],
       ui: options.ui,
       uiPort: options.ui ? options.uiPort : undefined,
-      extraArgs: devServerSqliteArgs(),
+      extraArgs: [...devServerSqliteArgs(), ...(options.ui ? ['--ui-ip', options.host] : [])],
     },
   });
-  const address = `127.0.0.1:${options.port}`;
-  return {
-    address,
-    uiUrl: options.ui ? `http://127.0.0.1:${options.uiPort}` : undefined,
-    stop: () => environment.teardown(),
-  };
+  return { ...devServerAddresses(options), stop: () => environment.teardown() };
 }
 
 async function isServing(address: string): Promise<boolean> {

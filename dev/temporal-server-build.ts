@@ -35,6 +35,11 @@ export function ensureTemporalServerBuild(log: Logger): TemporalServerBuild {
   return buildAt(dir);
 }
 
+/** Why the server cannot be had (no cached build and no Go to build it), checked before any long work; undefined when it can. */
+export function temporalServerBuildProblem(): string | undefined {
+  return isComplete(temporalServerCacheDir()) ? undefined : goProblem();
+}
+
 function buildAt(dir: string): TemporalServerBuild {
   return {
     serverPath: path.join(dir, 'bin', 'server'),
@@ -75,11 +80,13 @@ function buildInto(dir: string, log: Logger): void {
 }
 
 function requireGo(): void {
-  if (spawnSync('go', ['version']).status !== 0) {
-    throw new Error(
-      `the Temporal server ${TEMPORAL_SERVER_VERSION} is built with Go on first use: install Go (https://go.dev/dl/) and retry`,
-    );
-  }
+  const problem = goProblem();
+  if (problem !== undefined) throw new Error(problem);
+}
+
+function goProblem(): string | undefined {
+  if (spawnSync('go', ['version']).status === 0) return undefined;
+  return `the Temporal server ${TEMPORAL_SERVER_VERSION} is built with Go on first use: install Go (https://go.dev/dl/) and retry`;
 }
 
 /** Where Go keeps the module's sources (`go install` has just downloaded them). */

@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { joinHostPort, reachableHost } from '../core/listen-address';
 import type { Settings } from '../core/settings';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
 import { withDevelopmentPayloadKey } from './development-payload-key';
@@ -6,7 +7,7 @@ import type { TemporalAccess } from './ops-command';
 
 /** TEMPORAL_ADDRESS, else the dev server `npm start` runs on TEMPORAL_PORT. */
 export async function connectTemporal(settings: Settings): Promise<TemporalAccess> {
-  const address = settings.temporalAddress ?? `127.0.0.1:${settings.development.temporalPort}`;
+  const address = settings.temporalAddress ?? joinHostPort(reachableHost(settings.development.host), settings.development.temporalPort);
   try {
     const access = withDevelopmentPayloadKey(settings, { create: false }).temporal;
     // Against a configured Temporal (production) the CLI writes payloads (travel-rule data): never in clear.

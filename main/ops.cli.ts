@@ -124,6 +124,7 @@ async function main(): Promise<number> {
     configured: configuredDatabaseUrls(settings),
     dataDir: settings.development.dataDir,
     port: settings.development.embeddedPostgresPort,
+    host: settings.development.host,
     log,
   });
   let temporal: Promise<TemporalAccess> | undefined;

@@ -5,7 +5,8 @@ import { railDeclarationProblems, railsKnownTo } from '../core/rails';
 import type { Rail } from '../core/rails';
 import { secretWeakness } from '../core/secret-strength';
 import { InvalidSettingsError, loadSettings } from '../core/settings';
-import type { Settings, WorkerObservabilitySettings } from '../core/settings';
+import { joinHostPort } from '../core/listen-address';
+import type { ListenAddress, Settings, WorkerObservabilitySettings } from '../core/settings';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '..');
 
@@ -82,7 +83,16 @@ export function mainLogger(name: string, settings: Settings, format: LogFormat =
   return createLogger(name, settings.logLevel, { format });
 }
 
-/** All interfaces: Prometheus scrapes the worker from another container. */
-export function sdkMetricsBindAddress(settings: WorkerObservabilitySettings): string | undefined {
-  return settings.sdkMetricsPort === 0 ? undefined : `0.0.0.0:${settings.sdkMetricsPort}`;
+/**
+ * The worker's two listeners on `host` (WORKER_HOST for `npm run worker`, whose default lets
+ * Prometheus scrape it from another container; HOST under `npm start`); port 0 turns either off.
+ */
+export function workerListeners(
+  { sdkMetricsPort, httpPort }: WorkerObservabilitySettings,
+  host: string,
+): { sdkMetricsBindAddress?: string; http?: ListenAddress } {
+  return {
+    ...(sdkMetricsPort === 0 ? {} : { sdkMetricsBindAddress: joinHostPort(host, sdkMetricsPort) }),
+    ...(httpPort === 0 ? {} : { http: { port: httpPort, host } }),
+  };
 }

@@ -4,21 +4,28 @@
  * cached on first use, its databases created and migrated, the namespace and search attributes
  * registered), then the worker and the API as separate processes, exactly `npm run worker` and
  * `npm run api` pointed at them. Its own data folder, database and ports, so it runs beside
- * `npm start`. Ctrl-C stops the API, the worker, Temporal and Postgres, in that order.
+ * `npm start`; every listener on HOST (loopback unless told otherwise), and payloads encrypted with
+ * a development key kept in its data folder unless PAYLOAD_ENCRYPTION_KEYS is set, as `npm start`
+ * does. A bad setting, a taken port or no way to get the server stops it in seconds, before any
+ * long work. Ctrl-C stops the API, the worker, Temporal and Postgres, in that order.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { localUrl } from '../core/listen-address';
+import { formatPayloadKeys } from '../core/payload-codec';
 import { railsOfWorker } from '../core/rails';
-import { loadSettings } from '../core/settings';
+import { InvalidSettingsError, loadSettings } from '../core/settings';
 import type { Logger } from '../core/logger';
 import { openOrm } from '../db/orm';
 import { startClusterInfrastructure } from '../dev/temporal-cluster';
 import { START_CLUSTER_PORTS } from '../dev/temporal-cluster-config';
+import { ClusterPreflightError, clusterPreflightProblems } from './cluster-preflight';
 import { ensureDemoPartner } from './demo-partner';
-import { PROJECT_ROOT, mainLogger, onShutdownSignal } from './process-support';
+import { withDevelopmentPayloadKey } from './development-payload-key';
+import { PROJECT_ROOT, mainLogger, onShutdownSignal, requireSetting } from './process-support';
 
 /** Defaults apart from `npm start`'s (.data, 54320, 3000, 9464/9465/9466); a variable set in the environment wins. */
 const CLUSTER_DEFAULTS: Readonly<Record<string, string>> = {
@@ -42,44 +49,60 @@ async function stopAll(): Promise<void> {
 
 async function main(): Promise<void> {
   const env = { ...CLUSTER_DEFAULTS, ...setVariables(process.env) };
+  // Every variable read at once: a bad one stops here, in a second, with its line.
   const settings = loadSettings(env, PROJECT_ROOT);
   const log = mainLogger('start-cluster', settings, 'pretty');
   onShutdownSignal(log, stopAll);
-  const { dataDir } = settings.development;
-  const infrastructure = await startClusterInfrastructure(settings, { ports: START_CLUSTER_PORTS, ownProcessGroup: true, log });
-  stops.push(() => infrastructure.stop());
-
-  const orm = await openOrm(infrastructure.databaseUrl, 2);
-  const demo = await ensureDemoPartner(orm, dataDir);
-  await orm.close(true);
+  const { dataDir, host, listenHosts } = settings.development;
 
   // The production entries refuse to simulate a rail nobody accepted: on this one machine, accept
   // what the worker will simulate (unless SIMULATED_RAILS is set), and say so below.
   const accepted = settings.acceptedSimulatedRails;
   const simulatedRails = (accepted.length > 0 ? accepted : railsOfWorker(settings.evmNetworks).simulated).join(',');
-  const childEnv = {
+  const childEnv: Record<string, string> = {
     ...env,
     DATA_DIR: dataDir,
-    DATABASE_URL: infrastructure.databaseUrl,
-    TEMPORAL_ADDRESS: infrastructure.temporalAddress,
     SIMULATED_RAILS: simulatedRails,
+    // `npm run worker` and `npm run api` bind every interface unless told: here HOST (or a listener's own *_HOST).
+    API_HOST: listenHosts.api,
+    API_METRICS_HOST: listenHosts.apiMetrics,
+    WORKER_HOST: listenHosts.worker,
   };
+  const problems = await clusterPreflightProblems({ childEnv, projectRoot: PROJECT_ROOT, temporalPorts: START_CLUSTER_PORTS, host });
+  if (problems.length > 0) throw new ClusterPreflightError(problems);
+  // As `npm start`: a development key kept in the data folder, unless PAYLOAD_ENCRYPTION_KEYS is set (production entries require it).
+  const keys = requireSetting(withDevelopmentPayloadKey(settings, { create: true }).temporal.payloadKeys, 'PAYLOAD_ENCRYPTION_KEYS');
+  childEnv.PAYLOAD_ENCRYPTION_KEYS = formatPayloadKeys(keys);
+
+  const infrastructure = await startClusterInfrastructure(settings, { ports: START_CLUSTER_PORTS, ownProcessGroup: true, log });
+  stops.push(() => infrastructure.stop());
+  childEnv.DATABASE_URL = infrastructure.databaseUrl;
+  childEnv.TEMPORAL_ADDRESS = infrastructure.temporalAddress;
+
+  const orm = await openOrm(infrastructure.databaseUrl, 2);
+  const demo = await ensureDemoPartner(orm, dataDir);
+  await orm.close(true);
+
   const logDir = path.join(dataDir, 'logs');
   const worker = startEntryPoint('worker', 'main/worker.main.ts', childEnv, logDir, log);
   stops.push(() => worker.stop());
   await untilReady(worker, () => hasWorkflowPoller(infrastructure.temporalAddress, settings.temporalNamespace, settings.temporalTaskQueue));
-  const apiUrl = `http://127.0.0.1:${settings.port}`;
+  const apiUrl = localUrl(listenHosts.api, settings.port);
   const api = startEntryPoint('api', 'main/api.main.ts', childEnv, logDir, log);
   stops.push(() => api.stop());
   await untilReady(api, async () => (await fetch(`${apiUrl}/health/ready`)).status === 200);
 
+  // What the API binds from childEnv: API_METRICS_PORT (this file's default) on its host.
+  const { apiMetrics } = settings.development;
+  const { sdkMetricsPort } = settings.workerObservability;
   process.stdout.write(
     [
       '',
-      `API:              ${apiUrl}${settings.apiMetrics ? `, metrics http://${settings.apiMetrics.host}:${settings.apiMetrics.port}/metrics` : ''}   (log: ${api.logPath})`,
-      `Worker:           task queue ${settings.temporalTaskQueue}, metrics :${settings.workerObservability.sdkMetricsPort}   (log: ${worker.logPath})`,
-      `Temporal server:  ${infrastructure.temporalAddress}, metrics http://127.0.0.1:${START_CLUSTER_PORTS.metrics}/metrics   (config and log: ${path.join(dataDir, 'temporal-cluster')})`,
+      `API:              ${apiUrl}${apiMetrics ? `, metrics ${localUrl(apiMetrics.host, apiMetrics.port)}/metrics` : ''}   (log: ${api.logPath})`,
+      `Worker:           task queue ${settings.temporalTaskQueue}${sdkMetricsPort ? `, metrics ${localUrl(listenHosts.worker, sdkMetricsPort)}/metrics` : ''}   (log: ${worker.logPath})`,
+      `Temporal server:  ${infrastructure.temporalAddress}, metrics ${localUrl(host, START_CLUSTER_PORTS.metrics)}/metrics   (config and log: ${path.join(dataDir, 'temporal-cluster')})`,
       `Postgres:         ${withoutPassword(infrastructure.databaseUrl)}, and Temporal's databases temporal, temporal_visibility`,
+      `Payload key:      ${settings.temporal.payloadKeys ? 'PAYLOAD_ENCRYPTION_KEYS' : `${path.join(dataDir, 'payload-encryption-keys')} (development; production entries require PAYLOAD_ENCRYPTION_KEYS)`}`,
       `Simulated rails:  ${simulatedRails || 'none'} (SIMULATED_RAILS)`,
       `Demo API key:     ${demo.apiKey}`,
       '',
@@ -179,7 +202,9 @@ function withoutPassword(databaseUrl: string): string {
 }
 
 main().catch(async (error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // A refusal is a message for whoever started it, not a bug: no stack.
+  const refusal = error instanceof InvalidSettingsError || error instanceof ClusterPreflightError;
+  process.stderr.write(`${refusal ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   await stopAll();
   process.exit(1);
 });

@@ -2,10 +2,12 @@
  * `npm start`: the whole service on one machine from nothing. Infrastructure (embedded Postgres
  * and a Temporal dev server unless configured), the database roles of production and migrations
  * as payments_migrator (everything after runs as payments_app), the demo partner, the worker and the
- * API, in this process and its children; Ctrl-C stops them all.
+ * API, in this process and its children; Ctrl-C stops them all. Every listener binds HOST
+ * (loopback unless told otherwise; a listener's own `*_HOST` wins): the API serves a funded demo partner.
  */
 import { Client, Connection } from '@temporalio/client';
 import { startCodecServer } from '../api/codec/codec-server';
+import { localUrl } from '../core/listen-address';
 import { AesGcmPayloadCodec } from '../core/payload-codec';
 import { generateStrongSecret, secretWeakness } from '../core/secret-strength';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
@@ -17,7 +19,7 @@ import { startInfrastructure } from '../dev/infrastructure';
 import { startEvmNode } from '../dev/evm-node';
 import type { Logger } from '../core/logger';
 import type { Settings } from '../core/settings';
-import { loadProcessSettings, mainLogger, onShutdownSignal, sdkMetricsBindAddress } from './process-support';
+import { loadProcessSettings, mainLogger, onShutdownSignal, workerListeners } from './process-support';
 import { installTemporalRuntime } from '../worker/temporal-runtime';
 import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule';
 import { ensureWebhookDispatcher } from '../worker/webhook-dispatcher';
@@ -54,21 +56,25 @@ async function main(): Promise<void> {
   const settings = withDevelopmentPayloadKey(loadProcessSettings(), { create: true });
   // A person watches this terminal: pretty lines (production entries write JSON).
   const log = mainLogger('start', settings, 'pretty');
+  const { host, listenHosts, temporalUiPort } = settings.development;
   const observability = settings.workerObservability;
-  installTemporalRuntime({ log, metricsBindAddress: sdkMetricsBindAddress(observability) });
+  const workerListening = workerListeners(observability, listenHosts.worker);
+  installTemporalRuntime({ log, metricsBindAddress: workerListening.sdkMetricsBindAddress });
   onShutdownSignal(log, stopAll);
   // Operators read decrypted payloads in the Web UI through the codec endpoint (its token: CODEC_ENDPOINT_TOKEN, or a new one per start).
   const codecToken = settings.codecEndpoint.token ?? generateStrongSecret();
   const codecTokenWeakness = secretWeakness(codecToken);
   // Development accepts the token it is given; `npm run codec` would not.
   if (codecTokenWeakness) log.warn(`CODEC_ENDPOINT_TOKEN ${codecTokenWeakness}: npm run codec (production) refuses it`);
-  const uiOrigins = [`http://127.0.0.1:${settings.development.temporalUiPort}`, `http://localhost:${settings.development.temporalUiPort}`];
+  const uiOrigins = [
+    ...new Set([localUrl(host, temporalUiPort), `http://127.0.0.1:${temporalUiPort}`, `http://localhost:${temporalUiPort}`]),
+  ];
   const codec = await startCodecServer({
     codec: new AesGcmPayloadCodec(settings.temporal.payloadKeys!, { refused: 'mark' }),
     token: codecToken,
     allowedOrigins: [...uiOrigins, ...settings.codecEndpoint.allowedOrigins],
     port: settings.codecEndpoint.port,
-    host: settings.codecEndpoint.host,
+    host: listenHosts.codec,
     log,
   });
   stops.push({ name: 'the codec endpoint', stop: () => codec.stop() });
@@ -96,13 +102,14 @@ async function main(): Promise<void> {
     log,
     // Its webhooks may go to a receiver on this machine (http://127.0.0.1:…), as docs/partners.md, "Registering", shows.
     settings: { ...chainSettings.settings, webhookAllowLoopback: true },
-    ...(observability.httpPort === 0 ? {} : { httpPort: observability.httpPort }),
+    http: workerListening.http,
   });
   stops.push({ name: 'the worker', stop: () => worker.stop() });
   const api = await startApi({
     ...settings,
     databaseUrl: infrastructure.databaseUrl,
     temporalAddress: infrastructure.temporalAddress,
+    host: listenHosts.api,
     // Its own metrics port: the worker above holds 9464 and 9465.
     apiMetrics: settings.development.apiMetrics,
     log,
@@ -116,7 +123,7 @@ async function main(): Promise<void> {
       `API:              ${api.url}`,
       `Temporal Web UI:  ${infrastructure.temporalUiUrl ?? '(configured Temporal: see its own UI)'}`,
       `Database:         ${databaseRole(infrastructure.databaseUrl)}: the API, the worker and \`npm run ops\` connect as it, DML only; payments_migrator owns the schema`,
-      `Metrics:          ${api.metricsUrl ? `${api.metricsUrl}/metrics (API)` : '(API: off)'}${worker.httpUrl ? `, ${worker.httpUrl}/metrics (worker)` : ''}${observability.sdkMetricsPort ? `, http://127.0.0.1:${observability.sdkMetricsPort}/metrics (Temporal SDK)` : ''}`,
+      `Metrics:          ${api.metricsUrl ? `${api.metricsUrl}/metrics (API)` : '(API: off)'}${worker.httpUrl ? `, ${worker.httpUrl}/metrics (worker)` : ''}${observability.sdkMetricsPort ? `, ${localUrl(listenHosts.worker, observability.sdkMetricsPort)}/metrics (Temporal SDK)` : ''}`,
       `Chain:            ${chainSettings.description}`,
       `Simulated rails:  ${worker.simulatedRails.join(', ') || 'none'} (no bank or chain moves their money; production needs SIMULATED_RAILS to allow this)`,
       `Demo API key:     ${demo.apiKey}`,
@@ -135,7 +142,7 @@ function databaseRole(databaseUrl: string): string {
 }
 
 /**
- * CHAIN=local-evm (the default) with no EVM_RPC_URL_ETHEREUM: a Hardhat node on 127.0.0.1 takes
+ * CHAIN=local-evm (the default) with no EVM_RPC_URL_ETHEREUM: a Hardhat node on HOST takes
  * ethereum withdrawals (eth and usdc) for real, one confirmation deep (it mines a block per
  * transaction). Its chain lives in memory, so each start is a new chain with a new hot wallet.
  */
@@ -144,7 +151,8 @@ async function withLocalEvmNode(settings: Settings, log: Logger): Promise<{ sett
   if (configured.length > 0)
     return { settings, description: `${configured.join(', ')} on the configured EVM nodes; other networks simulated` };
   if (settings.development.chain === 'simulated') return { settings, description: 'simulated (CHAIN=simulated)' };
-  const node = await startEvmNode({ dataDir: settings.development.dataDir, port: settings.development.evmNodePort, log });
+  const { dataDir, evmNodePort, host } = settings.development;
+  const node = await startEvmNode({ dataDir, port: evmNodePort, host, log });
   stops.push({ name: 'the EVM node', stop: () => node.stop() });
   return {
     settings: {

@@ -15,7 +15,7 @@ import {
   onShutdownSignal,
   requireDeclaredRails,
   requireSetting,
-  sdkMetricsBindAddress,
+  workerListeners,
 } from './process-support';
 import { installTemporalRuntime } from '../worker/temporal-runtime';
 import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule';
@@ -30,8 +30,8 @@ async function main(): Promise<void> {
   for (const rail of simulatedRails) {
     log.warn(`rail ${rail} is SIMULATED (SIMULATED_RAILS): no bank or chain moves the money of its payments`, { rail });
   }
-  const observability = settings.workerObservability;
-  installTemporalRuntime({ log, metricsBindAddress: sdkMetricsBindAddress(observability) });
+  const listeners = workerListeners(settings.workerObservability, settings.workerObservability.host);
+  installTemporalRuntime({ log, metricsBindAddress: listeners.sdkMetricsBindAddress });
   const databaseUrl = requireSetting(settings.databaseUrl, 'DATABASE_URL');
   const temporalAddress = requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');
   // Production never writes what partners sent to Temporal in clear (docs/architecture.md, "Payload encryption").
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     taskQueue: settings.temporalTaskQueue,
     log,
     settings,
-    ...(observability.httpPort === 0 ? {} : { httpPort: observability.httpPort }),
+    http: listeners.http,
   });
   if (worker.httpUrl) log.info(`worker health and metrics on ${worker.httpUrl}`);
   onShutdownSignal(log, () => worker.stop());

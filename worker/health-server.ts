@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { WorkerStatus } from '@temporalio/worker';
 import type pg from 'pg';
 import type { Registry } from 'prom-client';
+import { localUrl } from '../core/listen-address';
 import type { Logger } from '../core/logger';
 import type { Rail } from '../core/rails';
 import { errorFields } from '../core/logger';
@@ -27,6 +28,8 @@ export interface WorkerHttpServer {
  */
 export async function startWorkerHttpServer(options: {
   port: number;
+  /** WORKER_HOST (production: every interface), HOST under `npm start`. */
+  host: string;
   registry: Registry;
   readiness: () => Promise<Readiness>;
   log: Logger;
@@ -68,11 +71,11 @@ export async function startWorkerHttpServer(options: {
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, '0.0.0.0', () => resolve());
+    server.listen(options.port, options.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: localUrl(options.host, port),
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

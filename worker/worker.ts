@@ -21,7 +21,7 @@ import { systemClock } from '../core/clock';
 import { railsOfWorker } from '../core/rails';
 import type { Rail } from '../core/rails';
 import type { Logger } from '../core/logger';
-import type { DevelopmentSettings, Settings } from '../core/settings';
+import type { DevelopmentSettings, ListenAddress, Settings } from '../core/settings';
 import { DEFAULT_DATABASE_TIMEOUTS, poolConfig } from '../db/connection-settings';
 import { openOrm } from '../db/orm';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
@@ -42,8 +42,8 @@ export interface WorkerOptions {
   workflowBundlePath?: string;
   /** Decorates the activities (tests delay or observe a step); the real ones run inside. */
   wrapActivities?: (activities: Activities) => Activities;
-  /** The worker's HTTP server (/health/live, /health/ready, /metrics of its own) on this port, 0 any free one; absent, none. */
-  httpPort?: number;
+  /** The worker's HTTP server (/health/live, /health/ready, /metrics of its own) on this address (port 0: any free one); absent, none. */
+  http?: ListenAddress;
 }
 
 export type WorkerSettings = Pick<Settings, 'travelRuleDeadlineMs' | 'travelRuleThresholdEur' | 'denyListedAddresses'> &
@@ -52,7 +52,7 @@ export type WorkerSettings = Pick<Settings, 'travelRuleDeadlineMs' | 'travelRule
   };
 
 export interface RunningWorker {
-  /** Where its HTTP server listens, when it has one (options.httpPort). */
+  /** Where its HTTP server listens, when it has one (options.http). */
   httpUrl?: string;
   /** The rails this worker simulates (no bank or chain moves their money): shown by /health/ready and payments_rail_simulated. */
   simulatedRails: readonly Rail[];
@@ -193,10 +193,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       await orm.close(true);
     }
   };
-  if (options.httpPort !== undefined) {
+  if (options.http !== undefined) {
     try {
       httpServer = await startWorkerHttpServer({
-        port: options.httpPort,
+        ...options.http,
         registry: metrics.registry,
         readiness: () => workerReadiness(() => worker.getStatus(), pool, simulatedRails),
         log: options.log,

@@ -2,6 +2,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
+import { localUrl } from '../../core/listen-address';
 import type { Logger } from '../../core/logger';
 
 /**
@@ -83,7 +84,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
   });
   const { port } = server.address() as AddressInfo;
   return {
-    endpointUrl: `http://${options.host}:${port}/${encodeURIComponent(options.token)}`,
+    endpointUrl: `${localUrl(options.host, port)}/${encodeURIComponent(options.token)}`,
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { localUrl } from '../../core/listen-address';
 import type { Logger } from '../../core/logger';
 import { errorFields } from '../../core/logger';
 
@@ -42,7 +43,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   });
   const { address, port } = server.address() as AddressInfo;
   return {
-    url: `http://${reachableHost(address)}:${port}`,
+    url: localUrl(address, port),
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
@@ -53,11 +54,4 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
 function send(response: http.ServerResponse, status: number, contentType: string, body: string): void {
   response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
   response.end(body);
-}
-
-/** Where this machine reaches a listener bound to `address` (an unspecified address: loopback). */
-function reachableHost(address: string): string {
-  if (address === '0.0.0.0') return '127.0.0.1';
-  if (address === '::') return '[::1]';
-  return address.includes(':') ? `[${address}]` : address;
 }

@@ -23,7 +23,8 @@ export const withdrawalCreated = {
 } satisfies RouteResponse;
 
 export const WITHDRAWAL_DESCRIPTION =
-  'Validates the whole body (currency and network, amount scale and minimum, address format for the chain) and answers once ' +
+  'Validates the whole body (currency and network: usdc takes ethereum or polygon, every other currency its only network or ' +
+  'none; amount scale and minimum, address format for the chain) and answers once ' +
   'amount plus network fee are held. The withdrawal then goes on: travel-rule check (above EUR 1000 to a NON_CUSTODIAL or ' +
   'OTHER wallet it waits in IN_PROGRESS_TR_DATA for data), broadcast, confirmation, settlement. Follow it with the details ' +
   'route, the history, or the crypto_withdrawal.status_changed webhook. Every invalid body is 400 P410.';

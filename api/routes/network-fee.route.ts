@@ -20,7 +20,8 @@ export const networkFeeRoute: Route = {
     operationId: 'getNetworkFee',
     tag: 'Crypto withdrawals',
     summary: 'The network fee of a withdrawal',
-    description: 'What a withdrawal of the currency (on the network) pays on top of its amount. Any invalid query is 400 P410.',
+    description:
+      "What a withdrawal of the currency (on the network) pays on top of its amount. `network` is usdc's choice (ethereum or polygon); any other currency takes its only network or none. Any invalid query, a network the currency does not move on included, is 400 P410.",
     errors: ['invalid-currency'],
   },
   request: { query: networkFeeQuerySchema },

@@ -3,7 +3,7 @@ import { CRYPTO_CURRENCIES } from '../../core/currencies';
 import { CRYPTO_WITHDRAWAL_LIMITS, textLength } from '../../core/payment-limits';
 import { jsonNumber } from '../http/exact-json';
 import { amountField, amountScaleProblem, slug } from './amount.schema';
-import { resolveNetwork } from './network-fee.schema';
+import { SINGLE_NETWORKS_TEXT, resolveNetwork } from './network-fee.schema';
 
 const { beneficiaryNameMaxLength, memoMaxLength, walletAddressMaxLength, externalUserIdMaxLength } = CRYPTO_WITHDRAWAL_LIMITS;
 
@@ -37,8 +37,7 @@ const fields = {
     .string()
     .nullish()
     .meta({
-      description:
-        'Only for usdc: POLYGON to withdraw on polygon; omitted (or ETHEREUM) means ethereum. Letter case is ignored; any other currency refuses it.',
+      description: `One of the currency's networks: for usdc POLYGON to withdraw on polygon, omitted (or ETHEREUM) for ethereum; every other currency has one network, which may be sent or omitted (${SINGLE_NETWORKS_TEXT}). Letter case is ignored; a network the currency does not move on is refused.`,
       examples: ['POLYGON'],
     }),
   name: z
@@ -60,8 +59,9 @@ const fields = {
 };
 
 /**
- * Both withdrawal bodies: network only for usdc (POLYGON, any case); the amount's scale is the
- * currency's. The user variant also needs sourceExternalUserId; the partner variant refuses it.
+ * Both withdrawal bodies: the network, when sent, one the currency moves on (any case); the
+ * amount's scale is the currency's. The user variant also needs sourceExternalUserId; the partner
+ * variant refuses it.
  */
 function withdrawalBodySchema(forUser: boolean) {
   return z

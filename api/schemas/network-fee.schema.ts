@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CRYPTO_CURRENCIES, CURRENCY_NETWORKS, defaultNetwork, hasNetworkChoice } from '../../core/currencies';
+import { CRYPTO_CURRENCIES, CURRENCY_NETWORKS, NETWORKS, defaultNetwork } from '../../core/currencies';
 import type { CryptoCurrency, Network } from '../../core/currencies';
 
 const cryptoCurrency = z
@@ -11,7 +11,12 @@ const cryptoCurrency = z
     override: { enum: [...CRYPTO_CURRENCIES], examples: ['usdc'] },
   });
 
-/** Query of get-network-fee: a crypto currency, and a network only for usdc (any letter case). */
+/** "btc: bitcoin, doge: dogecoin, …": each currency with a single network, and that network, from the currency table. */
+export const SINGLE_NETWORKS_TEXT = CRYPTO_CURRENCIES.filter((currency) => CURRENCY_NETWORKS[currency].length === 1)
+  .map((currency) => `${currency}: ${CURRENCY_NETWORKS[currency].join(', ')}`)
+  .join(', ');
+
+/** Query of get-network-fee: a crypto currency, and optionally one of its networks (any letter case). */
 export const networkFeeQuerySchema = z
   .object({
     currency: cryptoCurrency,
@@ -19,9 +24,8 @@ export const networkFeeQuerySchema = z
       .string()
       .optional()
       .meta({
-        description:
-          'Only for usdc: polygon, or ethereum (the default when omitted). Letter case is ignored; any other currency refuses it.',
-        enum: [...CURRENCY_NETWORKS.usdc],
+        description: `One of the currency's networks: for usdc polygon, or ethereum (the default when omitted); every other currency has one network, which may be sent or omitted (${SINGLE_NETWORKS_TEXT}). Letter case is ignored; a network the currency does not move on is refused.`,
+        enum: [...NETWORKS],
         examples: ['polygon'],
       }),
   })
@@ -32,10 +36,16 @@ export const networkFeeQuerySchema = z
     return z.NEVER;
   });
 
-/** The network a request means, or the reason it names none that exists for the currency. */
+/**
+ * The network a request means, or the reason it names none the currency moves on. A currency's
+ * only network is accepted as if omitted: clients that always send the network need no special case.
+ */
 export function resolveNetwork(currency: CryptoCurrency, requested: string | undefined): Network | { problem: string } {
   if (requested === undefined) return defaultNetwork(currency);
-  if (!hasNetworkChoice(currency)) return { problem: `network is only accepted for usdc, not for ${currency}` };
-  const network = CURRENCY_NETWORKS[currency].find((candidate) => candidate === requested.toLowerCase());
-  return network ?? { problem: `network must be one of ${CURRENCY_NETWORKS[currency].join(', ')} for ${currency}` };
+  const networks = CURRENCY_NETWORKS[currency];
+  const network = networks.find((candidate) => candidate === requested.toLowerCase());
+  if (network !== undefined) return network;
+  return networks.length === 1
+    ? { problem: `network must be ${networks.join(', ')} for ${currency} (its only network), or omitted` }
+    : { problem: `network must be one of ${networks.join(', ')} for ${currency}` };
 }

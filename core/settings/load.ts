@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { LOOPBACK } from '../listen-address';
 import { RAILS } from '../rails';
 import { DEFAULT_API_METRICS_PORT, START_API_METRICS_PORT } from './declarations/api';
 import { SETTINGS } from './declarations';
@@ -59,17 +60,45 @@ type DeclaredEvmNetwork = Declared['evm']['networks'][EvmNetworkName];
 /** One EVM network's connection and hot wallet, once its RPC URL, chain id, key and token are all set. */
 export type EvmNetworkSettings = { [Key in keyof DeclaredEvmNetwork]-?: NonNullable<DeclaredEvmNetwork[Key]> } & { replaceAfterMs: number };
 
+/** The interface of each listener a process opens. */
+export interface ListenHosts {
+  api: string;
+  apiMetrics: string;
+  /** Both of the worker's: the SDK's exporter and its health and metrics server. */
+  worker: string;
+  codec: string;
+}
+
 /**
- * The rules across variables, after each was read on its own: where the API's metrics listen (port
- * 0 is off; `npm start` has another default), which EVM networks are real, DATA_DIR against the
- * project root, the accepted simulated rails in RAILS order.
+ * What production entries bind when a listener's own `*_HOST` is unset, as before HOST existed:
+ * the API and the worker on every interface (a published port, Prometheus and probes from other
+ * containers), the API's metrics and the codec endpoint on loopback.
+ */
+const PRODUCTION_LISTEN_HOSTS: ListenHosts = { api: '0.0.0.0', apiMetrics: LOOPBACK, worker: '0.0.0.0', codec: LOOPBACK };
+
+/**
+ * The rules across variables, after each was read on its own: where each listener binds (its own
+ * `*_HOST`, else production's default, or HOST under `npm start`), where the API's metrics listen
+ * (port 0 is off; `npm start` has another default), which EVM networks are real, DATA_DIR against
+ * the project root, the accepted simulated rails in RAILS order.
  */
 function assembled(declared: Declared, projectRoot: string) {
-  const { apiMetrics, evm, acceptedSimulatedRails, development, ...direct } = declared;
-  const apiMetricsAt = (port: number): ListenAddress | undefined => (port === 0 ? undefined : { port, host: apiMetrics.host });
+  const { host, apiMetrics, workerObservability, codecEndpoint, evm, acceptedSimulatedRails, development, ...direct } = declared;
+  const hostsOr = (fallback: ListenHosts): ListenHosts => ({
+    api: host ?? fallback.api,
+    apiMetrics: apiMetrics.host ?? fallback.apiMetrics,
+    worker: workerObservability.host ?? fallback.worker,
+    codec: codecEndpoint.host ?? fallback.codec,
+  });
+  const production = hostsOr(PRODUCTION_LISTEN_HOSTS);
+  const local = hostsOr({ api: development.host, apiMetrics: development.host, worker: development.host, codec: development.host });
+  const apiMetricsAt = (port: number, on: string): ListenAddress | undefined => (port === 0 ? undefined : { port, host: on });
   return {
     ...direct,
-    apiMetrics: apiMetricsAt(apiMetrics.port ?? DEFAULT_API_METRICS_PORT),
+    host: production.api,
+    apiMetrics: apiMetricsAt(apiMetrics.port ?? DEFAULT_API_METRICS_PORT, production.apiMetrics),
+    workerObservability: { ...workerObservability, host: production.worker },
+    codecEndpoint: { ...codecEndpoint, host: production.codec },
     evmNetworks: evmNetworksOf(evm),
     /** The rails a production process is allowed to simulate (core/rails.ts). */
     acceptedSimulatedRails: RAILS.filter((rail) => acceptedSimulatedRails.includes(rail)),
@@ -77,7 +106,9 @@ function assembled(declared: Declared, projectRoot: string) {
       ...development,
       dataDir: path.resolve(projectRoot, development.dataDir),
       /** `npm start`'s API metrics listener: apart from its worker's 9464 and 9465 unless API_METRICS_PORT is set. */
-      apiMetrics: apiMetricsAt(apiMetrics.port ?? START_API_METRICS_PORT),
+      apiMetrics: apiMetricsAt(apiMetrics.port ?? START_API_METRICS_PORT, local.apiMetrics),
+      /** Where `npm start` and `npm run start:cluster` bind each listener: its own `*_HOST`, else HOST. */
+      listenHosts: local,
     },
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isIpAddress } from '../listen-address';
 import { parsePayloadKeys } from '../payload-codec';
 import type { PayloadKey } from '../payload-codec';
 import { RAILS, isRail } from '../rails';
@@ -128,6 +129,15 @@ export const hostAndPort = () =>
       }, 'must be host:port, such as temporal:7233')
       .optional(),
   );
+
+const IP_ADDRESS_RULE = 'must be an IP address to listen on, such as 127.0.0.1 (this machine only), 0.0.0.0 or :: (every interface)';
+const ipAddressText = () => z.string().refine(isIpAddress, IP_ADDRESS_RULE);
+
+/** The interface a listener binds: an IP address, as every server started here (Temporal's, the SDK's exporter) takes one. */
+export const ipAddress = (fallback: string) => variable(ipAddressText().default(fallback));
+
+/** The same, without a default: the caller picks one (production and `npm start` differ). */
+export const optionalIpAddress = () => variable(ipAddressText().optional());
 
 /** Comma-separated; blanks around items and empty items are dropped. */
 export const list = () =>

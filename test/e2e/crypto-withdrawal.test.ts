@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { newWalletAddress } from '../../db/services/account-identifiers';
+import type { CryptoCurrency } from '../../core/currencies';
 import { completeTravelRuleUpdate, cryptoWithdrawalContract, statusQuery } from '../../contracts';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
@@ -83,6 +84,31 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
     expect((await balancesOf(ctx.api, partner)).usdc).toBe('74.400000');
   });
 
+  it.each<[CryptoCurrency, string, string, string]>([
+    ['eth', 'ethereum', '0.01', 'ETH'],
+    ['pol', 'POLYGON', '1', 'POL'],
+    ['btc', 'bitcoin', '0.001', 'BTC'],
+    ['ltc', 'Litecoin', '0.01', 'LTC'],
+    ['doge', 'dogecoin', '10', 'DOGE'],
+  ])(
+    "accepts %s with its only network %s as if no network were sent: the currency's fee, settled",
+    async (currency, network, amount, name) => {
+      const partner = await createTestPartner(ctx.orm, { deposits: { [currency]: '100' } });
+      const body = { currency, amount, walletAddress: newWalletAddress(currency) };
+      const withNetwork = await withdraw(partner, ethWithdrawal({ ...body, network }));
+      expect(withNetwork.status).toBe(200);
+      const without = await withdraw(partner, ethWithdrawal(body));
+      expect(without.status).toBe(200);
+      const [named, unnamed] = await Promise.all([
+        settledDetails(partner, withNetwork.json.withdrawalId),
+        settledDetails(partner, without.json.withdrawalId),
+      ]);
+      const { amount: sentAmount, fee, currency: shown } = unnamed.json;
+      expect(shown).toEqual({ network: '', name });
+      expect(named.json).toMatchObject({ amount: sentAmount, fee, currency: shown, status: 'SUCCESSFUL' });
+    },
+  );
+
   it('withdraws btc to a bech32 address with a 64-hex transaction hash', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { btc: '1' } });
     const response = await withdraw(partner, ethWithdrawal({ currency: 'btc', amount: 0.01, walletAddress: newWalletAddress('btc') }));
@@ -103,7 +129,11 @@ describe('POST /v1/partner/crypto-withdrawal', () => {
   it.each([
     [{ currency: 'xrp' }, 'currency: currency must be one of btc, doge, eth, ltc, pol, usdc'],
     [{ currency: 'eur' }, 'currency: currency must be one of'],
-    [{ network: 'POLYGON' }, 'network: network is only accepted for usdc, not for eth'],
+    [{ network: 'POLYGON' }, 'network: network must be ethereum for eth (its only network), or omitted'],
+    [
+      { currency: 'btc', amount: 0.01, walletAddress: newWalletAddress('btc'), network: 'litecoin' },
+      'network: network must be bitcoin for btc',
+    ],
     [{ currency: 'usdc', network: 'solana' }, 'network: network must be one of ethereum, polygon for usdc'],
     [{ amount: '0.0000000000000000001' }, 'amount: amount must have at most 18 decimals for eth'],
     [
@@ -293,6 +323,22 @@ describe('POST /v1/crypto-withdrawal (on behalf of a user)', () => {
     const person = row.travel_rule.ivms101.originator.originatorPersons[0].naturalPerson;
     expect(person.name.nameIdentifier[0]).toMatchObject({ primaryIdentifier: 'Nowak', secondaryIdentifier: 'Anna' });
     expect(person.nationalIdentification.nationalIdentifierType).toBe('CCPT');
+  });
+
+  it("accepts the currency's only network, and refuses another with 400 P410", async () => {
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
+    await registerUser(ctx.orm, partner, 'user-eth');
+    const accepted = await withdrawForUser(partner, ethWithdrawal({ amount: 0.1, network: 'ethereum', sourceExternalUserId: 'user-eth' }));
+    expect(accepted.status).toBe(200);
+    expect((await settledDetails(partner, accepted.json.withdrawalId)).json.currency).toEqual({ network: '', name: 'ETH' });
+    const refused = await withdrawForUser(partner, ethWithdrawal({ amount: 0.1, network: 'polygon', sourceExternalUserId: 'user-eth' }));
+    expect(refused.status).toBe(400);
+    expect(refused.json).toEqual({
+      errorCode: 'P410',
+      errorName: 'invalid-currency',
+      errorMessage: 'network: network must be ethereum for eth (its only network), or omitted',
+    });
+    expect((await balancesOf(ctx.api, partner)).eth).toBe('0.899500000000000000');
   });
 
   it('refuses an unknown external user id with 400 P412', async () => {

@@ -72,6 +72,7 @@ async function startObservedApi(overrides: Partial<ApiOptions> = {}): Promise<Ob
     authFailureLimitPerSecond: 0,
     authFailureBurst: 1,
     trustProxy: false,
+    host: '127.0.0.1',
     apiMetrics: { port: 0, host: '127.0.0.1' },
     log: captured.log,
     temporal: testTemporalAccess(),
@@ -357,7 +358,7 @@ describe('a withdrawal, followed from the request to its activities', () => {
         },
       },
       wrapActivities: probed,
-      httpPort: 0,
+      http: { port: 0, host: '127.0.0.1' },
     });
     ctx.defer(() => worker.stop());
     const api = await startObservedApi({ temporalTaskQueue: taskQueue });

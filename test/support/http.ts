@@ -47,6 +47,7 @@ export interface StartTestApiOptions {
 export async function startTestApi(options: StartTestApiOptions = {}): Promise<TestApi> {
   const api: RunningApi = await startApi({
     port: 0,
+    host: '127.0.0.1',
     databaseUrl: options.databaseUrl ?? testStack().databaseUrl,
     databaseReadUrl: undefined,
     temporalAddress: testStack().temporalAddress,

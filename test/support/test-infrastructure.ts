@@ -44,6 +44,7 @@ export async function startTemporalOnly(settings: Settings, log: Logger): Promis
     temporalCliPath: development.temporalCliPath,
     namespace: settings.temporalNamespace,
     dataDir: development.dataDir,
+    host: development.host,
     port: development.temporalPort,
     uiPort: development.temporalUiPort,
     ui: false,

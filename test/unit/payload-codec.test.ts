@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { AesGcmPayloadCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, newPayloadKeyEntry, parsePayloadKeys } from '../../core/payload-codec';
+import {
+  AesGcmPayloadCodec,
+  ENCRYPTED_ENCODING,
+  KEY_ID_METADATA,
+  formatPayloadKeys,
+  newPayloadKeyEntry,
+  parsePayloadKeys,
+} from '../../core/payload-codec';
 import { REFUSED_PAYLOAD_KEY, isRefusedPayload } from '../../core/refused-payload';
 
 const secretInput = { beneficiary: { firstName: 'Grażyna', lastName: 'Kowalska' }, iban: 'DE89370400440532013000' };
@@ -102,5 +109,10 @@ describe('parsePayloadKeys', () => {
     const entry = newPayloadKeyEntry('same');
     expect(() => parsePayloadKeys(`${entry},${entry}`)).toThrow('twice');
     expect(() => parsePayloadKeys(' , ')).toThrow('empty');
+  });
+
+  it('writes keys back as the text it reads (what start:cluster hands its worker and API)', () => {
+    const text = `${newPayloadKeyEntry('dev-1')},${newPayloadKeyEntry('old')}`;
+    expect(formatPayloadKeys(parsePayloadKeys(text))).toBe(text);
   });
 });

@@ -42,6 +42,8 @@ describe('settings', () => {
 
   it('keeps development-only settings apart, with their defaults', () => {
     expect(loadSettings({}, '/srv/app').development).toEqual({
+      // Loopback: npm start serves a funded demo partner.
+      host: '127.0.0.1',
       dataDir: '/srv/app/.data',
       embeddedPostgresPort: 54320,
       temporalCliPath: undefined,
@@ -54,6 +56,7 @@ describe('settings', () => {
       evmNodePort: 8545,
       // Apart from its worker's 9464 and 9465.
       apiMetrics: { port: 9466, host: '127.0.0.1' },
+      listenHosts: { api: '127.0.0.1', apiMetrics: '127.0.0.1', worker: '127.0.0.1', codec: '127.0.0.1' },
     });
   });
 
@@ -126,10 +129,12 @@ describe('settings', () => {
         SIMULATED_BANK_REJECT_IBANS: 'FR7630006000011234567890189,DE89370400440532013000',
         CHAIN: 'simulated',
         EVM_NODE_PORT: '8600',
+        HOST: '0.0.0.0',
       },
       '/srv/app',
     );
     expect(development).toEqual({
+      host: '0.0.0.0',
       dataDir: '/srv/app/tmp/data',
       embeddedPostgresPort: 5433,
       temporalCliPath: '/opt/temporal',
@@ -140,7 +145,8 @@ describe('settings', () => {
       bankRejectIbans: ['FR7630006000011234567890189', 'DE89370400440532013000'],
       chain: 'simulated',
       evmNodePort: 8600,
-      apiMetrics: { port: 9466, host: '127.0.0.1' },
+      apiMetrics: { port: 9466, host: '0.0.0.0' },
+      listenHosts: { api: '0.0.0.0', apiMetrics: '0.0.0.0', worker: '0.0.0.0', codec: '0.0.0.0' },
     });
   });
 
@@ -154,10 +160,11 @@ describe('settings', () => {
   });
 
   it("reads the worker's listeners: the SDK's exporter on 9464, health and metrics on 9465; 0 turns either off", () => {
-    expect(loadSettings({}, '/').workerObservability).toEqual({ sdkMetricsPort: 9464, httpPort: 9465 });
+    expect(loadSettings({}, '/').workerObservability).toEqual({ sdkMetricsPort: 9464, httpPort: 9465, host: '0.0.0.0' });
     expect(loadSettings({ WORKER_METRICS_PORT: '0', WORKER_HTTP_PORT: '9475' }, '/').workerObservability).toEqual({
       sdkMetricsPort: 0,
       httpPort: 9475,
+      host: '0.0.0.0',
     });
     expect(() => loadSettings({ WORKER_HTTP_PORT: 'health' }, '/')).toThrow(
       'WORKER_HTTP_PORT must be a port number from 0 (off) to 65535, got "health"',
@@ -165,6 +172,52 @@ describe('settings', () => {
     expect(() => loadSettings({ WORKER_METRICS_PORT: '65536' }, '/')).toThrow(
       'WORKER_METRICS_PORT must be a port number from 0 (off) to 65535',
     );
+  });
+
+  it('binds production listeners as before HOST existed: the API and the worker on every interface, the metrics and codec on loopback', () => {
+    const settings = loadSettings({}, '/');
+    expect(settings.host).toBe('0.0.0.0');
+    expect(settings.workerObservability.host).toBe('0.0.0.0');
+    expect(settings.apiMetrics?.host).toBe('127.0.0.1');
+    expect(settings.codecEndpoint.host).toBe('127.0.0.1');
+    // HOST is npm start's: a production entry does not read it.
+    const withHost = loadSettings({ HOST: '10.1.2.3' }, '/');
+    expect([withHost.host, withHost.workerObservability.host, withHost.apiMetrics?.host, withHost.codecEndpoint.host]).toEqual([
+      '0.0.0.0',
+      '0.0.0.0',
+      '127.0.0.1',
+      '127.0.0.1',
+    ]);
+  });
+
+  it("binds npm start's listeners to HOST, loopback by default; a listener's own *_HOST wins everywhere", () => {
+    expect(loadSettings({}, '/').development.listenHosts).toEqual({
+      api: '127.0.0.1',
+      apiMetrics: '127.0.0.1',
+      worker: '127.0.0.1',
+      codec: '127.0.0.1',
+    });
+    expect(loadSettings({ HOST: '::' }, '/').development.listenHosts).toEqual({ api: '::', apiMetrics: '::', worker: '::', codec: '::' });
+    const own = loadSettings(
+      { HOST: '0.0.0.0', API_HOST: '10.0.0.7', API_METRICS_HOST: '10.0.0.8', WORKER_HOST: '::1', CODEC_HOST: '127.0.0.2' },
+      '/',
+    );
+    expect(own.development.listenHosts).toEqual({ api: '10.0.0.7', apiMetrics: '10.0.0.8', worker: '::1', codec: '127.0.0.2' });
+    expect(own.development.apiMetrics).toEqual({ port: 9466, host: '10.0.0.8' });
+    expect([own.host, own.apiMetrics?.host, own.workerObservability.host, own.codecEndpoint.host]).toEqual([
+      '10.0.0.7',
+      '10.0.0.8',
+      '::1',
+      '127.0.0.2',
+    ]);
+  });
+
+  it.each(['localhost', '0.0.0.0:3000', '256.1.1.1', 'eth0'])('refuses HOST=%s: an interface is an IP address', (host) => {
+    expect(() => loadSettings({ HOST: host }, '/')).toThrow(
+      `HOST must be an IP address to listen on, such as 127.0.0.1 (this machine only), 0.0.0.0 or :: (every interface), got "${host}"`,
+    );
+    expect(() => loadSettings({ API_HOST: host }, '/')).toThrow('API_HOST must be an IP address to listen on');
+    expect(() => loadSettings({ WORKER_HOST: host }, '/')).toThrow('WORKER_HOST must be an IP address to listen on');
   });
 
   it('sends on no EVM network until its RPC URL is set, then needs its chain id and hot wallet key', () => {

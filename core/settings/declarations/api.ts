@@ -1,5 +1,5 @@
 import { setting } from '../setting';
-import { flag, integer, milliseconds, optionalPortOrOff, port, text } from '../values';
+import { flag, integer, milliseconds, optionalIpAddress, optionalPortOrOff, optionalText, port } from '../values';
 
 /** Where `npm run api` serves /metrics unless API_METRICS_PORT says otherwise. */
 export const DEFAULT_API_METRICS_PORT = 9464;
@@ -9,6 +9,10 @@ export const START_API_METRICS_PORT = 9466;
 /** The HTTP API: its listeners, its limits and how long a request waits for its workflow. */
 export const API_SETTINGS = {
   port: setting('PORT', port(3000), 'API port (1–65535)'),
+  // No default here: unset, `npm run api` binds every interface and `npm start` HOST (load.ts).
+  host: setting('API_HOST', optionalIpAddress(), 'the interface the API listens on', {
+    shownDefault: '`0.0.0.0` (`npm start`, `npm run start:cluster`: `HOST`)',
+  }),
   operationResponseTimeoutMs: setting(
     'OPERATION_RESPONSE_TIMEOUT_MS',
     milliseconds(30_000, { min: 1 }),
@@ -52,8 +56,9 @@ export const API_SETTINGS = {
     ),
     host: setting(
       'API_METRICS_HOST',
-      text('127.0.0.1'),
+      optionalText(),
       'the interface it listens on: loopback, or an internal one a scraper reaches (docker-compose: `0.0.0.0` in the container, not published); never the public one',
+      { shownDefault: '`127.0.0.1` (`npm start`, `npm run start:cluster`: `HOST`)' },
     ),
   },
 };

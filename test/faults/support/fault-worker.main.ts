@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import { Context } from '@temporalio/activity';
 import { DefaultLogger, bundleWorkflowCode } from '@temporalio/worker';
 import type { Activities } from '../../../activities';
-import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting } from '../../../main/process-support';
+import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting, workerListeners } from '../../../main/process-support';
 import { WORKFLOW_INTERCEPTOR_MODULES, startWorker, workflowsPath } from '../../../worker/worker';
 import { installTemporalRuntime } from '../../../worker/temporal-runtime';
 import { faultMarkerPath, parseFaultKillAt } from './fault-points';
@@ -89,7 +89,6 @@ async function main(): Promise<void> {
   installTemporalRuntime({ log });
   const fault = parseFaultKillAt(process.env.FAULT_KILL_AT);
   const markerDir = fault ? requireSetting(process.env.FAULT_MARKER_DIR || undefined, 'FAULT_MARKER_DIR') : '';
-  const observability = settings.workerObservability;
   const worker = await startWorker({
     databaseUrl: requireSetting(settings.databaseUrl, 'DATABASE_URL'),
     temporalAddress: requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS'),
@@ -99,7 +98,7 @@ async function main(): Promise<void> {
     log,
     settings,
     ...(fault ? { wrapActivities: (activities: Activities) => withFault(activities, markerDir, fault.activityType, fault.moment) } : {}),
-    ...(observability.httpPort === 0 ? {} : { httpPort: observability.httpPort }),
+    http: workerListeners(settings.workerObservability, settings.workerObservability.host).http,
   });
   log.info(`fault worker polling${fault ? `, SIGKILL at ${fault.activityType}:${fault.moment}` : ''}`);
   onShutdownSignal(log, () => worker.stop());

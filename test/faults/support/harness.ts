@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { LOOPBACK } from '../../../core/listen-address';
 import { newPayloadKeyEntry } from '../../../core/payload-codec';
 import { freePort } from '../../../dev/free-port';
 import { prepareDatabase } from '../../../db/database-setup';
@@ -134,7 +135,7 @@ export class FaultStack {
     this.markerDir = path.join(dir, 'fault-markers');
     this.bundlePath = path.join(dir, 'workflow-bundle.js');
     this.temporalAddress = `127.0.0.1:${temporalPort}`;
-    this.databaseUrl = embeddedDatabaseUrls(postgresPort).appUrl;
+    this.databaseUrl = embeddedDatabaseUrls(postgresPort, LOOPBACK).appUrl;
     fs.mkdirSync(this.markerDir, { recursive: true });
     fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
     this.postgres = new StackProcess(
@@ -159,7 +160,7 @@ export class FaultStack {
     const stack = new FaultStack(dir, await freePort(), await freePort());
     try {
       await Promise.all([stack.postgres.start(), stack.temporal.start()]);
-      await prepareDatabase(embeddedDatabaseUrls(stack.postgresPort));
+      await prepareDatabase(embeddedDatabaseUrls(stack.postgresPort, LOOPBACK));
       const bundle = stack.buildBundle();
       for (let index = 0; index < options.apis; index += 1) await stack.addApi();
       await Promise.all(Array.from({ length: options.workers }, () => stack.addWorker()));

@@ -10,6 +10,7 @@
  * `READY <address>` once it serves; SIGTERM or the end of stdin (the campaign gone) stop it.
  */
 import path from 'node:path';
+import { LOOPBACK } from '../../../core/listen-address';
 import { createLogger } from '../../../core/logger';
 import { loadSettings } from '../../../core/settings';
 import { ensurePostgres } from '../../../dev/embedded-postgres';
@@ -24,12 +25,13 @@ async function main(): Promise<void> {
   const log = createLogger(`faults-${kind}`, 'info', { format: 'json' });
   const running =
     kind === 'postgres'
-      ? await ensurePostgres({ configured: undefined, dataDir, port, log })
+      ? await ensurePostgres({ configured: undefined, dataDir, port, host: LOOPBACK, log })
       : await ensureTemporal({
           temporalAddress: undefined,
           temporalCliPath: loadSettings(process.env, path.resolve(__dirname, '../../..')).development.temporalCliPath,
           namespace: 'default',
           dataDir,
+          host: LOOPBACK,
           port,
           uiPort: 0,
           ui: false,
