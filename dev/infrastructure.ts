@@ -46,13 +46,25 @@ export async function startInfrastructure(
       log: options.log,
     }),
   ]);
+  return migratedInfrastructure(postgres, temporal, options.log);
+}
+
+/**
+ * Applies the migrations once Postgres and Temporal run, and hands both back as one; stops both
+ * if the database cannot be prepared. Shared with the cluster (dev/temporal-cluster.ts).
+ */
+export async function migratedInfrastructure(
+  postgres: Awaited<ReturnType<typeof ensurePostgres>>,
+  temporal: { address: string; uiUrl: string | undefined; stop(): Promise<void> },
+  log: Logger,
+): Promise<Infrastructure> {
   const stop = async () => {
     await temporal.stop();
     await postgres.stop();
   };
   try {
     const applied = await prepareDatabase(postgres.urls);
-    if (applied.length > 0) options.log.info(`applied migrations: ${applied.join(', ')}`);
+    if (applied.length > 0) log.info(`applied migrations: ${applied.join(', ')}`);
   } catch (error) {
     await stop();
     throw error;

@@ -10,9 +10,9 @@ import { joinHostPort, reachableHost } from '../core/listen-address';
 import type { Logger } from '../core/logger';
 import { SEARCH_ATTRIBUTE_KEYS } from '../core/search-attributes';
 import type { Settings } from '../core/settings';
-import { prepareDatabase } from '../db/database-setup';
 import { registerSearchAttributes } from '../worker/search-attributes.registration';
 import { configuredDatabaseUrls, ensurePostgres } from './embedded-postgres';
+import { migratedInfrastructure } from './infrastructure';
 import type { Infrastructure } from './infrastructure';
 import {
   CLUSTER_CONFIG_ENV,
@@ -120,24 +120,8 @@ export async function startClusterInfrastructure(
     await postgres.stop();
     throw error;
   }
-  const stop = async () => {
-    await temporal.stop();
-    await postgres.stop();
-  };
-  try {
-    const applied = await prepareDatabase(postgres.urls);
-    if (applied.length > 0) options.log.info(`applied migrations: ${applied.join(', ')}`);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return {
-    databaseUrl: postgres.urls.appUrl,
-    databaseAdminUrl: postgres.urls.adminUrl,
-    temporalAddress: temporal.address,
-    temporalUiUrl: undefined,
-    stop,
-  };
+  // The cluster's Web UI is not started here: no URL to give.
+  return migratedInfrastructure(postgres, { address: temporal.address, uiUrl: undefined, stop: () => temporal.stop() }, options.log);
 }
 
 /**
