@@ -43,6 +43,9 @@ ${AUDIT_USAGE}`;
 const OPTIONS = {
   name: { type: 'string' },
   'fee-percentage': { type: 'string' },
+  allowlist: { type: 'string' },
+  'cooling-off-minutes': { type: 'string' },
+  'daily-limit-eur': { type: 'string' },
   partner: { type: 'string' },
   key: { type: 'string' },
   currency: { type: 'string' },

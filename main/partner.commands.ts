@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { findPartnerAccount } from '../db/ledger/accounts';
 import { setFiatAccountStatus } from '../db/services/account.service';
 import { createApiKey, revokeApiKey } from '../db/services/api-key.service';
+import { setPartnerPolicy } from '../db/services/partner-policy.service';
 import { createPartner } from '../db/services/partner.service';
 import { upsertUser } from '../db/services/partner-user.service';
 import type { Command } from './ops-command';
@@ -9,6 +10,7 @@ import { parseFlags, requiredText } from './ops-command';
 
 /** Partners and what they own (keys, accounts, users) in the operator CLI (main/ops.cli.ts); each writes its audit row with its effect. */
 export const PARTNER_USAGE = `  partner create --name NAME [--fee-percentage P]
+  partner set-policy --partner ID [--allowlist required|off] [--cooling-off-minutes 0..10080] [--daily-limit-eur N|none]
   key create --partner ID
   key revoke --key API_KEY_ID
   account set-status --partner ID --currency eur --status ACTIVE|WAITING_TO_BE_ACTIVATED
@@ -18,6 +20,17 @@ export const PARTNER_USAGE = `  partner create --name NAME [--fee-percentage P]
 
 const uuid = z.uuid('must be a UUID');
 const decimalText = z.string().regex(/^\d+(\.\d+)?$/, 'must be a plain decimal, e.g. 12.5');
+/** Whole minutes, 0 to a week, as a flag's text. */
+const coolingOffMinutes = z
+  .string()
+  .regex(/^\d{1,5}$/, 'must be a whole number of minutes, 0 to 10080')
+  .transform(Number)
+  .refine((minutes) => minutes <= 7 * 24 * 60, 'must be at most 10080 (a week)');
+/** `none`, or a plain decimal of EUR with at most 2 decimals and 36 digits before them. */
+const dailyLimitEur = z.union([
+  z.literal('none').transform(() => null),
+  z.string().regex(/^\d{1,36}(\.\d{1,2})?$/, 'must be `none` or a plain decimal of EUR with at most 2 decimals, e.g. 5000'),
+]);
 const countryCode = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter country code, e.g. PL');
 
 export const partnerCommands: Record<string, Command> = {
@@ -34,6 +47,34 @@ export const partnerCommands: Record<string, Command> = {
           action: 'partner-create',
           subject: { type: 'partner', id: partner.id, partnerId: partner.id },
           details: { name: partner.name, feePercentage, apiKeyId: key.apiKeyId },
+        },
+      };
+    },
+  },
+  'partner set-policy': {
+    changesState: true,
+    async run({ em, flags, now, settings }) {
+      const input = parseFlags(
+        z.object({
+          partner: uuid,
+          allowlist: z.enum(['required', 'off'], 'must be required or off').optional(),
+          'cooling-off-minutes': coolingOffMinutes.optional(),
+          'daily-limit-eur': dailyLimitEur.optional(),
+        }),
+        flags,
+      );
+      const change = {
+        allowlist: input.allowlist,
+        coolingOffMinutes: input['cooling-off-minutes'],
+        dailyLimitEur: input['daily-limit-eur'] === undefined ? undefined : input['daily-limit-eur'],
+      };
+      const policy = await setPartnerPolicy(em, input.partner, change, settings.withdrawalAddressCoolingOffMinutes, now);
+      return {
+        output: policy,
+        audit: {
+          action: 'partner-set-policy',
+          subject: { type: 'partner', id: input.partner, partnerId: input.partner },
+          details: { ...change },
         },
       };
     },

@@ -13,6 +13,7 @@ import { OperatorAction } from './operator-action.entity';
 import { OperatorActionUse } from './operator-action-use.entity';
 import { PartnerUser } from './partner-user.entity';
 import { Partner } from './partner.entity';
+import { PartnerPolicy } from './partner-policy.entity';
 import { RateLock } from './rate-lock.entity';
 import { ReconciliationReport } from './reconciliation-report.entity';
 import { SepaTransfer } from './sepa-transfer.entity';
@@ -22,6 +23,7 @@ import { WebhookEvent } from './webhook-event.entity';
 
 export const ENTITY_SCHEMAS = [
   Partner,
+  PartnerPolicy,
   ApiKey,
   PartnerUser,
   Account,

@@ -11,6 +11,7 @@ import { Migration20261124090000_least_privilege } from './Migration202611240900
 import { Migration20261124110000_write_once_operations } from './Migration20261124110000_write_once_operations';
 import { Migration20261124020000_operator_audit } from './Migration20261124020000_operator_audit';
 import { Migration20261124100000_api_key_created } from './Migration20261124100000_api_key_created';
+import { Migration20261125090000_partner_policy } from './Migration20261125090000_partner_policy';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261124090000_least_privilege', class: Migration20261124090000_least_privilege },
   { name: 'Migration20261124100000_api_key_created', class: Migration20261124100000_api_key_created },
   { name: 'Migration20261124110000_write_once_operations', class: Migration20261124110000_write_once_operations },
+  { name: 'Migration20261125090000_partner_policy', class: Migration20261125090000_partner_policy },
 ];

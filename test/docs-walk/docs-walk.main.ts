@@ -29,6 +29,8 @@ const started: WalkedProcess[] = [];
 
 async function main(): Promise<void> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-walk-'));
+  // Open to other users as a clone in a home folder is: run as root, the embedded Postgres runs as a user of its own.
+  fs.chmodSync(work, 0o755);
   const clone = path.join(work, 'clone');
   const head = git(ROOT, 'rev-parse', '--short', 'HEAD');
   if (git(ROOT, 'status', '--porcelain') !== '') say(`note: uncommitted changes are not walked; the clone is of ${head}`);

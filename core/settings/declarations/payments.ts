@@ -1,5 +1,5 @@
 import { setting } from '../setting';
-import { decimal, flag, list, milliseconds, percentage, rateTable } from '../values';
+import { decimal, flag, integer, list, milliseconds, percentage, rateTable } from '../values';
 
 /** The rules money moves by: rates and fees, the travel rule, refused destinations. */
 export const PAYMENT_SETTINGS = {
@@ -24,6 +24,11 @@ export const PAYMENT_SETTINGS = {
     'TRAVEL_RULE_DEADLINE_MS',
     milliseconds(24 * 60 * 60 * 1000, { min: 1, max: Number.MAX_SAFE_INTEGER }),
     'how long a withdrawal waits for that data before it fails and releases its funds (a Temporal timer: days are fine)',
+  ),
+  withdrawalAddressCoolingOffMinutes: setting(
+    'WITHDRAWAL_ADDRESS_COOLING_OFF_MINUTES',
+    integer(24 * 60, { min: 0, max: 7 * 24 * 60, what: 'a whole number of minutes' }),
+    'how long a new withdrawal-address book entry stays `PENDING` before withdrawals may use it, for partners without their own (`ops partner set-policy --cooling-off-minutes`); 0 to 10080',
   ),
   denyListedAddresses: setting(
     'DENY_LIST_ADDRESSES',
