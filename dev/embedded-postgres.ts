@@ -83,7 +83,27 @@ export async function ensurePostgres(options: {
   await server.start();
   await createDatabaseIfMissing(urls.adminUrl);
   options.log.info(`embedded Postgres listening on ${joinHostPort(options.host, options.port)}`);
-  return { urls, stop: () => server.stop() };
+  return { urls, stop: () => stopPostgres(server, databaseDir) };
+}
+
+/**
+ * The library's stop waits for the exit of the process it started; when a terminal's Ctrl-C has
+ * already stopped Postgres (it is in the same process group), that exit never comes again. Postgres
+ * removes postmaster.pid when it has shut down, so that file's absence ends the wait as well.
+ */
+async function stopPostgres(server: EmbeddedPostgresServer, databaseDir: string): Promise<void> {
+  const pidFile = path.join(databaseDir, 'postmaster.pid');
+  let polling: NodeJS.Timeout | undefined;
+  const gone = new Promise<void>((resolve) => {
+    polling = setInterval(() => {
+      if (!fs.existsSync(pidFile)) resolve();
+    }, 100);
+  });
+  try {
+    await Promise.race([server.stop(), gone]);
+  } finally {
+    clearInterval(polling);
+  }
 }
 
 interface EmbeddedPostgresServer {
