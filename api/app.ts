@@ -1,13 +1,15 @@
 import Router from '@koa/router';
 import compose from 'koa-compose';
 import Koa from 'koa';
-import { findPartnerIdByKeyHash } from '../db/queries/api-key.queries';
+import { findActiveApiKeyByHash, LAST_USED_RESOLUTION_MS, recordApiKeyUse } from '../db/queries/api-key.queries';
 import type { ApiDependencies } from './dependencies';
 import type { ApiState } from './state';
+import { createKeyUsage } from './auth/key-usage';
 import { authMiddleware } from './middleware/auth.middleware';
 import { bodyMiddleware } from './middleware/body.middleware';
 import { accessLogMiddleware } from './middleware/access-log.middleware';
 import { errorMiddleware } from './middleware/error.middleware';
+import { keyScopeMiddleware } from './middleware/key-scope.middleware';
 import { requestIdMiddleware } from './middleware/request-id.middleware';
 import { createApiMetrics } from './metrics/api-metrics';
 import { liveRoute, readyRoute } from './routes/health.route';
@@ -24,13 +26,20 @@ export function createApp(deps: ApiDependencies): Koa {
   app.proxy = deps.trustProxy ?? false;
   app.maxIpsCount = 1;
   const apiKeys = deps.apiKeys ?? {
-    partnerIdFor: (keyHash: string) => findPartnerIdByKeyHash(deps.pool, keyHash),
-    knownPartnerIdFor: () => undefined,
+    keyFor: (keyHash: string) => findActiveApiKeyByHash(deps.pool, keyHash),
+    knownKeyFor: () => undefined,
   };
-  // Authenticate, then limit per partner: every /v1 route goes through both.
+  const keyUsage = createKeyUsage({
+    record: (apiKeyId, usedAt) => recordApiKeyUse(deps.pool, apiKeyId, usedAt),
+    resolutionMs: LAST_USED_RESOLUTION_MS,
+    log: deps.log,
+    clock: deps.clock,
+  });
+  // Authenticate, limit per partner, then hold the key to its scope: every /v1 route goes through all three.
   const authenticate = compose([
-    authMiddleware(apiKeys, deps.authFailureLimit ?? { perSecond: 0, burst: 0 }, deps.clock),
+    authMiddleware(apiKeys, deps.authFailureLimit ?? { perSecond: 0, burst: 0 }, deps.clock, keyUsage),
     rateLimitMiddleware(deps.rateLimit, deps.clock),
+    keyScopeMiddleware(),
   ]);
   const router = new Router<ApiState>();
 

@@ -11,7 +11,8 @@ import type { EurRates } from '../core/rates';
 import type { Rail } from '../core/rails';
 import { localUrl } from '../core/listen-address';
 import type { ListenAddress } from '../core/settings';
-import { findPartnerIdByKeyHash } from '../db/queries/api-key.queries';
+import type { ActiveApiKey } from '../core/api-keys';
+import { findActiveApiKeyByHash } from '../db/queries/api-key.queries';
 import { createApp } from './app';
 import { createApiKeyCache } from './auth/api-key-cache';
 import { createApiMetrics } from './metrics/api-metrics';
@@ -136,11 +137,11 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
 }
 
 /** The database's answer for a key the cache could not give, counted by result (payments_api_key_lookups_total). */
-async function countedKeyLookup(pool: pg.Pool, keyHash: string, metrics: ApiMetrics): Promise<string | undefined> {
+async function countedKeyLookup(pool: pg.Pool, keyHash: string, metrics: ApiMetrics): Promise<ActiveApiKey | undefined> {
   try {
-    const partnerId = await findPartnerIdByKeyHash(pool, keyHash);
-    metrics.countKeyLookup(partnerId === undefined ? 'unknown' : 'active');
-    return partnerId;
+    const key = await findActiveApiKeyByHash(pool, keyHash);
+    metrics.countKeyLookup(key === undefined ? 'unknown' : 'active');
+    return key;
   } catch (error) {
     metrics.countKeyLookup('failed');
     throw error;

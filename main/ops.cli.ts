@@ -25,6 +25,7 @@ import { operatorOf, reasonOf } from './ops-operator';
 import { connectTemporal } from './ops-temporal';
 import { OPERATION_USAGE, operationCommands } from './operation.commands';
 import { PARTNER_USAGE, partnerCommands } from './partner.commands';
+import { KEY_USAGE, keyCommands } from './api-key.commands';
 import { TRAVEL_RULE_USAGE, travelRuleCommands } from './travel-rule.commands';
 import { WEBHOOK_USAGE, webhookCommands } from './webhook.commands';
 import { RECONCILIATION_USAGE, reconciliationCommands } from './reconciliation.commands';
@@ -33,6 +34,7 @@ const USAGE = `usage: npm run ops -- <command>
   Every command that changes something writes one audit row with its effect, and takes
   [--reason TEXT] [--operator NAME] (the actor: --operator, else OPS_OPERATOR, else the OS user).
 ${PARTNER_USAGE}
+${KEY_USAGE}
 ${DEPOSIT_USAGE}
 ${OPERATION_USAGE}
 ${TRAVEL_RULE_USAGE}
@@ -48,6 +50,9 @@ const OPTIONS = {
   'daily-limit-eur': { type: 'string' },
   partner: { type: 'string' },
   key: { type: 'string' },
+  scope: { type: 'string' },
+  'expires-in-days': { type: 'string' },
+  'overlap-minutes': { type: 'string' },
   currency: { type: 'string' },
   status: { type: 'string' },
   'external-user-id': { type: 'string' },
@@ -79,6 +84,7 @@ const OPTIONS = {
 /** Commands that only use the database, each in one transaction (with its audit row when it changes something). */
 const databaseCommands: Record<string, Command> = {
   ...partnerCommands,
+  ...keyCommands,
   ...depositCommands,
   ...webhookCommands,
   ...reconciliationCommands,

@@ -1,18 +1,16 @@
 import { z } from 'zod';
 import { findPartnerAccount } from '../db/ledger/accounts';
 import { setFiatAccountStatus } from '../db/services/account.service';
-import { createApiKey, revokeApiKey } from '../db/services/api-key.service';
+import { createApiKey } from '../db/services/api-key.service';
 import { setPartnerPolicy } from '../db/services/partner-policy.service';
 import { createPartner } from '../db/services/partner.service';
 import { upsertUser } from '../db/services/partner-user.service';
 import type { Command } from './ops-command';
 import { parseFlags, requiredText } from './ops-command';
 
-/** Partners and what they own (keys, accounts, users) in the operator CLI (main/ops.cli.ts); each writes its audit row with its effect. */
+/** Partners and what they own (accounts, users; keys: main/api-key.commands.ts) in the operator CLI (main/ops.cli.ts); each writes its audit row with its effect. */
 export const PARTNER_USAGE = `  partner create --name NAME [--fee-percentage P]
   partner set-policy --partner ID [--allowlist required|off] [--cooling-off-minutes 0..10080] [--daily-limit-eur N|none]
-  key create --partner ID
-  key revoke --key API_KEY_ID
   account set-status --partner ID --currency eur --status ACTIVE|WAITING_TO_BE_ACTIVATED
   user upsert --partner ID --external-user-id X --email E --first-name F --last-name L --address A
               --city C --country CC --document-type T --document-number N
@@ -75,30 +73,6 @@ export const partnerCommands: Record<string, Command> = {
           action: 'partner-set-policy',
           subject: { type: 'partner', id: input.partner, partnerId: input.partner },
           details: { ...change },
-        },
-      };
-    },
-  },
-  'key create': {
-    changesState: true,
-    async run({ em, flags, now }) {
-      const input = parseFlags(z.object({ partner: uuid }), flags);
-      const key = await createApiKey(em, input.partner, now);
-      return { output: key, audit: { action: 'key-create', subject: { type: 'api-key', id: key.apiKeyId, partnerId: input.partner } } };
-    },
-  },
-  'key revoke': {
-    changesState: true,
-    async run({ em, flags, now }) {
-      const input = parseFlags(z.object({ key: uuid }), flags);
-      const key = await revokeApiKey(em, input.key, now);
-      const revokedAt = key.revokedAt?.toISOString();
-      return {
-        output: { apiKeyId: key.id, revokedAt },
-        audit: {
-          action: 'key-revoke',
-          subject: { type: 'api-key', id: key.id, partnerId: key.partnerId },
-          details: { revokedAt, alreadyRevoked: key.revokedAt?.getTime() !== now.getTime() },
         },
       };
     },

@@ -1,3 +1,4 @@
+import type { ActiveApiKey } from '../../core/api-keys';
 import type { Clock } from '../../core/clock';
 import { systemClock } from '../../core/clock';
 import { createExpiringSet } from '../../core/expiring-set';
@@ -5,14 +6,17 @@ import type { Logger } from '../../core/logger';
 import { EVERY_API_KEY, listenForApiKeyChanges } from '../../db/listeners/api-key-changes';
 import type { ApiKeyChangeListener, ApiKeyChangeOptions } from '../../db/listeners/api-key-changes';
 
-/** Who a key (by its hash) belongs to; undefined for an unknown or revoked key. */
-export interface ApiKeyResolver {
-  partnerIdFor(keyHash: string): Promise<string | undefined>;
-  /** The partner of a key known to be active, from memory only (no database); undefined when not known. */
-  knownPartnerIdFor(keyHash: string): string | undefined;
+/**
+ * The key a hash belongs to (its partner, scope and expiry); undefined for an unknown or revoked
+ * key. An expired key is answered too: whoever asks compares its expiry with the time.
+ */
+export interface ApiKeyResolver<Key = ActiveApiKey> {
+  keyFor(keyHash: string): Promise<Key | undefined>;
+  /** A key known to be active (not revoked), from memory only (no database); undefined when not known. */
+  knownKeyFor(keyHash: string): Key | undefined;
 }
 
-export interface ApiKeyCache extends ApiKeyResolver {
+export interface ApiKeyCache<Key = ActiveApiKey> extends ApiKeyResolver<Key> {
   /** True while revocations reach this process; only then are keys answered from memory. */
   readonly listening: boolean;
   /** Connects the listener (waits for the first attempt only: until it succeeds, every key is looked up). */
@@ -20,11 +24,11 @@ export interface ApiKeyCache extends ApiKeyResolver {
   stop(): Promise<void>;
 }
 
-export interface ApiKeyCacheOptions extends Partial<Omit<ApiKeyChangeOptions, 'connectionString'>> {
+export interface ApiKeyCacheOptions<Key = ActiveApiKey> extends Partial<Omit<ApiKeyChangeOptions, 'connectionString'>> {
   /** The primary: LISTEN does not work on a replica, and a lagging replica could hand back a key just revoked. */
   databaseUrl: string;
   /** The database's answer; runs on a miss, once for all the requests that wait for the same hash. */
-  lookup(keyHash: string): Promise<string | undefined>;
+  lookup(keyHash: string): Promise<Key | undefined>;
   log: Logger;
   /** Beyond this many keys the oldest entry is dropped (default 100,000). */
   maxEntries?: number;
@@ -38,8 +42,8 @@ export interface ApiKeyCacheOptions extends Partial<Omit<ApiKeyChangeOptions, 'c
 }
 
 /** One query under way for a hash, shared by every request that waits for it. */
-interface Flight {
-  answer: Promise<string | undefined>;
+interface Flight<Key> {
+  answer: Promise<Key | undefined>;
   /** Changes to its hash that arrived while it ran: its answer may predate them. */
   overtaken: { changed: boolean; created: boolean };
 }
@@ -51,17 +55,19 @@ interface Flight {
  * Requests that wait for the same hash share one query.
  *
  * A change anywhere reaches every process through Postgres NOTIFY as it commits: a revocation
- * drops the key, a creation drops its hash from the unknown ones. While the listener is
+ * (or a new expiry, scope or owner) drops the key, a creation drops its hash from the unknown ones.
+ * A key's expiry is kept with it and checked on every request by the caller, so a key that expires
+ * while in memory is refused from that instant, with no change announced. While the listener is
  * disconnected nothing is answered from memory, and on every (re)connect the memory is emptied:
  * a revocation or creation missed meanwhile cannot leave a key working, or a new one refused.
  */
-export function createApiKeyCache(options: ApiKeyCacheOptions): ApiKeyCache {
+export function createApiKeyCache<Key = ActiveApiKey>(options: ApiKeyCacheOptions<Key>): ApiKeyCache<Key> {
   const maxEntries = options.maxEntries ?? 100_000;
   const clock = options.clock ?? systemClock;
-  const entries = new Map<string, string>();
+  const entries = new Map<string, Key>();
   const unknown = createExpiringSet({ ttlMs: options.unknownTtlMs ?? 5_000, maxEntries: options.maxUnknownEntries ?? 10_000 });
   /** The query under way per hash. Detached when a change for its hash arrives: later requests ask again. */
-  const inFlight = new Map<string, Flight>();
+  const inFlight = new Map<string, Flight<Key>>();
   let listening = false;
   /** Bumped by connection events and changes to every key: a lookup that overlapped one is not kept. */
   let generation = 0;
@@ -82,21 +88,21 @@ export function createApiKeyCache(options: ApiKeyCacheOptions): ApiKeyCache {
     inFlight.delete(keyHash);
   };
 
-  const lookUpAndRemember = async (keyHash: string, overtaken: Flight['overtaken']): Promise<string | undefined> => {
+  const lookUpAndRemember = async (keyHash: string, overtaken: Flight<Key>['overtaken']): Promise<Key | undefined> => {
     const lookedUpIn = generation;
-    const partnerId = await options.lookup(keyHash);
+    const key = await options.lookup(keyHash);
     // A revocation meanwhile makes any answer stale; a creation meanwhile only "unknown" (the
     // query may have begun before the key committed), while "active" is then simply true.
     if (listening && generation === lookedUpIn && !overtaken.changed) {
-      if (partnerId === undefined) {
+      if (key === undefined) {
         if (!overtaken.created) unknown.add(keyHash, clock.now().getTime());
       } else {
-        entries.set(keyHash, partnerId);
+        entries.set(keyHash, key);
         // Map order is insertion order: the first key is the oldest.
         if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
       }
     }
-    return partnerId;
+    return key;
   };
 
   return {
@@ -104,11 +110,11 @@ export function createApiKeyCache(options: ApiKeyCacheOptions): ApiKeyCache {
       return listening;
     },
 
-    knownPartnerIdFor(keyHash) {
+    knownKeyFor(keyHash) {
       return listening ? entries.get(keyHash) : undefined;
     },
 
-    partnerIdFor(keyHash) {
+    keyFor(keyHash) {
       if (listening) {
         const cached = entries.get(keyHash);
         if (cached !== undefined) return Promise.resolve(cached);
@@ -119,7 +125,7 @@ export function createApiKeyCache(options: ApiKeyCacheOptions): ApiKeyCache {
       const pending = inFlight.get(keyHash);
       if (pending) return pending.answer;
       const overtaken = { changed: false, created: false };
-      const flight: Flight = { answer: lookUpAndRemember(keyHash, overtaken), overtaken };
+      const flight: Flight<Key> = { answer: lookUpAndRemember(keyHash, overtaken), overtaken };
       inFlight.set(keyHash, flight);
       const done = () => {
         if (inFlight.get(keyHash) === flight) inFlight.delete(keyHash);

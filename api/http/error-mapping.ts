@@ -22,6 +22,7 @@ export const HTTP_ERRORS: Readonly<Record<ApiErrorKind, HttpErrorShape>> = {
   'invalid-user': { status: 400, errorCode: 'P412', errorName: 'invalid-user' },
   'payload-too-large': { status: 413, errorCode: 'P413', errorName: 'payload-too-large' },
   'partner-not-found': { status: 400, errorCode: 'P418', errorName: 'partner-not-found' },
+  'key-not-permitted': { status: 403, errorCode: 'P440', errorName: 'key-not-permitted' },
   'withdrawal-not-found': { status: 404, errorCode: 'P421', errorName: 'withdrawal-not-found' },
   'too-many-requests': { status: 429, errorCode: 'P429', errorName: 'too-many-requests' },
   'invalid-exchange-lock': { status: 400, errorCode: 'P432', errorName: 'invalid-exchange-lock' },

@@ -13,7 +13,14 @@ const ERROR_DOCS: Readonly<Record<ApiErrorKind, { when: string; message: string 
     when: 'The body is not valid JSON, not application/json, or breaks a rule; or the Idempotency-Key is malformed. One line per problem.',
     message: 'amount: amount must have at most 2 decimals for eur\ncompanyName: companyName is required for a LEGAL receiver',
   },
-  unauthorized: { when: 'No API key, or an unknown or revoked one.', message: 'send Authorization: Bearer <API key>' },
+  unauthorized: {
+    when: 'No API key, or an unknown, revoked or expired one (a rotated key once its overlap has ended).',
+    message: 'unknown, revoked or expired API key',
+  },
+  'key-not-permitted': {
+    when: 'The API key has the read scope, which may only read (GET): nothing was done. Use a key with the payments scope.',
+    message: 'this API key has the read scope, which only reads (GET); POST /v1/partner/exchange needs a key with the payments scope',
+  },
   'invalid-month-or-year': {
     when: 'The month is not 1 to 12, the year is not the current or previous one, or limit or cursor is invalid. No errorName; one line per rule.',
     message: 'month: month must be at most 12',

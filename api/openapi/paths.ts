@@ -33,10 +33,14 @@ function openApiPath(koaPath: string): string {
 /** Authentication and the partner's rate limit come together (app.ts): a public route answers neither. */
 const AUTHENTICATION_ERRORS: readonly ApiErrorKind[] = ['unauthorized', 'too-many-requests'];
 
+/** A key's scope is checked on every authenticated route that does more than read (api/middleware/key-scope.middleware.ts). */
+const SCOPE_ERRORS: readonly ApiErrorKind[] = ['key-not-permitted'];
+
 /** The route's own errors, then every POST's, then every route's. */
 function errorsOf(route: Route): ApiErrorKind[] {
   const everyRoute = route.authenticated ? EVERY_ROUTE_ERRORS : EVERY_ROUTE_ERRORS.filter((kind) => !AUTHENTICATION_ERRORS.includes(kind));
-  return [...route.docs.errors, ...(route.request.body ? EVERY_POST_ERRORS : []), ...everyRoute];
+  const scope = route.authenticated && route.method !== 'get' ? SCOPE_ERRORS : [];
+  return [...route.docs.errors, ...(route.request.body ? EVERY_POST_ERRORS : []), ...scope, ...everyRoute];
 }
 
 function operationOf(route: Route, currentYear: number): ZodOpenApiOperationObject {

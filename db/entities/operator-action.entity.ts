@@ -12,6 +12,7 @@ export const OPERATOR_ACTIONS = [
   'partner-create',
   'key-create',
   'key-revoke',
+  'key-rotate',
   'partner-set-policy',
   'account-set-status',
   'user-upsert',

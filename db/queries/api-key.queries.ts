@@ -1,11 +1,42 @@
 import type pg from 'pg';
+import type { ActiveApiKey, ApiKeyScope } from '../../core/api-keys';
 
-/** The partner of an active key. A prepared statement: every request whose key is not cached runs it. */
-export async function findPartnerIdByKeyHash(pool: pg.Pool, keyHash: string): Promise<string | undefined> {
-  const result = await pool.query<{ partner_id: string }>({
-    name: 'partner-id-by-key-hash',
-    text: `select partner_id from api_key where key_hash = $1 and revoked_at is null`,
+interface ActiveKeyRow {
+  id: string;
+  partner_id: string;
+  scope: ApiKeyScope;
+  expires_at: Date | null;
+}
+
+/**
+ * The key a hash belongs to, unless revoked; an expired key is returned too, with its expiry,
+ * so that the API decides with its own clock and keeps deciding while the key sits in memory.
+ * A prepared statement: every request whose key is not cached runs it.
+ */
+export async function findActiveApiKeyByHash(pool: pg.Pool, keyHash: string): Promise<ActiveApiKey | undefined> {
+  const result = await pool.query<ActiveKeyRow>({
+    name: 'active-api-key-by-hash',
+    text: `select id, partner_id, scope, expires_at from api_key where key_hash = $1 and revoked_at is null`,
     values: [keyHash],
   });
-  return result.rows[0]?.partner_id;
+  const row = result.rows[0];
+  return row && { apiKeyId: row.id, partnerId: row.partner_id, scope: row.scope, expiresAt: row.expires_at };
+}
+
+/** How coarse last_used_at is: a key's row is written at most once in this long. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * Records that a key was used at `usedAt`, unless its row already says so to within a minute: the
+ * WHERE keeps it to one write a minute per key however many API processes ask (and never moves
+ * it back). Touches no column the api_key_changed trigger announces. True when it wrote.
+ */
+export async function recordApiKeyUse(pool: pg.Pool, apiKeyId: string, usedAt: Date): Promise<boolean> {
+  const result = await pool.query({
+    name: 'record-api-key-use',
+    text: `update api_key set last_used_at = $2
+            where id = $1 and (last_used_at is null or last_used_at < $2::timestamptz - make_interval(secs => $3::double precision / 1000))`,
+    values: [apiKeyId, usedAt, LAST_USED_RESOLUTION_MS],
+  });
+  return result.rowCount === 1;
 }

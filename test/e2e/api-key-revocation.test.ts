@@ -26,7 +26,7 @@ describe('API key revocation across API processes', () => {
     for (const api of [ctx.api, second]) {
       const refused = await api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
       expect(refused.status).toBe(401);
-      expect(refused.json).toMatchObject({ errorCode: 'P401', errorMessage: 'unknown or revoked API key' });
+      expect(refused.json).toMatchObject({ errorCode: 'P401', errorMessage: 'unknown, revoked or expired API key' });
       expect((await api.request('GET', '/v1/partner/balances', { apiKey: other.apiKey })).status).toBe(200);
     }
   });

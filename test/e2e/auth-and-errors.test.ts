@@ -42,7 +42,7 @@ describe('authentication', () => {
   it('an unknown key is 401 P401', async () => {
     const response = await ctx.api.request('GET', '/v1/partner/balances', { apiKey: 'pk_not-a-real-key' });
     expect(response.status).toBe(401);
-    expect(response.json).toMatchObject({ errorCode: 'P401', errorMessage: 'unknown or revoked API key' });
+    expect(response.json).toMatchObject({ errorCode: 'P401', errorMessage: 'unknown, revoked or expired API key' });
   });
 
   it('a revoked key is 401 P401 on every endpoint', async () => {

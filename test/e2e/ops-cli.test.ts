@@ -58,7 +58,8 @@ describe('operator CLI', () => {
   it('key create adds a key; key revoke shuts it out', async () => {
     const { output: partner } = await ops('partner', 'create', '--name', 'Keys');
     const key = await ops('key', 'create', '--partner', partner.partnerId);
-    expect(Object.keys(key.output).sort()).toEqual(['apiKey', 'apiKeyId']);
+    expect(Object.keys(key.output).sort()).toEqual(['apiKey', 'apiKeyId', 'expiresAt', 'scope']);
+    expect(key.output).toMatchObject({ scope: 'payments', expiresAt: null });
     expect((await ctx.api.request('GET', '/v1/partner/balances', { apiKey: key.output.apiKey })).status).toBe(200);
     expect((await ops('key', 'revoke', '--key', key.output.apiKeyId)).code).toBe(0);
     expect((await ctx.api.request('GET', '/v1/partner/balances', { apiKey: key.output.apiKey })).status).toBe(401);

@@ -8,7 +8,8 @@ import type { ApiKeyChangeHandlers } from '../../db/listeners/api-key-changes';
  * drives (test/integration/api-key-cache.test.ts runs it on the real ones).
  */
 interface Harness {
-  cache: ApiKeyCache;
+  /** Partner ids stand in for the keys' records: the cache keeps whatever the lookup answers. */
+  cache: ApiKeyCache<string>;
   /** The listener's events, as the real one reports them. */
   events: ApiKeyChangeHandlers;
   /** Every hash the database was asked for, in order. */
@@ -20,13 +21,13 @@ interface Harness {
   gate: { open?: Promise<void> };
 }
 
-async function harness(options: Partial<ApiKeyCacheOptions> = {}): Promise<Harness> {
+async function harness(options: Partial<ApiKeyCacheOptions<string>> = {}): Promise<Harness> {
   const lookups: string[] = [];
   const database = new Map<string, string>();
   const clock = { nowMs: 1_000_000 };
   const gate: Harness['gate'] = {};
   let events: ApiKeyChangeHandlers | undefined;
-  const cache = createApiKeyCache({
+  const cache = createApiKeyCache<string>({
     databaseUrl: 'postgres://unused/none',
     lookup: async (keyHash) => {
       lookups.push(keyHash);
@@ -59,12 +60,12 @@ describe('the API key cache', () => {
   it('answers an active key from memory only while the listener listens', async () => {
     const { cache, events, lookups, database } = await harness();
     database.set('active', 'partner-1');
-    expect(await cache.partnerIdFor('active')).toBe('partner-1');
-    expect(cache.knownPartnerIdFor('active')).toBeUndefined(); // not listening yet: nothing kept
+    expect(await cache.keyFor('active')).toBe('partner-1');
+    expect(cache.knownKeyFor('active')).toBeUndefined(); // not listening yet: nothing kept
     events.listening();
-    expect(await cache.partnerIdFor('active')).toBe('partner-1');
-    expect(await cache.partnerIdFor('active')).toBe('partner-1');
-    expect(cache.knownPartnerIdFor('active')).toBe('partner-1');
+    expect(await cache.keyFor('active')).toBe('partner-1');
+    expect(await cache.keyFor('active')).toBe('partner-1');
+    expect(cache.knownKeyFor('active')).toBe('partner-1');
     expect(lookups).toEqual(['active', 'active']);
   });
 
@@ -72,37 +73,37 @@ describe('the API key cache', () => {
     it('answers a hash the database did not know from memory for 5 s, then asks again', async () => {
       const { cache, events, lookups, clock } = await harness();
       events.listening();
-      expect(await cache.partnerIdFor('made-up')).toBeUndefined();
+      expect(await cache.keyFor('made-up')).toBeUndefined();
       clock.nowMs += 4_999;
-      expect(await cache.partnerIdFor('made-up')).toBeUndefined();
+      expect(await cache.keyFor('made-up')).toBeUndefined();
       expect(lookups).toEqual(['made-up']);
       clock.nowMs += 1;
-      expect(await cache.partnerIdFor('made-up')).toBeUndefined();
+      expect(await cache.keyFor('made-up')).toBeUndefined();
       expect(lookups).toEqual(['made-up', 'made-up']);
-      expect(cache.knownPartnerIdFor('made-up')).toBeUndefined();
+      expect(cache.knownKeyFor('made-up')).toBeUndefined();
     });
 
     it('holds at most maxUnknownEntries hashes (default 10,000), the oldest dropped first', async () => {
       const { cache, events, lookups } = await harness();
       events.listening();
-      for (let index = 0; index <= 10_000; index += 1) await cache.partnerIdFor(`made-up-${index}`);
+      for (let index = 0; index <= 10_000; index += 1) await cache.keyFor(`made-up-${index}`);
       lookups.length = 0;
-      await cache.partnerIdFor('made-up-10000');
-      await cache.partnerIdFor('made-up-1');
+      await cache.keyFor('made-up-10000');
+      await cache.keyFor('made-up-1');
       expect(lookups).toEqual([]);
-      await cache.partnerIdFor('made-up-0');
+      await cache.keyFor('made-up-0');
       expect(lookups).toEqual(['made-up-0']);
     });
 
     it('forgets a hash when its key is created (created:<hash>), so the new key works at once', async () => {
       const { cache, events, lookups, database } = await harness();
       events.listening();
-      expect(await cache.partnerIdFor('soon-created')).toBeUndefined();
-      expect(await cache.partnerIdFor('other-unknown')).toBeUndefined();
+      expect(await cache.keyFor('soon-created')).toBeUndefined();
+      expect(await cache.keyFor('other-unknown')).toBeUndefined();
       database.set('soon-created', 'partner-2');
       events.created('soon-created');
-      expect(await cache.partnerIdFor('soon-created')).toBe('partner-2');
-      expect(await cache.partnerIdFor('other-unknown')).toBeUndefined();
+      expect(await cache.keyFor('soon-created')).toBe('partner-2');
+      expect(await cache.keyFor('other-unknown')).toBeUndefined();
       expect(lookups).toEqual(['soon-created', 'other-unknown', 'soon-created']);
     });
 
@@ -110,39 +111,39 @@ describe('the API key cache', () => {
       const { cache, events, lookups, database, gate } = await harness();
       events.listening();
       const release = hold(gate);
-      const answer = cache.partnerIdFor('racing');
+      const answer = cache.keyFor('racing');
       // The key commits while the query, which began before it, is under way: its answer is stale.
       events.created('racing');
       release();
       expect(await answer).toBeUndefined();
       database.set('racing', 'partner-3');
-      expect(await cache.partnerIdFor('racing')).toBe('partner-3');
+      expect(await cache.keyFor('racing')).toBe('partner-3');
       expect(lookups).toEqual(['racing', 'racing']);
     });
 
     it('is not used while the listener is down, and starts empty when it reconnects', async () => {
       const { cache, events, lookups, database } = await harness();
       events.listening();
-      await cache.partnerIdFor('made-up');
+      await cache.keyFor('made-up');
       events.lost('connection ended');
       // A creation now would reach no one: every hash is asked of the database.
       database.set('made-up', 'partner-4');
-      expect(await cache.partnerIdFor('made-up')).toBe('partner-4');
+      expect(await cache.keyFor('made-up')).toBe('partner-4');
       database.delete('made-up');
-      expect(await cache.partnerIdFor('made-up')).toBeUndefined();
-      expect(await cache.partnerIdFor('made-up')).toBeUndefined();
+      expect(await cache.keyFor('made-up')).toBeUndefined();
+      expect(await cache.keyFor('made-up')).toBeUndefined();
       expect(lookups).toEqual(['made-up', 'made-up', 'made-up', 'made-up']);
       events.listening();
       database.set('made-up', 'partner-4');
-      expect(await cache.partnerIdFor('made-up')).toBe('partner-4');
+      expect(await cache.keyFor('made-up')).toBe('partner-4');
     });
 
     it('is not used after stop', async () => {
       const { cache, events, lookups } = await harness();
       events.listening();
-      await cache.partnerIdFor('made-up');
+      await cache.keyFor('made-up');
       await cache.stop();
-      await cache.partnerIdFor('made-up');
+      await cache.keyFor('made-up');
       expect(lookups).toEqual(['made-up', 'made-up']);
     });
   });
@@ -153,7 +154,7 @@ describe('the API key cache', () => {
         const { cache, events, lookups, gate } = await harness();
         if (listening) events.listening();
         const release = hold(gate);
-        const answers = Promise.all(Array.from({ length: 100 }, () => cache.partnerIdFor('flooded')));
+        const answers = Promise.all(Array.from({ length: 100 }, () => cache.keyFor('flooded')));
         release();
         expect(await answers).toEqual(Array<undefined>(100).fill(undefined));
         expect(lookups).toEqual(['flooded']);
@@ -162,8 +163,8 @@ describe('the API key cache', () => {
 
     it('a later request asks again once the shared query is answered (nothing kept while not listening)', async () => {
       const { cache, lookups } = await harness();
-      await cache.partnerIdFor('flooded');
-      await cache.partnerIdFor('flooded');
+      await cache.keyFor('flooded');
+      await cache.keyFor('flooded');
       expect(lookups).toEqual(['flooded', 'flooded']);
     });
 
@@ -172,16 +173,16 @@ describe('the API key cache', () => {
       events.listening();
       database.set('key', 'partner-5');
       const release = hold(gate);
-      const early = cache.partnerIdFor('key');
+      const early = cache.keyFor('key');
       database.delete('key');
       events.changed('key');
-      const late = cache.partnerIdFor('key');
+      const late = cache.keyFor('key');
       release();
       await Promise.all([early, late]);
       expect(await late).toBeUndefined();
       expect(lookups).toEqual(['key', 'key']);
       // Neither answer was kept as active: the revocation overlapped the first.
-      expect(cache.knownPartnerIdFor('key')).toBeUndefined();
+      expect(cache.knownKeyFor('key')).toBeUndefined();
     });
 
     it('a creation under way keeps an "active" answer (it is true) but not an "unknown" one', async () => {
@@ -189,11 +190,11 @@ describe('the API key cache', () => {
       events.listening();
       database.set('new-key', 'partner-7');
       const release = hold(gate);
-      const answer = cache.partnerIdFor('new-key');
+      const answer = cache.keyFor('new-key');
       events.created('new-key');
       release();
       expect(await answer).toBe('partner-7');
-      expect(cache.knownPartnerIdFor('new-key')).toBe('partner-7');
+      expect(cache.knownKeyFor('new-key')).toBe('partner-7');
       expect(lookups).toEqual(['new-key']);
     });
 
@@ -206,9 +207,9 @@ describe('the API key cache', () => {
           return 'partner-6';
         },
       });
-      const shared = [cache.partnerIdFor('key'), cache.partnerIdFor('key')];
+      const shared = [cache.keyFor('key'), cache.keyFor('key')];
       await expect(Promise.all(shared)).rejects.toThrow('database unavailable');
-      expect(await cache.partnerIdFor('key')).toBe('partner-6');
+      expect(await cache.keyFor('key')).toBe('partner-6');
       expect(attempts).toBe(2);
     });
   });

@@ -6,6 +6,7 @@ import { authMiddleware } from '../../api/middleware/auth.middleware';
 import { errorMiddleware } from '../../api/middleware/error.middleware';
 import type { ApiState } from '../../api/state';
 import { hashApiKey } from '../../core/api-keys';
+import type { ActiveApiKey } from '../../core/api-keys';
 
 /**
  * The failure limit of the auth middleware on its own: a Koa app with only it and the error
@@ -16,8 +17,8 @@ interface Harness {
   url: string;
   /** Hashes the resolver was asked for (the database lookups the limit saves). */
   lookups: string[];
-  /** Active keys: hash → partner; `known` also in the cache's memory. */
-  active: Map<string, { partnerId: string; known: boolean }>;
+  /** Active keys: hash → partner (and expiry, if any); `known` also in the cache's memory. */
+  active: Map<string, { partnerId: string; known: boolean; expiresAt?: Date }>;
   failNextLookup(): void;
   clock: { nowMs: number };
   get(
@@ -36,19 +37,22 @@ async function harness(options: { perSecond: number; burst: number; trustProxy?:
   const active: Harness['active'] = new Map();
   const clock = { nowMs: 0 };
   let failNext = false;
+  const keyOf = (keyHash: string): ActiveApiKey | undefined => {
+    const entry = active.get(keyHash);
+    return (
+      entry && { apiKeyId: `key-of-${entry.partnerId}`, partnerId: entry.partnerId, scope: 'payments', expiresAt: entry.expiresAt ?? null }
+    );
+  };
   const resolver: ApiKeyResolver = {
-    async partnerIdFor(keyHash) {
+    async keyFor(keyHash) {
       lookups.push(keyHash);
       if (failNext) {
         failNext = false;
         throw new Error('database unavailable');
       }
-      return active.get(keyHash)?.partnerId;
+      return keyOf(keyHash);
     },
-    knownPartnerIdFor: (keyHash) => {
-      const entry = active.get(keyHash);
-      return entry?.known ? entry.partnerId : undefined;
-    },
+    knownKeyFor: (keyHash) => (active.get(keyHash)?.known ? keyOf(keyHash) : undefined),
   };
   const app = new Koa<ApiState>();
   app.proxy = options.trustProxy ?? false;
@@ -134,6 +138,24 @@ describe('the limit on failed authentications per client address', () => {
     expect((await api.get('pk_made-up-1')).status).toBe(401);
     expect((await api.get('pk_made-up-2')).status).toBe(401);
     expect((await api.get('pk_made-up-3')).status).toBe(429);
+  });
+
+  it('refuses an expired key like an unknown one, from memory at the instant it expires, and counts it as a failure', async () => {
+    const api = await harness({ perSecond: 5, burst: 1 });
+    api.active.set(hashApiKey('pk_expiring'), { partnerId: 'partner-4', known: true, expiresAt: new Date(api.clock.nowMs + 1_000) });
+    expect((await api.get('pk_expiring')).status).toBe(200);
+    api.clock.nowMs += 999;
+    expect((await api.get('pk_expiring')).status).toBe(200);
+    api.clock.nowMs += 1;
+    expect(await api.get('pk_expiring')).toMatchObject({
+      status: 401,
+      body: { errorCode: 'P401', errorName: 'unauthorized', errorMessage: 'unknown, revoked or expired API key' },
+    });
+    expect(api.lookups).toEqual([]);
+    // Looked up (not in memory), an expired key drains the address's failures like a made-up one.
+    api.active.set(hashApiKey('pk_expired-cold'), { partnerId: 'partner-5', known: false, expiresAt: new Date(api.clock.nowMs - 1) });
+    expect((await api.get('pk_expired-cold')).status).toBe(401);
+    expect((await api.get('pk_expired-cold')).status).toBe(429);
   });
 
   it('keeps addresses apart: one flooding address does not lock out another', async () => {

@@ -33,7 +33,7 @@ export const API_SETTINGS = {
   authFailureLimitPerSecond: setting(
     'AUTH_FAILURE_LIMIT_PER_SECOND',
     integer(5, { max: 1_000_000 }),
-    'failed authentications (unknown or revoked keys) a client address gets back per second, per API process; once its `AUTH_FAILURE_BURST` is used up, keys the process does not know to be active are answered 429 without a database lookup (see [Reads: history pages, API keys](partners.md#reads-history-pages-api-keys)); `0` turns the limit off',
+    'failed authentications (unknown, revoked or expired keys) a client address gets back per second, per API process; once its `AUTH_FAILURE_BURST` is used up, keys the process does not know to be active are answered 429 without a database lookup (see [Reads: history pages, API keys](partners.md#reads-history-pages-api-keys)); `0` turns the limit off',
   ),
   authFailureBurst: setting(
     'AUTH_FAILURE_BURST',
