@@ -4,6 +4,7 @@ import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { balancesOf } from '../support/operations';
+import { runOpsCli } from '../support/ops-cli';
 import { TEST_WORKER_SETTINGS } from '../support/test-config';
 import { useTestApi } from '../support/use-test-api';
 
@@ -50,20 +51,26 @@ describe('the travel-rule threshold over 24 hours, per partner and destination',
     await reaches(partner, first.json.withdrawalId, 'SUCCESSFUL');
     expect(await travelRuleOf(first.json.withdrawalId)).toEqual({ requiresCompletion: false, sumEur: '700' });
 
+    // Sent one after the other, while the second still waits for its data (a failed one gives its share back).
     // The same EVM address in lower case is the same destination.
     const second = await withdraw700Eur(partner, address.toLowerCase());
     expect(second.status).toBe(200);
-    await reaches(partner, second.json.withdrawalId, 'IN_PROGRESS_TR_DATA');
-    expect(await travelRuleOf(second.json.withdrawalId)).toEqual({ requiresCompletion: true, sumEur: '1400' });
-
     const third = await withdraw700Eur(partner, address);
+    expect(third.status).toBe(200);
+    await reaches(partner, second.json.withdrawalId, 'IN_PROGRESS_TR_DATA');
     await reaches(partner, third.json.withdrawalId, 'IN_PROGRESS_TR_DATA');
+    expect(await travelRuleOf(second.json.withdrawalId)).toEqual({ requiresCompletion: true, sumEur: '1400' });
     expect(await travelRuleOf(third.json.withdrawalId)).toEqual({ requiresCompletion: true, sumEur: '2100' });
 
     // Without the data, both fail at the deadline and release what they held.
     await reaches(partner, second.json.withdrawalId, 'UNSUCCESSFUL');
     await reaches(partner, third.json.withdrawalId, 'UNSUCCESSFUL');
     expect((await balancesOf(ctx.api, partner)).pol).toBe('16499.900000000000000000');
+    // Operators see what the threshold was compared with.
+    const shown = await runOpsCli(['operation', 'show', second.json.withdrawalId], { TEMPORAL_ADDRESS: '127.0.0.1:9' });
+    const { travelRule } = shown.output.operation;
+    expect(travelRule.requiresCompletion).toBe(true);
+    expect([new Decimal(travelRule.amountEur).toFixed(), new Decimal(travelRule.destinationEurLast24h).toFixed()]).toEqual(['700', '1400']);
   });
 
   it('three of EUR 700 to three addresses: none asks for the data', async () => {
