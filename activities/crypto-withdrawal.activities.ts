@@ -2,12 +2,10 @@ import { ApplicationFailure } from '@temporalio/common';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CryptoCurrency, Network } from '../core/currencies';
-import { DomainError, assertInvariant } from '../core/errors';
+import { assertInvariant } from '../core/errors';
 import { isFinal } from '../core/operation-status';
 import type { AbandonOutcome, OperationState, OperationStatus, ReleaseOutcome } from '../core/operation-status';
 import { Decimal } from '../core/money';
-import { buildTravelRuleData } from '../core/travel-rule';
-import type { Originator } from '../core/travel-rule';
 import type { TravelRuleCompletion } from '../core/travel-rule-completion';
 import { travelRuleCompletionDigest } from '../core/travel-rule-completion-digest';
 import { consumeOperatorAction } from '../db/services/operator-audit.service';
@@ -15,10 +13,9 @@ import { CryptoWithdrawal } from '../db/entities/crypto-withdrawal.entity';
 import type { CryptoWithdrawalStage } from '../db/entities/crypto-withdrawal.entity';
 import { cryptoWithdrawalContract } from '../contracts';
 import type { CryptoWithdrawalInput } from '../contracts';
-import { Partner } from '../db/entities/partner.entity';
-import { PartnerUser } from '../db/entities/partner-user.entity';
 import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
 import { keepNetworkFee } from '../db/services/kept-network-fee.service';
+import { assertWithinDailyLimit } from '../db/services/velocity-limit';
 import type { PostingInput } from '../db/ledger/ledger';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
 import { acceptedRequest } from './accepted-operation.guard';
@@ -26,6 +23,7 @@ import { pollForAnswer } from './answer-polling';
 import type { ActivityDependencies } from './dependencies';
 import { activityFailure } from './domain-error.interceptor';
 import { outgoingPaymentSteps } from './outgoing-payment.steps';
+import { travelRuleDataOf } from './travel-rule-data';
 
 export interface TravelRuleOutcome {
   /** Set when the destination is deny-listed: the withdrawal must not be broadcast. */
@@ -128,6 +126,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
         ];
         if (!new Decimal(input.fee).isZero()) postings.push({ systemAccount: 'FEE_INCOME', currency: input.currency, amount: input.fee });
         await reserveTransfer(em, { transferId: input.withdrawalId, kind: 'CRYPTO_WITHDRAWAL', postings }, now);
+        await assertWithinDailyLimit(em, { partnerId: input.partnerId, amountEur: input.amountEur, now });
         em.create(CryptoWithdrawal, {
           id: input.withdrawalId,
           partnerId: input.partnerId,
@@ -158,7 +157,10 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     /** After a reservation whose outcome is unknown: see outgoingPaymentSteps.abandon. */
     abandonWithdrawal: (withdrawalId: string, reason: string): Promise<AbandonOutcome> => payments.abandon(withdrawalId, reason),
 
-    /** Builds and stores the IVMS101 data, then applies the deny list and the EUR threshold. */
+    /**
+     * Builds and stores the IVMS101 data, then applies the deny list and the EUR threshold, to this
+     * withdrawal's value or its destination's 24-hour sum when larger (split transfers add up).
+     */
     async checkTravelRule(withdrawalId: string): Promise<TravelRuleOutcome> {
       return inTransaction(async (em) => {
         const withdrawal = await load(em, withdrawalId);
@@ -167,18 +169,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
         if (payments.isHandedOff(withdrawal) || isFinal(withdrawal.status)) {
           return { deniedReason: null, requiresCompletion: false, deadlineMs: 0, handedOff: true };
         }
-        const originator = await originatorOf(em, withdrawal);
-        const data = buildTravelRuleData(
-          originator,
-          {
-            name: withdrawal.beneficiaryName,
-            receiverType: withdrawal.receiverType,
-            walletType: withdrawal.walletType,
-            walletAddress: withdrawal.destination,
-          },
-          { currency: withdrawal.currency, network: withdrawal.network, amount: withdrawal.amount, amountEur: withdrawal.amountEur },
-          deps.compliance.travelRuleThresholdEur,
-        );
+        const data = await travelRuleDataOf(em, withdrawal, deps.compliance.travelRuleThresholdEur);
         withdrawal.travelRule = { ...(withdrawal.travelRule ?? {}), ...(data as unknown as Record<string, unknown>) };
         withdrawal.updatedAt = deps.clock.now();
         await em.flush();
@@ -369,27 +360,4 @@ function travelRuleUnmet(withdrawal: CryptoWithdrawal, denyListedAddresses: read
   }
   if (data.requiresCompletion === true && !data.completion) return 'its travel-rule data has not been completed';
   return undefined;
-}
-
-async function originatorOf(em: EntityManager, withdrawal: CryptoWithdrawal): Promise<Originator> {
-  if (withdrawal.userId) {
-    const user = await em.findOne(PartnerUser, { id: withdrawal.userId });
-    if (!user) throw new DomainError('invalid-user', 'the user of this withdrawal no longer exists');
-    return {
-      kind: 'NATURAL',
-      firstName: user.firstName,
-      lastName: user.lastName,
-      address: user.address,
-      city: user.city,
-      country: user.country,
-      documentType: user.documentType,
-      documentNumber: user.documentNumber,
-      birthDate: user.birthDate ?? null,
-      birthCountry: user.birthCountry ?? null,
-      customerId: user.externalUserId,
-    };
-  }
-  const partner = await em.findOne(Partner, { id: withdrawal.partnerId });
-  assertInvariant(partner, `partner ${withdrawal.partnerId} exists`);
-  return { kind: 'LEGAL', name: partner.name, customerId: partner.id };
 }

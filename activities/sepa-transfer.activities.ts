@@ -10,6 +10,7 @@ import { sepaTransferContract } from '../contracts';
 import type { SepaTransferInput } from '../contracts';
 import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
 import { findPartnerAccount } from '../db/ledger/accounts';
+import { assertWithinDailyLimit } from '../db/services/velocity-limit';
 import { buildPain001 } from './adapters/bank/pain001';
 import { UnknownBankReferenceError } from './adapters/bank/bank-adapter';
 import type { BankPaymentState, SepaPayment } from './adapters/bank/bank-adapter';
@@ -76,6 +77,7 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
           },
           now,
         );
+        await assertWithinDailyLimit(em, { partnerId: input.partnerId, amountEur: input.amount, now });
         em.create(SepaTransfer, {
           ...input,
           id: input.transferId,

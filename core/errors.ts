@@ -19,6 +19,8 @@ export const DOMAIN_ERRORS = {
   'partner-not-found': { refusal: true },
   'invalid-exchange-lock': { refusal: true },
   'insufficient-funds': { refusal: true },
+  /** Past the partner's rolling 24-hour EUR limit (operator policy: `ops partner set-policy --daily-limit-eur`). */
+  'limit-exceeded': { refusal: true },
   /** Given up on before anything was held; a tombstone guarantees nothing ever will be. Safe to retry. */
   'operation-abandoned': { refusal: true },
   /**

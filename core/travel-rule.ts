@@ -35,12 +35,19 @@ export interface Beneficiary {
   walletAddress: string;
 }
 
-/** Amounts are decimal strings; amountEur is the EUR value the threshold is checked against. */
+/** Amounts are decimal strings; amountEur is this transfer's EUR value at its acceptance. */
 export interface TravelRuleTransfer {
   currency: string;
   network: string;
   amount: string;
   amountEur: string;
+  /**
+   * The EUR sum of the originating partner's withdrawals to this destination over the 24 hours up
+   * to and including this one (this one in it): the threshold applies to the larger of it and
+   * amountEur, so a transfer split in parts asks for the data on the part that crosses it. Absent:
+   * amountEur alone.
+   */
+  destinationEurLast24h?: string;
 }
 
 /** IVMS101 codes: LEGL legal name; CCPT passport, IDCD identity card, DRLC driving licence. */
@@ -103,8 +110,14 @@ export function buildTravelRuleData(
     },
     transfer,
     walletType: beneficiary.walletType,
-    requiresCompletion: requiresTravelRuleCompletion(beneficiary.walletType, transfer.amountEur, thresholdEur),
+    requiresCompletion: requiresTravelRuleCompletion(beneficiary.walletType, thresholdAmountEur(transfer), thresholdEur),
   };
+}
+
+/** What the threshold is compared with: this transfer alone, or its destination's 24-hour sum when larger. */
+export function thresholdAmountEur(transfer: TravelRuleTransfer): string {
+  const sum = transfer.destinationEurLast24h;
+  return sum !== undefined && compareDecimalStrings(sum, transfer.amountEur) > 0 ? sum : transfer.amountEur;
 }
 
 /**

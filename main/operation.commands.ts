@@ -27,9 +27,16 @@ function operationView(operation: OperationRecord): Record<string, unknown> {
   if (operation.type === 'exchange') return row;
   const view: Record<string, unknown> = { ...row, handedOff: isHandedOff(operation) };
   if (operation.type === 'crypto-withdrawal') {
-    const data = travelRule as { requiresCompletion?: unknown; completion?: Record<string, unknown> } | null;
+    const data = travelRule as {
+      requiresCompletion?: unknown;
+      transfer?: { amountEur?: unknown; destinationEurLast24h?: unknown };
+      completion?: Record<string, unknown>;
+    } | null;
     view.travelRule = data && {
       requiresCompletion: data.requiresCompletion ?? null,
+      // What the threshold was compared with: this withdrawal's EUR value, or its destination's 24-hour sum when larger.
+      amountEur: data.transfer?.amountEur ?? null,
+      destinationEurLast24h: data.transfer?.destinationEurLast24h ?? null,
       completion: data.completion
         ? {
             completedBy: data.completion.completedBy ?? null,

@@ -53,6 +53,10 @@ const ERROR_DOCS: Readonly<Record<ApiErrorKind, { when: string; message: string 
     when: 'The available balance is too low (for a withdrawal: amount plus fee).',
     message: 'not enough btc available',
   },
+  'limit-exceeded': {
+    when: "Over the partner's rolling 24-hour limit: crypto withdrawals (in EUR at the rates of their acceptance, fees excluded) and SEPA transfers accepted in the last 24 hours and not UNSUCCESSFUL, plus this one, would exceed it. Nothing was held; says how much is left.",
+    message: '10.00 EUR left in the last 24 h',
+  },
   'invalid-date': { when: 'The month is in the future or more than twelve months back.', message: '2027-01 is in the future' },
   'internal-error': {
     when: 'A fault of ours; nothing about it is disclosed. Nothing was moved unless the operation shows up.',

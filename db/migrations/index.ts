@@ -13,6 +13,7 @@ import { Migration20261124020000_operator_audit } from './Migration2026112402000
 import { Migration20261124100000_api_key_created } from './Migration20261124100000_api_key_created';
 import { Migration20261125090000_partner_policy } from './Migration20261125090000_partner_policy';
 import { Migration20261125100000_scoped_keys } from './Migration20261125100000_scoped_keys';
+import { Migration20261125103000_partner_limit_sums } from './Migration20261125103000_partner_limit_sums';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261124110000_write_once_operations', class: Migration20261124110000_write_once_operations },
   { name: 'Migration20261125090000_partner_policy', class: Migration20261125090000_partner_policy },
   { name: 'Migration20261125100000_scoped_keys', class: Migration20261125100000_scoped_keys },
+  { name: 'Migration20261125103000_partner_limit_sums', class: Migration20261125103000_partner_limit_sums },
 ];

@@ -5,6 +5,7 @@ import type { RunningApi } from '../../api/server';
 import type { Clock } from '../../api/dependencies';
 import { createLogger } from '../../core/logger';
 import { DEFAULT_EUR_RATES } from '../../core/rates';
+import type { EurRates } from '../../core/rates';
 import { testStack } from './stack';
 
 export interface TestResponse {
@@ -41,6 +42,8 @@ export interface StartTestApiOptions {
   /** Start the internal /metrics listener, on a free port. */
   metrics?: boolean;
   databaseTimeouts?: DatabaseTimeouts;
+  /** The EUR rates its operations are priced at (default: the configured table). */
+  eurRates?: EurRates;
 }
 
 /** The real HTTP API on a free port, against the run's Postgres. */
@@ -54,7 +57,7 @@ export async function startTestApi(options: StartTestApiOptions = {}): Promise<T
     temporalNamespace: testStack().namespace,
     temporalTaskQueue: options.taskQueue ?? testStack().taskQueue,
     operationResponseTimeoutMs: options.responseTimeoutMs ?? 30_000,
-    eurRates: DEFAULT_EUR_RATES,
+    eurRates: options.eurRates ?? DEFAULT_EUR_RATES,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
     rateLimitPerSecond: options.rateLimit?.perSecond ?? 0,
     rateLimitBurst: options.rateLimit?.burst ?? 0,

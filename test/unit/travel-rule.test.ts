@@ -1,4 +1,4 @@
-import { buildTravelRuleData, compareDecimalStrings, requiresTravelRuleCompletion } from '../../core/travel-rule';
+import { buildTravelRuleData, compareDecimalStrings, requiresTravelRuleCompletion, thresholdAmountEur } from '../../core/travel-rule';
 import type { Beneficiary, LegalPersonOriginator, NaturalPersonOriginator, TravelRuleTransfer } from '../../core/travel-rule';
 
 const naturalOriginator: NaturalPersonOriginator = {
@@ -157,6 +157,31 @@ describe('buildTravelRuleData', () => {
   it('survives a JSON round trip unchanged, as workflow payloads do', () => {
     const data = buildTravelRuleData(naturalOriginator, beneficiary, transfer, '1000');
     expect(JSON.parse(JSON.stringify(data))).toEqual(data);
+  });
+});
+
+describe("the threshold over a destination's 24-hour sum", () => {
+  const part: TravelRuleTransfer = { currency: 'pol', network: 'polygon', amount: '3500', amountEur: '700' };
+
+  it.each([
+    [undefined, '700', false],
+    ['700', '700', false],
+    ['1000', '1000', false],
+    ['1400', '1400', true],
+    ['1000.000000000000000001', '1000.000000000000000001', true],
+    // Never below the transfer's own value, whatever the sum says.
+    ['0', '700', false],
+  ] as const)('with a sum of %p, compares EUR %s with the threshold: completion required %p', (sum, compared, required) => {
+    const transfer = sum === undefined ? part : { ...part, destinationEurLast24h: sum };
+    expect(thresholdAmountEur(transfer)).toBe(compared);
+    expect(buildTravelRuleData(naturalOriginator, beneficiary, transfer, '1000').requiresCompletion).toBe(required);
+  });
+
+  it('a custodial destination never requires completion, whatever the sum', () => {
+    const transfer = { ...part, destinationEurLast24h: '5000' };
+    expect(buildTravelRuleData(naturalOriginator, { ...beneficiary, walletType: 'CUSTODIAL' }, transfer, '1000').requiresCompletion).toBe(
+      false,
+    );
   });
 });
 
