@@ -14,7 +14,7 @@ export const partnerCryptoWithdrawalRoute: Route = {
     tag: 'Partner',
     summary: "Withdraw crypto from the partner's balance",
     description: WITHDRAWAL_DESCRIPTION,
-    errors: ['invalid-currency', 'insufficient-funds'],
+    errors: ['invalid-currency', 'insufficient-funds', 'address-not-allowlisted', 'operation-abandoned'],
   },
   request: {
     body: {

@@ -8,12 +8,12 @@ export const PartnerPolicy = defineEntity({
   tableName: 'partner_policy',
   properties: {
     partnerId: p.uuid().primary().fieldName('partner_id'),
-    allowlistRequired: p.boolean().fieldName('allowlist_required'),
+    allowlistRequired: p.boolean().default(false).fieldName('allowlist_required'),
     /** Null: the deployment's WITHDRAWAL_ADDRESS_COOLING_OFF_MINUTES. */
     coolingOffMinutes: p.integer().nullable().fieldName('cooling_off_minutes'),
     /** Null: no limit. */
     dailyLimitEur: p.type(new DecimalStringType(38, 2)).nullable().fieldName('daily_limit_eur'),
-    updatedAt: p.datetime().columnType('timestamptz').fieldName('updated_at'),
+    updatedAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('updated_at'),
   },
 });
 export type PartnerPolicy = InferEntity<typeof PartnerPolicy>;

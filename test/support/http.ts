@@ -5,7 +5,11 @@ import type { RunningApi } from '../../api/server';
 import type { Clock } from '../../api/dependencies';
 import { createLogger } from '../../core/logger';
 import { DEFAULT_EUR_RATES } from '../../core/rates';
+import { PAYMENT_SETTINGS } from '../../core/settings/declarations/payments';
 import { testStack } from './stack';
+
+/** WITHDRAWAL_ADDRESS_COOLING_OFF_MINUTES unset, as the API starts in production. */
+const DEFAULT_COOLING_OFF_MINUTES = PAYMENT_SETTINGS.withdrawalAddressCoolingOffMinutes.schema.parse(undefined);
 
 export interface TestResponse {
   status: number;
@@ -41,6 +45,8 @@ export interface StartTestApiOptions {
   /** Start the internal /metrics listener, on a free port. */
   metrics?: boolean;
   databaseTimeouts?: DatabaseTimeouts;
+  /** A new address-book entry's cooling-off for partners without their own (default: the setting's). */
+  withdrawalAddressCoolingOffMinutes?: number;
 }
 
 /** The real HTTP API on a free port, against the run's Postgres. */
@@ -66,6 +72,7 @@ export async function startTestApi(options: StartTestApiOptions = {}): Promise<T
     clock: options.clock,
     temporal: testTemporalAccess(),
     ...(options.databaseTimeouts ? { databaseTimeouts: options.databaseTimeouts } : {}),
+    withdrawalAddressCoolingOffMinutes: options.withdrawalAddressCoolingOffMinutes ?? DEFAULT_COOLING_OFF_MINUTES,
   });
   return {
     url: api.url,
