@@ -16,6 +16,7 @@ import type { CryptoWithdrawalInput } from '../contracts';
 import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
 import { keepNetworkFee } from '../db/services/kept-network-fee.service';
 import { assertWithinDailyLimit } from '../db/services/velocity-limit';
+import { assertAllowlisted } from '../db/services/withdrawal-address-book';
 import type { PostingInput } from '../db/ledger/ledger';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
 import { acceptedRequest } from './accepted-operation.guard';
@@ -106,7 +107,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
   };
 
   return {
-    /** Stores the withdrawal and holds amount + fee in one transaction; re-running returns its state. */
+    /** Stores the withdrawal and holds amount + fee in one transaction, the allowlist checked first; re-running returns its state. */
     async reserveWithdrawal(requested: CryptoWithdrawalInput): Promise<OperationState> {
       return inTransaction(async (em) => {
         const input = await acceptedRequest(em, deps, {
@@ -119,6 +120,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
         const existing = await em.findOne(CryptoWithdrawal, { id: input.withdrawalId });
         if (existing) return { status: existing.status, stage: existing.stage };
         const now = deps.clock.now();
+        await assertAllowlisted(em, input, now);
         const total = new Decimal(input.amount).plus(input.fee);
         const postings: PostingInput[] = [
           { partnerId: input.partnerId, currency: input.currency, amount: total.negated().toFixed() },

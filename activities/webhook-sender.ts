@@ -4,7 +4,8 @@ import os from 'node:os';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
-import type { WebhookEvent } from '../core/webhook-event';
+import { isWithdrawalAddressEvent } from '../core/webhook-event';
+import type { OperationEventData, WebhookEvent, WithdrawalAddressEventData } from '../core/webhook-event';
 import { checkWebhookTarget } from '../core/webhook-target';
 import type { CheckedTarget, HostResolver, WebhookTargetPolicy } from '../core/webhook-target';
 
@@ -33,20 +34,36 @@ const MAX_ERROR_LENGTH = 500;
  * every attempt sends the same bytes.
  */
 export function webhookEventBody(event: WebhookEvent): string {
-  const { data } = event;
   return JSON.stringify({
     id: event.id,
     type: event.type,
     timestamp: event.timestamp,
-    data: {
-      id: data.id,
-      ...(data.userId === undefined || data.userId === null ? {} : { userId: data.userId }),
-      status: data.status,
-      stage: data.stage,
-      failureReason: data.failureReason ?? null,
-      sequence: data.sequence,
-    },
+    data: isWithdrawalAddressEvent(event) ? withdrawalAddressData(event.data) : operationData(event.data),
   });
+}
+
+function operationData(data: OperationEventData): OperationEventData {
+  return {
+    id: data.id,
+    ...(data.userId === undefined || data.userId === null ? {} : { userId: data.userId }),
+    status: data.status,
+    stage: data.stage,
+    failureReason: data.failureReason ?? null,
+    sequence: data.sequence,
+  };
+}
+
+function withdrawalAddressData(data: WithdrawalAddressEventData): WithdrawalAddressEventData {
+  return {
+    id: data.id,
+    currency: data.currency,
+    network: data.network,
+    address: data.address,
+    label: data.label,
+    status: data.status,
+    activeFrom: data.activeFrom,
+    createdAt: data.createdAt,
+  };
 }
 
 /**

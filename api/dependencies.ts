@@ -28,4 +28,6 @@ export interface ApiDependencies extends OperationDependencies {
   metrics?: ApiMetrics;
   /** Rails whose payments no bank or chain moves (SIMULATED_RAILS): /health/ready lists them; absent, none. */
   simulatedRails?: readonly Rail[];
+  /** WITHDRAWAL_ADDRESS_COOLING_OFF_MINUTES: a new address-book entry's cooling-off, for partners whose policy sets none. */
+  withdrawalAddressCoolingOffMinutes: number;
 }

@@ -52,6 +52,8 @@ export interface ApiOptions {
   temporal?: TemporalAccess;
   /** Rails whose payments no bank or chain moves (SIMULATED_RAILS), listed by /health/ready; absent, none. */
   simulatedRails?: readonly Rail[];
+  /** WITHDRAWAL_ADDRESS_COOLING_OFF_MINUTES: a new address-book entry's cooling-off, for partners whose policy sets none. */
+  withdrawalAddressCoolingOffMinutes: number;
 }
 
 export interface RunningApi {
@@ -112,6 +114,7 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
       apiKeys,
       metrics,
       simulatedRails: options.simulatedRails ?? [],
+      withdrawalAddressCoolingOffMinutes: options.withdrawalAddressCoolingOffMinutes,
     });
     const server = http.createServer(app.callback());
     await new Promise<void>((resolve, reject) => {

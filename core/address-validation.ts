@@ -5,49 +5,57 @@ import { CURRENCY_NETWORKS } from './currencies';
 import type { CryptoCurrency, Network } from './currencies';
 
 /**
- * Checks a withdrawal destination against the currency's chain and the configured mainnet or
+ * Checks a withdrawal destination (a withdrawal's `walletAddress`, an address-book entry's
+ * `address`: `field` names it) against the currency's chain and the configured mainnet or
  * testnet. Returns undefined for a valid address, otherwise a sentence the partner can act on
- * (it becomes the errorMessage of a 400 P410, so it names the field and never internals).
+ * (it becomes the errorMessage of a 400, so it names the field and never internals).
  */
 export function withdrawalAddressProblem(
   currency: CryptoCurrency,
   network: Network,
   mainnet: boolean,
   address: string,
+  field = 'walletAddress',
 ): string | undefined {
   if (!CURRENCY_NETWORKS[currency].includes(network)) return `network ${network} is not available for ${currency}`;
-  if (address.length === 0) return 'walletAddress must not be empty';
+  if (address.length === 0) return `${field} must not be empty`;
   // Trimming silently would send to a string the partner did not send; make them fix it.
-  if (address.trim() !== address) return 'walletAddress must not have leading or trailing whitespace';
+  if (address.trim() !== address) return `${field} must not have leading or trailing whitespace`;
 
   switch (currency) {
     case 'eth':
     case 'pol':
     case 'usdc':
-      return evmAddressProblem(network, address);
+      return evmAddressProblem(network, address, field);
     case 'btc':
     case 'ltc':
     case 'doge':
-      return utxoAddressProblem(currency, network, mainnet, address);
+      return utxoAddressProblem(currency, network, mainnet, address, field);
   }
 }
 
 /** EVM addresses look the same on mainnet and testnet, so only the format and checksum count. */
-function evmAddressProblem(network: Network, address: string): string | undefined {
+function evmAddressProblem(network: Network, address: string, field: string): string | undefined {
   if (isAddress(address, { strict: true })) return undefined;
   // A well-formed address with a wrong checksum is most likely a typo: say so.
-  if (isAddress(address, { strict: false })) return `walletAddress has an invalid EIP-55 checksum (${network} address)`;
-  return `walletAddress is not a valid ${network} address`;
+  if (isAddress(address, { strict: false })) return `${field} has an invalid EIP-55 checksum (${network} address)`;
+  return `${field} is not a valid ${network} address`;
 }
 
-function utxoAddressProblem(currency: 'btc' | 'ltc' | 'doge', network: Network, mainnet: boolean, address: string): string | undefined {
+function utxoAddressProblem(
+  currency: 'btc' | 'ltc' | 'doge',
+  network: Network,
+  mainnet: boolean,
+  address: string,
+  field: string,
+): string | undefined {
   if (isUtxoAddress(currency, mainnet, address)) return undefined;
   const configured = mainnet ? 'mainnet' : 'testnet';
   // Mixing up mainnet and testnet is the usual integration mistake; name it precisely.
   if (isUtxoAddress(currency, !mainnet, address)) {
-    return `walletAddress is a ${network} ${mainnet ? 'testnet' : 'mainnet'} address, but withdrawals go to ${configured}`;
+    return `${field} is a ${network} ${mainnet ? 'testnet' : 'mainnet'} address, but withdrawals go to ${configured}`;
   }
-  return `walletAddress is not a valid ${network} ${configured} address`;
+  return `${field} is not a valid ${network} ${configured} address`;
 }
 
 function isUtxoAddress(currency: 'btc' | 'ltc' | 'doge', mainnet: boolean, address: string): boolean {

@@ -21,6 +21,8 @@ export const DOMAIN_ERRORS = {
   'insufficient-funds': { refusal: true },
   /** Past the partner's rolling 24-hour EUR limit (operator policy: `ops partner set-policy --daily-limit-eur`). */
   'limit-exceeded': { refusal: true },
+  /** The partner's policy requires an ACTIVE entry of its withdrawal-address book for the destination, and there is none. */
+  'address-not-allowlisted': { refusal: true },
   /** Given up on before anything was held; a tombstone guarantees nothing ever will be. Safe to retry. */
   'operation-abandoned': { refusal: true },
   /**
@@ -32,6 +34,8 @@ export const DOMAIN_ERRORS = {
   'invalid-date': { refusal: false },
   'withdrawal-not-found': { refusal: false },
   'not-found': { refusal: false },
+  /** No entry of the partner's withdrawal-address book with this id (unknown, deleted, or another partner's). */
+  'withdrawal-address-not-found': { refusal: false },
   'idempotency-conflict': { refusal: false },
   /** A backing service (Postgres, Temporal) cannot be reached: retry later. */
   'service-unavailable': { refusal: false },

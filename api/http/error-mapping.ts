@@ -29,6 +29,8 @@ export const HTTP_ERRORS: Readonly<Record<ApiErrorKind, HttpErrorShape>> = {
   'insufficient-funds': { status: 400, errorCode: 'P433', errorName: 'insufficient-funds' },
   'invalid-date': { status: 400, errorCode: 'P435', errorName: 'invalid-date' },
   'limit-exceeded': { status: 400, errorCode: 'P442', errorName: 'limit-exceeded' },
+  'address-not-allowlisted': { status: 400, errorCode: 'P441', errorName: 'address-not-allowlisted' },
+  'withdrawal-address-not-found': { status: 404, errorCode: 'P404', errorName: 'not-found' },
   'internal-error': { status: 500, errorCode: 'P500', errorName: 'internal-error' },
   'service-unavailable': { status: 503, errorCode: 'P503', errorName: 'service-unavailable' },
   'operation-abandoned': { status: 503, errorCode: 'P503', errorName: 'service-unavailable' },

@@ -20,7 +20,7 @@ const DESCRIPTION = `Partner accounts (balances, a month of history, rate locks,
 
 **Request ids.** Every answer carries \`X-Request-Id\`: the one the request sent, if well-formed, or a new one. Quote it when asking about a request.
 
-**Webhooks.** Status changes of withdrawals, SEPA transfers and exchanges are sent to the partner's endpoint, signed per Standard Webhooks: see *Webhooks*.
+**Webhooks.** Status changes of withdrawals, SEPA transfers and exchanges, and every address added to or deleted from the withdrawal-address book, are sent to the partner's endpoint, signed per Standard Webhooks: see *Webhooks*.
 
 This document is served at \`GET /v1/openapi.json\`, this page at \`GET /docs\`; neither needs a key.`;
 
@@ -39,6 +39,11 @@ export function createOpenApiDocument(currentYear: number): OpenApiDocument {
         {
           name: 'Crypto withdrawals',
           description: "Network fees, withdrawals on behalf of the partner's users, and any withdrawal's details.",
+        },
+        {
+          name: 'Withdrawal address book',
+          description:
+            "The addresses the partner trusts as withdrawal destinations. A new one is PENDING for the partner's cooling-off (24 hours unless operators set another), then ACTIVE; every addition and deletion is sent as a webhook. When operators require it for the partner (its policy: never the partner's own key), a withdrawal to an address that is not ACTIVE in the book is refused with 400 P441.",
         },
       ],
       security: [{ partnerApiKey: [] }],

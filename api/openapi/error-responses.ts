@@ -57,6 +57,14 @@ const ERROR_DOCS: Readonly<Record<ApiErrorKind, { when: string; message: string 
     when: "Over the partner's rolling 24-hour limit: crypto withdrawals (in EUR at the rates of their acceptance, fees excluded) and SEPA transfers accepted in the last 24 hours and not UNSUCCESSFUL, plus this one, would exceed it. Nothing was held; says how much is left.",
     message: '10.00 EUR left in the last 24 h',
   },
+  'address-not-allowlisted': {
+    when: "The partner's policy requires withdrawals to go to its withdrawal-address book, and the destination is not an ACTIVE entry of it (for this currency and network): not in the book, deleted, or still in its cooling-off. Nothing was held.",
+    message: 'walletAddress is in the withdrawal-address book but PENDING until 2026-11-22T16:12:27.786Z (its cooling-off)',
+  },
+  'withdrawal-address-not-found': {
+    when: "No entry of the partner's withdrawal-address book has this id: unknown, deleted already, or another partner's.",
+    message: 'no such withdrawal address',
+  },
   'invalid-date': { when: 'The month is in the future or more than twelve months back.', message: '2027-01 is in the future' },
   'internal-error': {
     when: 'A fault of ours; nothing about it is disclosed. Nothing was moved unless the operation shows up.',
@@ -79,13 +87,11 @@ const ERROR_DOCS: Readonly<Record<ApiErrorKind, { when: string; message: string 
 /** The answer of every route to an authenticated request that fails on our side or is limited. */
 export const EVERY_ROUTE_ERRORS: readonly ApiErrorKind[] = ['unauthorized', 'too-many-requests', 'internal-error', 'service-unavailable'];
 
-/** What every money-moving POST can answer besides its own refusals. */
-export const EVERY_POST_ERRORS: readonly ApiErrorKind[] = [
-  'invalid-request',
-  'idempotency-conflict',
-  'payload-too-large',
-  'operation-abandoned',
-];
+/**
+ * What every POST can answer besides its own refusals (its body and Idempotency-Key checked). A
+ * money-moving POST lists `operation-abandoned` among its own: only a workflow's wait runs out.
+ */
+export const EVERY_POST_ERRORS: readonly ApiErrorKind[] = ['invalid-request', 'idempotency-conflict', 'payload-too-large'];
 
 /**
  * The error responses of a route, one per HTTP status: which codes it carries and when, a body

@@ -8,7 +8,7 @@ import { idempotencyKeyHeader, idempotentReplayedHeader, requestIdHeader, respon
 
 /** A route as the document describes it (the e2e test compares these with what the router serves). */
 export interface DocumentedRoute {
-  method: 'get' | 'post';
+  method: Route['method'];
   /** OpenAPI's form: `{name}` for a path parameter. */
   path: string;
   operation: ZodOpenApiOperationObject;
@@ -43,6 +43,23 @@ function errorsOf(route: Route): ApiErrorKind[] {
   return [...route.docs.errors, ...(route.request.body ? EVERY_POST_ERRORS : []), ...scope, ...everyRoute];
 }
 
+/** The route's success answer (and its alternative, with the same body); a 204 has no content. */
+function successResponses(response: Route['response'], headers: Record<string, z.ZodType>): ZodOpenApiResponsesObject {
+  if (response.status === 204) return { '204': { description: response.description, headers: responseHeaders(204, headers) } };
+  const { body } = response;
+  const answers = [response, ...(response.alternative ? [response.alternative] : [])];
+  return Object.fromEntries(
+    answers.map((answer) => [
+      String(answer.status),
+      {
+        description: answer.description,
+        headers: responseHeaders(answer.status, headers),
+        content: { 'application/json': { schema: body, examples: answer.examples } },
+      },
+    ]),
+  );
+}
+
 function operationOf(route: Route, currentYear: number): ZodOpenApiOperationObject {
   const { docs, request, response } = route;
   const post = request.body !== undefined;
@@ -52,14 +69,7 @@ function operationOf(route: Route, currentYear: number): ZodOpenApiOperationObje
     header: z.object({ 'X-Request-Id': requestIdHeader, ...(post ? { 'Idempotency-Key': idempotencyKeyHeader } : {}) }),
   };
   const successHeaders = { ...response.headers, ...(post ? { 'Idempotent-Replayed': idempotentReplayedHeader.optional() } : {}) };
-  const responses: ZodOpenApiResponsesObject = {
-    [String(response.status)]: {
-      description: response.description,
-      headers: responseHeaders(response.status, successHeaders),
-      content: { 'application/json': { schema: response.body, examples: response.examples } },
-    },
-    ...errorResponses(errorsOf(route)),
-  };
+  const responses: ZodOpenApiResponsesObject = { ...successResponses(response, successHeaders), ...errorResponses(errorsOf(route)) };
   return {
     operationId: docs.operationId,
     tags: [docs.tag],

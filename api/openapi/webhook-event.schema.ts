@@ -1,16 +1,36 @@
 import { z } from 'zod';
-import { WEBHOOK_EVENT_TYPES } from '../../core/webhook-event';
+import { CRYPTO_CURRENCIES, NETWORKS } from '../../core/currencies';
+import {
+  OPERATION_WEBHOOK_EVENT_TYPES,
+  WITHDRAWAL_ADDRESS_WEBHOOK_EVENT_TYPES,
+  isWithdrawalAddressEventType,
+} from '../../core/webhook-event';
 import type { WebhookEvent, WebhookEventType } from '../../core/webhook-event';
+import { WITHDRAWAL_ADDRESS_STATUSES } from '../../core/withdrawal-address-book';
 import { OPERATION_STATUSES } from '../schemas/response-fields.schema';
 
-/** What each event type is about (its subject, and the id the API returned for it), for the document. */
-export const WEBHOOK_EVENT_SUBJECTS: Readonly<Record<WebhookEventType, { subject: string; idName: string }>> = {
-  'crypto_withdrawal.status_changed': { subject: "a crypto withdrawal (the partner's own or on behalf of a user)", idName: 'withdrawalId' },
-  'sepa_transfer.status_changed': { subject: 'a SEPA transfer', idName: 'transferId' },
-  'exchange.status_changed': { subject: 'an exchange', idName: 'exchangeId' },
+/** What each event type says, for the document: its summary and what its data is. */
+export const WEBHOOK_EVENT_DOCS: Readonly<Record<WebhookEventType, { summary: string; data: string }>> = {
+  'crypto_withdrawal.status_changed': {
+    summary: "The status of a crypto withdrawal (the partner's own or on behalf of a user) changed",
+    data: 'data.id is the withdrawalId the API returned.',
+  },
+  'sepa_transfer.status_changed': { summary: 'The status of a SEPA transfer changed', data: 'data.id is the transferId the API returned.' },
+  'exchange.status_changed': { summary: 'The status of an exchange changed', data: 'data.id is the exchangeId the API returned.' },
+  'withdrawal_address.created': {
+    summary: 'An address was added to the withdrawal-address book',
+    data:
+      'data is the new entry as POST /v1/partner/withdrawal-addresses answered it: PENDING until activeFrom (the cooling-off), ACTIVE at once without one. ' +
+      'Sent so that whoever watches the book sees every new address while it cannot be used yet: one nobody in your company added means someone else ' +
+      'holds an API key of yours; delete the entry and have the key revoked before activeFrom.',
+  },
+  'withdrawal_address.deleted': {
+    summary: 'An address was deleted from the withdrawal-address book',
+    data: 'data is the entry as it was, with status DELETED: withdrawals to it are refused from now on when the allowlist is required.',
+  },
 };
 
-const eventData = z.strictObject({
+const operationEventData = z.strictObject({
   id: z.uuid().meta({ description: 'The operation id, as the API returned it.', examples: ['9d5f2c1a-6b8e-4f3d-a2c7-1e0b9a8d7c6f'] }),
   userId: z.string().optional().meta({ description: "Present when the operation was made on behalf of one of the partner's users." }),
   status: z.enum(OPERATION_STATUSES).meta({ description: 'The public status, as in the history and the withdrawal details.' }),
@@ -28,8 +48,21 @@ const eventData = z.strictObject({
     .meta({ description: 'Per operation 1, 2, 3, …: the order of its events.', examples: [3] }),
 });
 
-/** The body of one event type (Standard Webhooks payload: no personal data). */
-export function webhookEventSchema<Type extends WebhookEventType>(type: Type) {
+const withdrawalAddressEventData = z.strictObject({
+  id: z.uuid().meta({ description: "The entry's id.", examples: ['3f6c2a1e-8b4d-4e7f-9a0b-5c1d2e3f4a5b'] }),
+  currency: z.enum(CRYPTO_CURRENCIES).meta({ description: 'The currency, lower case.', examples: ['usdc'] }),
+  network: z.enum(NETWORKS).meta({ description: 'The network, lower case.', examples: ['polygon'] }),
+  address: z.string().meta({ description: 'The address, as it was added.', examples: ['0x52908400098527886E0F7030069857D2E4169EE7'] }),
+  label: z.string().meta({ description: 'Its label.', examples: ['Treasury cold wallet'] }),
+  status: z.enum([...WITHDRAWAL_ADDRESS_STATUSES, 'DELETED']).meta({
+    description: 'PENDING (in its cooling-off) or ACTIVE when added; DELETED when deleted.',
+  }),
+  activeFrom: z.iso.datetime().meta({ description: 'When the entry becomes (or became) ACTIVE.', examples: ['2026-11-22T16:12:27.786Z'] }),
+  createdAt: z.iso.datetime().meta({ description: 'When the entry was added.', examples: ['2026-11-21T16:12:27.786Z'] }),
+});
+
+/** The body of one event type (Standard Webhooks payload), around the data of its family. */
+function envelope<Type extends WebhookEventType, Data extends z.ZodType>(type: Type, data: Data) {
   return z.strictObject({
     id: z
       .string()
@@ -39,13 +72,21 @@ export function webhookEventSchema<Type extends WebhookEventType>(type: Type) {
         examples: ['evt_2b1a6c5e3f0e4c528f7d0c8c2a9f4e11'],
       }),
     type: z.literal(type).meta({ description: 'The event type.' }),
-    timestamp: z.iso.datetime().meta({ description: 'When the status changed (UTC).', examples: ['2026-11-21T16:12:27.786Z'] }),
-    data: eventData,
+    timestamp: z.iso.datetime().meta({ description: 'When the change happened (UTC).', examples: ['2026-11-21T16:12:27.786Z'] }),
+    data,
   });
 }
 
+/** The body of one event type. */
+export function webhookEventSchema(type: WebhookEventType) {
+  return isWithdrawalAddressEventType(type) ? envelope(type, withdrawalAddressEventData) : envelope(type, operationEventData);
+}
+
 /** Any event, for receivers that parse them all with one schema. */
-export const anyWebhookEventSchema = z.union(WEBHOOK_EVENT_TYPES.map((type) => webhookEventSchema(type)));
+export const anyWebhookEventSchema = z.union([
+  ...OPERATION_WEBHOOK_EVENT_TYPES.map((type) => envelope(type, operationEventData)),
+  ...WITHDRAWAL_ADDRESS_WEBHOOK_EVENT_TYPES.map((type) => envelope(type, withdrawalAddressEventData)),
+]);
 
 // The schema and core's type describe the same body: neither may drift from the other.
 type Same<Left, Right> = [Left] extends [Right] ? ([Right] extends [Left] ? true : false) : false;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { WEBHOOK_EVENT_TYPES } from '../../core/webhook-event';
-import type { WebhookEventType } from '../../core/webhook-event';
-import { WEBHOOK_EVENT_SUBJECTS, webhookEventSchema } from './webhook-event.schema';
+import { WEBHOOK_EVENT_TYPES, isWithdrawalAddressEventType } from '../../core/webhook-event';
+import type { WebhookEvent, WebhookEventType } from '../../core/webhook-event';
+import { WEBHOOK_EVENT_DOCS, webhookEventSchema } from './webhook-event.schema';
 
 /** The Standard Webhooks headers every delivery carries (https://www.standardwebhooks.com). */
 const signatureHeaders = z.object({
@@ -27,7 +27,8 @@ const signatureHeaders = z.object({
 const DELIVERY =
   'Sent as a POST to the endpoint the partner registered, signed per Standard Webhooks. Delivered at least once: ' +
   'anything but a 2xx answer (or none) is retried with backoff for at least a day, under the same event id. ' +
-  'Events of one operation arrive in order (data.sequence). Contains no personal data; amounts and details are in the API.';
+  "Events of one subject (an operation, an address-book entry) arrive in order. An operation's events carry no personal data " +
+  '(amounts and details are in the API); an address-book event carries the entry, address and label included.';
 
 /** The OpenAPI 3.1 `webhooks` section: one entry per event type of core/webhook-event.ts. */
 export function webhooksSection(): ZodOpenApiPathsObject {
@@ -37,8 +38,8 @@ export function webhooksSection(): ZodOpenApiPathsObject {
 function webhookOperation(type: WebhookEventType) {
   return {
     operationId: `on_${type.replace('.', '_')}`,
-    summary: `The status of ${WEBHOOK_EVENT_SUBJECTS[type].subject} changed`,
-    description: `${DELIVERY}\n\ndata.id is the ${WEBHOOK_EVENT_SUBJECTS[type].idName} the API returned.`,
+    summary: WEBHOOK_EVENT_DOCS[type].summary,
+    description: `${DELIVERY}\n\n${WEBHOOK_EVENT_DOCS[type].data}`,
     // The receiver authenticates us by the signature, not by a key of ours.
     security: [],
     requestParams: { header: signatureHeaders },
@@ -47,7 +48,7 @@ function webhookOperation(type: WebhookEventType) {
       content: {
         'application/json': {
           schema: webhookEventSchema(type),
-          examples: { [type]: { summary: 'A status change', value: exampleEvent(type) } },
+          examples: { [type]: { summary: WEBHOOK_EVENT_DOCS[type].summary, value: exampleEvent(type) } },
         },
       },
     },
@@ -58,17 +59,27 @@ function webhookOperation(type: WebhookEventType) {
   };
 }
 
-function exampleEvent(type: WebhookEventType) {
+function exampleEvent(type: WebhookEventType): WebhookEvent {
+  const event = { id: 'evt_2b1a6c5e3f0e4c528f7d0c8c2a9f4e11', timestamp: '2026-11-21T16:12:27.786Z' };
+  if (!isWithdrawalAddressEventType(type)) {
+    return {
+      ...event,
+      type,
+      data: { id: '9d5f2c1a-6b8e-4f3d-a2c7-1e0b9a8d7c6f', status: 'SUCCESSFUL', stage: 'SETTLED', failureReason: null, sequence: 3 },
+    };
+  }
   return {
-    id: 'evt_2b1a6c5e3f0e4c528f7d0c8c2a9f4e11',
+    ...event,
     type,
-    timestamp: '2026-11-21T16:12:27.786Z',
     data: {
-      id: '9d5f2c1a-6b8e-4f3d-a2c7-1e0b9a8d7c6f',
-      status: 'SUCCESSFUL',
-      stage: 'SETTLED',
-      failureReason: null,
-      sequence: 3,
+      id: '3f6c2a1e-8b4d-4e7f-9a0b-5c1d2e3f4a5b',
+      currency: 'usdc',
+      network: 'polygon',
+      address: '0x52908400098527886E0F7030069857D2E4169EE7',
+      label: 'Treasury cold wallet',
+      status: type === 'withdrawal_address.deleted' ? 'DELETED' : 'PENDING',
+      activeFrom: '2026-11-22T16:12:27.786Z',
+      createdAt: '2026-11-21T16:12:27.786Z',
     },
   };
 }

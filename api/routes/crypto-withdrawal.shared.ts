@@ -27,7 +27,9 @@ export const WITHDRAWAL_DESCRIPTION =
   'none; amount scale and minimum, address format for the chain) and answers once ' +
   'amount plus network fee are held. The withdrawal then goes on: travel-rule check (above EUR 1000 to a NON_CUSTODIAL or ' +
   'OTHER wallet it waits in IN_PROGRESS_TR_DATA for data), broadcast, confirmation, settlement. Follow it with the details ' +
-  'route, the history, or the crypto_withdrawal.status_changed webhook. Every invalid body is 400 P410.';
+  'route, the history, or the crypto_withdrawal.status_changed webhook. Every invalid body is 400 P410. When operators require it ' +
+  "for the partner (its allowlist policy), the destination must be an ACTIVE entry of the partner's withdrawal-address book for " +
+  'this currency and network: else 400 P441, and nothing is held.';
 
 /** Example bodies of the partner's own withdrawals; the user's route adds sourceExternalUserId. */
 export const WITHDRAWAL_EXAMPLE_BODIES = {

@@ -1,5 +1,8 @@
+import { addWithdrawalAddressRoute } from './add-withdrawal-address.route';
 import { balancesRoute } from './balances.route';
+import { deleteWithdrawalAddressRoute } from './delete-withdrawal-address.route';
 import { exchangeRoute } from './exchange.route';
+import { listWithdrawalAddressesRoute } from './list-withdrawal-addresses.route';
 import { networkFeeRoute } from './network-fee.route';
 import { partnerCryptoWithdrawalRoute } from './partner-crypto-withdrawal.route';
 import { rateLockRoute } from './rate-lock.route';
@@ -24,4 +27,7 @@ export const ROUTES: readonly Route[] = [
   networkFeeRoute,
   userCryptoWithdrawalRoute,
   withdrawalDetailsRoute,
+  listWithdrawalAddressesRoute,
+  addWithdrawalAddressRoute,
+  deleteWithdrawalAddressRoute,
 ];

@@ -14,7 +14,7 @@ export const partnerCryptoWithdrawalRoute: Route = {
     tag: 'Partner',
     summary: "Withdraw crypto from the partner's balance",
     description: WITHDRAWAL_DESCRIPTION,
-    errors: ['invalid-currency', 'insufficient-funds', 'limit-exceeded'],
+    errors: ['invalid-currency', 'insufficient-funds', 'address-not-allowlisted', 'limit-exceeded', 'operation-abandoned'],
   },
   request: {
     body: {

@@ -16,6 +16,16 @@ export interface RouteResponse<Body extends z.ZodType = z.ZodType> {
   examples: Examples;
   /** Headers beyond those every answer carries (X-Request-Id, the rate-limit ones). */
   headers?: Record<string, z.ZodType>;
+  /** A second success status with the same body (a POST that finds what it would create: 200 beside 201). */
+  alternative?: { status: 200 | 201; description: string; examples: Examples };
+}
+
+/** A success answer without a body (a DELETE's 204). */
+export interface EmptyRouteResponse {
+  status: 204;
+  description: string;
+  body?: undefined;
+  headers?: Record<string, z.ZodType>;
 }
 
 /**
@@ -23,14 +33,14 @@ export interface RouteResponse<Body extends z.ZodType = z.ZodType> {
  * and api/openapi/paths.ts documents it from this, so a field or a rule changes in one file.
  */
 export interface Route {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   /** Koa's form, `:name` for a path parameter; the document's `{name}` form is derived from it. */
   path: `/${string}`;
   /** Needs a partner API key, and counts against the partner's rate limit. */
   authenticated: boolean;
   docs: {
     operationId: string;
-    tag: 'Partner' | 'Crypto withdrawals';
+    tag: 'Partner' | 'Crypto withdrawals' | 'Withdrawal address book';
     summary: string;
     description: string;
     /** The route's own error kinds; those of every route (and of every POST) are added. */
@@ -42,7 +52,7 @@ export interface Route {
     query?: ZodOpenApiParameters['query'];
     body?: { schema: z.ZodType; examples: Examples };
   };
-  response: RouteResponse;
+  response: RouteResponse | EmptyRouteResponse;
   /** The Koa middleware that answers, given the API's dependencies (once, when the app is built). */
   handler(deps: ApiDependencies): (ctx: ApiContext) => Promise<void>;
 }

@@ -1,16 +1,12 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type { InferEntity } from '@mikro-orm/core';
-import { OPERATION_TYPE_NAMES } from '../../core/operation-types';
-import type { OperationType } from '../../core/operation-types';
-import { WEBHOOK_EVENT_TYPES } from '../../core/webhook-event';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_SUBJECT_TYPES } from '../../core/webhook-event';
 import type { WebhookEvent as WebhookEventBody } from '../../core/webhook-event';
 
-export const WEBHOOK_OPERATION_TYPES = OPERATION_TYPE_NAMES;
-export type WebhookOperationType = OperationType;
-
 /**
- * The outbox: one row per status or stage change of an operation of a partner with an endpoint,
- * written by a trigger in the transaction of the change (see the webhooks migration). Kept after
+ * The outbox: one row per status or stage change of an operation, and per entry added to or
+ * deleted from a withdrawal-address book, of a partner with an endpoint, written by a trigger in
+ * the transaction of the change (the webhooks and withdrawal-address-book migrations). Kept after
  * delivery or giving up: it is the delivery log.
  */
 export const WebhookEvent = defineEntity({
@@ -20,9 +16,11 @@ export const WebhookEvent = defineEntity({
     /** `evt_…`, also the `webhook-id` header: the same on every attempt. */
     id: p.text().primary(),
     partnerId: p.uuid().fieldName('partner_id'),
-    operationType: p.enum([...WEBHOOK_OPERATION_TYPES]).fieldName('operation_type'),
+    /** The subject: an operation type, or `withdrawal-address` for an address-book entry (the columns keep their first name). */
+    operationType: p.enum([...WEBHOOK_SUBJECT_TYPES]).fieldName('operation_type'),
+    /** The subject's id: the operation's, or the address-book entry's. */
     operationId: p.uuid().fieldName('operation_id'),
-    /** 1, 2, 3, … per operation: delivered in this order. */
+    /** 1, 2, 3, … per subject: delivered in this order. */
     sequence: p.integer(),
     type: p.enum([...WEBHOOK_EVENT_TYPES]),
     /** The body sent, as core/webhook-event.ts describes it. */

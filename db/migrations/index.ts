@@ -14,6 +14,7 @@ import { Migration20261124100000_api_key_created } from './Migration202611241000
 import { Migration20261125090000_partner_policy } from './Migration20261125090000_partner_policy';
 import { Migration20261125100000_scoped_keys } from './Migration20261125100000_scoped_keys';
 import { Migration20261125103000_partner_limit_sums } from './Migration20261125103000_partner_limit_sums';
+import { Migration20261125110000_withdrawal_address_book } from './Migration20261125110000_withdrawal_address_book';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261125090000_partner_policy', class: Migration20261125090000_partner_policy },
   { name: 'Migration20261125100000_scoped_keys', class: Migration20261125100000_scoped_keys },
   { name: 'Migration20261125103000_partner_limit_sums', class: Migration20261125103000_partner_limit_sums },
+  { name: 'Migration20261125110000_withdrawal_address_book', class: Migration20261125110000_withdrawal_address_book },
 ];

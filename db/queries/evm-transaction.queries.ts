@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { inPgTransaction } from '../pg-transaction';
 
 /**
  * The EVM adapter's tables (Migration20261122060000_evm_chain): hot wallet nonces, one signed
@@ -55,30 +56,6 @@ interface AttemptRow {
   max_priority_fee_per_gas: string;
   signed_at: Date;
   replaced_at: Date | null;
-}
-
-/** Runs `work` in one Postgres transaction on one connection: committed if it returns, rolled back if it throws. */
-export async function inPgTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  // A checked-out client has no pool listener: a connection lost now (a database restart) would
-  // be an unhandled 'error' event, which ends the process. Caught here, the client is discarded.
-  let lost: Error | undefined;
-  const onError = (error: Error) => {
-    lost = error;
-  };
-  client.on('error', onError);
-  try {
-    await client.query('begin');
-    const result = await work(client);
-    await client.query('commit');
-    return result;
-  } catch (error) {
-    await client.query('rollback').catch(() => undefined);
-    throw error;
-  } finally {
-    client.off('error', onError);
-    client.release(lost ?? false);
-  }
 }
 
 /** The withdrawal's transaction with all its attempts, if it was ever signed. */

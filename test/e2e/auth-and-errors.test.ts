@@ -233,6 +233,7 @@ async function serve(overrides: Partial<ApiDependencies>): Promise<{ url: string
     log: createLogger('test', 'error'),
     maxBodyBytes: 1024,
     rateLimit: { perSecond: 0, burst: 0 },
+    withdrawalAddressCoolingOffMinutes: 0,
     ...overrides,
   });
   const server = http.createServer(app.callback());

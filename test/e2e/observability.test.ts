@@ -76,6 +76,7 @@ async function startObservedApi(overrides: Partial<ApiOptions> = {}): Promise<Ob
     apiMetrics: { port: 0, host: '127.0.0.1' },
     log: captured.log,
     temporal: testTemporalAccess(),
+    withdrawalAddressCoolingOffMinutes: 0,
     ...overrides,
   });
   ctx.defer(() => api.stop());

@@ -3,6 +3,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import pg from 'pg';
 import { createWebhookDeliveryActivities } from '../../activities/webhook-delivery.activities';
 import type { WebhookDeliveryRound } from '../../contracts';
+import type { OperationWebhookEvent } from '../../core/webhook-event';
 import { systemClock } from '../../core/clock';
 import { createLogger } from '../../core/logger';
 import { newWalletAddress } from '../../db/services/account-identifiers';
@@ -63,7 +64,10 @@ const ofOperation = (target: WebhookReceiver, operationId: string): ReceivedWebh
 
 /** Status and stage of each event of one operation, in arrival order. */
 const progressOf = (target: WebhookReceiver, operationId: string) =>
-  ofOperation(target, operationId).map(({ event }) => `${event.data.sequence} ${event.data.status} ${event.data.stage}`);
+  ofOperation(target, operationId).map(({ event }) => {
+    const { data } = event as OperationWebhookEvent;
+    return `${data.sequence} ${data.status} ${data.stage}`;
+  });
 
 describe('webhooks', () => {
   it('delivers every status change of a withdrawal, a SEPA transfer and an exchange, signed, each operation in order', async () => {

@@ -99,6 +99,7 @@ describe('payments_app, the role of the API, the worker and the CLI', () => {
       /permission denied for table accepted_operation/,
     ],
     ['hide a refused workflow', `update refused_operation set reason = 'nothing'`, /permission denied for table refused_operation/],
+    ['erase a withdrawal-address book entry', 'delete from withdrawal_address', /permission denied for table withdrawal_address/],
     [
       'record a migration',
       `insert into mikro_orm_migrations (name) values ('Migration99990101000000_intruder')`,
@@ -121,6 +122,27 @@ describe('payments_app, the role of the API, the worker and the CLI', () => {
     );
     const state = await app.query<{ state: string }>('select state from ledger_transfer where id = $1', [depositId]);
     expect(state.rows[0]?.state).toBe('POSTED');
+  });
+
+  it('may only ever delete a withdrawal-address book entry, once: no earlier activeFrom, no other address, no undeleting', async () => {
+    const { partner } = await partnerWithDeposit();
+    const id = randomUUID();
+    const address = '0x52908400098527886E0F7030069857D2E4169EE7';
+    await app.query(
+      `insert into withdrawal_address (id, partner_id, currency, network, address, address_key, label, active_from, created_at)
+       values ($1, $2, 'eth', 'ethereum', $3, lower($3), 'cold', now() + interval '1 day', now())`,
+      [id, partner.partnerId, address],
+    );
+    for (const change of [`active_from = created_at`, `address = '0x0'`, `label = 'other'`, `deleted_at = null`]) {
+      await expect(app.query(`update withdrawal_address set ${change} where id = $1`, [id])).rejects.toThrow(
+        /an entry is only ever deleted, once/,
+      );
+    }
+    await app.query('update withdrawal_address set deleted_at = now() where id = $1', [id]);
+    await expect(app.query('update withdrawal_address set deleted_at = null where id = $1', [id])).rejects.toThrow(
+      /an entry is only ever deleted, once/,
+    );
+    await expect(admin.query('delete from withdrawal_address where id = $1', [id])).rejects.toThrow(/an entry is only ever deleted, once/);
   });
 
   it('moves money as before: a reservation, a post and a void through the ledger functions', async () => {

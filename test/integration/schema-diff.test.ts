@@ -12,8 +12,8 @@ import { testStack } from '../support/stack';
 const DROPS_OF_WHAT_ONLY_MIGRATIONS_DECLARE = [/^alter table "\w+" drop constraint "?\w+"?;$/, /^drop index "\w+";$/];
 
 /**
- * Tables that adapters read and write with plain SQL (db/queries/), so no entity declares them:
- * MikroORM would drop them. Only their dropping is ignored.
+ * Tables that adapters (and the API, which has no ORM) read and write with plain SQL
+ * (db/queries/), so no entity declares them: MikroORM would drop them. Only their dropping is ignored.
  */
 const TABLES_WITHOUT_ENTITIES = [
   'simulated_bank_payment',
@@ -22,6 +22,7 @@ const TABLES_WITHOUT_ENTITIES = [
   'evm_transaction_attempt',
   'accepted_operation',
   'refused_operation',
+  'withdrawal_address',
 ];
 const DROPS_OF_TABLES_WITHOUT_ENTITIES = TABLES_WITHOUT_ENTITIES.map((table) => `drop table if exists "${table}" cascade;`);
 

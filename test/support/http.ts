@@ -6,7 +6,11 @@ import type { Clock } from '../../api/dependencies';
 import { createLogger } from '../../core/logger';
 import { DEFAULT_EUR_RATES } from '../../core/rates';
 import type { EurRates } from '../../core/rates';
+import { PAYMENT_SETTINGS } from '../../core/settings/declarations/payments';
 import { testStack } from './stack';
+
+/** WITHDRAWAL_ADDRESS_COOLING_OFF_MINUTES unset, as the API starts in production. */
+const DEFAULT_COOLING_OFF_MINUTES = PAYMENT_SETTINGS.withdrawalAddressCoolingOffMinutes.schema.parse(undefined);
 
 export interface TestResponse {
   status: number;
@@ -44,6 +48,8 @@ export interface StartTestApiOptions {
   databaseTimeouts?: DatabaseTimeouts;
   /** The EUR rates its operations are priced at (default: the configured table). */
   eurRates?: EurRates;
+  /** A new address-book entry's cooling-off for partners without their own (default: the setting's). */
+  withdrawalAddressCoolingOffMinutes?: number;
 }
 
 /** The real HTTP API on a free port, against the run's Postgres. */
@@ -69,6 +75,7 @@ export async function startTestApi(options: StartTestApiOptions = {}): Promise<T
     clock: options.clock,
     temporal: testTemporalAccess(),
     ...(options.databaseTimeouts ? { databaseTimeouts: options.databaseTimeouts } : {}),
+    withdrawalAddressCoolingOffMinutes: options.withdrawalAddressCoolingOffMinutes ?? DEFAULT_COOLING_OFF_MINUTES,
   });
   return {
     url: api.url,

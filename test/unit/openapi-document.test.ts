@@ -56,6 +56,8 @@ describe('the OpenAPI document', () => {
       '/v1/partner/get-lock',
       '/v1/partner/sepa-transfer',
       '/v1/partner/transaction-history/{month}/{year}',
+      '/v1/partner/withdrawal-addresses',
+      '/v1/partner/withdrawal-addresses/{id}',
     ]);
   });
 

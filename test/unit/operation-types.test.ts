@@ -3,7 +3,7 @@ import { cryptoWithdrawalContract, exchangeContract, sepaTransferContract } from
 import type { WorkflowContract } from '../../contracts';
 import { OPERATION_TYPES, OPERATION_TYPE_NAMES, operationOfWorkflowId, operationWorkflowId } from '../../core/operation-types';
 import type { OperationType } from '../../core/operation-types';
-import { WEBHOOK_EVENT_TYPES } from '../../core/webhook-event';
+import { OPERATION_WEBHOOK_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from '../../core/webhook-event';
 import type { Workflow } from '@temporalio/common';
 
 const CONTRACTS: Record<OperationType, WorkflowContract<Workflow>> = {
@@ -29,7 +29,13 @@ describe('the registry of operation types', () => {
     for (const a of OPERATION_TYPE_NAMES)
       for (const b of OPERATION_TYPE_NAMES)
         if (a !== b) expect(OPERATION_TYPES[a].workflowIdPrefix.startsWith(`${OPERATION_TYPES[b].workflowIdPrefix}-`)).toBe(false);
-    expect(WEBHOOK_EVENT_TYPES).toEqual(['crypto_withdrawal.status_changed', 'sepa_transfer.status_changed', 'exchange.status_changed']);
+    expect(OPERATION_WEBHOOK_EVENT_TYPES).toEqual([
+      'crypto_withdrawal.status_changed',
+      'sepa_transfer.status_changed',
+      'exchange.status_changed',
+    ]);
+    // Beside them, the address book's, which no operation type sends.
+    expect(WEBHOOK_EVENT_TYPES).toEqual([...OPERATION_WEBHOOK_EVENT_TYPES, 'withdrawal_address.created', 'withdrawal_address.deleted']);
   });
 
   it('reads no operation from a workflow id that is not one of ours', () => {

@@ -1,8 +1,8 @@
 import { encodeFunctionData, erc20Abi, getAddress, isAddress, keccak256 } from 'viem';
 import type { TransactionSerializableEIP1559 } from 'viem';
+import { inPgTransaction } from '../../../../db/pg-transaction';
 import {
   evmTransactionOfWithdrawal,
-  inPgTransaction,
   insertEvmTransaction,
   lockNextNonce,
   startWalletNonce,
