@@ -15,7 +15,7 @@ import { cryptoWithdrawalContract } from '../contracts';
 import type { CryptoWithdrawalInput } from '../contracts';
 import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
 import { keepNetworkFee } from '../db/services/kept-network-fee.service';
-import { assertWithinDailyLimit } from '../db/services/velocity-limit';
+import { assertWithinDailyLimit, lockDailyLimit } from '../db/services/velocity-limit';
 import { assertAllowlisted } from '../db/services/withdrawal-address-book';
 import type { PostingInput } from '../db/ledger/ledger';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
@@ -120,6 +120,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
         const existing = await em.findOne(CryptoWithdrawal, { id: input.withdrawalId });
         if (existing) return { status: existing.status, stage: existing.stage };
         const now = deps.clock.now();
+        const limitEur = await lockDailyLimit(em, input.partnerId);
         await assertAllowlisted(em, input, now);
         const total = new Decimal(input.amount).plus(input.fee);
         const postings: PostingInput[] = [
@@ -128,7 +129,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
         ];
         if (!new Decimal(input.fee).isZero()) postings.push({ systemAccount: 'FEE_INCOME', currency: input.currency, amount: input.fee });
         await reserveTransfer(em, { transferId: input.withdrawalId, kind: 'CRYPTO_WITHDRAWAL', postings }, now);
-        await assertWithinDailyLimit(em, { partnerId: input.partnerId, amountEur: input.amountEur, now });
+        await assertWithinDailyLimit(em, { partnerId: input.partnerId, limitEur, amountEur: input.amountEur, now });
         em.create(CryptoWithdrawal, {
           id: input.withdrawalId,
           partnerId: input.partnerId,

@@ -10,7 +10,7 @@ import { sepaTransferContract } from '../contracts';
 import type { SepaTransferInput } from '../contracts';
 import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
 import { findPartnerAccount } from '../db/ledger/accounts';
-import { assertWithinDailyLimit } from '../db/services/velocity-limit';
+import { assertWithinDailyLimit, lockDailyLimit } from '../db/services/velocity-limit';
 import { buildPain001 } from './adapters/bank/pain001';
 import { UnknownBankReferenceError } from './adapters/bank/bank-adapter';
 import type { BankPaymentState, SepaPayment } from './adapters/bank/bank-adapter';
@@ -61,6 +61,7 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
         const existing = await em.findOne(SepaTransfer, { id: input.transferId });
         if (existing) return { status: existing.status, stage: existing.stage };
         const now = deps.clock.now();
+        const limitEur = await lockDailyLimit(em, input.partnerId);
         const account = await findPartnerAccount(em, input.partnerId, 'eur');
         if (!account || account.fiatStatus !== 'ACTIVE') {
           throw new DomainError('partner-not-found', 'the partner has no active EUR account');
@@ -77,7 +78,7 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
           },
           now,
         );
-        await assertWithinDailyLimit(em, { partnerId: input.partnerId, amountEur: input.amount, now });
+        await assertWithinDailyLimit(em, { partnerId: input.partnerId, limitEur, amountEur: input.amount, now });
         em.create(SepaTransfer, {
           ...input,
           id: input.transferId,

@@ -29,7 +29,7 @@ export async function travelRuleDataOf(em: EntityManager, withdrawal: CryptoWith
       destinationEurLast24h: await sumWithdrawnToDestinationEur(em, {
         partnerId: withdrawal.partnerId,
         destination: withdrawal.destination,
-        upTo: withdrawal.createdAt,
+        createdAt: withdrawal.createdAt,
       }),
     },
     thresholdEur,

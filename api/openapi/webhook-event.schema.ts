@@ -26,7 +26,7 @@ export const WEBHOOK_EVENT_DOCS: Readonly<Record<WebhookEventType, { summary: st
   },
   'withdrawal_address.deleted': {
     summary: 'An address was deleted from the withdrawal-address book',
-    data: 'data is the entry as it was, with status DELETED: withdrawals to it are refused from now on when the allowlist is required.',
+    data: 'data is the entry as it was, with status DELETED: withdrawals reserved from now on are refused when the allowlist is required (one reserved before keeps going).',
   },
 };
 

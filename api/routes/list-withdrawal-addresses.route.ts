@@ -34,7 +34,8 @@ export const listWithdrawalAddressesRoute: Route = {
 
 function listWithdrawalAddressesHandler(deps: ApiDependencies) {
   return async (ctx: ApiContext): Promise<void> => {
-    const rows = await findWithdrawalAddresses(deps.readPool, ctx.state.partnerId);
+    // The primary, not a replica: a partner checking that an address it just deleted is gone must not see it (100 rows at most).
+    const rows = await findWithdrawalAddresses(deps.pool, ctx.state.partnerId);
     const now = deps.clock.now();
     respond(ctx, listWithdrawalAddressesRoute.response.status, { withdrawalAddresses: rows.map((row) => withdrawalAddressBody(row, now)) });
   };

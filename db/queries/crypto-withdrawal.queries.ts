@@ -45,20 +45,23 @@ export async function findWithdrawalDetails(
 
 /**
  * The EUR sum (amount_eur) of a partner's crypto withdrawals, its own and its users', to one
- * destination created in the 24 hours up to and including `upTo`, UNSUCCESSFUL ones left out: what
+ * destination created since 24 hours before `createdAt` (this withdrawal's), UNSUCCESSFUL ones left
+ * out, this one and any created after it included. No upper bound: withdrawals commit in another
+ * order than their clocks read, so of two reserved in parallel the one checked later must see the
+ * other whichever was created first (else each could miss the other and both pass). What
  * the travel-rule threshold is compared with, besides each withdrawal's own value. The same
  * destination is the same address in any letter case (an EVM address checksummed or in lower case
  * is one), on any network and in any currency. Read in the caller's transaction.
  */
 export async function sumWithdrawnToDestinationEur(
   em: EntityManager,
-  query: { partnerId: string; destination: string; upTo: Date },
+  query: { partnerId: string; destination: string; createdAt: Date },
 ): Promise<string> {
   // Served by crypto_withdrawal_destination_sum_idx (Migration20261125103000_partner_limit_sums).
   const [row] = await em.execute<{ total_eur: string }[]>(
     `select coalesce(sum(amount_eur), 0)::text as total_eur from crypto_withdrawal
-      where partner_id = ? and lower(destination) = lower(?) and created_at > ? and created_at <= ? and status <> 'UNSUCCESSFUL'`,
-    [query.partnerId, query.destination, rollingDayStart(query.upTo), query.upTo],
+      where partner_id = ? and lower(destination) = lower(?) and created_at > ? and status <> 'UNSUCCESSFUL'`,
+    [query.partnerId, query.destination, rollingDayStart(query.createdAt)],
   );
   return row?.total_eur ?? '0';
 }

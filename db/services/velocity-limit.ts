@@ -5,6 +5,8 @@ import { rollingDayStart } from '../../core/rolling-day';
 
 export interface DailyLimitCheck {
   partnerId: string;
+  /** What lockDailyLimit answered: the partner's limit, or null when it has none. */
+  limitEur: string | null;
   /** What this operation adds: a withdrawal's amount at the rates of its acceptance (fee excluded), a SEPA transfer's amount. */
   amountEur: string;
   /** The reserving activity's clock: the window is the 24 hours before it. */
@@ -19,21 +21,13 @@ export interface DailyLimitCheck {
  * share back), plus this one. Exactly the limit passes.
  *
  * Runs in the reservation's transaction, after its ledger hold (an operation given up on, or short
- * of funds, is refused as such first, and the lock below is held the least time) and before its
- * record is stored, so a re-run of a reservation that committed returns earlier and is never
- * refused for its own share. The policy row stays locked
- * (FOR UPDATE) until that transaction ends, so reservations of a partner with a limit take turns:
- * each sums in a statement that starts after the lock is granted (READ COMMITTED), so it sees what
- * the one before it committed, and concurrent requests cannot pass the limit together. A partner
- * without a limit costs one primary-key read: no lock and no sum.
+ * of funds, is refused as such first) and before its record is stored, so a re-run of a
+ * reservation that committed returns earlier and is never refused for its own share. The sum is a
+ * statement that starts after lockDailyLimit's lock was granted (READ COMMITTED), so it sees what
+ * the reservation before it committed, and concurrent requests cannot pass the limit together.
  */
 export async function assertWithinDailyLimit(em: EntityManager, check: DailyLimitCheck): Promise<void> {
-  const [policy] = await em.execute<{ limit_eur: string }[]>(
-    `select daily_limit_eur::text as limit_eur from partner_policy
-      where partner_id = ? and daily_limit_eur is not null for update`,
-    [check.partnerId],
-  );
-  if (!policy) return;
+  if (check.limitEur === null) return;
   const since = rollingDayStart(check.now);
   // Served by the partial indexes of Migration20261125103000_partner_limit_sums.
   const [sum] = await em.execute<{ used_eur: string }[]>(
@@ -43,10 +37,26 @@ export async function assertWithinDailyLimit(em: EntityManager, check: DailyLimi
                         where partner_id = ? and created_at > ? and status <> 'UNSUCCESSFUL'), 0))::text as used_eur`,
     [check.partnerId, since, check.partnerId, since],
   );
-  const limit = new Decimal(policy.limit_eur);
+  const limit = new Decimal(check.limitEur);
   const used = new Decimal(sum?.used_eur ?? '0');
   if (used.plus(check.amountEur).lte(limit)) return;
   // Rounded down: never more than is really left.
   const left = Decimal.max(0, limit.minus(used)).toFixed(2, Decimal.ROUND_DOWN);
   throw new DomainError('limit-exceeded', `${left} EUR left in the last 24 h`);
+}
+
+/**
+ * The partner's daily limit, its policy row locked (FOR UPDATE) until the reservation's transaction
+ * ends, so a partner's reservations take turns while it has a limit. Taken first, before the ledger
+ * hold locks the partner's account row: a queue of reservations then waits here holding nothing
+ * that the partner's deposits and exchanges need. A partner without a limit costs one primary-key
+ * read: no lock, and assertWithinDailyLimit sums nothing.
+ */
+export async function lockDailyLimit(em: EntityManager, partnerId: string): Promise<string | null> {
+  const [policy] = await em.execute<{ limit_eur: string }[]>(
+    `select daily_limit_eur::text as limit_eur from partner_policy
+      where partner_id = ? and daily_limit_eur is not null for update`,
+    [partnerId],
+  );
+  return policy?.limit_eur ?? null;
 }

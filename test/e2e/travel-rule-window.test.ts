@@ -73,6 +73,28 @@ describe('the travel-rule threshold over 24 hours, per partner and destination',
     expect([new Decimal(travelRule.amountEur).toFixed(), new Decimal(travelRule.destinationEurLast24h).toFixed()]).toEqual(['700', '1400']);
   });
 
+  it('three of EUR 700 to one address sent in parallel: at most one goes without the data', async () => {
+    const partner = await createTestPartner(ctx.orm, { deposits: { pol: '20000' } });
+    const address = newWalletAddress('pol');
+    // Reserved in parallel, they commit in another order than their clocks read: each check counts every other one
+    // committed by then, whenever it was created, so of any two the one checked later sees the other.
+    const responses = await Promise.all([0, 1, 2].map(() => withdraw700Eur(partner, address)));
+    for (const response of responses) expect(response.status).toBe(200);
+    const checked = await Promise.all(
+      responses.map(({ json }) =>
+        eventually(async () => {
+          const [row] = await ctx.orm.em
+            .fork()
+            .getConnection()
+            .execute<{ travel_rule: unknown }[]>('select travel_rule from crypto_withdrawal where id = ?', [json.withdrawalId]);
+          expect(row?.travel_rule).toBeTruthy();
+          return travelRuleOf(json.withdrawalId);
+        }),
+      ),
+    );
+    expect(checked.filter(({ requiresCompletion }) => requiresCompletion).length).toBeGreaterThanOrEqual(2);
+  });
+
   it('three of EUR 700 to three addresses: none asks for the data', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { pol: '20000' } });
     const responses = [];
