@@ -42,6 +42,12 @@ const SENSITIVE_KEYS = [
   'password',
   'secret',
   'token',
+  // Key material: the deposit seed (and its settings group), a mnemonic, any private key.
+  'seed',
+  'evmSeed',
+  'depositKeys',
+  'mnemonic',
+  'privateKey',
   'iban',
   'destinationIban',
   'creditorIban',

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Currency } from '../core/currencies';
+import type { DepositAccountKeys } from '../core/deposit-addresses';
 import { Partner } from '../db/entities/partner.entity';
 import { postDeposit } from '../db/services/deposit.service';
 import { createApiKey } from '../db/services/api-key.service';
@@ -24,13 +25,17 @@ const DEMO_DEPOSITS: ReadonlyArray<{ currency: Currency; amount: string }> = [
  * On first start: a demo partner funded by deposits posted through the ledger. Its API key is
  * kept in the data folder (a local demo only), because the database keeps just the hash.
  */
-export async function ensureDemoPartner(orm: MikroORM, dataDir: string): Promise<{ partnerId: string; apiKey: string }> {
+export async function ensureDemoPartner(
+  orm: MikroORM,
+  dataDir: string,
+  depositKeys: DepositAccountKeys,
+): Promise<{ partnerId: string; apiKey: string }> {
   const keyFile = path.join(dataDir, 'demo-api-key');
   return orm.em.fork().transactional(async (em) => {
     const now = new Date();
     const existing = await em.findOne(Partner, { id: DEMO_PARTNER_ID });
     if (!existing) {
-      await createPartner(em, { id: DEMO_PARTNER_ID, name: 'Demo Partner', feePercentage: '1' }, now);
+      await createPartner(em, { id: DEMO_PARTNER_ID, name: 'Demo Partner', feePercentage: '1' }, now, depositKeys);
       for (const deposit of DEMO_DEPOSITS) {
         const type = deposit.currency === 'eur' ? 'sepaDeposit' : 'cryptoDeposit';
         await postDeposit(em, { partnerId: DEMO_PARTNER_ID, currency: deposit.currency, amount: deposit.amount, type }, now);

@@ -1,12 +1,16 @@
 import { z } from 'zod';
+import type { DepositAccountKeys } from '../core/deposit-addresses';
+import type { Settings } from '../core/settings';
 import { findPartnerAccount } from '../db/ledger/accounts';
 import { setFiatAccountStatus } from '../db/services/account.service';
 import { createApiKey } from '../db/services/api-key.service';
 import { setPartnerPolicy } from '../db/services/partner-policy.service';
 import { createPartner } from '../db/services/partner.service';
 import { upsertUser } from '../db/services/partner-user.service';
+import { MissingDepositKeysError, depositAccountKeys } from './deposit-keys';
+import { withDevelopmentDepositSeed } from './development-deposit-seed';
 import type { Command } from './ops-command';
-import { parseFlags, requiredText } from './ops-command';
+import { CliFailure, parseFlags, requiredText } from './ops-command';
 
 /** Partners and what they own (accounts, users; keys: main/api-key.commands.ts) in the operator CLI (main/ops.cli.ts); each writes its audit row with its effect. */
 export const PARTNER_USAGE = `  partner create --name NAME [--fee-percentage P]
@@ -31,13 +35,24 @@ const dailyLimitEur = z.union([
 ]);
 const countryCode = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter country code, e.g. PL');
 
+/** The configured extended public keys, else (development) the seed in the data folder; refused, naming the variables, before anything is written. */
+function partnerDepositKeys(settings: Settings): DepositAccountKeys {
+  try {
+    return depositAccountKeys(withDevelopmentDepositSeed(settings, { create: false }));
+  } catch (error) {
+    if (error instanceof MissingDepositKeysError)
+      throw new CliFailure({ error: 'missing-deposit-keys', message: error.message, variables: error.variables });
+    throw error;
+  }
+}
+
 export const partnerCommands: Record<string, Command> = {
   'partner create': {
     changesState: true,
     async run({ em, flags, now, settings }) {
       const input = parseFlags(z.object({ name: requiredText.max(200), 'fee-percentage': decimalText.optional() }), flags);
       const feePercentage = input['fee-percentage'] ?? settings.defaultFeePercentage;
-      const partner = await createPartner(em, { name: input.name, feePercentage }, now);
+      const partner = await createPartner(em, { name: input.name, feePercentage }, now, partnerDepositKeys(settings));
       const key = await createApiKey(em, partner.id, now);
       return {
         output: { partnerId: partner.id, apiKey: key.apiKey },

@@ -25,6 +25,8 @@ import { START_CLUSTER_PORTS } from '../dev/temporal-cluster-config';
 import { ClusterPreflightError, clusterPreflightProblems } from './cluster-preflight';
 import { ensureDemoPartner } from './demo-partner';
 import { withDevelopmentPayloadKey } from './development-payload-key';
+import { MissingDepositKeysError, depositAccountKeys, depositKeyVariables } from './deposit-keys';
+import { depositKeysOrigin, rederiveDevelopmentPartners, withDevelopmentDepositSeed } from './development-deposit-seed';
 import { PROJECT_ROOT, mainLogger, onShutdownSignal, requireSetting } from './process-support';
 
 /** Defaults apart from `npm start`'s (.data, 54320, 3000, 9464/9465/9466); a variable set in the environment wins. */
@@ -68,27 +70,41 @@ async function main(): Promise<void> {
     API_METRICS_HOST: listenHosts.apiMetrics,
     WORKER_HOST: listenHosts.worker,
   };
-  const problems = await clusterPreflightProblems({ childEnv, projectRoot: PROJECT_ROOT, temporalPorts: START_CLUSTER_PORTS, host });
+  // As `npm start`: deposit addresses from a development seed in the data folder, unless the deposit key variables are set.
+  const depositSettings = withDevelopmentDepositSeed(settings, { create: true });
+  const depositKeys = depositAccountKeys(depositSettings);
+  const workerEnv = { ...childEnv, ...depositKeyVariables(depositSettings, 'worker') };
+  // The API side holds only the extended public keys, even when EVM_DEPOSIT_SEED was given.
+  const apiEnv = { ...withoutVariable(childEnv, 'EVM_DEPOSIT_SEED'), ...depositKeyVariables(depositSettings, 'api') };
+  const problems = await clusterPreflightProblems({
+    childEnv: workerEnv,
+    projectRoot: PROJECT_ROOT,
+    temporalPorts: START_CLUSTER_PORTS,
+    host,
+  });
   if (problems.length > 0) throw new ClusterPreflightError(problems);
   // As `npm start`: a development key kept in the data folder, unless PAYLOAD_ENCRYPTION_KEYS is set (production entries require it).
   const keys = requireSetting(withDevelopmentPayloadKey(settings, { create: true }).temporal.payloadKeys, 'PAYLOAD_ENCRYPTION_KEYS');
-  childEnv.PAYLOAD_ENCRYPTION_KEYS = formatPayloadKeys(keys);
+  for (const env of [workerEnv, apiEnv]) env.PAYLOAD_ENCRYPTION_KEYS = formatPayloadKeys(keys);
 
   const infrastructure = await startClusterInfrastructure(settings, { ports: START_CLUSTER_PORTS, ownProcessGroup: true, log });
   stops.push(() => infrastructure.stop());
-  childEnv.DATABASE_URL = infrastructure.databaseUrl;
-  childEnv.TEMPORAL_ADDRESS = infrastructure.temporalAddress;
+  for (const env of [workerEnv, apiEnv]) {
+    env.DATABASE_URL = infrastructure.databaseUrl;
+    env.TEMPORAL_ADDRESS = infrastructure.temporalAddress;
+  }
 
   const orm = await openOrm(infrastructure.databaseUrl, 2);
-  const demo = await ensureDemoPartner(orm, dataDir);
+  await rederiveDevelopmentPartners(orm, depositKeys, log);
+  const demo = await ensureDemoPartner(orm, dataDir, depositKeys);
   await orm.close(true);
 
   const logDir = path.join(dataDir, 'logs');
-  const worker = startEntryPoint('worker', 'main/worker.main.ts', childEnv, logDir, log);
+  const worker = startEntryPoint('worker', 'main/worker.main.ts', workerEnv, logDir, log);
   stops.push(() => worker.stop());
   await untilReady(worker, () => hasWorkflowPoller(infrastructure.temporalAddress, settings.temporalNamespace, settings.temporalTaskQueue));
   const apiUrl = localUrl(listenHosts.api, settings.port);
-  const api = startEntryPoint('api', 'main/api.main.ts', childEnv, logDir, log);
+  const api = startEntryPoint('api', 'main/api.main.ts', apiEnv, logDir, log);
   stops.push(() => api.stop());
   await untilReady(api, async () => (await fetch(`${apiUrl}/health/ready`)).status === 200);
 
@@ -103,6 +119,7 @@ async function main(): Promise<void> {
       `Temporal server:  ${infrastructure.temporalAddress}, metrics ${localUrl(host, START_CLUSTER_PORTS.metrics)}/metrics   (config and log: ${path.join(dataDir, 'temporal-cluster')})`,
       `Postgres:         ${withoutPassword(infrastructure.databaseUrl)}, and Temporal's databases temporal, temporal_visibility`,
       `Payload key:      ${settings.temporal.payloadKeys ? 'PAYLOAD_ENCRYPTION_KEYS' : `${path.join(dataDir, 'payload-encryption-keys')} (development; production entries require PAYLOAD_ENCRYPTION_KEYS)`}`,
+      `Deposit keys:     ${depositKeysOrigin(settings)}`,
       `Simulated rails:  ${simulatedRails || 'none'} (SIMULATED_RAILS)`,
       `Demo API key:     ${demo.apiKey}`,
       '',
@@ -195,6 +212,10 @@ function setVariables(environment: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(environment).filter((entry): entry is [string, string] => Boolean(entry[1])));
 }
 
+function withoutVariable(env: Readonly<Record<string, string>>, name: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => key !== name));
+}
+
 function withoutPassword(databaseUrl: string): string {
   const url = new URL(databaseUrl);
   if (url.password) url.password = '***';
@@ -203,7 +224,8 @@ function withoutPassword(databaseUrl: string): string {
 
 main().catch(async (error: unknown) => {
   // A refusal is a message for whoever started it, not a bug: no stack.
-  const refusal = error instanceof InvalidSettingsError || error instanceof ClusterPreflightError;
+  const refusal =
+    error instanceof InvalidSettingsError || error instanceof ClusterPreflightError || error instanceof MissingDepositKeysError;
   process.stderr.write(`${refusal ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   await stopAll();
   process.exit(1);

@@ -12,6 +12,8 @@ import { AesGcmPayloadCodec } from '../core/payload-codec';
 import { generateStrongSecret, secretWeakness } from '../core/secret-strength';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
 import { withDevelopmentPayloadKey } from './development-payload-key';
+import { depositAccountKeys } from './deposit-keys';
+import { depositKeysOrigin, rederiveDevelopmentPartners, withDevelopmentDepositSeed } from './development-deposit-seed';
 import { startApi } from '../api/server';
 import { openOrm } from '../db/orm';
 import { ensureDemoPartner } from './demo-partner';
@@ -53,7 +55,10 @@ async function stopAll(): Promise<void> {
 
 async function main(): Promise<void> {
   // Encrypted like production, with a key kept in the data folder unless PAYLOAD_ENCRYPTION_KEYS is set.
-  const settings = withDevelopmentPayloadKey(loadProcessSettings(), { create: true });
+  // Deposit addresses derive from a development seed kept there too, unless the deposit key variables are set.
+  const loaded = withDevelopmentPayloadKey(loadProcessSettings(), { create: true });
+  const settings = withDevelopmentDepositSeed(loaded, { create: true });
+  const depositKeys = depositAccountKeys(settings);
   // A person watches this terminal: pretty lines (production entries write JSON).
   const log = mainLogger('start', settings, 'pretty');
   const { host, listenHosts, temporalUiPort } = settings.development;
@@ -82,7 +87,8 @@ async function main(): Promise<void> {
   stops.push({ name: 'Postgres and Temporal', stop: () => infrastructure.stop() });
 
   const orm = await openOrm(infrastructure.databaseUrl, 2);
-  const demo = await ensureDemoPartner(orm, settings.development.dataDir);
+  await rederiveDevelopmentPartners(orm, depositKeys, log);
+  const demo = await ensureDemoPartner(orm, settings.development.dataDir, depositKeys);
   await orm.close(true);
 
   const connection = await Connection.connect(temporalConnectionOptions(infrastructure.temporalAddress, settings.temporal));
@@ -125,6 +131,7 @@ async function main(): Promise<void> {
       `Database:         ${databaseRole(infrastructure.databaseUrl)}: the API, the worker and \`npm run ops\` connect as it, DML only; payments_migrator owns the schema`,
       `Metrics:          ${api.metricsUrl ? `${api.metricsUrl}/metrics (API)` : '(API: off)'}${worker.httpUrl ? `, ${worker.httpUrl}/metrics (worker)` : ''}${observability.sdkMetricsPort ? `, ${localUrl(listenHosts.worker, observability.sdkMetricsPort)}/metrics (Temporal SDK)` : ''}`,
       `Chain:            ${chainSettings.description}`,
+      `Deposit keys:     ${depositKeysOrigin(loaded)}`,
       `Simulated rails:  ${worker.simulatedRails.join(', ') || 'none'} (no bank or chain moves their money; production needs SIMULATED_RAILS to allow this)`,
       `Demo API key:     ${demo.apiKey}`,
       '',

@@ -1,9 +1,13 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Currency } from '../../core/currencies';
+import { accountKeysFromSeed, generateDepositSeed, parseDepositSeed } from '../../core/deposit-seed';
 import { Account } from '../../db/entities/account.entity';
 import { createApiKey } from '../../db/services/api-key.service';
 import { postDeposit } from '../../db/services/deposit.service';
 import { createPartner } from '../../db/services/partner.service';
+
+/** A seed of the run's own: bench partners' addresses are derived like everyone's, from keys nobody keeps. */
+const BENCH_DEPOSIT_KEYS = accountKeysFromSeed(parseDepositSeed(generateDepositSeed()));
 
 export interface BenchPartner {
   partnerId: string;
@@ -25,7 +29,7 @@ export async function createBenchPartner(
 ): Promise<BenchPartner> {
   return orm.em.fork().transactional(async (em) => {
     const now = new Date();
-    const partner = await createPartner(em, { name, feePercentage: '1' }, now);
+    const partner = await createPartner(em, { name, feePercentage: '1' }, now, BENCH_DEPOSIT_KEYS);
     const { apiKey } = await createApiKey(em, partner.id, now);
     for (const [currency, amount] of Object.entries(deposits) as [Currency, string][]) {
       const type = currency === 'eur' ? 'sepaDeposit' : 'cryptoDeposit';

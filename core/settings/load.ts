@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { accountPublicKeyFromSeed, parseDepositSeed } from '../deposit-seed';
+import { parseAccountPublicKey } from '../deposit-addresses';
 import { LOOPBACK } from '../listen-address';
 import { RAILS } from '../rails';
 import { DEFAULT_API_METRICS_PORT, START_API_METRICS_PORT } from './declarations/api';
@@ -84,6 +86,8 @@ const PRODUCTION_LISTEN_HOSTS: ListenHosts = { api: '0.0.0.0', apiMetrics: LOOPB
  */
 function assembled(declared: Declared, projectRoot: string) {
   const { host, apiMetrics, workerObservability, codecEndpoint, evm, acceptedSimulatedRails, development, ...direct } = declared;
+  const seedProblem = depositSeedDisagreement(declared.depositKeys);
+  if (seedProblem) throw new InvalidSettingsError([seedProblem]);
   const hostsOr = (fallback: ListenHosts): ListenHosts => ({
     api: host ?? fallback.api,
     apiMetrics: apiMetrics.host ?? fallback.apiMetrics,
@@ -131,6 +135,22 @@ function evmNetworksOf(evm: Declared['evm']): Partial<Record<EvmNetworkName, Evm
   }
   if (problems.length > 0) throw new InvalidSettingsError(problems);
   return networks;
+}
+
+/**
+ * The seed the sweeper signs with and the EVM account key addresses are handed out from must be
+ * one key: otherwise deposits land on addresses nobody can spend. Compared by public key and
+ * chain code (the serialization's version bytes may differ).
+ */
+function depositSeedDisagreement({ evmSeed, evmPublicKey }: Declared['depositKeys']): string | undefined {
+  if (evmSeed === undefined || evmPublicKey === undefined) return undefined;
+  const configured = parseAccountPublicKey('evm', evmPublicKey);
+  const derived = parseAccountPublicKey('evm', accountPublicKeyFromSeed(parseDepositSeed(evmSeed), 'evm', true));
+  // Each was checked on its own already: a malformed one has its own message.
+  if (typeof configured === 'string' || typeof derived === 'string') return undefined;
+  const same = (a: Uint8Array | null, b: Uint8Array | null) => a !== null && b !== null && Buffer.from(a).equals(Buffer.from(b));
+  if (same(configured.publicKey, derived.publicKey) && same(configured.chainCode, derived.chainCode)) return undefined;
+  return "EVM_DEPOSIT_XPUB is not the m/44'/60'/0' key of EVM_DEPOSIT_SEED: deposits would go to addresses the sweeper cannot spend";
 }
 
 /** "PORT must be a port number from 1 to 65535, got "eighty"": the variable, the rule, the value unless it is a secret. */

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { parseAccountPublicKey } from '../deposit-addresses';
+import type { DepositKeyFamily } from '../deposit-addresses';
+import { depositSeedProblem } from '../deposit-seed';
 import { isIpAddress } from '../listen-address';
 import { parsePayloadKeys } from '../payload-codec';
 import type { PayloadKey } from '../payload-codec';
@@ -241,4 +244,29 @@ export const weiAmount = (fallback: bigint) =>
       .regex(/^\d{1,30}$/, 'must be a whole number of wei')
       .transform(BigInt)
       .default(fallback),
+  );
+
+/** An account-level extended public key of the family (core/deposit-addresses.ts), kept as given; never a private one. */
+export const accountPublicKey = (family: DepositKeyFamily) =>
+  variable(
+    z
+      .string()
+      .optional()
+      .superRefine((value, context) => {
+        if (value === undefined) return;
+        const parsed = parseAccountPublicKey(family, value);
+        if (typeof parsed === 'string') context.addIssue({ code: 'custom', message: parsed });
+      }),
+  );
+
+/** A BIP32 seed as hex, strong by core/secret-strength.ts (core/deposit-seed.ts); the message never repeats it. */
+export const depositSeed = () =>
+  variable(
+    z
+      .string()
+      .optional()
+      .superRefine((value, context) => {
+        const problem = value === undefined ? undefined : depositSeedProblem(value);
+        if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+      }),
   );

@@ -15,6 +15,7 @@ import { Migration20261125090000_partner_policy } from './Migration2026112509000
 import { Migration20261125100000_scoped_keys } from './Migration20261125100000_scoped_keys';
 import { Migration20261125103000_partner_limit_sums } from './Migration20261125103000_partner_limit_sums';
 import { Migration20261125110000_withdrawal_address_book } from './Migration20261125110000_withdrawal_address_book';
+import { Migration20261126010000_deposit_addresses } from './Migration20261126010000_deposit_addresses';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261125100000_scoped_keys', class: Migration20261125100000_scoped_keys },
   { name: 'Migration20261125103000_partner_limit_sums', class: Migration20261125103000_partner_limit_sums },
   { name: 'Migration20261125110000_withdrawal_address_book', class: Migration20261125110000_withdrawal_address_book },
+  { name: 'Migration20261126010000_deposit_addresses', class: Migration20261126010000_deposit_addresses },
 ];

@@ -7,9 +7,8 @@ import { assertInvariant } from '../../core/errors';
 import { chainParameters } from '../../core/chain-parameters';
 
 /**
- * Identifiers for new partner accounts. The IBAN sits under a fixed test bank code and the wallet
- * addresses are fresh random ones: this service does not custody keys yet, so these name the
- * accounts (valid format, checksums included) without being spendable wallets.
+ * Identifiers of accounts. A new partner's IBAN sits under a fixed test bank code. Its wallet
+ * addresses are derived from the service's HD keys (deposit-address.service.ts), never these.
  */
 const BANK_CODE = '10010010';
 
@@ -20,6 +19,10 @@ export function newIban(): string {
   return iban;
 }
 
+/**
+ * A fresh random address of the currency's format (checksums included) that nobody holds a key
+ * for: what tests and the fault campaign send withdrawals to. Never a partner's deposit address.
+ */
 export function newWalletAddress(currency: CryptoCurrency): string {
   const hash = randomBytes(20);
   switch (currency) {

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CRYPTO_CURRENCIES } from '../../core/currencies';
+import type { DepositAccountKeys } from '../../core/deposit-addresses';
 import { DomainError } from '../../core/errors';
 import { Account } from '../entities/account.entity';
 import { Partner } from '../entities/partner.entity';
-import { newIban, newWalletAddress } from './account-identifiers';
+import { newIban } from './account-identifiers';
+import { partnerDepositAddresses } from './deposit-address.service';
 
 export interface NewPartner {
   id?: string;
@@ -12,12 +14,21 @@ export interface NewPartner {
   feePercentage: string;
 }
 
-/** A partner with an active EUR account and one crypto account per currency, all at zero. */
-export async function createPartner(em: EntityManager, input: NewPartner, now: Date): Promise<Partner> {
+/**
+ * A partner with an active EUR account and one crypto account per currency, all at zero. Its
+ * deposit index comes from the sequence first, so its accounts carry the addresses derived at it
+ * (eth, usdc and pol one address) in the same flush.
+ */
+export async function createPartner(em: EntityManager, input: NewPartner, now: Date, depositKeys: DepositAccountKeys): Promise<Partner> {
+  const [{ deposit_index: depositIndex }] = await em.execute<[{ deposit_index: number }]>(
+    `select nextval('partner_deposit_index_seq')::integer as deposit_index`,
+  );
+  const addresses = await partnerDepositAddresses(em, depositKeys, depositIndex);
   const partner = em.create(Partner, {
     id: input.id ?? randomUUID(),
     name: input.name,
     feePercentage: input.feePercentage,
+    depositIndex,
     createdAt: now,
   });
   const zero = { postedAmount: '0', pendingOutAmount: '0', pendingInAmount: '0', createdAt: now };
@@ -36,7 +47,7 @@ export async function createPartner(em: EntityManager, input: NewPartner, now: D
       kind: 'PARTNER',
       partnerId: partner.id,
       currency,
-      walletAddress: newWalletAddress(currency),
+      walletAddress: addresses[currency],
       ...zero,
     });
   }

@@ -7,6 +7,7 @@ import { postDeposit } from '../../db/services/deposit.service';
 import { createApiKey } from '../../db/services/api-key.service';
 import { createPartner } from '../../db/services/partner.service';
 import { testStack } from './stack';
+import { TEST_DEPOSIT_KEYS } from './test-config';
 
 export async function openTestOrm(poolMax = 10): Promise<MikroORM> {
   return openOrm(testStack().databaseUrl, poolMax);
@@ -26,7 +27,12 @@ export async function createTestPartner(
 ): Promise<TestPartner> {
   return orm.em.fork().transactional(async (em) => {
     const now = new Date();
-    const partner = await createPartner(em, { name: `test partner ${Date.now()}`, feePercentage: options.feePercentage ?? '1' }, now);
+    const partner = await createPartner(
+      em,
+      { name: `test partner ${Date.now()}`, feePercentage: options.feePercentage ?? '1' },
+      now,
+      TEST_DEPOSIT_KEYS,
+    );
     const key = await createApiKey(em, partner.id, now);
     for (const [currency, amount] of Object.entries(options.deposits ?? {})) {
       const type = currency === 'eur' ? 'sepaDeposit' : 'cryptoDeposit';

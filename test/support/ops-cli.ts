@@ -1,5 +1,6 @@
 import { runTsx } from './processes';
 import { testStack } from './stack';
+import { TEST_DEPOSIT_XPUBS } from './test-config';
 
 /**
  * Runs `npm run ops -- …` as an operator would (through tsx), against the run's database (plus
@@ -14,6 +15,8 @@ export async function runOpsCli(args: readonly string[], env: Record<string, str
     DATABASE_URL: testStack().databaseUrl,
     // Like the run's worker: the tests' webhook receivers listen on 127.0.0.1.
     WEBHOOK_ALLOW_LOOPBACK: 'true',
+    // As production's operator CLI: the extended public keys partners' addresses derive from, no seed.
+    ...TEST_DEPOSIT_XPUBS,
     ...env,
   });
   try {

@@ -1,6 +1,28 @@
+import { DEPOSIT_KEY_FAMILIES } from '../../core/deposit-addresses';
+import { accountKeysFromSeed, accountPublicKeyFromSeed, parseDepositSeed } from '../../core/deposit-seed';
 import { RAILS } from '../../core/rails';
+import { DEPOSIT_XPUB_VARIABLES } from '../../main/deposit-keys';
 
-/** Settings the test stack's worker runs with: short timers, one deny-listed address, one rejected IBAN. */
+/**
+ * The tests' deposit seed: the BIP32 seed of BIP39's public test mnemonic ("abandon × 11, about"),
+ * fixed so that every process of a run derives the same addresses, and public so nobody mistakes
+ * it for a key that may hold anything.
+ */
+export const TEST_DEPOSIT_SEED =
+  '5eb00bbddcf069084889a8ab9155568165f5c453ccb85e70811aaed6f6da5fc19a5ac40b389cd370d086206dec8aa6c43daea6690f20ad3d8d48b2d2ce9e38e4';
+
+/** What the tests' fixtures create partners with (test/support/fixtures.ts). */
+export const TEST_DEPOSIT_KEYS = accountKeysFromSeed(parseDepositSeed(TEST_DEPOSIT_SEED));
+
+/** EVM_DEPOSIT_XPUB and its kin of the test seed (mainnet paths, as network_config ships): what `ops partner create` is given. */
+export const TEST_DEPOSIT_XPUBS: Readonly<Record<string, string>> = Object.fromEntries(
+  DEPOSIT_KEY_FAMILIES.map((family) => [
+    DEPOSIT_XPUB_VARIABLES[family],
+    accountPublicKeyFromSeed(parseDepositSeed(TEST_DEPOSIT_SEED), family, true),
+  ]),
+);
+
+/** Settings the test stack's worker runs with: short timers, one deny-listed address, one rejected IBAN, the test deposit seed. */
 export const TEST_WORKER_SETTINGS = {
   CHAIN_CONFIRMATION_DELAY_MS: '300',
   BANK_SETTLEMENT_DELAY_MS: '300',
@@ -8,6 +30,7 @@ export const TEST_WORKER_SETTINGS = {
   TRAVEL_RULE_THRESHOLD_EUR: '1000',
   DENY_LIST_ADDRESSES: '0x000000000000000000000000000000000000dEaD',
   SIMULATED_BANK_REJECT_IBANS: 'FR7630006000011234567890189',
+  EVM_DEPOSIT_SEED: TEST_DEPOSIT_SEED,
 } as const;
 
 /** SIMULATED_RAILS for a production entry point (main/worker.main.ts) started by a test: no bank or chain node, every rail simulated. */

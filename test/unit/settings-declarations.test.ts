@@ -47,6 +47,11 @@ describe('the settings declarations', () => {
         'EVM_HOT_WALLET_KEY_POLYGON',
         'EVM_RPC_URL_ETHEREUM',
         'EVM_RPC_URL_POLYGON',
+        'EVM_DEPOSIT_SEED',
+        'EVM_DEPOSIT_XPUB',
+        'BTC_DEPOSIT_XPUB',
+        'LTC_DEPOSIT_XPUB',
+        'DOGE_DEPOSIT_XPUB',
       ]),
     );
   });

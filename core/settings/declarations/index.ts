@@ -1,6 +1,7 @@
 import type { SettingsTree } from '../setting';
 import { API_SETTINGS } from './api';
 import { DATABASE_SETTINGS } from './database';
+import { DEPOSIT_KEY_SETTINGS } from './deposit-keys';
 import { DEVELOPMENT_SETTINGS } from './development';
 import { OPERATOR_CLI_SETTINGS } from './operator-cli';
 import { PAYMENT_SETTINGS, WEBHOOK_SETTINGS } from './payments';
@@ -41,6 +42,7 @@ export const SETTINGS = {
     PAYMENT_SETTINGS,
     WEBHOOK_SETTINGS,
     RAIL_SETTINGS,
+    DEPOSIT_KEY_SETTINGS,
     OPERATOR_CLI_SETTINGS,
   ),
   development: DEVELOPMENT_SETTINGS,

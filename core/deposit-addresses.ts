@@ -1,0 +1,195 @@
+import { ECDH } from 'node:crypto';
+import { HARDENED_OFFSET, HDKey } from '@scure/bip32';
+import type { Versions } from '@scure/bip32';
+import * as bitcoin from 'bitcoinjs-lib';
+import { getAddress, isAddress } from 'viem';
+import { publicKeyToAddress } from 'viem/accounts';
+import { chainParameters } from './chain-parameters';
+import type { CryptoCurrency } from './currencies';
+
+/**
+ * Partners' deposit addresses, derived from the service's HD keys (BIP32) so that whoever holds
+ * the seed can spend what arrives, while the side that hands addresses out holds only each
+ * family's account-level extended public key. Address i of a family is account/0/i (BIP44's
+ * external chain), i being the partner's deposit index. eth, usdc and pol share one key, so one
+ * address per partner on every EVM network.
+ *
+ * Paths (m/purpose'/coin'/0'): BIP44 m/44'/60'/0' for the EVM family and m/44'/3'/0' for doge
+ * (P2PKH); BIP84 m/84'/0'/0' for btc and m/84'/2'/0' for ltc, because their addresses are native
+ * segwit (P2WPKH), which BIP84 is the standard path of: a wallet restored from the seed finds them
+ * there. A UTXO testnet takes coin type 1 (SLIP-44); EVM networks keep 60 (wallets' habit).
+ */
+export const DEPOSIT_KEY_FAMILIES = ['evm', 'btc', 'ltc', 'doge'] as const;
+export type DepositKeyFamily = (typeof DEPOSIT_KEY_FAMILIES)[number];
+
+export const DEPOSIT_KEY_FAMILY: Readonly<Record<CryptoCurrency, DepositKeyFamily>> = {
+  eth: 'evm',
+  usdc: 'evm',
+  pol: 'evm',
+  btc: 'btc',
+  ltc: 'ltc',
+  doge: 'doge',
+};
+
+const ACCOUNT_PATHS: Readonly<Record<DepositKeyFamily, { purpose: number; mainnetCoin: number; testnetCoin: number }>> = {
+  evm: { purpose: 44, mainnetCoin: 60, testnetCoin: 60 },
+  btc: { purpose: 84, mainnetCoin: 0, testnetCoin: 1 },
+  ltc: { purpose: 84, mainnetCoin: 2, testnetCoin: 1 },
+  doge: { purpose: 44, mainnetCoin: 3, testnetCoin: 1 },
+};
+
+/** The highest non-hardened BIP32 index: 2^31 - 1 partners per family. */
+export const MAX_DEPOSIT_INDEX = HARDENED_OFFSET - 1;
+
+/** A deposit index as given, once checked: a whole number from 0 to MAX_DEPOSIT_INDEX. */
+export function checkedDepositIndex(index: number): number {
+  if (!Number.isInteger(index) || index < 0 || index > MAX_DEPOSIT_INDEX) {
+    throw new RangeError(`deposit index must be a whole number from 0 to ${MAX_DEPOSIT_INDEX}, got ${index}`);
+  }
+  return index;
+}
+
+/** The family's account key path, e.g. m/44'/60'/0'. */
+export function depositAccountPath(family: DepositKeyFamily, mainnet: boolean): string {
+  const { purpose, mainnetCoin, testnetCoin } = ACCOUNT_PATHS[family];
+  return `m/${purpose}'/${mainnet ? mainnetCoin : testnetCoin}'/0'`;
+}
+
+/**
+ * Where the account keys come from: the configured extended public keys (what the API side holds)
+ * or a seed (development, tests, and the signer that sweeps). `mainnet` picks the coin type when a
+ * seed derives the key; a configured key is the one configured for the deployment's network.
+ */
+export interface DepositAccountKeys {
+  accountKey(family: DepositKeyFamily, mainnet: boolean): HDKey;
+}
+
+/** Account keys as configured: one extended public key per family. */
+export function accountKeysOf(publicKeys: Readonly<Record<DepositKeyFamily, HDKey>>): DepositAccountKeys {
+  return { accountKey: (family) => publicKeys[family] };
+}
+
+/** Address `index` of the family on its network's mainnet or testnet. */
+export function depositAddress(keys: DepositAccountKeys, family: DepositKeyFamily, index: number, mainnet: boolean): string {
+  return addressOfPublicKey(family, depositKeyAt(keys.accountKey(family, mainnet), index), mainnet);
+}
+
+/** Every crypto currency's deposit address for one index; `mainnetOf` answers per family (network_config). */
+export function depositAddresses(
+  keys: DepositAccountKeys,
+  index: number,
+  mainnetOf: (family: DepositKeyFamily) => boolean,
+): Record<CryptoCurrency, string> {
+  const byFamily = Object.fromEntries(
+    DEPOSIT_KEY_FAMILIES.map((family) => [family, depositAddress(keys, family, index, mainnetOf(family))]),
+  ) as Record<DepositKeyFamily, string>;
+  const entries = Object.entries(DEPOSIT_KEY_FAMILY).map(([currency, family]) => [currency, byFamily[family]]);
+  return Object.fromEntries(entries) as Record<CryptoCurrency, string>;
+}
+
+/** The compressed public key at account/0/index. */
+function depositKeyAt(accountKey: HDKey, index: number): Uint8Array {
+  const publicKey = externalChainOf(accountKey).deriveChild(checkedDepositIndex(index)).publicKey;
+  if (!publicKey) throw new Error('derived key has no public key');
+  return publicKey;
+}
+
+/** account/0 per account key, cached: each address then costs one public derivation, not two. */
+const EXTERNAL_CHAINS = new WeakMap<HDKey, HDKey>();
+
+function externalChainOf(accountKey: HDKey): HDKey {
+  let chain = EXTERNAL_CHAINS.get(accountKey);
+  if (!chain) {
+    chain = accountKey.deriveChild(0);
+    EXTERNAL_CHAINS.set(accountKey, chain);
+  }
+  return chain;
+}
+
+/** The family's address format: EIP-55 for EVM, P2WPKH for btc and ltc, P2PKH for doge. */
+export function addressOfPublicKey(family: DepositKeyFamily, compressedPublicKey: Uint8Array, mainnet: boolean): string {
+  if (family === 'evm') {
+    // An EVM address hashes both coordinates: node's OpenSSL decompresses the point.
+    const uncompressed = ECDH.convertKey(Buffer.from(compressedPublicKey), 'secp256k1', undefined, 'hex', 'uncompressed') as string;
+    return publicKeyToAddress(`0x${uncompressed}`);
+  }
+  const network = chainParameters(family, mainnet);
+  const payment =
+    family === 'doge'
+      ? bitcoin.payments.p2pkh({ pubkey: compressedPublicKey, network })
+      : bitcoin.payments.p2wpkh({ pubkey: compressedPublicKey, network });
+  if (!payment.address) throw new Error(`no ${family} address for the derived key`);
+  return payment.address;
+}
+
+/**
+ * The form addresses are stored in (EIP-55 for EVM, lower case for bech32), so that an address
+ * read from a chain (EVM logs carry lower-case hex) finds its account; undefined for text that is
+ * no address of the family at all.
+ */
+export function canonicalDepositAddress(family: DepositKeyFamily, address: string): string | undefined {
+  if (address.length === 0 || address.length > 100) return undefined;
+  if (family === 'evm') return isAddress(address, { strict: false }) ? getAddress(address.toLowerCase()) : undefined;
+  if (family !== 'doge' && isBech32(address)) return address.toLowerCase();
+  return /^[1-9A-HJ-NP-Za-km-z]+$/.test(address) ? address : undefined;
+}
+
+function isBech32(address: string): boolean {
+  try {
+    bitcoin.address.fromBech32(address);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Serialization versions an account key may carry: BIP32's, SLIP-132's for BIP84, and the coin's own. */
+const STANDARD_VERSIONS: readonly Versions[] = [
+  { public: 0x0488b21e, private: 0x0488ade4 }, // xpub / xprv
+  { public: 0x043587cf, private: 0x04358394 }, // tpub / tprv
+];
+const SEGWIT_VERSIONS: readonly Versions[] = [
+  { public: 0x04b24746, private: 0x04b2430c }, // zpub / zprv (BIP84 mainnet)
+  { public: 0x045f1cf6, private: 0x045f18bc }, // vpub / vprv (BIP84 testnet)
+];
+
+function acceptedVersions(family: DepositKeyFamily): readonly Versions[] {
+  switch (family) {
+    case 'evm':
+      return STANDARD_VERSIONS;
+    case 'btc':
+      return [...STANDARD_VERSIONS, ...SEGWIT_VERSIONS];
+    case 'ltc':
+    case 'doge': {
+      const own = [true, false].map((mainnet) => chainParameters(family, mainnet).bip32);
+      return [...STANDARD_VERSIONS, ...(family === 'ltc' ? SEGWIT_VERSIONS : []), ...own];
+    }
+  }
+}
+
+const EXTENDED_KEY_SHAPE = /^[1-9A-HJ-NP-Za-km-z]{100,120}$/;
+
+/**
+ * An account-level extended public key of the family, parsed; or a sentence that reads after the
+ * variable's name ("must be …"). Never quotes the key, and refuses a private one outright: the side
+ * that hands addresses out must not hold what spends them.
+ */
+export function parseAccountPublicKey(family: DepositKeyFamily, text: string): HDKey | string {
+  const example = depositAccountPath(family, true);
+  if (!EXTENDED_KEY_SHAPE.test(text)) return `must be an extended public key (xpub…, base58) of the account ${example}`;
+  let key: HDKey | undefined;
+  for (const versions of acceptedVersions(family)) {
+    try {
+      key = HDKey.fromExtendedKey(text, versions);
+      break;
+    } catch {
+      // Another version, a bad checksum or a point off the curve: the next versions, then the message below.
+    }
+  }
+  if (!key) return `must be an extended public key (xpub…) of the account ${example}: it does not decode as one`;
+  if (key.privateKey) return `holds a private key: give the account's extended public key (xpub…), never its private key`;
+  if (key.depth !== 3 || key.index < HARDENED_OFFSET) {
+    return `must be an account-level key (depth 3, a hardened account such as ${example}), not one at depth ${key.depth}`;
+  }
+  return key;
+}

@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { HDKey } from '@scure/bip32';
+import type { Versions } from '@scure/bip32';
+import { checkedDepositIndex, depositAccountPath } from './deposit-addresses';
+import type { DepositAccountKeys, DepositKeyFamily } from './deposit-addresses';
+import { secretWeakness } from './secret-strength';
+
+/**
+ * The HD seed deposit addresses derive from (BIP32 master seed, as hex). Only the signer that
+ * sweeps deposits holds it in production (EVM_DEPOSIT_SEED); `npm start` keeps a development one
+ * in its data folder, the tests a fixed one. From it: each family's account extended public key
+ * (what the API side is given) and, for the sweeper, the private key of address i.
+ */
+
+/** BIP32 takes 16 to 64 bytes; below 32 (256 bits) is refused: this seed guards every deposit. */
+export const DEPOSIT_SEED_BYTES = { min: 32, max: 64 } as const;
+
+/** A sentence that reads after the variable's name, or undefined for a usable seed. Never quotes it. */
+export function depositSeedProblem(hex: string): string | undefined {
+  const { min, max } = DEPOSIT_SEED_BYTES;
+  if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length % 2 !== 0 || hex.length < min * 2 || hex.length > max * 2) {
+    return `must be ${min * 2} to ${max * 2} hex digits (a BIP32 seed of ${min} to ${max} bytes), e.g. openssl rand -hex 64`;
+  }
+  return secretWeakness(hex.toLowerCase());
+}
+
+export function parseDepositSeed(hex: string): Uint8Array {
+  const problem = depositSeedProblem(hex);
+  if (problem !== undefined) throw new Error(`the deposit seed ${problem}`);
+  return Uint8Array.from(Buffer.from(hex, 'hex'));
+}
+
+/** 64 random bytes as 128 hex digits (what a BIP39 mnemonic yields), checked like a given one. */
+export function generateDepositSeed(): string {
+  for (;;) {
+    const hex = randomBytes(DEPOSIT_SEED_BYTES.max).toString('hex');
+    if (depositSeedProblem(hex) === undefined) return hex;
+  }
+}
+
+/** xpub/xprv on a mainnet, tpub/tprv on a testnet: the versions every wallet and this service read. */
+const SERIALIZATION: Readonly<Record<'mainnet' | 'testnet', Versions>> = {
+  mainnet: { public: 0x0488b21e, private: 0x0488ade4 },
+  testnet: { public: 0x043587cf, private: 0x04358394 },
+};
+
+/** Account keys derived from the seed on demand (hardened levels need it), each derived once. */
+export function accountKeysFromSeed(seed: Uint8Array): DepositAccountKeys {
+  const cache = new Map<string, HDKey>();
+  return {
+    accountKey(family, mainnet) {
+      const path = depositAccountPath(family, mainnet);
+      let key = cache.get(path);
+      if (!key) {
+        key = HDKey.fromMasterSeed(seed, SERIALIZATION[mainnet ? 'mainnet' : 'testnet']).derive(path);
+        cache.set(path, key);
+      }
+      return key;
+    },
+  };
+}
+
+/** The family's account extended public key (xpub… or tpub…): what EVM_DEPOSIT_XPUB and its kin hold. */
+export function accountPublicKeyFromSeed(seed: Uint8Array, family: DepositKeyFamily, mainnet: boolean): string {
+  return accountKeysFromSeed(seed).accountKey(family, mainnet).publicExtendedKey;
+}
+
+/**
+ * The private key of deposit address `index` (account/0/index), for the signer that sweeps it;
+ * 32 bytes. Derived from the seed alone, so it matches the address the public side derived.
+ */
+export function depositPrivateKey(seed: Uint8Array, family: DepositKeyFamily, index: number, mainnet: boolean): Uint8Array {
+  const key = HDKey.fromMasterSeed(seed).derive(`${depositAccountPath(family, mainnet)}/0/${checkedDepositIndex(index)}`);
+  if (!key.privateKey) throw new Error('derived key has no private key');
+  return key.privateKey;
+}

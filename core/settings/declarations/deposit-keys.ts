@@ -1,0 +1,45 @@
+import { setting } from '../setting';
+import { accountPublicKey, depositSeed } from '../values';
+
+const XPUB_DEFAULT = '(none; `ops partner create` requires it; `npm start` derives it from its development seed)';
+
+/**
+ * The HD keys partners' deposit addresses derive from (core/deposit-addresses.ts): the account
+ * extended public keys that whoever creates partners holds, and the seed that only the signer
+ * that sweeps holds (docs/production.md, "Deposit keys"). An extended public key spends nothing
+ * but reveals every deposit address, so it is never repeated in a message either.
+ */
+export const DEPOSIT_KEY_SETTINGS = {
+  depositKeys: {
+    evmPublicKey: setting(
+      'EVM_DEPOSIT_XPUB',
+      accountPublicKey('evm'),
+      "the EVM deposit account's extended public key (`m/44'/60'/0'`, xpub…): eth, usdc and pol deposit addresses (`…/0/i`, one per partner and every EVM network)",
+      { secret: true, shownDefault: XPUB_DEFAULT },
+    ),
+    btcPublicKey: setting(
+      'BTC_DEPOSIT_XPUB',
+      accountPublicKey('btc'),
+      "the bitcoin deposit account's extended public key (BIP84 `m/84'/0'/0'`, xpub… or zpub…; `m/84'/1'/0'` when network_config says testnet): native segwit addresses",
+      { secret: true, shownDefault: XPUB_DEFAULT },
+    ),
+    ltcPublicKey: setting(
+      'LTC_DEPOSIT_XPUB',
+      accountPublicKey('ltc'),
+      "the litecoin deposit account's extended public key (BIP84 `m/84'/2'/0'`, xpub…, zpub… or Ltub…; `m/84'/1'/0'` on testnet): native segwit addresses",
+      { secret: true, shownDefault: XPUB_DEFAULT },
+    ),
+    dogePublicKey: setting(
+      'DOGE_DEPOSIT_XPUB',
+      accountPublicKey('doge'),
+      "the dogecoin deposit account's extended public key (BIP44 `m/44'/3'/0'`, xpub… or dgub…; `m/44'/1'/0'` on testnet): P2PKH addresses",
+      { secret: true, shownDefault: XPUB_DEFAULT },
+    ),
+    evmSeed: setting(
+      'EVM_DEPOSIT_SEED',
+      depositSeed(),
+      'the BIP32 seed the deposit keys derive from, 64 to 128 hex digits (`openssl rand -hex 64`, or the 64-byte seed of a BIP39 mnemonic): only for the signer that sweeps deposits, never for the API or `ops`. Set beside `EVM_DEPOSIT_XPUB`, the two must agree or nothing starts. `npm start` and `npm run start:cluster` keep a development one in `$DATA_DIR/deposit-seed`',
+      { secret: true, shownDefault: '(none)' },
+    ),
+  },
+};

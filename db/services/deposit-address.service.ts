@@ -1,0 +1,73 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { CRYPTO_CURRENCIES } from '../../core/currencies';
+import type { CryptoCurrency } from '../../core/currencies';
+import { depositAddresses } from '../../core/deposit-addresses';
+import type { DepositAccountKeys, DepositKeyFamily } from '../../core/deposit-addresses';
+import { assertInvariant } from '../../core/errors';
+import { Account } from '../entities/account.entity';
+import { NetworkConfig } from '../entities/network-config.entity';
+import { Partner } from '../entities/partner.entity';
+
+/** The network whose mainnet flag (network_config) decides a family's address format; EVM addresses look the same on both. */
+const FORMAT_NETWORK = { btc: ['btc', 'bitcoin'], ltc: ['ltc', 'litecoin'], doge: ['doge', 'dogecoin'] } as const;
+
+/** Per family, whether its network is a mainnet, as network_config says now. */
+async function mainnetByFamily(em: EntityManager): Promise<(family: DepositKeyFamily) => boolean> {
+  const rows = await em.find(NetworkConfig, { network: { $in: ['bitcoin', 'litecoin', 'dogecoin'] } });
+  return (family) => {
+    if (family === 'evm') return true;
+    const [currency, network] = FORMAT_NETWORK[family];
+    const row = rows.find((config) => config.currency === currency && config.network === network);
+    assertInvariant(row, `network_config has ${currency} on ${network}`);
+    return row.mainnet;
+  };
+}
+
+/** The deposit address of each crypto currency for the partner at `depositIndex`. */
+export async function partnerDepositAddresses(
+  em: EntityManager,
+  keys: DepositAccountKeys,
+  depositIndex: number,
+): Promise<Record<CryptoCurrency, string>> {
+  return depositAddresses(keys, depositIndex, await mainnetByFamily(em));
+}
+
+/** Partners are re-derived this many at a time, each page in its own flush. */
+const REDERIVE_PAGE_SIZE = 500;
+
+/**
+ * Development only (`npm start`, `npm run start:cluster`, with their development seed): gives
+ * every partner's crypto accounts the addresses `keys` derive at its deposit index, where they
+ * hold another (partners created before deposit addresses were derived, or under another seed).
+ * Idempotent: a second run changes nothing. Returns how many accounts changed. Never run against
+ * production: there an address partners were given stays theirs.
+ */
+export async function rederiveDevelopmentDepositAddresses(em: EntityManager, keys: DepositAccountKeys): Promise<number> {
+  const mainnetOf = await mainnetByFamily(em);
+  let changed = 0;
+  for (let after = -1; ;) {
+    const partners = await em.find(
+      Partner,
+      { depositIndex: { $gt: after } },
+      { orderBy: { depositIndex: 'asc' }, limit: REDERIVE_PAGE_SIZE, fields: ['id', 'depositIndex'] },
+    );
+    if (partners.length === 0) return changed;
+    const accounts = await em.find(Account, {
+      kind: 'PARTNER',
+      partnerId: { $in: partners.map(({ id }) => id) },
+      currency: { $in: [...CRYPTO_CURRENCIES] },
+    });
+    for (const partner of partners) {
+      const expected = depositAddresses(keys, partner.depositIndex, mainnetOf);
+      for (const account of accounts.filter(({ partnerId }) => partnerId === partner.id)) {
+        const address = expected[account.currency as CryptoCurrency];
+        if (account.walletAddress === address) continue;
+        account.walletAddress = address;
+        changed += 1;
+      }
+    }
+    await em.flush();
+    em.clear();
+    after = partners[partners.length - 1]!.depositIndex;
+  }
+}

@@ -1,0 +1,68 @@
+import { DEPOSIT_KEY_FAMILIES, parseAccountPublicKey } from '../core/deposit-addresses';
+import type { DepositAccountKeys, DepositKeyFamily } from '../core/deposit-addresses';
+import { accountKeysFromSeed, accountPublicKeyFromSeed, parseDepositSeed } from '../core/deposit-seed';
+import type { Settings } from '../core/settings';
+
+/** Each family's variable, as docs/configuration.md names it. */
+export const DEPOSIT_XPUB_VARIABLES: Readonly<Record<DepositKeyFamily, string>> = {
+  evm: 'EVM_DEPOSIT_XPUB',
+  btc: 'BTC_DEPOSIT_XPUB',
+  ltc: 'LTC_DEPOSIT_XPUB',
+  doge: 'DOGE_DEPOSIT_XPUB',
+};
+
+const CONFIGURED: Readonly<Record<DepositKeyFamily, keyof Settings['depositKeys']>> = {
+  evm: 'evmPublicKey',
+  btc: 'btcPublicKey',
+  ltc: 'ltcPublicKey',
+  doge: 'dogePublicKey',
+};
+
+/** Partners cannot be created without every family's key: no account may lack its deposit address. */
+export class MissingDepositKeysError extends Error {
+  constructor(readonly variables: readonly string[]) {
+    super(
+      `${variables.join(', ')} must be set to create partners: their deposit addresses derive from these account keys (docs/production.md, "Deposit keys"); under npm start the development seed in DATA_DIR provides them`,
+    );
+    this.name = 'MissingDepositKeysError';
+  }
+}
+
+/**
+ * The account keys partners' deposit addresses derive from: each family's configured extended
+ * public key (production: the API side holds only these), else the key derived from
+ * EVM_DEPOSIT_SEED (development and tests). Throws MissingDepositKeysError, naming the variables,
+ * when a family has neither; settings were validated, so a set key parses.
+ */
+export function depositAccountKeys(settings: Settings): DepositAccountKeys {
+  const { depositKeys } = settings;
+  const seedKeys = depositKeys.evmSeed === undefined ? undefined : accountKeysFromSeed(parseDepositSeed(depositKeys.evmSeed));
+  const configured = new Map(
+    DEPOSIT_KEY_FAMILIES.flatMap((family) => {
+      const text = depositKeys[CONFIGURED[family]];
+      const key = text === undefined ? undefined : parseAccountPublicKey(family, text);
+      return key === undefined || typeof key === 'string' ? [] : [[family, key] as const];
+    }),
+  );
+  const missing = DEPOSIT_KEY_FAMILIES.filter((family) => !configured.has(family) && seedKeys === undefined);
+  if (missing.length > 0) throw new MissingDepositKeysError(missing.map((family) => DEPOSIT_XPUB_VARIABLES[family]));
+  return { accountKey: (family, mainnet) => configured.get(family) ?? seedKeys!.accountKey(family, mainnet) };
+}
+
+/**
+ * The variables a development parent hands its children (`npm run start:cluster`): the extended
+ * public keys of the seed (mainnet paths, as network_config ships), and the seed itself only for
+ * the worker, which will sweep. Nothing when no seed is known.
+ */
+export function depositKeyVariables(settings: Settings, role: 'worker' | 'api'): Record<string, string> {
+  const { evmSeed } = settings.depositKeys;
+  if (evmSeed === undefined) return {};
+  const seed = parseDepositSeed(evmSeed);
+  const publicKeys = Object.fromEntries(
+    DEPOSIT_KEY_FAMILIES.map((family) => [
+      DEPOSIT_XPUB_VARIABLES[family],
+      settings.depositKeys[CONFIGURED[family]] ?? accountPublicKeyFromSeed(seed, family, true),
+    ]),
+  );
+  return role === 'worker' ? { ...publicKeys, EVM_DEPOSIT_SEED: evmSeed } : publicKeys;
+}
