@@ -12,6 +12,7 @@ import { Migration20261124110000_write_once_operations } from './Migration202611
 import { Migration20261124020000_operator_audit } from './Migration20261124020000_operator_audit';
 import { Migration20261124100000_api_key_created } from './Migration20261124100000_api_key_created';
 import { Migration20261125090000_partner_policy } from './Migration20261125090000_partner_policy';
+import { Migration20261126090000_incoming_sepa } from './Migration20261126090000_incoming_sepa';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261124100000_api_key_created', class: Migration20261124100000_api_key_created },
   { name: 'Migration20261124110000_write_once_operations', class: Migration20261124110000_write_once_operations },
   { name: 'Migration20261125090000_partner_policy', class: Migration20261125090000_partner_policy },
+  { name: 'Migration20261126090000_incoming_sepa', class: Migration20261126090000_incoming_sepa },
 ];
