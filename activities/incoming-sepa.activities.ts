@@ -6,7 +6,7 @@ import { Camt054Refused, parseCamt054 } from './adapters/bank/camt054-parser';
 import type { ActivityDependencies } from './dependencies';
 
 /** The cursor's row in bank_notification_cursor: one bank connection. */
-const NOTIFICATION_SOURCE = 'bank';
+export const NOTIFICATION_SOURCE = 'bank';
 /** Fetches per run (each a bounded batch of documents): a long backlog is read over several runs. */
 const MAX_FETCHES_PER_RUN = 20;
 
@@ -19,7 +19,14 @@ function heartbeat(): void {
   }
 }
 
-export function createIncomingSepaActivities(deps: ActivityDependencies) {
+/**
+ * Reads the bank's notifications from the cursor stored under `source`, records every credit they
+ * hold, and only then moves the cursor past them. A crash anywhere leaves the cursor where it was:
+ * the next run reads the same documents, and each credit already recorded is found by its entry
+ * reference (DUPLICATE), so nothing is credited twice and nothing is lost. Two runs at once
+ * serialise on each entry, and only one moves the cursor (compare and set).
+ */
+export async function ingestBankNotificationsFrom(deps: ActivityDependencies, source: string): Promise<IncomingSepaIngestResult> {
   /** One document: each credit recorded in a transaction of its own; what cannot be read is logged and skipped. */
   async function ingestDocument(xml: string, place: string, result: IncomingSepaIngestResult): Promise<void> {
     result.documents += 1;
@@ -71,38 +78,35 @@ export function createIncomingSepaActivities(deps: ActivityDependencies) {
     }
   }
 
+  const result: IncomingSepaIngestResult = {
+    documents: 0,
+    refusedDocuments: 0,
+    credited: 0,
+    unmatched: 0,
+    duplicates: 0,
+    conflicts: 0,
+    skippedEntries: 0,
+  };
+  let cursor = await readNotificationCursor(deps.pool, source);
+  for (let fetch = 0; fetch < MAX_FETCHES_PER_RUN; fetch += 1) {
+    const batch = await deps.bank.fetchNotifications(cursor);
+    if (batch.documents.length === 0) break;
+    for (const [index, xml] of batch.documents.entries()) {
+      await ingestDocument(xml, `${index + 1} after cursor ${cursor ?? '(start)'}`, result);
+      heartbeat();
+    }
+    if (!(await advanceNotificationCursor(deps.pool, source, cursor, batch.cursor))) {
+      deps.log.warn('another ingest moved the bank notification cursor first; this run stops here');
+      break;
+    }
+    cursor = batch.cursor;
+  }
+  return result;
+}
+
+export function createIncomingSepaActivities(deps: ActivityDependencies) {
   return {
-    /**
-     * Reads the bank's notifications from the stored cursor, records every credit they hold, and
-     * only then moves the cursor past them. A crash anywhere leaves the cursor where it was: the
-     * next run reads the same documents, and each credit already recorded is found by its entry
-     * reference (DUPLICATE), so nothing is credited twice and nothing is lost.
-     */
-    async ingestBankNotifications(): Promise<IncomingSepaIngestResult> {
-      const result: IncomingSepaIngestResult = {
-        documents: 0,
-        refusedDocuments: 0,
-        credited: 0,
-        unmatched: 0,
-        duplicates: 0,
-        conflicts: 0,
-        skippedEntries: 0,
-      };
-      let cursor = await readNotificationCursor(deps.pool, NOTIFICATION_SOURCE);
-      for (let fetch = 0; fetch < MAX_FETCHES_PER_RUN; fetch += 1) {
-        const batch = await deps.bank.fetchNotifications(cursor);
-        if (batch.documents.length === 0) break;
-        for (const [index, xml] of batch.documents.entries()) {
-          await ingestDocument(xml, `${index + 1} after cursor ${cursor ?? '(start)'}`, result);
-          heartbeat();
-        }
-        if (!(await advanceNotificationCursor(deps.pool, NOTIFICATION_SOURCE, cursor, batch.cursor))) {
-          deps.log.warn('another ingest moved the bank notification cursor first; this run stops here');
-          break;
-        }
-        cursor = batch.cursor;
-      }
-      return result;
-    },
+    /** The incoming-sepa workflow's first step: ingestBankNotificationsFrom the bank's one cursor. */
+    ingestBankNotifications: (): Promise<IncomingSepaIngestResult> => ingestBankNotificationsFrom(deps, NOTIFICATION_SOURCE),
   };
 }
