@@ -14,6 +14,7 @@ import {
 import type { HeldTransferRow } from '../db/queries/reconciliation.queries';
 import { findRefusedOperationsSince } from '../db/queries/accepted-operation.queries';
 import { findLatestReportTime } from '../db/queries/reconciliation-report.queries';
+import { findSuspenseMismatch } from '../db/queries/incoming-sepa-credit.queries';
 import { ReconciliationReport } from '../db/entities/reconciliation-report.entity';
 import { cryptoWithdrawalContract, sepaTransferContract } from '../contracts';
 import type { ReconciliationInput, ReconciliationResult } from '../contracts';
@@ -87,6 +88,7 @@ export function createReconciliationActivities(deps: ActivityDependencies) {
         holds,
         held,
         refusedUnknown,
+        suspenseMismatch,
       ] = await Promise.all([
         findUnbalancedTransfers(deps.pool),
         findBalanceMismatches(deps.pool),
@@ -98,6 +100,7 @@ export function createReconciliationActivities(deps: ActivityDependencies) {
         findHoldsWithoutOpenOperation(deps.pool),
         findHeldTransfersOfOpenOperations(deps.pool, heldBefore, input.maxHeldTransfersChecked ?? DEFAULT_MAX_HELD_CHECKED),
         findLatestReportTime(deps.pool).then((since) => findRefusedOperationsSince(deps.pool, since)),
+        findSuspenseMismatch(deps.pool),
       ]);
       // A hold under a final operation's id is already an unsuccessful-not-voided or successful-not-posted finding.
       const holdsWithoutOperation = holds.filter((hold) => hold.operation === null);
@@ -115,6 +118,7 @@ export function createReconciliationActivities(deps: ActivityDependencies) {
         openWithoutHold: openWithoutHold.length,
         holdsWithoutOperation: holdsWithoutOperation.length,
         refusedUnknownOperations: refusedUnknown.length,
+        suspenseMismatches: suspenseMismatch.length,
       };
       const ok = Object.values(counts).every((count) => count === 0);
       const reportId = randomUUID();
@@ -134,6 +138,7 @@ export function createReconciliationActivities(deps: ActivityDependencies) {
           openWithoutHold,
           holdsWithoutOperation,
           refusedUnknownOperations: refusedUnknown,
+          suspenseMismatch,
           heldTransfersChecked: held.rows.length,
           heldTransfersTotal: held.total,
         },

@@ -5,6 +5,7 @@ import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, Next } from
 import {
   cryptoWithdrawalContract,
   exchangeContract,
+  incomingSepaContract,
   reconciliationContract,
   sepaTransferContract,
   webhookDispatcherContract,
@@ -39,6 +40,9 @@ const calledBy = (...contracts: WorkflowContract<Workflow>[]): Binding => ({ cal
 export const ACTIVITY_BINDINGS: Record<keyof Activities, Binding> = {
   reconcileLedger: calledBy(reconciliationContract),
   deliverWebhookEvents: calledBy(webhookDispatcherContract),
+  // They act only on what the database holds (the bank's notifications, returns an operator recorded).
+  ingestBankNotifications: calledBy(incomingSepaContract),
+  advanceSepaReturns: calledBy(incomingSepaContract),
 
   executeExchange: byAcceptedOperation(exchangeContract),
   abandonExchange: byFirstArgument(exchangeContract),

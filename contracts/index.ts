@@ -5,3 +5,4 @@ export * from './crypto-withdrawal.contract';
 export * from './sepa-transfer.contract';
 export * from './reconciliation.contract';
 export * from './webhook-dispatcher.contract';
+export * from './incoming-sepa.contract';

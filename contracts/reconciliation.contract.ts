@@ -33,6 +33,11 @@ export interface ReconciliationResult {
    * Absent from reports written before the check existed.
    */
   refusedUnknownOperations?: number;
+  /**
+   * 1 when the SEPA_SUSPENSE account does not hold exactly what the incoming SEPA credits waiting
+   * for an operator add up to, else 0. Absent from reports written before the check existed.
+   */
+  suspenseMismatches?: number;
   /** How many holds were checked against Temporal this run, of how many old enough to check. */
   heldTransfersChecked: number;
   heldTransfersTotal: number;

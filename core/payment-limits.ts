@@ -30,6 +30,22 @@ export function textLength(value: string): number {
  */
 export const SEPA_TEXT_PATTERN: RegExp = /^[A-Za-z0-9/\-?:().,'+ ]+$/;
 
+/**
+ * Someone else's text (a debtor's name from a camt.054) held to the SEPA set for a message we
+ * write: letters lose their accents, anything else outside the set becomes a space, then it is cut
+ * at `maxLength` characters; text with nothing left is NOTPROVIDED, the EPC's word for it.
+ */
+export function toSepaText(value: string, maxLength: number): string {
+  const text = value
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^A-Za-z0-9/\-?:().,'+ ]/g, ' ')
+    .replace(/ +/g, ' ')
+    .trim();
+  const cut = text.slice(0, maxLength).trim();
+  return cut.length > 0 ? cut : 'NOTPROVIDED';
+}
+
 /** IBAN2007Identifier: the electronic form only, no spaces, dashes or lower case. */
 export const IBAN_ELECTRONIC_PATTERN = /^[A-Z]{2}[0-9]{2}[A-Z0-9]{1,30}$/;
 

@@ -18,6 +18,7 @@ import type { Operator } from '../db/services/operator-audit.service';
 import { configuredDatabaseUrls, ensurePostgres } from '../dev/embedded-postgres';
 import { loadProcessSettings } from './process-support';
 import { AUDIT_USAGE, auditCommands } from './audit.commands';
+import { BANK_USAGE, bankCommands } from './bank.commands';
 import { DEPOSIT_USAGE, depositCommands } from './deposit.commands';
 import type { Command, Flags, OperatorCommand, TemporalAccess } from './ops-command';
 import { CliFailure, parseCommandLine, UsageMistake } from './ops-command';
@@ -36,6 +37,7 @@ const USAGE = `usage: npm run ops -- <command>
 ${PARTNER_USAGE}
 ${KEY_USAGE}
 ${DEPOSIT_USAGE}
+${BANK_USAGE}
 ${OPERATION_USAGE}
 ${TRAVEL_RULE_USAGE}
 ${WEBHOOK_USAGE}
@@ -79,6 +81,11 @@ const OPTIONS = {
   url: { type: 'string' },
   limit: { type: 'string' },
   action: { type: 'string' },
+  iban: { type: 'string' },
+  'debtor-name': { type: 'string' },
+  'debtor-iban': { type: 'string' },
+  remittance: { type: 'string' },
+  'entry-ref': { type: 'string' },
 } as const;
 
 /** Commands that only use the database, each in one transaction (with its audit row when it changes something). */
@@ -86,6 +93,7 @@ const databaseCommands: Record<string, Command> = {
   ...partnerCommands,
   ...keyCommands,
   ...depositCommands,
+  ...bankCommands,
   ...webhookCommands,
   ...reconciliationCommands,
   ...auditCommands,

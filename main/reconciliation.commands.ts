@@ -22,6 +22,7 @@ const REPORT_LISTS: Readonly<Record<keyof FindingCounts, string>> = {
   openWithoutHold: 'openWithoutHold',
   holdsWithoutOperation: 'holdsWithoutOperation',
   refusedUnknownOperations: 'refusedUnknownOperations',
+  suspenseMismatches: 'suspenseMismatch',
 };
 const LEDGER_INVARIANTS: ReadonlyArray<keyof FindingCounts> = ['unbalancedTransfers', 'balanceMismatches', 'overdrawnAccounts'];
 

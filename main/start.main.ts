@@ -24,6 +24,7 @@ import type { Settings } from '../core/settings';
 import { loadProcessSettings, mainLogger, onShutdownSignal, workerListeners } from './process-support';
 import { installTemporalRuntime } from '../worker/temporal-runtime';
 import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule';
+import { INCOMING_SEPA_EVERY_SECONDS, ensureIncomingSepaSchedule } from '../worker/incoming-sepa-schedule';
 import { ensureWebhookDispatcher } from '../worker/webhook-dispatcher';
 import { startWorker } from '../worker/worker';
 
@@ -94,6 +95,8 @@ async function main(): Promise<void> {
   const connection = await Connection.connect(temporalConnectionOptions(infrastructure.temporalAddress, settings.temporal));
   const client = new Client({ connection, namespace: settings.temporalNamespace, dataConverter: temporalDataConverter(settings.temporal) });
   await ensureReconciliationSchedule(client, settings.temporalTaskQueue, log);
+  const incomingSepaEverySeconds = settings.incomingSepaEverySeconds ?? INCOMING_SEPA_EVERY_SECONDS.development;
+  await ensureIncomingSepaSchedule(client, settings.temporalTaskQueue, incomingSepaEverySeconds, log);
   await ensureWebhookDispatcher(client, settings.temporalTaskQueue, log);
   await connection.close();
 

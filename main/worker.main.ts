@@ -1,7 +1,7 @@
 /**
  * Production worker entry (`npm run worker`): uses only the configured DATABASE_URL (payments_app)
  * and TEMPORAL_ADDRESS; never migrates (`npm run migrate` does); registers search attributes and
- * the reconciliation schedule if missing.
+ * the reconciliation and incoming-sepa schedules if missing.
  * Refuses to start while it would simulate a rail that SIMULATED_RAILS does not name.
  */
 import { Client, Connection } from '@temporalio/client';
@@ -19,6 +19,7 @@ import {
 } from './process-support';
 import { installTemporalRuntime } from '../worker/temporal-runtime';
 import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule';
+import { INCOMING_SEPA_EVERY_SECONDS, ensureIncomingSepaSchedule } from '../worker/incoming-sepa-schedule';
 import { ensureWebhookDispatcher } from '../worker/webhook-dispatcher';
 import { startWorker } from '../worker/worker';
 
@@ -42,6 +43,8 @@ async function main(): Promise<void> {
   const connection = await Connection.connect(temporalConnectionOptions(temporalAddress, settings.temporal));
   const client = new Client({ connection, namespace: settings.temporalNamespace, dataConverter: temporalDataConverter(settings.temporal) });
   await ensureReconciliationSchedule(client, settings.temporalTaskQueue, log);
+  const incomingSepaEverySeconds = settings.incomingSepaEverySeconds ?? INCOMING_SEPA_EVERY_SECONDS.deployment;
+  await ensureIncomingSepaSchedule(client, settings.temporalTaskQueue, incomingSepaEverySeconds, log);
   await ensureWebhookDispatcher(client, settings.temporalTaskQueue, log);
   await connection.close();
   const worker = await startWorker({

@@ -1,12 +1,14 @@
 import type {
   CryptoWithdrawalWorkflow,
   ExchangeWorkflow,
+  IncomingSepaWorkflow,
   ReconciliationWorkflow,
   SepaTransferWorkflow,
   WebhookDispatcherWorkflow,
 } from '../contracts';
 import type { cryptoWithdrawalWorkflow } from './crypto-withdrawal.workflow';
 import type { exchangeWorkflow } from './exchange.workflow';
+import type { incomingSepaWorkflow } from './incoming-sepa.workflow';
 import type { reconciliationWorkflow } from './reconciliation.workflow';
 import type { sepaTransferWorkflow } from './sepa-transfer.workflow';
 import type { webhookDispatcherWorkflow } from './webhook-dispatcher.workflow';
@@ -14,6 +16,7 @@ import type { webhookDispatcherWorkflow } from './webhook-dispatcher.workflow';
 /** Every workflow the worker registers; this file is the worker's workflowsPath. */
 export { cryptoWithdrawalWorkflow } from './crypto-withdrawal.workflow';
 export { exchangeWorkflow } from './exchange.workflow';
+export { incomingSepaWorkflow } from './incoming-sepa.workflow';
 export { reconciliationWorkflow } from './reconciliation.workflow';
 export { sepaTransferWorkflow } from './sepa-transfer.workflow';
 export { webhookDispatcherWorkflow } from './webhook-dispatcher.workflow';
@@ -26,6 +29,7 @@ type Implements<Contract, Implementation extends Contract> = Implementation;
 export type ContractChecks = [
   Implements<CryptoWithdrawalWorkflow, typeof cryptoWithdrawalWorkflow>,
   Implements<ExchangeWorkflow, typeof exchangeWorkflow>,
+  Implements<IncomingSepaWorkflow, typeof incomingSepaWorkflow>,
   Implements<ReconciliationWorkflow, typeof reconciliationWorkflow>,
   Implements<SepaTransferWorkflow, typeof sepaTransferWorkflow>,
   Implements<WebhookDispatcherWorkflow, typeof webhookDispatcherWorkflow>,

@@ -20,6 +20,7 @@ const FINDING_LABELS: ReadonlyArray<[keyof ReconciliationResult, string]> = [
   ['openWithoutHold', 'open operations without a hold'],
   ['stuckOperations', 'operations in flight too long'],
   ['refusedUnknownOperations', 'workflows refused as operations the API never accepted'],
+  ['suspenseMismatches', 'SEPA suspense off the unmatched credits'],
 ];
 
 /** "reconciliation found 3 problems: 2 …, 1 … (reconciliation report ID)": counts and ids only, no personal data. */

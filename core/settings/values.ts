@@ -33,6 +33,19 @@ export const integer = (fallback: number, { min = 0, max = Number.MAX_SAFE_INTEG
   );
 };
 
+/** The same, without a default: the caller picks one (an interval `npm start` shortens). */
+export const optionalInteger = ({ min = 0, max = Number.MAX_SAFE_INTEGER, what = 'a whole number' } = {}) => {
+  const rule = `must be ${what} from ${min} to ${max}`;
+  return variable(
+    z
+      .string()
+      .regex(/^\d{1,16}$/, rule)
+      .transform(Number)
+      .refine((value) => value >= min && value <= max, rule)
+      .optional(),
+  );
+};
+
 export const port = (fallback: number) => integer(fallback, { min: 1, max: 65_535, what: 'a port number' });
 
 export const milliseconds = (fallback: number, { min = 0, max = MAX_TIMER_MS } = {}) =>

@@ -5,6 +5,7 @@ import { CryptoWithdrawalKeptFee } from './crypto-withdrawal-kept-fee.entity';
 import { Deposit } from './deposit.entity';
 import { Exchange } from './exchange.entity';
 import { IdempotencyRecord } from './idempotency-record.entity';
+import { IncomingSepaCredit } from './incoming-sepa-credit.entity';
 import { LedgerPosting } from './ledger-posting.entity';
 import { LedgerTransfer } from './ledger-transfer.entity';
 import { ManualCredit } from './manual-credit.entity';
@@ -37,6 +38,7 @@ export const ENTITY_SCHEMAS = [
   CryptoWithdrawalKeptFee,
   SepaTransfer,
   IdempotencyRecord,
+  IncomingSepaCredit,
   ReconciliationReport,
   OperatorAction,
   OperatorActionUse,
@@ -53,6 +55,7 @@ export {
   Deposit,
   Exchange,
   IdempotencyRecord,
+  IncomingSepaCredit,
   LedgerPosting,
   LedgerTransfer,
   ManualCredit,

@@ -2,8 +2,21 @@ import { defineEntity, p } from '@mikro-orm/core';
 import type { InferEntity } from '@mikro-orm/core';
 
 export type LedgerTransferState = 'PENDING' | 'POSTED' | 'VOIDED';
-/** CRYPTO_WITHDRAWAL_FEE: the network fee a withdrawal that failed on chain keeps (CryptoWithdrawalKeptFee). */
-export type LedgerTransferKind = 'DEPOSIT' | 'EXCHANGE' | 'CRYPTO_WITHDRAWAL' | 'SEPA_TRANSFER' | 'CRYPTO_WITHDRAWAL_FEE';
+/**
+ * CRYPTO_WITHDRAWAL_FEE: the network fee a withdrawal that failed on chain keeps (CryptoWithdrawalKeptFee).
+ * SEPA_UNMATCHED: an incoming SEPA credit no partner account took, into suspense; SEPA_RETURN: such
+ * a credit sent back to its debtor (IncomingSepaCredit).
+ */
+export const LEDGER_TRANSFER_KINDS = [
+  'DEPOSIT',
+  'EXCHANGE',
+  'CRYPTO_WITHDRAWAL',
+  'SEPA_TRANSFER',
+  'CRYPTO_WITHDRAWAL_FEE',
+  'SEPA_UNMATCHED',
+  'SEPA_RETURN',
+] as const;
+export type LedgerTransferKind = (typeof LEDGER_TRANSFER_KINDS)[number];
 
 /** A balanced set of postings; two-phase transfers start PENDING and end POSTED or VOIDED. */
 export const LedgerTransfer = defineEntity({
@@ -12,7 +25,7 @@ export const LedgerTransfer = defineEntity({
   properties: {
     /** The id of the business operation that moved the money: re-running the step finds it. */
     id: p.uuid().primary(),
-    kind: p.enum(['DEPOSIT', 'EXCHANGE', 'CRYPTO_WITHDRAWAL', 'SEPA_TRANSFER', 'CRYPTO_WITHDRAWAL_FEE'] satisfies LedgerTransferKind[]),
+    kind: p.enum([...LEDGER_TRANSFER_KINDS]),
     state: p.enum(['PENDING', 'POSTED', 'VOIDED'] satisfies LedgerTransferState[]),
     createdAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('created_at'),
     postedAt: p.datetime().columnType('timestamptz').fieldName('posted_at').nullable(),

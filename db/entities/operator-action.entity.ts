@@ -19,6 +19,9 @@ export const OPERATOR_ACTIONS = [
   'deposit',
   'deposit-request',
   'deposit-approve',
+  'bank-receive',
+  'bank-assign',
+  'bank-return',
   'webhook-set',
   'webhook-remove',
   'release',
@@ -35,6 +38,8 @@ export const OPERATOR_ACTION_SUBJECTS = [
   'partner-user',
   'deposit',
   'manual-credit',
+  'incoming-sepa-credit',
+  'simulated-bank-notification',
   'webhook-endpoint',
   'operation',
 ] as const;

@@ -3,8 +3,13 @@ import { assertInvariant } from '../../core/errors';
 import type { Currency } from '../../core/currencies';
 import { Account } from '../entities/account.entity';
 
-/** The accounts the ledger moves money between: the house's (one per code and currency, created by the first migration) and the partners'. */
-export type SystemAccountCode = 'EXTERNAL_DEPOSITS' | 'FEE_INCOME' | 'EXCHANGE_DESK' | 'CRYPTO_WITHDRAWALS' | 'SEPA_CLEARING';
+/**
+ * The accounts the ledger moves money between: the house's (one per code and currency, created by
+ * the first migration; SEPA_SUSPENSE, eur only, holds incoming SEPA credits no partner account
+ * took until an operator assigns or returns them) and the partners'.
+ */
+export type SystemAccountCode =
+  'EXTERNAL_DEPOSITS' | 'FEE_INCOME' | 'EXCHANGE_DESK' | 'CRYPTO_WITHDRAWALS' | 'SEPA_CLEARING' | 'SEPA_SUSPENSE';
 
 export async function findSystemAccount(em: EntityManager, code: SystemAccountCode, currency: Currency): Promise<Account> {
   const account = await em.findOne(Account, { kind: 'SYSTEM', systemCode: code, currency });

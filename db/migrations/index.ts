@@ -16,6 +16,7 @@ import { Migration20261125100000_scoped_keys } from './Migration20261125100000_s
 import { Migration20261125103000_partner_limit_sums } from './Migration20261125103000_partner_limit_sums';
 import { Migration20261125110000_withdrawal_address_book } from './Migration20261125110000_withdrawal_address_book';
 import { Migration20261126010000_deposit_addresses } from './Migration20261126010000_deposit_addresses';
+import { Migration20261126090000_incoming_sepa } from './Migration20261126090000_incoming_sepa';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261125103000_partner_limit_sums', class: Migration20261125103000_partner_limit_sums },
   { name: 'Migration20261125110000_withdrawal_address_book', class: Migration20261125110000_withdrawal_address_book },
   { name: 'Migration20261126010000_deposit_addresses', class: Migration20261126010000_deposit_addresses },
+  { name: 'Migration20261126090000_incoming_sepa', class: Migration20261126090000_incoming_sepa },
 ];

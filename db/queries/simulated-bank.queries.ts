@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 
 export interface SimulatedBankPaymentRow {
@@ -55,4 +56,67 @@ export async function simulatedBankPayment(pool: pg.Pool, transferId: string): P
     transferId,
   ]);
   return result.rows[0];
+}
+
+// ── Notifications: the camt.054 documents the simulated bank delivers ──
+
+export interface SimulatedBankCredit {
+  entryRef: string;
+  accountIban: string;
+  amount: string;
+  debtorName: string;
+  debtorIban: string;
+  remittance: string | null;
+}
+
+/** The credits the simulated bank recorded under an entry reference (a re-delivery has the same details). */
+export async function simulatedBankCreditsOf(em: EntityManager, entryRef: string): Promise<SimulatedBankCredit[]> {
+  return em.execute<SimulatedBankCredit[]>(
+    `select entry_ref as "entryRef", account_iban as "accountIban", amount::text as amount, debtor_name as "debtorName",
+            debtor_iban as "debtorIban", remittance
+       from simulated_bank_notification where entry_ref = ? order by sequence limit 10`,
+    [entryRef],
+  );
+}
+
+/**
+ * Records a notification the simulated bank will deliver, after every one recorded before it: the
+ * inserts are serialised (the lock is held to the caller's commit), so sequences commit in their
+ * order and a reader that has seen sequence N never finds a smaller one later.
+ */
+export async function insertSimulatedBankNotification(
+  em: EntityManager,
+  notification: SimulatedBankCredit & { id: string; camt054: string },
+): Promise<{ sequence: string }> {
+  await em.execute(`select pg_advisory_xact_lock(hashtextextended('simulated_bank_notification', 0))`);
+  const rows = await em.execute<{ sequence: string }[]>(
+    `insert into simulated_bank_notification (id, entry_ref, account_iban, amount, debtor_name, debtor_iban, remittance, camt054)
+     values (?, ?, ?, ?, ?, ?, ?, ?) returning sequence::text as sequence`,
+    [
+      notification.id,
+      notification.entryRef,
+      notification.accountIban,
+      notification.amount,
+      notification.debtorName,
+      notification.debtorIban,
+      notification.remittance,
+      notification.camt054,
+    ],
+  );
+  const row = rows[0];
+  if (!row) throw new Error('simulated bank notification not inserted');
+  return row;
+}
+
+/** The notifications after a sequence number, oldest first, at most `limit`. */
+export async function simulatedBankNotificationsAfter(
+  pool: pg.Pool,
+  afterSequence: string,
+  limit: number,
+): Promise<Array<{ sequence: string; camt054: string }>> {
+  const result = await pool.query<{ sequence: string; camt054: string }>(
+    `select sequence::text as sequence, camt054 from simulated_bank_notification where sequence > $1::bigint order by sequence limit $2`,
+    [afterSequence, limit],
+  );
+  return result.rows;
 }

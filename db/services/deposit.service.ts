@@ -18,6 +18,12 @@ export interface NewDeposit {
   currency: Currency;
   amount: string;
   type: DepositType;
+  /**
+   * The house account the money comes from: EXTERNAL_DEPOSITS (money arriving now, the default),
+   * or SEPA_SUSPENSE for an incoming SEPA credit received earlier and held until an operator
+   * assigned it.
+   */
+  source?: 'EXTERNAL_DEPOSITS' | 'SEPA_SUSPENSE';
 }
 
 /**
@@ -45,7 +51,7 @@ export async function checkDeposit(em: EntityManager, input: NewDeposit): Promis
   return { account, amount };
 }
 
-/** Money arriving from outside: posted at once from the external-deposits system account. */
+/** Money arriving from outside: posted at once from the external-deposits system account (or from suspense, see NewDeposit.source). */
 export async function postDeposit(em: EntityManager, input: NewDeposit, now: Date): Promise<Deposit> {
   const { account, amount } = await checkDeposit(em, input);
   const id = input.id ?? randomUUID();
@@ -55,7 +61,7 @@ export async function postDeposit(em: EntityManager, input: NewDeposit, now: Dat
       transferId: id,
       kind: 'DEPOSIT',
       postings: [
-        { systemAccount: 'EXTERNAL_DEPOSITS', currency: input.currency, amount: amount.negated().toFixed() },
+        { systemAccount: input.source ?? 'EXTERNAL_DEPOSITS', currency: input.currency, amount: amount.negated().toFixed() },
         { accountId: account.id, amount: amount.toFixed() },
       ],
     },

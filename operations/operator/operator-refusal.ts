@@ -15,7 +15,9 @@ export type RefusalReason =
   | 'temporal-unreachable'
   | 'not-awaiting-travel-rule-data'
   | 'self-approval'
-  | 'already-approved';
+  | 'already-approved'
+  | 'already-resolved'
+  | 'account-not-active';
 
 export class OperatorActionRefused extends Error {
   override readonly name = 'OperatorActionRefused';

@@ -17,6 +17,8 @@ const DROPS_OF_WHAT_ONLY_MIGRATIONS_DECLARE = [/^alter table "\w+" drop constrai
  */
 const TABLES_WITHOUT_ENTITIES = [
   'simulated_bank_payment',
+  'simulated_bank_notification',
+  'bank_notification_cursor',
   'evm_wallet_nonce',
   'evm_transaction',
   'evm_transaction_attempt',

@@ -3,7 +3,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { AesGcmPayloadCodec, ENCRYPTED_ENCODING } from '../../core/payload-codec';
+import { testTemporalAccess } from './temporal-access';
 
 /**
  * Recorded workflow histories (test/histories/<workflowType>/<path>.<shape>.json), which
@@ -12,7 +15,9 @@ import { temporal } from '@temporalio/proto';
  * run after a deploy.
  *
  * Recording is on demand (`npm run record-histories` sets RECORD_HISTORIES=1): the workflow tests
- * call recordHistory at the end of a scenario, through the tests' plain (unencrypted) client. The
+ * call recordHistory at the end of a scenario. Every client and worker encrypts payloads with the
+ * run's own key, which no later run has, so the history is written decrypted (plaintext payloads,
+ * as replay reads them without a codec). The
  * file name ends in a hash of the commands the run made, so a workflow whose commands changed gets
  * a new file beside the old one, which stays and keeps being replayed; re-recording an unchanged
  * path writes nothing.
@@ -50,7 +55,7 @@ export async function recordHistory(handle: WorkflowHandle, pathName: string): P
   if (!PATH_NAME.test(pathName)) throw new Error(`recordHistory: a path name is kebab-case, not "${pathName}"`);
   const description = await handle.describe();
   if (description.status.name === 'RUNNING') throw new Error(`recordHistory: ${handle.workflowId} is still running; record a closed run`);
-  const history = temporal.api.history.v1.History.fromObject(await handle.fetchHistory()).toJSON();
+  const history = temporal.api.history.v1.History.fromObject(await decrypted(await handle.fetchHistory())).toJSON();
   const commands = commandsOf(history);
   const recorded: RecordedHistory = {
     workflowType: description.type,
@@ -66,6 +71,26 @@ export async function recordHistory(handle: WorkflowHandle, pathName: string): P
   fs.writeFileSync(file, `${JSON.stringify(recorded, null, 2)}\n`);
   // Formatted as `npm run format:check` wants it (the API of prettier 3 is ESM, which jest does not load).
   execFileSync(process.execPath, [require.resolve('prettier/bin/prettier.cjs'), '--write', '--log-level', 'warn', file]);
+}
+
+/** The history, every payload the run's key encrypted replaced in place by the payload inside. */
+async function decrypted<T extends object>(history: T): Promise<T> {
+  const payloadKeys = testTemporalAccess().payloadKeys;
+  if (!payloadKeys) return history;
+  const codec = new AesGcmPayloadCodec(payloadKeys);
+  const isEncrypted = (value: unknown): value is Payload => {
+    const encoding = (value as { metadata?: Record<string, unknown> | null } | null)?.metadata?.encoding;
+    return encoding instanceof Uint8Array && Buffer.from(encoding).toString('utf8') === ENCRYPTED_ENCODING;
+  };
+  const walk = async (node: Record<string, unknown>): Promise<void> => {
+    for (const [key, child] of Object.entries(node)) {
+      if (child === null || typeof child !== 'object' || child instanceof Uint8Array) continue;
+      if (isEncrypted(child)) node[key] = (await codec.decode([child]))[0];
+      else await walk(child as Record<string, unknown>);
+    }
+  };
+  await walk(history as Record<string, unknown>);
+  return history;
 }
 
 /** Every recording under test/histories, with its file (relative to it), sorted by file. */

@@ -242,7 +242,11 @@ describe('SEPA-transfer workflow', () => {
         { state: 'REJECTED', reason: 'AC04 closed account' },
       ];
       const paymentState = jest.fn(async (): Promise<BankPaymentState> => answers.shift() ?? { state: 'PENDING' });
-      const bank: BankAdapter = { submit: () => Promise.reject(new Error('not called here')), paymentState };
+      const bank: BankAdapter = {
+        submit: () => Promise.reject(new Error('not called here')),
+        paymentState,
+        fetchNotifications: () => Promise.reject(new Error('not called here')),
+      };
       // The real activity, on a scripted bank (the only dependency it touches).
       const real = createSepaTransferActivities({ bank } as unknown as ActivityDependencies);
       activities.pollBankAnswer.mockImplementation((bankReference) => real.pollBankAnswer(bankReference));

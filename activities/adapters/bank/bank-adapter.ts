@@ -19,11 +19,29 @@ export interface SepaPayment {
 
 export type BankPaymentState = { state: 'PENDING' } | { state: 'SETTLED' } | { state: 'REJECTED'; reason: string };
 
+/**
+ * What the bank notified since a cursor: ISO 20022 camt.054.001.08 documents (as the bank sent
+ * them, unparsed: the ingest parses and validates them, activities/adapters/bank/camt054-parser.ts)
+ * and the cursor to ask from next time. The cursor is the adapter's own opaque text.
+ */
+export interface BankNotifications {
+  documents: string[];
+  /** After the last document returned; `since` itself when there was nothing new. */
+  cursor: string | null;
+}
+
 /** The bank connection. Real adapters (EBICS, a bank's API) implement this same interface. */
 export interface BankAdapter {
   /** Idempotent on transferId: submitting the same payment again returns the same reference. */
   submit(payment: SepaPayment, pain001Xml: string): Promise<{ bankReference: string }>;
   paymentState(bankReference: string): Promise<BankPaymentState>;
+  /**
+   * Debit and credit notifications on our accounts after `since` (null: from the first), oldest
+   * first, a bounded batch per call. Reading changes nothing at the bank: asking again from the
+   * same cursor returns the same documents, so the caller stores the new cursor only once it has
+   * recorded what they hold.
+   */
+  fetchNotifications(since: string | null): Promise<BankNotifications>;
 }
 
 /** The bank does not know the reference: no retry will change that, an operator must look. */

@@ -9,6 +9,7 @@ import {
   textLength,
 } from '../../../core/payment-limits';
 import type { SepaPayment } from './bank-adapter';
+import { xmlText } from './xml-text';
 
 const NAMESPACE = 'urn:iso:std:iso:20022:tech:xsd:pain.001.001.09';
 
@@ -20,34 +21,6 @@ const AMOUNT_PATTERN = /^(0|[1-9][0-9]*)\.[0-9]{2}$/;
 const SEPA_ID_SLASH_RULE = /^(?!\/)(?!.*\/\/)/;
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/;
-
-const XML_ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&apos;',
-};
-
-/** XML 1.0 Char production: no controls other than tab/LF/CR, no lone surrogates, no U+FFFE/U+FFFF. */
-function isXmlChar(codePoint: number): boolean {
-  return (
-    codePoint === 0x9 ||
-    codePoint === 0xa ||
-    codePoint === 0xd ||
-    (codePoint >= 0x20 && codePoint <= 0xd7ff) ||
-    (codePoint >= 0xe000 && codePoint <= 0xfffd) ||
-    (codePoint >= 0x10000 && codePoint <= 0x10ffff)
-  );
-}
-
-/** Escapes every text value; refuses characters XML 1.0 cannot represent even escaped. */
-function xmlText(value: string): string {
-  for (const char of value) {
-    if (!isXmlChar(char.codePointAt(0) ?? 0)) throw new Error('text contains a character XML cannot carry');
-  }
-  return value.replace(/[&<>"']/g, (char) => XML_ESCAPES[char] ?? char);
-}
 
 /** Lengths count characters (code points), as the XML schema does, not UTF-16 units. */
 function requireText(field: string, value: string, maxLength: number): void {

@@ -1,8 +1,12 @@
 import type pg from 'pg';
 import { Decimal } from '../../../core/money';
-import { simulatedBankPayment, submitSimulatedBankPayment } from '../../../db/queries/simulated-bank.queries';
+import {
+  simulatedBankNotificationsAfter,
+  simulatedBankPayment,
+  submitSimulatedBankPayment,
+} from '../../../db/queries/simulated-bank.queries';
 import { UnknownBankReferenceError } from './bank-adapter';
-import type { BankAdapter, BankPaymentState, SepaPayment } from './bank-adapter';
+import type { BankAdapter, BankNotifications, BankPaymentState, SepaPayment } from './bank-adapter';
 
 export interface SimulatedBankOptions {
   /** The bank's whole state is the simulated_bank_payment table, shared by every worker. */
@@ -14,6 +18,10 @@ export interface SimulatedBankOptions {
 }
 
 const REFERENCE_PREFIX = 'SIMBANK-';
+/** A bounded batch per call, as a bank's API pages its notifications. */
+const NOTIFICATIONS_PER_FETCH = 50;
+/** The simulated bank's cursor: the sequence number of the last notification delivered. */
+const CURSOR_PATTERN = /^[0-9]{1,18}$/;
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 function normalizeIban(iban: string): string {
@@ -27,6 +35,8 @@ function normalizeIban(iban: string): string {
  * once it is `settlementDelayMs` old by the database's clock, REJECTED if its creditor is listed,
  * else SETTLED; that answer is stored, so every worker reads the same one whatever its own
  * settings. The same transfer submitted again with other content is refused, never rewritten.
+ * Its notifications are the camt.054 documents `npm run ops -- bank receive` recorded
+ * (simulated-bank-credits.ts), delivered in the order they were recorded.
  */
 export class SimulatedBankAdapter implements BankAdapter {
   private readonly pool: pg.Pool;
@@ -62,6 +72,13 @@ export class SimulatedBankAdapter implements BankAdapter {
       throw new Error(`transfer ${payment.transferId} was already submitted to the bank with other details`);
     }
     return { bankReference: REFERENCE_PREFIX + payment.transferId };
+  }
+
+  async fetchNotifications(since: string | null): Promise<BankNotifications> {
+    const after = since ?? '0';
+    if (!CURSOR_PATTERN.test(after)) throw new Error(`not a cursor of the simulated bank: ${after.slice(0, 40)}`);
+    const rows = await simulatedBankNotificationsAfter(this.pool, after, NOTIFICATIONS_PER_FETCH);
+    return { documents: rows.map((row) => row.camt054), cursor: rows.at(-1)?.sequence ?? since };
   }
 
   async paymentState(bankReference: string): Promise<BankPaymentState> {

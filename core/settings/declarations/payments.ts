@@ -1,5 +1,5 @@
 import { setting } from '../setting';
-import { decimal, flag, integer, list, milliseconds, percentage, rateTable } from '../values';
+import { decimal, flag, integer, list, milliseconds, optionalInteger, percentage, rateTable } from '../values';
 
 /** The rules money moves by: rates and fees, the travel rule, refused destinations. */
 export const PAYMENT_SETTINGS = {
@@ -34,6 +34,13 @@ export const PAYMENT_SETTINGS = {
     'DENY_LIST_ADDRESSES',
     list(),
     'comma-separated destination addresses refused before broadcast (compared without regard to case)',
+  ),
+  // No default here: `npm run worker` uses 60 and `npm start` 10 (worker/incoming-sepa-schedule.ts).
+  incomingSepaEverySeconds: setting(
+    'INCOMING_SEPA_EVERY_SECONDS',
+    optionalInteger({ min: 1, max: 3600, what: 'a whole number of seconds' }),
+    "how often the `incoming-sepa` Schedule reads the bank's camt.054 notifications (crediting partners) and moves operators' returns on (1 to 3600); a new value takes effect when a worker starts",
+    { shownDefault: '`60` (`npm start`: `10`)' },
   ),
 };
 

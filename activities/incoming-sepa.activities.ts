@@ -1,0 +1,112 @@
+import { Context } from '@temporalio/activity';
+import type { IncomingSepaIngestResult } from '../contracts';
+import { advanceNotificationCursor, readNotificationCursor } from '../db/queries/bank-notification-cursor.queries';
+import { recordIncomingSepaCredit } from '../db/services/incoming-sepa-credit.service';
+import { Camt054Refused, parseCamt054 } from './adapters/bank/camt054-parser';
+import type { ActivityDependencies } from './dependencies';
+
+/** The cursor's row in bank_notification_cursor: one bank connection. */
+export const NOTIFICATION_SOURCE = 'bank';
+/** Fetches per run (each a bounded batch of documents): a long backlog is read over several runs. */
+const MAX_FETCHES_PER_RUN = 20;
+
+/** Tells Temporal this attempt is alive; outside an activity (a direct call in a test) there is nobody to tell. */
+function heartbeat(): void {
+  try {
+    Context.current().heartbeat();
+  } catch {
+    // Not in an activity.
+  }
+}
+
+/**
+ * Reads the bank's notifications from the cursor stored under `source`, records every credit they
+ * hold, and only then moves the cursor past them. A crash anywhere leaves the cursor where it was:
+ * the next run reads the same documents, and each credit already recorded is found by its entry
+ * reference (DUPLICATE), so nothing is credited twice and nothing is lost. Two runs at once
+ * serialise on each entry, and only one moves the cursor (compare and set).
+ */
+export async function ingestBankNotificationsFrom(deps: ActivityDependencies, source: string): Promise<IncomingSepaIngestResult> {
+  /** One document: each credit recorded in a transaction of its own; what cannot be read is logged and skipped. */
+  async function ingestDocument(xml: string, place: string, result: IncomingSepaIngestResult): Promise<void> {
+    result.documents += 1;
+    let parsed;
+    try {
+      parsed = parseCamt054(xml);
+    } catch (error) {
+      if (!(error instanceof Camt054Refused)) throw error;
+      result.refusedDocuments += 1;
+      deps.log.error(`camt.054 notification ${place} refused, skipped: ${error.message}`, { notification: place });
+      return;
+    }
+    for (const skipped of parsed.skipped) {
+      result.skippedEntries += 1;
+      deps.log.warn(`camt.054 entry ${skipped.reference} (message ${parsed.messageId}) skipped: ${skipped.reason}`, {
+        entryRef: skipped.reference,
+        messageId: parsed.messageId,
+      });
+    }
+    for (const credit of parsed.credits) {
+      const outcome = await deps.orm.em
+        .fork()
+        .transactional((em) => recordIncomingSepaCredit(em, { ...credit, messageId: parsed.messageId }, deps.clock.now()));
+      const fields = { entryRef: credit.entryRef, messageId: parsed.messageId };
+      switch (outcome.kind) {
+        case 'CREDITED':
+          result.credited += 1;
+          deps.log.info(`incoming SEPA credit ${credit.entryRef} credited to partner ${outcome.partnerId}`, {
+            ...fields,
+            partnerId: outcome.partnerId,
+          });
+          break;
+        case 'UNMATCHED':
+          result.unmatched += 1;
+          deps.log.warn(`incoming SEPA credit ${credit.entryRef} held in suspense (${outcome.reason}): ops bank unmatched`, fields);
+          break;
+        case 'DUPLICATE':
+          result.duplicates += 1;
+          break;
+        case 'CONFLICT':
+          result.conflicts += 1;
+          deps.log.error(
+            `incoming SEPA credit ${credit.entryRef} notified again with another ${outcome.differs.join(', ')}: kept as first recorded, nothing credited`,
+            fields,
+          );
+          break;
+      }
+      heartbeat();
+    }
+  }
+
+  const result: IncomingSepaIngestResult = {
+    documents: 0,
+    refusedDocuments: 0,
+    credited: 0,
+    unmatched: 0,
+    duplicates: 0,
+    conflicts: 0,
+    skippedEntries: 0,
+  };
+  let cursor = await readNotificationCursor(deps.pool, source);
+  for (let fetch = 0; fetch < MAX_FETCHES_PER_RUN; fetch += 1) {
+    const batch = await deps.bank.fetchNotifications(cursor);
+    if (batch.documents.length === 0) break;
+    for (const [index, xml] of batch.documents.entries()) {
+      await ingestDocument(xml, `${index + 1} after cursor ${cursor ?? '(start)'}`, result);
+      heartbeat();
+    }
+    if (!(await advanceNotificationCursor(deps.pool, source, cursor, batch.cursor))) {
+      deps.log.warn('another ingest moved the bank notification cursor first; this run stops here');
+      break;
+    }
+    cursor = batch.cursor;
+  }
+  return result;
+}
+
+export function createIncomingSepaActivities(deps: ActivityDependencies) {
+  return {
+    /** The incoming-sepa workflow's first step: ingestBankNotificationsFrom the bank's one cursor. */
+    ingestBankNotifications: (): Promise<IncomingSepaIngestResult> => ingestBankNotificationsFrom(deps, NOTIFICATION_SOURCE),
+  };
+}

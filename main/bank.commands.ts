@@ -1,0 +1,160 @@
+import { z } from 'zod';
+import { receiveSimulatedCredit } from '../activities/adapters/bank/simulated-bank-credits';
+import { DomainError } from '../core/errors';
+import { stringProblem } from '../core/text-safety';
+import type { Settings } from '../core/settings';
+import { listOpenIncomingCredits } from '../db/queries/incoming-sepa-credit.queries';
+import { assignIncomingCredit, returnIncomingCredit } from '../operations/operator/incoming-sepa-credit';
+import type { Command } from './ops-command';
+import { parseFlags, requiredText, UsageMistake } from './ops-command';
+
+/** The incoming-SEPA commands of the operator CLI (main/ops.cli.ts); each that changes something writes its audit row with its effect. */
+export const BANK_USAGE = `  bank receive --iban IBAN --amount A --debtor-name N --debtor-iban I [--remittance R] [--entry-ref REF]
+                                         (development only: the simulated bank books a SEPA credit on IBAN and notifies it)
+  bank unmatched [--limit N]             (incoming credits no partner account took, oldest first)
+  bank assign ENTRY_REF --partner ID --reason R   (credits it to the partner's ACTIVE EUR account, once)
+  bank return ENTRY_REF --reason R       (sends it back to the debtor by a SEPA transfer, once)`;
+
+const UNMATCHED_LIMIT = { default: 100, max: 1000 };
+
+/** IBANs as people write them (spaces, lower case) in the electronic form. */
+const iban = z
+  .string()
+  .transform((value) => value.replace(/\s+/g, '').toUpperCase())
+  .refine((value) => /^[A-Z]{2}[0-9]{2}[A-Z0-9]{1,30}$/.test(value), 'must be an IBAN');
+
+/** Max35Text, as the bank wrote it in NtryRef. */
+function entryRefOf(args: readonly string[]): string {
+  const entryRef = args[0] ?? '';
+  if (entryRef.length === 0 || entryRef.length > 35 || stringProblem(entryRef)) {
+    throw new UsageMistake(`"${entryRef.slice(0, 40)}" is not an entry reference (1 to 35 characters, as bank unmatched printed it)`);
+  }
+  return entryRef;
+}
+
+function requiredReason(reason: string | null, command: string): string {
+  if (reason === null) throw new UsageMistake(`${command} needs --reason: why, for the audit trail`);
+  return reason;
+}
+
+/**
+ * The simulated bank is development infrastructure: it books credits only where the deployment
+ * declares the bank simulated (SIMULATED_RAILS names sepa), or on `npm start`'s own embedded
+ * database (no DATABASE_URL), where the bank is always simulated.
+ */
+function requireSimulatedBank(settings: Settings): void {
+  if (settings.databaseUrl === undefined || settings.acceptedSimulatedRails.includes('sepa')) return;
+  throw new DomainError(
+    'invalid-request',
+    'bank receive books a credit at the simulated bank, and this deployment does not declare SEPA simulated (SIMULATED_RAILS has no sepa): refused',
+  );
+}
+
+export const bankCommands: Record<string, Command> = {
+  'bank receive': {
+    changesState: true,
+    async run({ em, flags, now, settings }) {
+      requireSimulatedBank(settings);
+      const input = parseFlags(
+        z.object({
+          iban,
+          amount: z.string().regex(/^\d+(\.\d{1,2})?$/, 'must be a plain decimal with at most 2 decimals, e.g. 125.5'),
+          'debtor-name': requiredText,
+          'debtor-iban': iban,
+          remittance: requiredText.optional(),
+          'entry-ref': requiredText.optional(),
+        }),
+        flags,
+      );
+      const received = await receiveSimulatedCredit(
+        em,
+        {
+          accountIban: input.iban,
+          amount: input.amount,
+          debtorName: input['debtor-name'],
+          debtorIban: input['debtor-iban'],
+          remittance: input.remittance ?? null,
+          ...(input['entry-ref'] === undefined ? {} : { entryRef: input['entry-ref'] }),
+        },
+        now,
+      );
+      return {
+        output: { ...received, iban: input.iban, amount: input.amount },
+        audit: {
+          action: 'bank-receive',
+          subject: { type: 'simulated-bank-notification', id: received.notificationId, partnerId: null },
+          // Our account and the money; the debtor's name and IBAN are personal data, kept out of the trail.
+          details: { entryRef: received.entryRef, iban: input.iban, amount: input.amount, redelivery: received.redelivery },
+        },
+      };
+    },
+  },
+
+  'bank unmatched': {
+    changesState: false,
+    async run({ em, flags }) {
+      const input = parseFlags(
+        z.object({
+          limit: z
+            .string()
+            .regex(/^\d{1,4}$/, `must be a whole number from 1 to ${UNMATCHED_LIMIT.max}`)
+            .transform(Number)
+            .refine((limit) => limit >= 1 && limit <= UNMATCHED_LIMIT.max, `must be from 1 to ${UNMATCHED_LIMIT.max}`)
+            .optional(),
+        }),
+        flags,
+      );
+      return { unmatched: await listOpenIncomingCredits(em, input.limit ?? UNMATCHED_LIMIT.default) };
+    },
+  },
+
+  'bank assign': {
+    changesState: true,
+    takesArgument: 'ENTRY_REF',
+    async run({ em, flags, args, now, reason }) {
+      const input = parseFlags(z.object({ partner: z.uuid('must be a UUID') }), flags);
+      const entryRef = entryRefOf(args);
+      requiredReason(reason, 'bank assign');
+      const { credit, depositId } = await assignIncomingCredit(em, { entryRef, partnerId: input.partner.toLowerCase() }, now);
+      return {
+        output: { entryRef, status: credit.status, partnerId: credit.partnerId, amount: credit.amount, transactionId: depositId },
+        audit: {
+          action: 'bank-assign',
+          subject: { type: 'incoming-sepa-credit', id: credit.id, partnerId: credit.partnerId ?? null },
+          details: {
+            entryRef,
+            amount: credit.amount,
+            iban: credit.accountIban,
+            unmatchedReason: credit.unmatchedReason,
+            transactionId: depositId,
+          },
+        },
+      };
+    },
+  },
+
+  'bank return': {
+    changesState: true,
+    takesArgument: 'ENTRY_REF',
+    async run({ em, flags, args, now, reason }) {
+      parseFlags(z.object({}), flags);
+      const entryRef = entryRefOf(args);
+      requiredReason(reason, 'bank return');
+      const { credit, returnId } = await returnIncomingCredit(em, entryRef, now);
+      return {
+        output: {
+          entryRef,
+          status: credit.status,
+          amount: credit.amount,
+          returnId,
+          note: 'the incoming-sepa Schedule submits the return to the bank on its next run and settles it on the bank’s answer',
+        },
+        audit: {
+          action: 'bank-return',
+          subject: { type: 'incoming-sepa-credit', id: credit.id, partnerId: null },
+          details: { entryRef, amount: credit.amount, iban: credit.accountIban, unmatchedReason: credit.unmatchedReason, returnId },
+        },
+      };
+    },
+  },
+};
