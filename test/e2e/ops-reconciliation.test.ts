@@ -94,8 +94,9 @@ describe('reconciliation, as operators see it', () => {
       expect(currentDetails).toContain(`\`${result.reportId}\``);
       expect(currentDetails).toContain('npm run ops -- reconciliation latest');
 
-      // Other test files may reconcile meanwhile: the newest report is this one or a later one,
-      // and any later one still finds the hold.
+      // Other test files may reconcile meanwhile: the newest report is this one or a later one. A later
+      // one need not find this hold (a run checks the 500 oldest holds, and other files leave many), so
+      // what `latest` prints is compared in detail only when it is this run's report.
       const latest = await ops(['reconciliation', 'latest']);
       expect(latest.code).toBe(0);
       const stored = (
@@ -107,6 +108,7 @@ describe('reconciliation, as operators see it', () => {
           ])
       )[0] as { ms: string };
       expect(Date.parse(latest.output.createdAt)).toBeGreaterThanOrEqual(Number(stored.ms));
+      if (latest.output.reportId !== result.reportId) return;
       expect(latest.output).toMatchObject({ ok: false, ledgerSound: true });
       expect(latest.output.findings.heldWithoutRunningWorkflow).toBeGreaterThanOrEqual(1);
       expect(latest.output.problems).toBe(

@@ -42,6 +42,7 @@ describe('ops partner set-policy', () => {
     });
   });
 
+  // Each case is an operator CLI process (tsx): on a loaded machine each takes seconds.
   it('refuses bad input with a clear error and changes nothing', async () => {
     const partner = await createTestPartner(ctx.orm);
     const before = await setPolicy(partner, '--allowlist', 'required', '--cooling-off-minutes', '30');
@@ -75,5 +76,5 @@ describe('ops partner set-policy', () => {
       .execute(`select allowlist_required, cooling_off_minutes from partner_policy where partner_id = ?`, [partner.partnerId]);
     expect(rows).toEqual([{ allowlist_required: true, cooling_off_minutes: 30 }]);
     expect(await runOpsCli(['audit', 'list', '--partner', unknown])).toMatchObject({ output: { actions: [] } });
-  });
+  }, 180_000);
 });
