@@ -6,6 +6,7 @@
  * - integration and e2e: the real stack (Postgres, Temporal, the worker; e2e through HTTP).
  * - faults (`npm run test:faults`): the fault campaign, which starts its own Postgres, Temporal,
  *   API and worker processes to kill and restart them; only when asked for (below).
+ * - devchain: `npm start`'s local chain (geth) across restarts, `chain fund` and a reset; only when asked for (below).
  * The three stack tiers share one global setup, which jest runs once per run (and only when a
  * test of those tiers is selected): it starts the stack, and the teardown checks the ledger,
  * stops every process a test started and then the stack.
@@ -26,6 +27,20 @@ const shared = {
  * test/faults), so a plain `jest` (`npm test`) leaves its project out.
  */
 const faultsAsked = process.argv.some((arg) => arg === 'faults' || arg.endsWith('=faults') || arg.includes('test/faults'));
+
+/**
+ * The chaos run's own tests (test/chaos: its Toxiproxy client against the real server, which needs
+ * Go on first use) run only when asked for (`jest --selectProjects chaos`, or a path under
+ * test/chaos): `npm test` needs no Go. The run itself is `npm run test:chaos`, not jest.
+ */
+const chaosAsked = process.argv.some((arg) => arg === 'chaos' || arg.endsWith('=chaos') || arg.includes('test/chaos'));
+
+/**
+ * `npm start`'s development chain (test/devchain: the real geth, built with Go on first use) runs
+ * only when asked for (`jest --selectProjects devchain`, or a path under test/devchain), on its
+ * own: it records the run's ethereum chain as geth's, where the other tiers' Hardhat nodes stand for ethereum.
+ */
+const devchainAsked = process.argv.some((arg) => arg === 'devchain' || arg.endsWith('=devchain') || arg.includes('test/devchain'));
 
 /**
  * Only the workflow tier asked for (`npm run test:workflows`, or paths under test/workflows): its
@@ -68,6 +83,8 @@ module.exports = {
     { ...onTheStack, displayName: 'e2e', roots: ['<rootDir>/test/e2e'] },
     // Its own stack (test/faults/support/harness.ts): no global setup.
     ...(faultsAsked ? [{ ...shared, displayName: 'faults', roots: ['<rootDir>/test/faults'] }] : []),
+    ...(chaosAsked ? [{ ...onTheStack, displayName: 'chaos', roots: ['<rootDir>/test/chaos'] }] : []),
+    ...(devchainAsked ? [{ ...onTheStack, displayName: 'devchain', roots: ['<rootDir>/test/devchain'] }] : []),
   ],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   // A run-wide option: jest ignores it inside a project.

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Workflow } from '@temporalio/common';
 import { canonicalJson } from '../core/canonical-json';
 import { DomainError } from '../core/errors';
-import { findAcceptedOperation, recordRefusedOperation } from '../db/queries/accepted-operation.queries';
+import { lockOperationAndFindAccepted, recordRefusedOperation } from '../db/queries/accepted-operation.queries';
 import type { AcceptedOperationKind } from '../db/queries/accepted-operation.queries';
 import type { WorkflowContract } from '../contracts';
 import type { ActivityDependencies } from './dependencies';
@@ -25,7 +25,9 @@ export interface AcceptedRequestCheck<Input> {
  * operation the API recorded before starting the workflow (accepted_operation), run by that
  * operation's own workflow, with an input equal to the recorded request; it then works with the
  * database's copy. Anything else is refused as `unknown-operation` before anything is held, kept
- * in refused_operation for reconciliation, and logged. Runs in the caller's transaction.
+ * in refused_operation for reconciliation, and logged. Runs in the caller's transaction, and takes
+ * the operation's lock there (lockOperation) in the same statement: from its return on, the
+ * operation's other attempts wait.
  */
 export async function acceptedRequest<Input>(
   em: EntityManager,
@@ -54,7 +56,7 @@ export async function acceptedRequest<Input>(
   if (workflowId !== expectedWorkflowId || info.workflowType !== check.contract.workflowType) {
     return refuse(`operation ${check.operationId} runs only as workflow ${expectedWorkflowId} (${check.contract.workflowType})`);
   }
-  const accepted = await findAcceptedOperation(em, check.operationId);
+  const accepted = await lockOperationAndFindAccepted(em, check.operationId);
   if (!accepted) return refuse(`the API accepted no operation ${check.operationId}`);
   if (accepted.kind !== check.kind || accepted.workflowId !== expectedWorkflowId) {
     return refuse(`operation ${check.operationId} is a ${accepted.kind}, not a ${check.kind}`);

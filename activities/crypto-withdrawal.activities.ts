@@ -13,9 +13,13 @@ import { CryptoWithdrawal } from '../db/entities/crypto-withdrawal.entity';
 import type { CryptoWithdrawalStage } from '../db/entities/crypto-withdrawal.entity';
 import { cryptoWithdrawalContract } from '../contracts';
 import type { CryptoWithdrawalInput } from '../contracts';
-import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
+import { reserveTransfer } from '../db/ledger/ledger';
+import { recordBroadcast } from '../db/queries/outgoing-payment.queries';
+import { findTravelRuleFacts, storeTravelRuleDataBeforeHandOff } from '../db/queries/crypto-withdrawal.queries';
+import type { RecordCondition } from '../db/queries/outgoing-payment.queries';
 import { keepNetworkFee } from '../db/services/kept-network-fee.service';
-import { assertWithinDailyLimit, lockDailyLimit } from '../db/services/velocity-limit';
+import { assertWithinDailyLimit } from '../db/services/velocity-limit';
+import { lockReservationFacts } from '../db/queries/reservation.queries';
 import { assertAllowlisted } from '../db/services/withdrawal-address-book';
 import type { PostingInput } from '../db/ledger/ledger';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
@@ -39,6 +43,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
   const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => deps.orm.em.fork().transactional(work);
   const payments = outgoingPaymentSteps(deps, {
     entity: CryptoWithdrawal,
+    table: 'crypto_withdrawal',
     ledgerKind: 'CRYPTO_WITHDRAWAL',
     label: 'crypto withdrawal',
     rejectedBy: 'chain',
@@ -116,12 +121,17 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
           operationId: requested.withdrawalId,
           input: requested,
         });
-        await lockOperation(em, input.withdrawalId);
-        const existing = await em.findOne(CryptoWithdrawal, { id: input.withdrawalId });
-        if (existing) return { status: existing.status, stage: existing.stage };
+        // The operation's lock is held (acceptedRequest): what an earlier attempt committed is seen.
+        const facts = await lockReservationFacts(em, {
+          table: 'crypto_withdrawal',
+          operationId: input.withdrawalId,
+          partnerId: input.partnerId,
+          withEurAccount: false,
+        });
+        if (facts.existing) return facts.existing;
         const now = deps.clock.now();
-        const limitEur = await lockDailyLimit(em, input.partnerId);
-        await assertAllowlisted(em, input, now);
+        const { limitEur } = facts;
+        await assertAllowlisted(em, input, now, facts.allowlistRequired);
         const total = new Decimal(input.amount).plus(input.fee);
         const postings: PostingInput[] = [
           { partnerId: input.partnerId, currency: input.currency, amount: total.negated().toFixed() },
@@ -163,29 +173,33 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     /**
      * Builds and stores the IVMS101 data, then applies the deny list and the EUR threshold, to this
      * withdrawal's value or its destination's 24-hour sum when larger (split transfers add up).
+     * One read (the withdrawal, its originator, the sum) and one conditional update, no transaction:
+     * the update writes only while the withdrawal is open and not handed off, and merges its keys
+     * into what is stored. Run twice, it stores the same data again.
      */
     async checkTravelRule(withdrawalId: string): Promise<TravelRuleOutcome> {
-      return inTransaction(async (em) => {
-        const withdrawal = await load(em, withdrawalId);
-        // A reset that re-runs the checks of a withdrawal already handed to the chain: the
-        // coins may have left, so nothing decided before the hand-off is decided again.
-        if (payments.isHandedOff(withdrawal) || isFinal(withdrawal.status)) {
-          return { deniedReason: null, requiresCompletion: false, deadlineMs: 0, handedOff: true };
-        }
-        const data = await travelRuleDataOf(em, withdrawal, deps.compliance.travelRuleThresholdEur);
-        withdrawal.travelRule = { ...(withdrawal.travelRule ?? {}), ...(data as unknown as Record<string, unknown>) };
-        withdrawal.updatedAt = deps.clock.now();
-        await em.flush();
-        const denied = deps.compliance.denyListedAddresses.some(
-          (address) => address.toLowerCase() === withdrawal.destination.toLowerCase(),
-        );
-        return {
-          deniedReason: denied ? 'destination address is on the deny list' : null,
-          requiresCompletion: data.requiresCompletion,
-          deadlineMs: deps.compliance.travelRuleDeadlineMs,
-          handedOff: false,
-        };
+      const em = deps.orm.em.fork();
+      const facts = await findTravelRuleFacts(em, withdrawalId);
+      assertInvariant(facts, `crypto withdrawal ${withdrawalId} exists`);
+      const withdrawal = em.map(CryptoWithdrawal, facts.row as never);
+      // A reset that re-runs the checks of a withdrawal already handed to the chain: the coins
+      // may have left, so nothing decided before the hand-off is decided again.
+      const over = { deniedReason: null, requiresCompletion: false, deadlineMs: 0, handedOff: true };
+      if (payments.isHandedOff(withdrawal) || isFinal(withdrawal.status)) return over;
+      const data = travelRuleDataOf(withdrawal, facts, deps.compliance.travelRuleThresholdEur);
+      const stored = await storeTravelRuleDataBeforeHandOff(em, {
+        id: withdrawalId,
+        data: data as unknown as Record<string, unknown>,
+        now: deps.clock.now(),
       });
+      if (!stored) return over;
+      const denied = deps.compliance.denyListedAddresses.some((address) => address.toLowerCase() === withdrawal.destination.toLowerCase());
+      return {
+        deniedReason: denied ? 'destination address is on the deny list' : null,
+        requiresCompletion: data.requiresCompletion,
+        deadlineMs: deps.compliance.travelRuleDeadlineMs,
+        handedOff: false,
+      };
     },
 
     /**
@@ -246,6 +260,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     markWithdrawalHandOff: (withdrawalId: string): Promise<'MARKED' | { closed: OperationState }> =>
       payments.markHandOff(withdrawalId, {
         stage: 'BROADCASTING',
+        ready: handOffReady(deps.compliance.denyListedAddresses),
         validate: async (withdrawal, em) => {
           // A re-run (after a Reset) of one already handed off: the coins may have left; nothing is decided again.
           if (payments.isHandedOff(withdrawal)) return;
@@ -287,15 +302,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
           }
           throw error;
         });
-      await inTransaction(async (em) => {
-        const stored = await em.findOne(CryptoWithdrawal, { id: withdrawalId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        assertInvariant(stored, `crypto withdrawal ${withdrawalId} exists`);
-        stored.transactionHash ??= result.transactionHash;
-        // A settlement that committed meanwhile keeps its stage.
-        if (!isFinal(stored.status)) stored.stage = 'BROADCAST';
-        stored.updatedAt = deps.clock.now();
-        await em.flush();
-      });
+      await recordBroadcast(deps.orm.em.fork(), withdrawalId, result.transactionHash, deps.clock.now());
       return result;
     },
 
@@ -352,6 +359,25 @@ async function completionWithoutAuditRow(em: EntityManager, withdrawal: CryptoWi
   );
   if (typeof completedBy === 'string' && row?.digest === travelRuleCompletionDigest({ completedBy, beneficiary })) return undefined;
   return 'its travel-rule completion was not recorded from an operator action (npm run ops -- travel-rule complete)';
+}
+
+/**
+ * When the usual hand-off may skip the record's lock and validation (markWithdrawalHandOff): handed
+ * off already, or the travel-rule check stored its data, no completion is required, and the
+ * destination is not deny-listed. A sufficient condition only: anything else (a completion to
+ * check against its audit row, a destination not plain ASCII, a deny-listed one) takes the
+ * validated path. Compared in the "C" collation, which lowercases ASCII alone, as JavaScript does.
+ */
+function handOffReady(denyListedAddresses: readonly string[]): RecordCondition {
+  return {
+    sql: `handed_off_at is not null or transaction_hash is not null
+       or (jsonb_typeof(travel_rule->'ivms101') = 'object'
+           and coalesce(travel_rule->'requiresCompletion', 'false'::jsonb) <> 'true'::jsonb
+           and destination ~ '^[!-~]+$'
+           and not exists (select 1 from jsonb_array_elements_text(?::jsonb) denied(address)
+                            where denied.address = lower(destination collate "C")))`,
+    params: [JSON.stringify(denyListedAddresses.map((address) => address.toLowerCase()))],
+  };
 }
 
 /** Why the travel rule does not allow this withdrawal to leave yet, from what the database holds; undefined when it does. */

@@ -6,11 +6,12 @@ import { DomainError, assertInvariant } from '../core/errors';
 import { Decimal, MAX_AMOUNT, roundDown } from '../core/money';
 import { Exchange } from '../db/entities/exchange.entity';
 import { RateLock } from '../db/entities/rate-lock.entity';
-import { assertNotAbandoned, lockOperation, postTransferDirectly, tombstoneTransfer } from '../db/ledger/ledger';
+import { assertNotAbandoned, postTransferDirectly, tombstoneTransfer } from '../db/ledger/ledger';
 import type { TombstoneOutcome } from '../db/ledger/ledger';
 import type { PostingInput } from '../db/ledger/ledger';
 import { exchangeContract } from '../contracts';
 import type { ExchangeInput } from '../contracts';
+import { useValidRateLock } from '../db/queries/rate-lock.queries';
 import { acceptedRequest } from './accepted-operation.guard';
 import type { ActivityDependencies } from './dependencies';
 
@@ -54,26 +55,40 @@ export function createExchangeActivities(deps: ActivityDependencies) {
       return deps.orm.em.fork().transactional((em) => tombstoneTransfer(em, exchangeId, 'EXCHANGE'));
     },
 
-    /** Consumes the lock and moves both currencies in one transaction; re-running finds the exchange. */
+    /**
+     * Consumes the lock and moves both currencies in one transaction; re-running finds the
+     * exchange. The usual path: the lock consumed by a conditional update, the transfer posted, the
+     * exchange stored (an exchange given up on is refused by the ledger, and everything rolls back).
+     * When the lock cannot be used, the reasons are read in their order: the exchange stored by an
+     * earlier run, the tombstone, then what is wrong with the lock.
+     */
     async executeExchange(requested: ExchangeInput): Promise<{ exchangeId: string }> {
       return deps.orm.em.fork().transactional(async (em) => {
+        // Takes the operation's lock too: an earlier attempt has committed or rolled back.
         const input = await acceptedRequest(em, deps, {
           kind: 'EXCHANGE',
           contract: exchangeContract,
           operationId: requested.exchangeId,
           input: requested,
         });
-        await lockOperation(em, input.exchangeId);
+        const now = deps.clock.now();
+        const lock = await useValidRateLock(em, { id: input.lockId, partnerId: input.partnerId, requestedAt: input.requestedAt, now });
+        if (lock) {
+          const quote = await quoteOrAbandoned(em, input, { ...lock, lockId: input.lockId });
+          await moveExchange(em, input, { lockId: input.lockId, quote }, now);
+          return { exchangeId: input.exchangeId };
+        }
         const existing = await em.findOne(Exchange, { id: input.exchangeId });
         if (existing) return { exchangeId: existing.id };
         await assertNotAbandoned(em, input.exchangeId);
-        await performExchange(em, input, deps.clock.now());
+        await performExchange(em, input, now);
         return { exchangeId: input.exchangeId };
       });
     },
   };
 }
 
+/** With the lock read and checked under FOR UPDATE: its precise refusal, or (a lock that became usable) the exchange. */
 async function performExchange(em: EntityManager, input: ExchangeInput, now: Date): Promise<void> {
   const lock = await em.findOne(RateLock, { id: input.lockId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   // Unknown, foreign, used and expired locks all look the same to the partner (DESIGN.md).
@@ -82,9 +97,36 @@ async function performExchange(em: EntityManager, input: ExchangeInput, now: Dat
   if (lock.validUntil.getTime() <= new Date(input.requestedAt).getTime()) {
     throw new DomainError('invalid-exchange-lock', 'the lock has expired');
   }
+  const quote = quoteFor(input, { rates: lock.rates, feePercentage: lock.feePercentage, lockId: lock.id });
+  lock.usedAt = now;
+  await moveExchange(em, input, { lockId: lock.id, quote }, now);
+}
+
+/**
+ * The usual path's quote: an amount the lock's rates cannot exchange is refused as such, unless
+ * the exchange was given up on, which is refused first, as the locked path does (nothing has
+ * failed in the transaction yet, so the tombstone can still be read).
+ */
+async function quoteOrAbandoned(em: EntityManager, input: ExchangeInput, lock: LockTerms): Promise<ExchangeQuote> {
+  try {
+    return quoteFor(input, lock);
+  } catch (error) {
+    if (error instanceof DomainError) await assertNotAbandoned(em, input.exchangeId);
+    throw error;
+  }
+}
+
+interface LockTerms {
+  lockId: string;
+  rates: Record<string, string>;
+  feePercentage: string;
+}
+
+/** The exchange's quote at the lock's rates; refused when it credits nothing or more than a balance may hold. */
+function quoteFor(input: ExchangeInput, lock: LockTerms): ExchangeQuote {
   const rateFrom = lock.rates[input.currencyFrom];
   const rateTo = lock.rates[input.currencyTo];
-  assertInvariant(rateFrom && rateTo, `lock ${lock.id} has rates for ${input.currencyFrom} and ${input.currencyTo}`);
+  assertInvariant(rateFrom && rateTo, `lock ${lock.lockId} has rates for ${input.currencyFrom} and ${input.currencyTo}`);
   const quote = quoteExchange({ amount: input.amount, currencyTo: input.currencyTo, rateFrom, rateTo, feePercentage: lock.feePercentage });
   if (!new Decimal(quote.amountTo).isPositive() || new Decimal(quote.amountTo).isZero()) {
     throw new DomainError('invalid-request', `amount is too small: it buys no ${input.currencyTo} after rounding`);
@@ -94,7 +136,16 @@ async function performExchange(em: EntityManager, input: ExchangeInput, now: Dat
   if (new Decimal(quote.grossAmountTo).gt(MAX_AMOUNT)) {
     throw new DomainError('invalid-request', `amount is too large: it would credit more than ${MAX_AMOUNT.toFixed()} ${input.currencyTo}`);
   }
+  return quote;
+}
 
+/** Posts the exchange's transfer at its quote and stores the exchange; the lock is already marked used. */
+async function moveExchange(
+  em: EntityManager,
+  input: ExchangeInput,
+  { lockId, quote }: { lockId: string; quote: ExchangeQuote },
+  now: Date,
+): Promise<void> {
   // Accounts named by partner and system code: the ledger resolves them in its one statement.
   const postings: PostingInput[] = [
     { partnerId: input.partnerId, currency: input.currencyFrom, amount: new Decimal(input.amount).negated().toFixed() },
@@ -107,11 +158,10 @@ async function performExchange(em: EntityManager, input: ExchangeInput, now: Dat
   }
   await postTransferDirectly(em, { transferId: input.exchangeId, kind: 'EXCHANGE', postings }, now);
 
-  lock.usedAt = now;
   em.create(Exchange, {
     id: input.exchangeId,
     partnerId: input.partnerId,
-    lockId: lock.id,
+    lockId,
     currencyFrom: input.currencyFrom,
     currencyTo: input.currencyTo,
     amountFrom: input.amount,

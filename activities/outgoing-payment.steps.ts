@@ -7,6 +7,8 @@ import type { AbandonOutcome, OperationState, OperationStatus, ReleaseOutcome } 
 import { LedgerTransfer } from '../db/entities/ledger-transfer.entity';
 import type { LedgerTransferKind } from '../db/entities/ledger-transfer.entity';
 import { postTransfer, tombstoneTransfer, voidTransfer } from '../db/ledger/ledger';
+import { closeSettledIfHandedOff, findWithHoldState, markHandedOffIfOpen } from '../db/queries/outgoing-payment.queries';
+import type { OutgoingPaymentTable, RecordCondition } from '../db/queries/outgoing-payment.queries';
 import type { ActivityDependencies } from './dependencies';
 import { activityFailure } from './domain-error.interceptor';
 
@@ -24,6 +26,8 @@ export interface OutgoingPaymentRecord {
 
 export interface OutgoingPaymentKind<Record extends OutgoingPaymentRecord> {
   entity: EntityName<Record>;
+  /** The entity's table, for the steps' one-statement usual paths. */
+  table: OutgoingPaymentTable;
   ledgerKind: LedgerTransferKind;
   /** For messages: "crypto withdrawal", "SEPA transfer". */
   label: string;
@@ -76,9 +80,15 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
   };
 
   /** Open with its funds held: a closed one (settled, released, resolved by hand) is never sent. */
-  const closedState = async (em: EntityManager, record: Record): Promise<OperationState | undefined> => {
-    const hold = await em.findOne(LedgerTransfer, { id: record.id });
-    return isFinal(record.status) || hold?.state !== 'PENDING' ? { status: record.status, stage: record.stage } : undefined;
+  const closedOf = (record: Record, holdState: string | null | undefined): OperationState | undefined =>
+    isFinal(record.status) || holdState !== 'PENDING' ? { status: record.status, stage: record.stage } : undefined;
+  const closedState = async (em: EntityManager, record: Record): Promise<OperationState | undefined> =>
+    closedOf(record, (await em.findOne(LedgerTransfer, { id: record.id }))?.state);
+  const handOverOf = (record: Record, holdState: string | null): { record: Record } | { closed: OperationState } => {
+    const closed = closedOf(record, holdState);
+    if (closed) return { closed };
+    assertInvariant(isHandedOff(record), `${kind.label} ${record.id} was marked handed off before it is sent`);
+    return { record: { ...record } };
   };
 
   return {
@@ -88,11 +98,26 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
      * Records the hand-off before the chain or bank is called, after `validate` (which throws a
      * DomainError for what the other side cannot carry, so nothing is marked). From its commit on
      * only the chain's or bank's answer may release the money.
+     *
+     * With `ready` (a condition on the record's columns under which `validate` passes), the usual
+     * path is one conditional UPDATE, no transaction: open, hold PENDING, ready. When it matches
+     * nothing (closed, released, not ready, a re-run), the record is locked and decided as it
+     * always was: closed, validated (refused), or marked.
      */
     async markHandOff(
       id: string,
-      options: { stage?: string; validate?: (record: Record, em: EntityManager) => Promise<void> } = {},
+      options: { stage?: string; validate?: (record: Record, em: EntityManager) => Promise<void>; ready?: RecordCondition } = {},
     ): Promise<'MARKED' | { closed: OperationState }> {
+      const stage = options.stage ?? null;
+      if (options.ready || !options.validate) {
+        const marked = await markHandedOffIfOpen(deps.orm.em.fork(), kind.table, {
+          id,
+          stage,
+          now: deps.clock.now(),
+          ready: options.ready,
+        });
+        if (marked) return 'MARKED';
+      }
       return inTransaction(async (em) => {
         const record = await lock(em, id);
         const closed = await closedState(em, record);
@@ -106,16 +131,21 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
       });
     },
 
-    /** The record to hand over, once marked; `closed` when it is over (never sent then). */
+    /**
+     * The record to hand over, once marked; `closed` when it is over (never sent then). One read,
+     * nothing locked: once handed off nothing but the chain's or bank's answer closes it, and a
+     * lock would end with this step anyway, before the record is sent.
+     */
     async recordToHandOver(id: string): Promise<{ record: Record } | { closed: OperationState }> {
-      return inTransaction(async (em) => {
-        const record = await lock(em, id);
-        const closed = await closedState(em, record);
-        if (closed) return { closed };
-        assertInvariant(isHandedOff(record), `${kind.label} ${id} was marked handed off before it is sent`);
-        return { record: { ...record } };
-      });
+      const em = deps.orm.em.fork();
+      const found = await findWithHoldState(em, kind.table, id);
+      assertInvariant(found, `${kind.label} ${id} exists`);
+      const record: Record = em.map<Record>(kind.entity, found.row as never);
+      return handOverOf(record, found.holdState);
     },
+
+    /** What recordToHandOver answers for a record and its hold's state, read by the caller (with more beside it). */
+    handOverOf,
 
     /**
      * After a reservation whose outcome is unknown (its retries ran out, or it was cancelled):
@@ -152,8 +182,20 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
       });
     },
 
-    /** Posts the reservation and marks the record SUCCESSFUL; the ledger refuses to post a voided one. */
+    /**
+     * Posts the reservation and marks the record SUCCESSFUL; the ledger refuses to post a voided
+     * one. The usual path: the record closed by a conditional UPDATE (open and handed off), then
+     * the posting, in one transaction. Anything else (settled already, released, not handed off) is
+     * decided with the record locked.
+     */
     async settle(id: string): Promise<void> {
+      const settled = await inTransaction(async (em) => {
+        const now = deps.clock.now();
+        if (!(await closeSettledIfHandedOff(em, kind.table, id, now))) return false;
+        await postTransfer(em, id, now);
+        return true;
+      });
+      if (settled) return;
       await inTransaction(async (em) => {
         const record = await lock(em, id);
         if (record.status === 'SUCCESSFUL') return;

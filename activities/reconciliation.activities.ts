@@ -13,11 +13,14 @@ import {
 } from '../db/queries/reconciliation.queries';
 import type { HeldTransferRow } from '../db/queries/reconciliation.queries';
 import { findRefusedOperationsSince } from '../db/queries/accepted-operation.queries';
+import { findOrphanedCreditedDeposits } from '../db/queries/crypto-deposit.queries';
 import { findLatestReportTime } from '../db/queries/reconciliation-report.queries';
 import { findSuspenseMismatch } from '../db/queries/incoming-sepa-credit.queries';
 import { ReconciliationReport } from '../db/entities/reconciliation-report.entity';
 import { cryptoWithdrawalContract, sepaTransferContract } from '../contracts';
 import type { ReconciliationInput, ReconciliationResult } from '../contracts';
+import { checkCustody } from './custody-reconciliation';
+import type { CustodyDependencies } from './custody-reconciliation';
 import type { ActivityDependencies } from './dependencies';
 import { describeWorkflow, isRunning } from './workflow-inspection';
 
@@ -25,7 +28,7 @@ const DEFAULT_HELD_AFTER_MS = 60_000;
 const DEFAULT_MAX_HELD_CHECKED = 500;
 const DESCRIBE_CONCURRENCY = 10;
 
-export function createReconciliationActivities(deps: ActivityDependencies) {
+export function createReconciliationActivities(deps: ActivityDependencies & CustodyDependencies) {
   /**
    * Asks Temporal about each hold's workflow. A finding is confirmed only if, after the answer,
    * the hold is still there and its operation still open (a workflow that just settled is fine).
@@ -72,7 +75,8 @@ export function createReconciliationActivities(deps: ActivityDependencies) {
     /**
      * Read-only checks plus one report row; running it twice just records two reports. Compares
      * the ledger with itself (balanced, cached balances, no overdraft), the business records with
-     * the ledger, and the holds of open operations with their workflows in Temporal.
+     * the ledger, the holds of open operations with their workflows in Temporal, and what the EVM
+     * chains hold with what the ledger owes partners (custody-reconciliation.ts).
      */
     async reconcileLedger(input: ReconciliationInput): Promise<ReconciliationResult> {
       const now = deps.clock.now();
@@ -89,6 +93,7 @@ export function createReconciliationActivities(deps: ActivityDependencies) {
         held,
         refusedUnknown,
         suspenseMismatch,
+        orphanedCredits,
       ] = await Promise.all([
         findUnbalancedTransfers(deps.pool),
         findBalanceMismatches(deps.pool),
@@ -101,10 +106,12 @@ export function createReconciliationActivities(deps: ActivityDependencies) {
         findHeldTransfersOfOpenOperations(deps.pool, heldBefore, input.maxHeldTransfersChecked ?? DEFAULT_MAX_HELD_CHECKED),
         findLatestReportTime(deps.pool).then((since) => findRefusedOperationsSince(deps.pool, since)),
         findSuspenseMismatch(deps.pool),
+        findOrphanedCreditedDeposits(deps.pool),
       ]);
       // A hold under a final operation's id is already an unsuccessful-not-voided or successful-not-posted finding.
       const holdsWithoutOperation = holds.filter((hold) => hold.operation === null);
       const withoutWorkflow = await heldWithoutRunningWorkflow(held.rows);
+      const custody = await checkCustody(deps.pool, deps.evmCustody, deps.log);
 
       const ledgerSound = unbalanced.length === 0 && mismatches.length === 0 && overdrawn.length === 0;
       const counts = {
@@ -119,6 +126,8 @@ export function createReconciliationActivities(deps: ActivityDependencies) {
         holdsWithoutOperation: holdsWithoutOperation.length,
         refusedUnknownOperations: refusedUnknown.length,
         suspenseMismatches: suspenseMismatch.length,
+        orphanedCreditedDeposits: orphanedCredits.length,
+        custodyShortfalls: custody.shortfalls.length,
       };
       const ok = Object.values(counts).every((count) => count === 0);
       const reportId = randomUUID();
@@ -139,6 +148,10 @@ export function createReconciliationActivities(deps: ActivityDependencies) {
           holdsWithoutOperation,
           refusedUnknownOperations: refusedUnknown,
           suspenseMismatch,
+          orphanedCreditedDeposits: orphanedCredits,
+          custodyShortfalls: custody.shortfalls,
+          custody: custody.lines,
+          custodyUnchecked: custody.unchecked,
           heldTransfersChecked: held.rows.length,
           heldTransfersTotal: held.total,
         },

@@ -1,6 +1,6 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, assertInvariant } from '../core/errors';
+import { isFinal } from '../core/operation-status';
 import type { AbandonOutcome, OperationState, ReleaseOutcome } from '../core/operation-status';
 import { Decimal } from '../core/money';
 import { SEPA_NAME_MAX_LENGTH, sepaNaturalPersonName } from '../core/payment-limits';
@@ -8,9 +8,12 @@ import { Partner } from '../db/entities/partner.entity';
 import { SepaTransfer } from '../db/entities/sepa-transfer.entity';
 import { sepaTransferContract } from '../contracts';
 import type { SepaTransferInput } from '../contracts';
-import { lockOperation, reserveTransfer } from '../db/ledger/ledger';
+import { reserveTransfer } from '../db/ledger/ledger';
 import { findPartnerAccount } from '../db/ledger/accounts';
-import { assertWithinDailyLimit, lockDailyLimit } from '../db/services/velocity-limit';
+import { findSepaTransferWithDebtor, recordSubmission } from '../db/queries/outgoing-payment.queries';
+import type { RecordCondition } from '../db/queries/outgoing-payment.queries';
+import { assertWithinDailyLimit } from '../db/services/velocity-limit';
+import { lockReservationFacts } from '../db/queries/reservation.queries';
 import { buildPain001 } from './adapters/bank/pain001';
 import { UnknownBankReferenceError } from './adapters/bank/bank-adapter';
 import type { BankPaymentState, SepaPayment } from './adapters/bank/bank-adapter';
@@ -24,6 +27,7 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
   const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => deps.orm.em.fork().transactional(work);
   const payments = outgoingPaymentSteps(deps, {
     entity: SepaTransfer,
+    table: 'sepa_transfer',
     ledgerKind: 'SEPA_TRANSFER',
     label: 'SEPA transfer',
     rejectedBy: 'bank',
@@ -57,12 +61,16 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
           operationId: requested.transferId,
           input: requested,
         });
-        await lockOperation(em, input.transferId);
-        const existing = await em.findOne(SepaTransfer, { id: input.transferId });
-        if (existing) return { status: existing.status, stage: existing.stage };
+        // The operation's lock is held (acceptedRequest): what an earlier attempt committed is seen.
+        const facts = await lockReservationFacts(em, {
+          table: 'sepa_transfer',
+          operationId: input.transferId,
+          partnerId: input.partnerId,
+          withEurAccount: true,
+        });
+        if (facts.existing) return facts.existing;
         const now = deps.clock.now();
-        const limitEur = await lockDailyLimit(em, input.partnerId);
-        const account = await findPartnerAccount(em, input.partnerId, 'eur');
+        const { limitEur, eurAccount: account } = facts;
         if (!account || account.fiatStatus !== 'ACTIVE') {
           throw new DomainError('partner-not-found', 'the partner has no active EUR account');
         }
@@ -102,29 +110,31 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
     /**
      * Records the hand-off while the workflow can still be cancelled, after checking that the
      * pain.001 message can carry the payment (if not: refused, non-retryable, nothing marked, so
-     * the workflow releases the funds).
+     * the workflow releases the funds). Usually one read (the transfer, its hold, its debtor) and
+     * one conditional update; a closed transfer, or one whose message does not build, is decided
+     * with the record locked, as it always was.
      */
-    markSepaHandOff: (transferId: string): Promise<'MARKED' | { closed: OperationState }> =>
-      payments.markHandOff(transferId, { validate: async (transfer, em) => void (await paymentMessageOf(em, transfer)) }),
+    async markSepaHandOff(transferId: string): Promise<'MARKED' | { closed: OperationState }> {
+      const found = await transferToHandOver(deps.orm.em.fork(), transferId);
+      const open = !isFinal(found.transfer.status) && found.holdState === 'PENDING';
+      return payments.markHandOff(transferId, {
+        validate: async (transfer, em) => void (await paymentMessageOf(em, transfer)),
+        ready: open && messageBuilds(found) ? ALWAYS : undefined,
+      });
+    },
 
     /**
      * Hands the pain.001 message to the bank (idempotent on the transfer id) once the hand-off is
      * recorded, only while the transfer is open and its funds still held.
      */
     async submitSepaTransfer(transferId: string): Promise<{ bankReference: string } | { closed: OperationState }> {
-      const open = await payments.recordToHandOver(transferId);
+      const em = deps.orm.em.fork();
+      const found = await transferToHandOver(em, transferId);
+      const open = payments.handOverOf(found.transfer, found.holdState);
       if ('closed' in open) return open;
-      const { payment, xml } = await inTransaction((em) => paymentMessageOf(em, open.record));
+      const { payment, xml } = paymentMessage(open.record, found.debtorName, found.debtorIban);
       const { bankReference } = await deps.bank.submit(payment, xml);
-      await inTransaction(async (tx) => {
-        const stored = await tx.findOne(SepaTransfer, { id: transferId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        assertInvariant(stored, `SEPA transfer ${transferId} exists`);
-        stored.messageId = payment.messageId;
-        stored.bankReference ??= bankReference;
-        if (stored.stage === 'RESERVED') stored.stage = 'SUBMITTED';
-        stored.updatedAt = deps.clock.now();
-        await tx.flush();
-      });
+      await recordSubmission(em, { id: transferId, messageId: payment.messageId, bankReference, now: deps.clock.now() });
       return { bankReference };
     },
 
@@ -159,12 +169,45 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
   };
 }
 
+/** Marks without a further condition: the caller validated the record it read. */
+const ALWAYS: RecordCondition = { sql: 'true', params: [] };
+
+interface TransferToHandOver {
+  transfer: SepaTransfer;
+  holdState: string | null;
+  debtorName: string | null;
+  debtorIban: string | null;
+}
+
+async function transferToHandOver(em: EntityManager, transferId: string): Promise<TransferToHandOver> {
+  const found = await findSepaTransferWithDebtor(em, transferId);
+  assertInvariant(found, `SEPA transfer ${transferId} exists`);
+  return { ...found, transfer: em.map(SepaTransfer, found.row as never) };
+}
+
+function messageBuilds(found: TransferToHandOver): boolean {
+  try {
+    paymentMessage(found.transfer, found.debtorName, found.debtorIban);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The payment and its pain.001 message, built from the stored transfer; a DomainError if pain.001 cannot carry it. */
 async function paymentMessageOf(em: EntityManager, transfer: SepaTransfer): Promise<{ payment: SepaPayment; xml: string }> {
   const partner = await em.findOne(Partner, { id: transfer.partnerId });
   const account = await findPartnerAccount(em, transfer.partnerId, 'eur');
-  assertInvariant(partner && account?.iban, `partner ${transfer.partnerId} and its IBAN exist`);
-  const payment = sepaPaymentOf(transfer, partner.name, account.iban);
+  return paymentMessage(transfer, partner?.name ?? null, account?.iban ?? null);
+}
+
+function paymentMessage(
+  transfer: SepaTransfer,
+  debtorName: string | null,
+  debtorIban: string | null,
+): { payment: SepaPayment; xml: string } {
+  assertInvariant(debtorName !== null && debtorIban, `partner ${transfer.partnerId} and its IBAN exist`);
+  const payment = sepaPaymentOf(transfer, debtorName, debtorIban);
   try {
     return { payment, xml: buildPain001(payment) };
   } catch (error) {

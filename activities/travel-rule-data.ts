@@ -1,20 +1,18 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, assertInvariant } from '../core/errors';
 import { buildTravelRuleData } from '../core/travel-rule';
 import type { Originator, TravelRuleData } from '../core/travel-rule';
 import type { CryptoWithdrawal } from '../db/entities/crypto-withdrawal.entity';
-import { Partner } from '../db/entities/partner.entity';
-import { PartnerUser } from '../db/entities/partner-user.entity';
-import { sumWithdrawnToDestinationEur } from '../db/queries/crypto-withdrawal.queries';
+import type { TravelRuleFacts } from '../db/queries/crypto-withdrawal.queries';
 
 /**
  * A stored withdrawal's travel-rule data: the originator (the user it was made for, else the
  * partner), the beneficiary, and whether the data must be completed, by this withdrawal's EUR value
- * or, when larger, its destination's 24-hour sum up to it (split transfers add up).
+ * or, when larger, its destination's 24-hour sum up to it (split transfers add up). From what
+ * findTravelRuleFacts read in one statement.
  */
-export async function travelRuleDataOf(em: EntityManager, withdrawal: CryptoWithdrawal, thresholdEur: string): Promise<TravelRuleData> {
+export function travelRuleDataOf(withdrawal: CryptoWithdrawal, facts: Omit<TravelRuleFacts, 'row'>, thresholdEur: string): TravelRuleData {
   return buildTravelRuleData(
-    await originatorOf(em, withdrawal),
+    originatorOf(withdrawal, facts),
     {
       name: withdrawal.beneficiaryName,
       receiverType: withdrawal.receiverType,
@@ -26,35 +24,30 @@ export async function travelRuleDataOf(em: EntityManager, withdrawal: CryptoWith
       network: withdrawal.network,
       amount: withdrawal.amount,
       amountEur: withdrawal.amountEur,
-      destinationEurLast24h: await sumWithdrawnToDestinationEur(em, {
-        partnerId: withdrawal.partnerId,
-        destination: withdrawal.destination,
-        createdAt: withdrawal.createdAt,
-      }),
+      destinationEurLast24h: facts.destinationEurLast24h,
     },
     thresholdEur,
   );
 }
 
-async function originatorOf(em: EntityManager, withdrawal: CryptoWithdrawal): Promise<Originator> {
+function originatorOf(withdrawal: CryptoWithdrawal, facts: Omit<TravelRuleFacts, 'row'>): Originator {
   if (withdrawal.userId) {
-    const user = await em.findOne(PartnerUser, { id: withdrawal.userId });
+    const { user } = facts;
     if (!user) throw new DomainError('invalid-user', 'the user of this withdrawal no longer exists');
     return {
       kind: 'NATURAL',
-      firstName: user.firstName,
-      lastName: user.lastName,
+      firstName: user.first_name,
+      lastName: user.last_name,
       address: user.address,
       city: user.city,
       country: user.country,
-      documentType: user.documentType,
-      documentNumber: user.documentNumber,
-      birthDate: user.birthDate ?? null,
-      birthCountry: user.birthCountry ?? null,
-      customerId: user.externalUserId,
+      documentType: user.document_type,
+      documentNumber: user.document_number,
+      birthDate: user.birth_date ?? null,
+      birthCountry: user.birth_country ?? null,
+      customerId: user.external_user_id,
     };
   }
-  const partner = await em.findOne(Partner, { id: withdrawal.partnerId });
-  assertInvariant(partner, `partner ${withdrawal.partnerId} exists`);
-  return { kind: 'LEGAL', name: partner.name, customerId: partner.id };
+  assertInvariant(facts.partnerName !== null, `partner ${withdrawal.partnerId} exists`);
+  return { kind: 'LEGAL', name: facts.partnerName, customerId: withdrawal.partnerId };
 }

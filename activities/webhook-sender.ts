@@ -4,8 +4,8 @@ import os from 'node:os';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
-import { isWithdrawalAddressEvent } from '../core/webhook-event';
-import type { OperationEventData, WebhookEvent, WithdrawalAddressEventData } from '../core/webhook-event';
+import { isDepositWebhookEvent, isWithdrawalAddressEvent } from '../core/webhook-event';
+import type { DepositWebhookEventData, OperationEventData, WebhookEvent, WithdrawalAddressEventData } from '../core/webhook-event';
 import { checkWebhookTarget } from '../core/webhook-target';
 import type { CheckedTarget, HostResolver, WebhookTargetPolicy } from '../core/webhook-target';
 
@@ -34,12 +34,28 @@ const MAX_ERROR_LENGTH = 500;
  * every attempt sends the same bytes.
  */
 export function webhookEventBody(event: WebhookEvent): string {
-  return JSON.stringify({
-    id: event.id,
-    type: event.type,
-    timestamp: event.timestamp,
-    data: isWithdrawalAddressEvent(event) ? withdrawalAddressData(event.data) : operationData(event.data),
-  });
+  return JSON.stringify({ id: event.id, type: event.type, timestamp: event.timestamp, data: dataInOrder(event) });
+}
+
+/** Each family's fields in one fixed order, so every attempt signs the same bytes. */
+function dataInOrder(event: WebhookEvent): OperationEventData | DepositWebhookEventData | WithdrawalAddressEventData {
+  if (isDepositWebhookEvent(event)) return depositData(event.data);
+  if (isWithdrawalAddressEvent(event)) return withdrawalAddressData(event.data);
+  return operationData(event.data);
+}
+
+function depositData(data: DepositWebhookEventData): DepositWebhookEventData {
+  return {
+    id: data.id,
+    status: data.status,
+    stage: data.stage,
+    failureReason: data.failureReason ?? null,
+    sequence: data.sequence,
+    network: data.network,
+    currency: data.currency,
+    amount: data.amount,
+    transactionHash: data.transactionHash,
+  };
 }
 
 function operationData(data: OperationEventData): OperationEventData {

@@ -4,6 +4,9 @@ import type { Workflow } from '@temporalio/common';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, Next } from '@temporalio/worker';
 import {
   cryptoWithdrawalContract,
+  evmDepositWatcherContract,
+  evmSweepContract,
+  evmSweeperContract,
   exchangeContract,
   incomingSepaContract,
   reconciliationContract,
@@ -43,6 +46,11 @@ export const ACTIVITY_BINDINGS: Record<keyof Activities, Binding> = {
   // They act only on what the database holds (the bank's notifications, returns an operator recorded).
   ingestBankNotifications: calledBy(incomingSepaContract),
   advanceSepaReturns: calledBy(incomingSepaContract),
+  scanEvmDeposits: calledBy(evmDepositWatcherContract),
+  startDueEvmSweeps: calledBy(evmSweeperContract),
+  // A sweep pays only the configured hot wallet, and only what Postgres says was credited: a caller's word changes neither.
+  claimEvmSweep: calledBy(evmSweepContract),
+  advanceEvmSweep: calledBy(evmSweepContract),
 
   executeExchange: byAcceptedOperation(exchangeContract),
   abandonExchange: byFirstArgument(exchangeContract),

@@ -1,12 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import pg from 'pg';
 import type { Logger } from '../core/logger';
 import { PLAIN_TEMPORAL_ACCESS, temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
 import type { TemporalAccess } from '../core/temporal-connection';
 import { DEFAULT_DATABASE_TIMEOUTS, poolConfig } from '../db/connection-settings';
 import type { DatabaseTimeouts } from '../db/connection-settings';
+import { connectClosable } from '../operations/temporal/closable-connection';
 import type { EurRates } from '../core/rates';
 import type { Rail } from '../core/rails';
 import { localUrl } from '../core/listen-address';
@@ -83,8 +84,10 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
       each.on('error', (error) => options.log.warn(`database pool: ${error.message}`));
       stops.push(() => each.end());
     }
-    const connection = await Connection.connect(temporalConnectionOptions(options.temporalAddress, temporalAccess));
-    stops.push(() => connection.close());
+    const { connection, close: closeConnection } = await connectClosable(
+      temporalConnectionOptions(options.temporalAddress, temporalAccess),
+    );
+    stops.push(closeConnection);
     const metrics = createApiMetrics({ readPool, log: options.log });
     // Keys are looked up on the primary: a revocation must never meet a replica that has not seen it.
     const apiKeys = createApiKeyCache({

@@ -90,6 +90,51 @@ export function cpuSeconds(pid: number): number | null {
   }
 }
 
+/**
+ * CPU time (user + system) of a process and all its live descendants so far, with what their
+ * exited children used (a Postgres backend that closed): the whole of a server such as Postgres
+ * (its postmaster and every backend) or the Temporal dev server. Null once the root is gone.
+ */
+export function treeCpuSeconds(rootPid: number): number | null {
+  const own = statFields(rootPid);
+  if (!own) return null;
+  // utime, stime, cutime, cstime: fields 14 to 17 of the line, 12 to 15 after the name.
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const child of childrenOf(rootPid)) ticks += (treeCpuSeconds(child) ?? 0) * 100;
+  return ticks / 100;
+}
+
+/** The direct children of a process, from every thread's children list (Linux). */
+export function childrenOf(pid: number): number[] {
+  try {
+    return fs
+      .readdirSync(`/proc/${pid}/task`)
+      .flatMap((thread) => fs.readFileSync(`/proc/${pid}/task/${thread}/children`, 'utf8').trim().split(/\s+/))
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** A process's command name (comm), or null once it is gone. */
+export function commandName(pid: number): string | null {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+function statFields(pid: number): string[] | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

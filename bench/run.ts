@@ -26,7 +26,9 @@ import { runHistoryCurveScenario } from './scenarios/history-curve.scenario';
 import { runBalancesScenario, runHistoryScenario } from './scenarios/http.scenarios';
 import { runLedgerScenario } from './scenarios/ledger.scenario';
 import type { BenchContext } from './scenarios/pairs';
-import { runExchangeScenario, runTemporalServerScenario, runWithdrawalScenario } from './scenarios/workflow.scenarios';
+import { movementNotes } from './scenarios/movement-notes';
+import { runStatementsScenario } from './scenarios/statements.scenario';
+import { runExchangeScenario, runSepaScenario, runTemporalServerScenario, runWithdrawalScenario } from './scenarios/workflow.scenarios';
 import { startStack } from './stack';
 import type { BenchStack } from './stack';
 
@@ -36,12 +38,23 @@ const LOGS_DIR = path.join(RESULTS_DIR, 'logs');
 const KEPT_LOG_RUNS = 5;
 const RESULTS_FILE = path.join(RESULTS_DIR, 'latest.json');
 
-/** In the order they run: the withdrawals last, so their background legs disturb no other scenario. */
-const SCENARIOS = ['balances', 'history', 'history-curve', 'ledger', 'temporal', 'exchange', 'withdrawal'] as const;
+/** In the order they run; the statement counts last, so their quiet pauses lengthen nothing else. */
+const SCENARIOS = ['balances', 'history', 'history-curve', 'ledger', 'temporal', 'exchange', 'withdrawal', 'sepa', 'statements'] as const;
 type ScenarioName = (typeof SCENARIOS)[number];
 
 /** The table's order: the issue's. */
-const TABLE_ORDER: readonly string[] = ['balances', 'history', 'ledger', 'exchange', 'withdrawal', 'history-curve', 'rss', 'temporal'];
+const TABLE_ORDER: readonly string[] = [
+  'balances',
+  'history',
+  'ledger',
+  'exchange',
+  'withdrawal',
+  'sepa',
+  'statements',
+  'history-curve',
+  'rss',
+  'temporal',
+];
 
 /** A terminal's Ctrl-C reaches tsx and this process at once (one relayed, one direct): not an insist. */
 const REPEATED_SIGNAL_GRACE_MS = 3_000;
@@ -118,18 +131,36 @@ async function runScenario(name: ScenarioName, context: BenchContext): Promise<S
       return {
         rows: [row],
         details: outcome,
-        notes: ['exchange: the rate-lock fetch before each exchange is not in the latency; it is in the throughput (closed loop).'],
+        notes: [
+          'exchange: the rate-lock fetch before each exchange is not in the latency; it is in the throughput (closed loop).',
+          ...movementNotes('exchange', outcome),
+        ],
       };
     }
     case 'withdrawal': {
-      const { row, outcome } = await runWithdrawalScenario(context);
+      const { rows, outcome } = await runWithdrawalScenario(context);
       const statuses = await withdrawalStatuses(context.stack.databaseUrl);
       const counts = Object.entries(statuses).map(([status, count]) => `${count} ${status}`);
       return {
-        rows: [row],
+        rows,
         details: { ...outcome, statusesAtEnd: statuses },
-        notes: [`withdrawal: background legs never awaited; when its last run ended: ${counts.join(', ')}.`],
+        notes: [
+          `withdrawal and SEPA transfer: each caller awaits its payment's early answer, then its settlement; the simulated chain and bank answer at once. Withdrawals when the last run ended: ${counts.join(', ')}.`,
+          ...movementNotes('crypto withdrawal', outcome),
+        ],
       };
+    }
+    case 'sepa': {
+      const { rows, outcome } = await runSepaScenario(context);
+      return {
+        rows,
+        details: outcome,
+        notes: movementNotes('SEPA transfer', outcome),
+      };
+    }
+    case 'statements': {
+      const { rows, outcome, notes } = await runStatementsScenario(context);
+      return { rows, details: outcome, notes };
     }
   }
 }
@@ -224,12 +255,14 @@ async function bench(args: Arguments, lifecycle: Lifecycle, log: Logger): Promis
   lifecycle.add('bench ORM', () => orm.close(true));
   const connection = await Connection.connect({ address: stack.temporalAddress });
   lifecycle.add('bench Temporal client', () => connection.close());
-  // The project's workflows' payloads are encrypted; the ceiling's are plain (its worker has no codec), as a minimal program's would be.
+  // The project's workflows' payloads are encrypted; the ceiling's are plain (its worker has no codec), as a minimal program's
+  // would be. Two clients on one connection: the project's refuses plaintext payloads, as every client of ours does.
   const client = new Client({
     connection,
     namespace: stack.namespace,
     dataConverter: temporalDataConverter({ payloadKeys: parsePayloadKeys(stack.payloadKeys) }),
   });
+  const ceilingClient = new Client({ connection, namespace: stack.namespace });
 
   const context: BenchContext = {
     lifecycle,
@@ -238,6 +271,7 @@ async function bench(args: Arguments, lifecycle: Lifecycle, log: Logger): Promis
     stack,
     orm,
     client,
+    ceilingClient,
     processes: [stack.api, stack.worker, stack.ceilingWorker],
   };
   const collected = await runScenarios(args, context);

@@ -8,9 +8,13 @@ import { SETTING_VARIABLES, loadSettings } from '../core/settings';
 import { startInfrastructure } from '../dev/infrastructure';
 import type { Lifecycle } from './lifecycle';
 import { freePort } from '../dev/free-port';
-import { PROJECT_ROOT, httpAnswers, sleep, spawnScript, waitUntilReady } from './processes';
+import { PROJECT_ROOT, childrenOf, commandName, httpAnswers, sleep, spawnScript, waitUntilReady } from './processes';
 import type { BenchChild } from './processes';
 import { RAILS } from '../core/rails';
+import { withClient } from './database';
+
+/** Postgres counts every statement (pg_stat_statements); its cost falls on the project's side alone, the workflow ceilings use no SQL. */
+const STATEMENT_COUNTING = ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=top'];
 
 /** The empty workflow's own task queue, polled by the bench's ceiling worker. */
 export const CEILING_TASK_QUEUE = 'bench-ceiling';
@@ -30,6 +34,8 @@ export interface BenchStack {
   api: BenchChild;
   worker: BenchChild;
   ceilingWorker: BenchChild;
+  /** The servers' root processes, looked up when asked (so a restart is followed): for their CPU time. */
+  servers(): { postgres?: number; temporal?: number };
   logDir: string;
 }
 
@@ -59,9 +65,12 @@ export async function startStack(lifecycle: Lifecycle, log: Logger, logDir: stri
     PROJECT_ROOT,
   );
   log.info(`starting Postgres on 127.0.0.1:${postgresPort} and Temporal on 127.0.0.1:${temporalPort} in ${dataDir}`);
-  const infrastructure = await startInfrastructure(settings, { ui: false, log });
+  // pg_stat_statements, for the statements per operation (scenarios/statements.scenario.ts).
+  const infrastructure = await startInfrastructure(settings, { ui: false, postgresFlags: STATEMENT_COUNTING, log });
   lifecycle.add('Postgres and Temporal', () => stopInfrastructure(infrastructure, path.join(dataDir, 'postgres'), log));
   lifecycle.checkpoint();
+  if (!infrastructure.databaseAdminUrl) throw new Error('the bench runs on its own embedded Postgres');
+  await withClient(infrastructure.databaseAdminUrl, (client) => client.query('create extension if not exists pg_stat_statements'));
 
   const payloadKeys = newPayloadKeyEntry('bench');
   const childEnv = {
@@ -76,6 +85,10 @@ export async function startStack(lifecycle: Lifecycle, log: Logger, logDir: stri
     SIMULATED_RAILS: RAILS.join(','),
     // A webhook receiver of a scenario would listen on this machine.
     WEBHOOK_ALLOW_LOOPBACK: 'true',
+    // The simulated chain and bank answer at once: a settled payment's time is then ours and
+    // Temporal's, as its same-shape ceiling's is, not a simulated wait (their commands are the same).
+    CHAIN_CONFIRMATION_DELAY_MS: '0',
+    BANK_SETTLEMENT_DELAY_MS: '0',
   };
   const worker = spawnScript('worker', 'main/worker.main.ts', childEnv, logDir);
   lifecycle.add('worker', worker.stop, worker.kill);
@@ -104,7 +117,6 @@ export async function startStack(lifecycle: Lifecycle, log: Logger, logDir: stri
     ready(ceilingWorker, () => hasPollers(infrastructure.temporalAddress, settings.temporalNamespace, CEILING_TASK_QUEUE)),
   ]);
   log.info(`API on ${apiUrl} (pid ${api.pid}), worker pid ${worker.pid}, ceiling worker pid ${ceilingWorker.pid}`);
-  if (!infrastructure.databaseAdminUrl) throw new Error('the bench runs on its own embedded Postgres');
   return {
     databaseUrl: infrastructure.databaseUrl,
     databaseAdminUrl: infrastructure.databaseAdminUrl,
@@ -116,8 +128,14 @@ export async function startStack(lifecycle: Lifecycle, log: Logger, logDir: stri
     api,
     worker,
     ceilingWorker,
+    servers: () => ({ postgres: postmasterPid(path.join(dataDir, 'postgres')), temporal: temporalDevServerPid() }),
     logDir,
   };
+}
+
+/** The Temporal dev server the dev infrastructure started: a child of this process. */
+function temporalDevServerPid(): number | undefined {
+  return childrenOf(process.pid).find((pid) => commandName(pid) === 'temporal');
 }
 
 /**

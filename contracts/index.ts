@@ -6,3 +6,5 @@ export * from './sepa-transfer.contract';
 export * from './reconciliation.contract';
 export * from './webhook-dispatcher.contract';
 export * from './incoming-sepa.contract';
+export * from './evm-deposit-watcher.contract';
+export * from './evm-sweep.contract';

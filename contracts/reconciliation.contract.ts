@@ -38,6 +38,17 @@ export interface ReconciliationResult {
    * for an operator add up to, else 0. Absent from reports written before the check existed.
    */
   suspenseMismatches?: number;
+  /**
+   * Crypto deposits credited and then removed from the chain by a reorganisation: the credit
+   * stands (never reversed silently) until an operator decides. Absent from reports written
+   * before deposits were watched.
+   */
+  orphanedCreditedDeposits?: number;
+  /**
+   * EVM currencies whose coins on chain (hot wallets and deposit addresses not yet swept) are
+   * fewer than what the ledger owes partners. Absent from reports written before the check existed.
+   */
+  custodyShortfalls?: number;
   /** How many holds were checked against Temporal this run, of how many old enough to check. */
   heldTransfersChecked: number;
   heldTransfersTotal: number;

@@ -6,15 +6,17 @@ import type { WithdrawalAddressStatus } from './withdrawal-address-book';
 
 /**
  * What a partner's webhook endpoint receives (Standard Webhooks: `webhook-id`, `webhook-timestamp`,
- * `webhook-signature` headers; this is the JSON body). Two families, told apart by `type`:
+ * `webhook-signature` headers; this is the JSON body). Three families, told apart by `type`:
  * - an operation's status or stage change, one type per operation type: ids, amounts, currencies,
  *   status, stage and failure reason only, no personal data;
+ * - a crypto deposit seen, credited or never to be credited: what arrived and on which transaction
+ *   (no wallet address: the partner's is its balance's);
  * - a change of the partner's withdrawal-address book: the entry itself, address and label
  *   included (the partner's own, and the point: its security team sees every new address during
  *   the cooling-off).
- * Every event is about one subject (an operation, an address-book entry); a subject's events are
- * numbered 1, 2, 3, … and delivered in that order. Shared by the delivery (activities) and the
- * OpenAPI document (its `webhooks` section).
+ * Every event is about one subject (an operation, a deposit, an address-book entry); a subject's
+ * events are numbered 1, 2, 3, … and delivered in that order. Shared by the delivery (activities)
+ * and the OpenAPI document (its `webhooks` section).
  */
 
 /** One per operation type (core/operation-types.ts). */
@@ -23,18 +25,23 @@ export const OPERATION_WEBHOOK_EVENT_TYPES: readonly OperationWebhookEventType[]
   (type) => OPERATION_TYPES[type].webhookEventType,
 );
 
+/** A crypto deposit seen on chain (pending), credited (succeeded), or never to be credited (failed). */
+export const DEPOSIT_WEBHOOK_EVENT_TYPES = ['deposit.pending', 'deposit.succeeded', 'deposit.failed'] as const;
+export type DepositWebhookEventType = (typeof DEPOSIT_WEBHOOK_EVENT_TYPES)[number];
+
 export const WITHDRAWAL_ADDRESS_WEBHOOK_EVENT_TYPES = ['withdrawal_address.created', 'withdrawal_address.deleted'] as const;
 export type WithdrawalAddressWebhookEventType = (typeof WITHDRAWAL_ADDRESS_WEBHOOK_EVENT_TYPES)[number];
 
-export type WebhookEventType = OperationWebhookEventType | WithdrawalAddressWebhookEventType;
+export type WebhookEventType = OperationWebhookEventType | DepositWebhookEventType | WithdrawalAddressWebhookEventType;
 export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
   ...OPERATION_WEBHOOK_EVENT_TYPES,
+  ...DEPOSIT_WEBHOOK_EVENT_TYPES,
   ...WITHDRAWAL_ADDRESS_WEBHOOK_EVENT_TYPES,
 ];
 
-/** What the outbox's rows are about (`webhook_event.operation_type`): an operation type, or an address-book entry. */
-export type WebhookSubjectType = OperationType | 'withdrawal-address';
-export const WEBHOOK_SUBJECT_TYPES: readonly WebhookSubjectType[] = [...OPERATION_TYPE_NAMES, 'withdrawal-address'];
+/** What the outbox's rows are about (`webhook_event.operation_type`): an operation type, a crypto deposit, or an address-book entry. */
+export type WebhookSubjectType = OperationType | 'crypto-deposit' | 'withdrawal-address';
+export const WEBHOOK_SUBJECT_TYPES: readonly WebhookSubjectType[] = [...OPERATION_TYPE_NAMES, 'crypto-deposit', 'withdrawal-address'];
 
 interface Envelope<Type extends WebhookEventType, Data> {
   /** The event id, also sent as `webhook-id`: stable across retries, so a receiver can drop duplicates. */
@@ -46,8 +53,9 @@ interface Envelope<Type extends WebhookEventType, Data> {
 }
 
 export type OperationWebhookEvent = Envelope<OperationWebhookEventType, OperationEventData>;
+export type DepositWebhookEvent = Envelope<DepositWebhookEventType, DepositWebhookEventData>;
 export type WithdrawalAddressWebhookEvent = Envelope<WithdrawalAddressWebhookEventType, WithdrawalAddressEventData>;
-export type WebhookEvent = OperationWebhookEvent | WithdrawalAddressWebhookEvent;
+export type WebhookEvent = OperationWebhookEvent | DepositWebhookEvent | WithdrawalAddressWebhookEvent;
 
 export interface OperationEventData {
   /** The operation's id as the API returned it (withdrawal, SEPA transfer or exchange id). */
@@ -66,6 +74,23 @@ export interface OperationEventData {
   sequence: number;
 }
 
+/** A deposit's event: what arrived, on which transaction, and where it stands (the id is the history entry's). */
+export interface DepositWebhookEventData {
+  /** The deposit's id: its entry in the transaction history (type cryptoDeposit). */
+  id: string;
+  /** IN_PROGRESS (seen, waiting for confirmations), SUCCESSFUL (credited) or UNSUCCESSFUL (never credited). */
+  status: OperationStatus;
+  stage: 'SEEN' | 'CREDITED' | 'BELOW_MINIMUM' | 'ORPHANED';
+  /** Why an UNSUCCESSFUL deposit is not credited; null otherwise. */
+  failureReason: 'BELOW_MINIMUM_DEPOSIT' | 'REMOVED_BY_REORGANISATION' | null;
+  sequence: number;
+  network: string;
+  currency: string;
+  /** The exact decimal amount that arrived, as a string (18 decimals for eth would not survive a float). */
+  amount: string;
+  transactionHash: string;
+}
+
 /** The entry as the address-book routes show it; `DELETED` only in `withdrawal_address.deleted`. */
 export interface WithdrawalAddressEventData {
   id: string;
@@ -76,6 +101,14 @@ export interface WithdrawalAddressEventData {
   status: WithdrawalAddressStatus | 'DELETED';
   activeFrom: string;
   createdAt: string;
+}
+
+export function isDepositWebhookEventType(type: string): type is DepositWebhookEventType {
+  return (DEPOSIT_WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+export function isDepositWebhookEvent(event: WebhookEvent): event is DepositWebhookEvent {
+  return isDepositWebhookEventType(event.type);
 }
 
 export function isWithdrawalAddressEventType(type: string): type is WithdrawalAddressWebhookEventType {

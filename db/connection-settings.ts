@@ -60,6 +60,10 @@ const UNAVAILABLE_MESSAGES = [
   /Cannot use a pool after calling end on the pool/,
   // knex's pool when no connection comes back in time (KnexTimeoutError, no code).
   /Timeout acquiring a connection/,
+  // knex hands out a transaction whose BEGIN failed (a connection that died unnoticed) when that
+  // races ahead of the failure; its first statement then fails so, cause lost. Our transactions
+  // never outlive their callback, so nothing else completes one under a statement.
+  /Transaction query already complete/,
 ];
 
 /**

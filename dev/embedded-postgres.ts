@@ -54,6 +54,8 @@ export async function ensurePostgres(options: {
   port: number;
   /** The interface it listens on (HOST). */
   host: string;
+  /** More server settings for an embedded Postgres this call starts (`-c name=value` pairs); the bench's statement counting. */
+  extraFlags?: readonly string[];
   log: Logger;
 }): Promise<RunningPostgres> {
   if (options.configured) return { urls: options.configured, stop: async () => undefined };
@@ -72,7 +74,15 @@ export async function ensurePostgres(options: {
     persistent: true,
     // Postgres refuses to run as root; the library then runs it as a 'postgres' system user.
     createPostgresUser: true,
-    postgresFlags: ['-c', `listen_addresses=${options.host}`, '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    postgresFlags: [
+      '-c',
+      `listen_addresses=${options.host}`,
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
+      ...(options.extraFlags ?? []),
+    ],
     onLog: (message: unknown) => options.log.debug(`postgres: ${String(message).trim()}`),
     onError: (error: unknown) => options.log.warn(`postgres: ${String(error).trim()}`),
   });

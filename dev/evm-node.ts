@@ -43,8 +43,24 @@ export interface EvmNodeOptions {
   /** What the hot wallet is funded with, exact decimals (default 1000 of the native coin, 1 000 000 USDC). */
   hotWalletNative?: string;
   hotWalletUsdc?: string;
+  /**
+   * Also mine a block this often (Hardhat's interval mining), not only one per transaction: a
+   * deposit then gains confirmations on an otherwise quiet chain (`npm start`). Tests leave it
+   * out and mine blocks themselves.
+   */
+  blockIntervalMs?: number;
+  /**
+   * The genesis block's time. Every node started with the same one (and chain id) has the same
+   * genesis hash: the same chain by the identity the service records per network
+   * (evm-chain-identity.ts), so the tests' many nodes standing for one network share a database.
+   * Another date makes another chain (a reset chain, to be refused). Default TEST_GENESIS_DATE.
+   */
+  genesisDate?: Date;
   log: Logger;
 }
+
+/** The tests' nodes' genesis time, whatever the day: one genesis hash for all of them. */
+export const TEST_GENESIS_DATE = new Date('2026-01-01T00:00:00Z');
 
 export interface RunningEvmNode {
   rpcUrl: string;
@@ -62,9 +78,11 @@ export interface RunningEvmNode {
 /**
  * Starts Hardhat's in-memory EVM node (`hardhat node`) on 127.0.0.1 (or HOST), mining a block per
  * transaction (tests switch that off with `evm_setAutomine`), funds the hot wallet and deploys
- * and mints the test USDC. The chain lives in memory only: every start is a fresh chain, so a
- * fresh hot wallet key per start (the default) keeps the nonces stored in Postgres by earlier
- * runs from applying to it.
+ * and mints the test USDC: the tests' node (they mine themselves and reorganise with
+ * evm_snapshot/evm_revert); `npm start` runs geth instead (dev/development-chain.ts), whose chain
+ * survives restarts. The chain lives in memory only: every start is a fresh chain, so a fresh hot
+ * wallet key per start (the default) keeps the nonces stored in Postgres by earlier runs from
+ * applying to it.
  */
 export async function startEvmNode(options: EvmNodeOptions): Promise<RunningEvmNode> {
   const chainId = options.chainId ?? HARDHAT_CHAIN_ID;
@@ -72,7 +90,7 @@ export async function startEvmNode(options: EvmNodeOptions): Promise<RunningEvmN
   const nodeDir = path.join(options.dataDir, `evm-node-${chainId}`);
   fs.mkdirSync(nodeDir, { recursive: true });
   const configFile = path.join(nodeDir, 'hardhat.config.js');
-  fs.writeFileSync(configFile, hardhatConfig(chainId, nodeDir));
+  fs.writeFileSync(configFile, hardhatConfig(chainId, nodeDir, options.blockIntervalMs ?? 0, options.genesisDate ?? TEST_GENESIS_DATE));
   const logFile = path.join(nodeDir, 'evm-node.log');
   const host = options.host ?? LOOPBACK;
   const rpcUrl = localUrl(host, port);
@@ -121,9 +139,9 @@ export function localChain(chainId: number, rpcUrl: string): Chain {
   });
 }
 
-function hardhatConfig(chainId: number, nodeDir: string): string {
+function hardhatConfig(chainId: number, nodeDir: string, blockIntervalMs: number, genesisDate: Date): string {
   const config = {
-    networks: { hardhat: { chainId, mining: { auto: true, interval: 0 } } },
+    networks: { hardhat: { chainId, initialDate: genesisDate.toISOString(), mining: { auto: true, interval: blockIntervalMs } } },
     // Nothing is compiled by Hardhat; its folders stay inside the node's own.
     paths: { sources: path.join(nodeDir, 'contracts'), cache: path.join(nodeDir, 'cache'), artifacts: path.join(nodeDir, 'artifacts') },
   };

@@ -22,7 +22,7 @@ export interface Infrastructure {
  */
 export async function startInfrastructure(
   settings: Settings,
-  options: { ui: boolean; uiCodecEndpoint?: string; log: Logger },
+  options: { ui: boolean; uiCodecEndpoint?: string; postgresFlags?: readonly string[]; log: Logger },
 ): Promise<Infrastructure> {
   const { development } = settings;
   const [postgres, temporal] = await Promise.all([
@@ -31,6 +31,7 @@ export async function startInfrastructure(
       dataDir: development.dataDir,
       port: development.embeddedPostgresPort,
       host: development.host,
+      ...(options.postgresFlags ? { extraFlags: options.postgresFlags } : {}),
       log: options.log,
     }),
     ensureTemporal({

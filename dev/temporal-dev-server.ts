@@ -1,13 +1,13 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_KEYS } from '../core/search-attributes';
 import { LOOPBACK, isUnspecifiedAddress, joinHostPort, localUrl, reachableHost } from '../core/listen-address';
 import type { Logger } from '../core/logger';
 import { registerSearchAttributes } from '../worker/search-attributes.registration';
+import { buildIntoCache, goAvailable, goInstall, isExecutable, toolCacheDir } from './go-build-cache';
 
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 const TEMPORAL_CLI_MODULE = `github.com/temporalio/cli/cmd/temporal@${TEMPORAL_CLI_VERSION}`;
@@ -100,8 +100,7 @@ function devServerAddresses(options: TemporalOptions): { address: string; uiUrl:
 
 /** Per-user cache outside the checkout, keyed by version, so fresh clones reuse one build. */
 export function temporalCliCachePath(): string {
-  const cacheRoot = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(cacheRoot, 'fintech-partner-api', 'temporal-cli', TEMPORAL_CLI_VERSION, 'temporal');
+  return path.join(toolCacheDir('temporal-cli', TEMPORAL_CLI_VERSION), 'temporal');
 }
 
 export function findTemporalCli(explicitPath: string | undefined, log: Logger): string | undefined {
@@ -121,22 +120,24 @@ export function findTemporalCli(explicitPath: string | undefined, log: Logger): 
 }
 
 function buildTemporalCli(target: string, log: Logger): string | undefined {
-  const go = spawnSync('go', ['version'], { encoding: 'utf8' });
-  if (go.status !== 0) {
+  if (!goAvailable()) {
     log.warn('no temporal binary and no Go toolchain: falling back to the SDK download');
     return undefined;
   }
   log.info(`building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go into ${path.dirname(target)} (first run only; takes minutes)`);
-  fs.mkdirSync(path.dirname(target), { recursive: true });
-  const build = spawnSync('go', ['install', TEMPORAL_CLI_MODULE], {
-    env: { ...process.env, GOBIN: path.dirname(target) },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  if (build.status !== 0 || !isExecutable(target)) {
-    log.warn(`go install ${TEMPORAL_CLI_MODULE} failed: falling back to the SDK download`);
+  try {
+    buildIntoCache(
+      path.dirname(target),
+      () => isExecutable(target),
+      (partial) => {
+        goInstall([TEMPORAL_CLI_MODULE], partial);
+      },
+    );
+  } catch (error) {
+    log.warn(`${error instanceof Error ? error.message : String(error)}: falling back to the SDK download`);
     return undefined;
   }
-  return target;
+  return isExecutable(target) ? target : undefined;
 }
 
 function startDevServer(cliPath: string, options: TemporalOptions): ChildProcess {
@@ -212,13 +213,4 @@ async function stopChild(child: ChildProcess): Promise<void> {
   const timeout = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await exited;
   clearTimeout(timeout);
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../core/logger';
+import { buildIntoCache, goAvailable, goInstall, isExecutable, toolCacheDir } from './go-build-cache';
 
 /** The Temporal server we ship (docker-compose.yml runs the same version). */
 export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
@@ -24,8 +24,7 @@ export interface TemporalServerBuild {
 
 /** Per-user cache outside the checkout, keyed by version, like the Temporal CLI's (dev/temporal-dev-server.ts). */
 export function temporalServerCacheDir(): string {
-  const cacheRoot = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(cacheRoot, 'fintech-partner-api', 'temporal-server', TEMPORAL_SERVER_VERSION);
+  return toolCacheDir('temporal-server', TEMPORAL_SERVER_VERSION);
 }
 
 /** The cached build, or a new one with Go (minutes on a fresh machine, seconds with a warm Go cache). */
@@ -54,29 +53,14 @@ function isComplete(dir: string): boolean {
   return isExecutable(build.serverPath) && isExecutable(build.sqlToolPath) && fs.existsSync(build.baseConfigPath);
 }
 
-/**
- * Builds into a folder of its own and renames it into place, so a build cut short leaves nothing
- * half-made and two runs building at once both end with one complete cache.
- */
 function buildInto(dir: string, log: Logger): void {
   requireGo();
-  const partial = `${dir}.partial-${process.pid}`;
-  fs.rmSync(partial, { recursive: true, force: true });
-  fs.mkdirSync(path.join(partial, 'bin'), { recursive: true });
   log.info(`building the Temporal server ${TEMPORAL_SERVER_VERSION} and its SQL tool with Go into ${dir} (first run only; takes minutes)`);
-  try {
-    run('go', ['install', ...PACKAGES], { GOBIN: path.join(partial, 'bin') });
+  buildIntoCache(dir, isComplete, (partial) => {
+    goInstall(PACKAGES, path.join(partial, 'bin'));
     const moduleDir = downloadedModuleDir();
     for (const file of MODULE_FILES) copyWritable(path.join(moduleDir, file), path.join(partial, file));
-    try {
-      fs.renameSync(partial, dir);
-    } catch (error) {
-      // Another run finished first: its build is the same.
-      if (!isComplete(dir)) throw error;
-    }
-  } finally {
-    fs.rmSync(partial, { recursive: true, force: true });
-  }
+  });
 }
 
 function requireGo(): void {
@@ -85,7 +69,7 @@ function requireGo(): void {
 }
 
 function goProblem(): string | undefined {
-  if (spawnSync('go', ['version']).status === 0) return undefined;
+  if (goAvailable()) return undefined;
   return `the Temporal server ${TEMPORAL_SERVER_VERSION} is built with Go on first use: install Go (https://go.dev/dl/) and retry`;
 }
 
@@ -119,13 +103,4 @@ function copyWritable(source: string, target: string): void {
   }
   fs.mkdirSync(path.dirname(target), { recursive: true });
   fs.writeFileSync(target, fs.readFileSync(source));
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }

@@ -1,17 +1,49 @@
 import { z } from 'zod';
 import { CURRENCIES } from '../core/currencies';
+import { findCryptoDeposits } from '../db/queries/crypto-deposit.queries';
 import { approveManualCredit, depositByOperator } from '../operations/operator/manual-credit';
 import type { Command } from './ops-command';
 import { parseFlags, UsageMistake } from './ops-command';
 
-/** The manual-credit commands of the operator CLI (main/ops.cli.ts); each writes its audit row with its effect. */
+/** The deposit commands of the operator CLI (main/ops.cli.ts): manual credits, each writing its audit row with its effect, and the list of deposits found on chain. */
 export const DEPOSIT_USAGE = `  deposit --partner ID --currency C --amount A [--type sepaDeposit|fiatDeposit|cryptoDeposit]
                                          (above MANUAL_CREDIT_APPROVAL_ABOVE_EUR: a pending credit, for another operator)
-  deposit approve ID                     (posts a pending credit; not by the operator who asked for it)`;
+  deposit approve ID                     (posts a pending credit; not by the operator who asked for it)
+  deposit list [--below-minimum] [--partner ID] [--limit N]
+                                         (deposits found on chain, newest first; --below-minimum: only those not
+                                          credited for being below the network's minDeposit, which are in our custody)`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+const LIST_LIMIT = 100;
+
 export const depositCommands: Record<string, Command> = {
+  'deposit list': {
+    changesState: false,
+    async run({ em, flags }) {
+      const input = parseFlags(
+        z.object({
+          'below-minimum': z.boolean().optional(),
+          partner: z.uuid('must be a UUID').optional(),
+          limit: z
+            .string()
+            .regex(/^\d{1,4}$/, `must be a whole number from 1 to 1000`)
+            .transform(Number)
+            .refine((limit) => limit >= 1 && limit <= 1000, 'must be a whole number from 1 to 1000')
+            .optional(),
+        }),
+        flags,
+      );
+      const belowMinimum = input['below-minimum'] ?? false;
+      const deposits = await findCryptoDeposits(em, {
+        belowMinimum,
+        partnerId: input.partner?.toLowerCase(),
+        limit: input.limit ?? LIST_LIMIT,
+      });
+      return belowMinimum ? { belowMinimum: deposits } : { deposits };
+    },
+  },
+
   deposit: {
     changesState: true,
     async run({ em, flags, now, settings, operator, reason }) {

@@ -36,7 +36,8 @@ export type Command =
   | { changesState: false; takesArgument?: string; run(context: ReadContext): Promise<object> }
   | { changesState: true; takesArgument?: string; run(context: WriteContext): Promise<{ output: object; audit: AuditEntry }> };
 
-export type TemporalAccess = { address: string; client: Client; connection: Connection } | { address: string; unreachable: string };
+export type TemporalAccess =
+  { address: string; client: Client; connection: Connection; close: () => Promise<void> } | { address: string; unreachable: string };
 
 export interface OperatorContext {
   orm: MikroORM;

@@ -1,4 +1,5 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectClosable } from '../operations/temporal/closable-connection';
 import { joinHostPort, reachableHost } from '../core/listen-address';
 import type { Settings } from '../core/settings';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
@@ -13,10 +14,11 @@ export async function connectTemporal(settings: Settings): Promise<TemporalAcces
     // Against a configured Temporal (production) the CLI writes payloads (travel-rule data): never in clear.
     if (settings.temporalAddress && !access.payloadKeys)
       return { address, unreachable: 'PAYLOAD_ENCRYPTION_KEYS must be set to talk to a configured Temporal (TEMPORAL_ADDRESS)' };
-    const connection = await Connection.connect({ ...temporalConnectionOptions(address, access), connectTimeout: '5 seconds' });
+    const { connection, close } = await connectClosable({ ...temporalConnectionOptions(address, access), connectTimeout: '5 seconds' });
     return {
       address,
       connection,
+      close,
       client: new Client({ connection, namespace: settings.temporalNamespace, dataConverter: temporalDataConverter(access) }),
     };
   } catch (error) {

@@ -19,7 +19,9 @@ import { configuredDatabaseUrls, ensurePostgres } from '../dev/embedded-postgres
 import { loadProcessSettings } from './process-support';
 import { AUDIT_USAGE, auditCommands } from './audit.commands';
 import { BANK_USAGE, bankCommands } from './bank.commands';
+import { CHAIN_USAGE, chainCommands } from './chain.commands';
 import { DEPOSIT_USAGE, depositCommands } from './deposit.commands';
+import { SWEEP_USAGE, sweepCommands } from './sweep.commands';
 import type { Command, Flags, OperatorCommand, TemporalAccess } from './ops-command';
 import { CliFailure, parseCommandLine, UsageMistake } from './ops-command';
 import { operatorOf, reasonOf } from './ops-operator';
@@ -37,7 +39,9 @@ const USAGE = `usage: npm run ops -- <command>
 ${PARTNER_USAGE}
 ${KEY_USAGE}
 ${DEPOSIT_USAGE}
+${SWEEP_USAGE}
 ${BANK_USAGE}
+${CHAIN_USAGE}
 ${OPERATION_USAGE}
 ${TRAVEL_RULE_USAGE}
 ${WEBHOOK_USAGE}
@@ -86,6 +90,8 @@ const OPTIONS = {
   'debtor-iban': { type: 'string' },
   remittance: { type: 'string' },
   'entry-ref': { type: 'string' },
+  'below-minimum': { type: 'boolean' },
+  network: { type: 'string' },
 } as const;
 
 /** Commands that only use the database, each in one transaction (with its audit row when it changes something). */
@@ -93,7 +99,9 @@ const databaseCommands: Record<string, Command> = {
   ...partnerCommands,
   ...keyCommands,
   ...depositCommands,
+  ...sweepCommands,
   ...bankCommands,
+  ...chainCommands,
   ...webhookCommands,
   ...reconciliationCommands,
   ...auditCommands,
@@ -159,7 +167,7 @@ async function main(): Promise<number> {
     }
   } finally {
     const access = await temporal;
-    if (access && 'connection' in access) await access.connection.close().catch(() => undefined);
+    if (access && 'connection' in access) await access.close().catch(() => undefined);
     await postgres.stop();
   }
 }

@@ -23,6 +23,8 @@ const REPORT_LISTS: Readonly<Record<keyof FindingCounts, string>> = {
   holdsWithoutOperation: 'holdsWithoutOperation',
   refusedUnknownOperations: 'refusedUnknownOperations',
   suspenseMismatches: 'suspenseMismatch',
+  orphanedCreditedDeposits: 'orphanedCreditedDeposits',
+  custodyShortfalls: 'custodyShortfalls',
 };
 const LEDGER_INVARIANTS: ReadonlyArray<keyof FindingCounts> = ['unbalancedTransfers', 'balanceMismatches', 'overdrawnAccounts'];
 

@@ -5,12 +5,15 @@
  * API, in this process and its children; Ctrl-C stops them all. Every listener binds HOST
  * (loopback unless told otherwise; a listener's own `*_HOST` wins): the API serves a funded demo partner.
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import pg from 'pg';
+import { findChainIdentity } from '../db/queries/evm-chain-identity.queries';
 import { startCodecServer } from '../api/codec/codec-server';
 import { localUrl } from '../core/listen-address';
 import { AesGcmPayloadCodec } from '../core/payload-codec';
 import { generateStrongSecret, secretWeakness } from '../core/secret-strength';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
+import { connectClosable } from '../operations/temporal/closable-connection';
 import { withDevelopmentPayloadKey } from './development-payload-key';
 import { depositAccountKeys } from './deposit-keys';
 import { depositKeysOrigin, rederiveDevelopmentPartners, withDevelopmentDepositSeed } from './development-deposit-seed';
@@ -18,7 +21,9 @@ import { startApi } from '../api/server';
 import { openOrm } from '../db/orm';
 import { ensureDemoPartner } from './demo-partner';
 import { startInfrastructure } from '../dev/infrastructure';
-import { startEvmNode } from '../dev/evm-node';
+import { developmentChainDir, startDevelopmentChain } from '../dev/development-chain';
+import type { RunningDevelopmentChain } from '../dev/development-chain';
+import { gethBuildProblem } from '../dev/geth-build';
 import type { Logger } from '../core/logger';
 import type { Settings } from '../core/settings';
 import { loadProcessSettings, mainLogger, onShutdownSignal, workerListeners } from './process-support';
@@ -26,6 +31,9 @@ import { installTemporalRuntime } from '../worker/temporal-runtime';
 import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule';
 import { INCOMING_SEPA_EVERY_SECONDS, ensureIncomingSepaSchedule } from '../worker/incoming-sepa-schedule';
 import { ensureWebhookDispatcher } from '../worker/webhook-dispatcher';
+import { ensureEvmDepositWatchers, watchedNetworks } from '../worker/evm-deposit-watchers';
+import { ensureEvmSweepers } from '../worker/evm-sweepers';
+import { SWEEP_THRESHOLD_DEFAULTS } from '../core/settings/declarations/sweeps';
 import { startWorker } from '../worker/worker';
 
 /** What this process started, stopped in reverse order on Ctrl-C or on a failed start. */
@@ -62,6 +70,9 @@ async function main(): Promise<void> {
   const depositKeys = depositAccountKeys(settings);
   // A person watches this terminal: pretty lines (production entries write JSON).
   const log = mainLogger('start', settings, 'pretty');
+  // In seconds, before anything starts: the local chain needs geth, built with Go on first use.
+  const gethProblem = usesLocalChain(settings) ? gethBuildProblem(settings.development.gethPath) : undefined;
+  if (gethProblem !== undefined) throw new Error(gethProblem);
   const { host, listenHosts, temporalUiPort } = settings.development;
   const observability = settings.workerObservability;
   const workerListening = workerListeners(observability, listenHosts.worker);
@@ -92,15 +103,22 @@ async function main(): Promise<void> {
   const demo = await ensureDemoPartner(orm, settings.development.dataDir, depositKeys);
   await orm.close(true);
 
-  const connection = await Connection.connect(temporalConnectionOptions(infrastructure.temporalAddress, settings.temporal));
+  const { connection, close: closeConnection } = await connectClosable(
+    temporalConnectionOptions(infrastructure.temporalAddress, settings.temporal),
+  );
   const client = new Client({ connection, namespace: settings.temporalNamespace, dataConverter: temporalDataConverter(settings.temporal) });
   await ensureReconciliationSchedule(client, settings.temporalTaskQueue, log);
   const incomingSepaEverySeconds = settings.incomingSepaEverySeconds ?? INCOMING_SEPA_EVERY_SECONDS.development;
   await ensureIncomingSepaSchedule(client, settings.temporalTaskQueue, incomingSepaEverySeconds, log);
   await ensureWebhookDispatcher(client, settings.temporalTaskQueue, log);
-  await connection.close();
 
   const chainSettings = await withLocalEvmNode(settings, log);
+  const chainRefusal = await recordedChainRefusal(infrastructure.databaseUrl, chainSettings.local);
+  await ensureEvmDepositWatchers(client, settings.temporalTaskQueue, watchedNetworks(chainSettings.settings.evmNetworks), log);
+  // With the development seed (unless the deposit key variables are set without one), deposits are swept to the hot wallet.
+  const swept = settings.depositKeys.evmSeed === undefined ? [] : watchedNetworks(chainSettings.settings.evmNetworks);
+  await ensureEvmSweepers(client, settings.temporalTaskQueue, swept, log);
+  await closeConnection();
   // Development on purpose: npm start simulates whatever has no local node without asking for
   // SIMULATED_RAILS (the production entries' check), and says which in its banner and /health/ready.
   const worker = await startWorker({
@@ -110,7 +128,8 @@ async function main(): Promise<void> {
     taskQueue: settings.temporalTaskQueue,
     log,
     // Its webhooks may go to a receiver on this machine (http://127.0.0.1:…), as docs/partners.md, "Registering", shows.
-    settings: { ...chainSettings.settings, webhookAllowLoopback: true },
+    // A developer's test deposit is above npm start's sweep thresholds (EVM_SWEEP_THRESHOLD_<CURRENCY> still wins).
+    settings: { ...chainSettings.settings, webhookAllowLoopback: true, sweeps: withDevelopmentSweepThresholds(settings.sweeps) },
     http: workerListening.http,
   });
   stops.push({ name: 'the worker', stop: () => worker.stop() });
@@ -134,6 +153,7 @@ async function main(): Promise<void> {
       `Database:         ${databaseRole(infrastructure.databaseUrl)}: the API, the worker and \`npm run ops\` connect as it, DML only; payments_migrator owns the schema`,
       `Metrics:          ${api.metricsUrl ? `${api.metricsUrl}/metrics (API)` : '(API: off)'}${worker.httpUrl ? `, ${worker.httpUrl}/metrics (worker)` : ''}${observability.sdkMetricsPort ? `, ${localUrl(listenHosts.worker, observability.sdkMetricsPort)}/metrics (Temporal SDK)` : ''}`,
       `Chain:            ${chainSettings.description}`,
+      ...(chainRefusal ? [`                  REFUSED: ${chainRefusal}`] : []),
       `Deposit keys:     ${depositKeysOrigin(loaded)}`,
       `Simulated rails:  ${worker.simulatedRails.join(', ') || 'none'} (no bank or chain moves their money; production needs SIMULATED_RAILS to allow this)`,
       `Demo API key:     ${demo.apiKey}`,
@@ -145,6 +165,19 @@ async function main(): Promise<void> {
   );
 }
 
+function withDevelopmentSweepThresholds(sweeps: Settings['sweeps']): Settings['sweeps'] {
+  const { thresholds } = sweeps;
+  const development = SWEEP_THRESHOLD_DEFAULTS.development;
+  return {
+    ...sweeps,
+    thresholds: {
+      eth: thresholds.eth ?? development.eth,
+      pol: thresholds.pol ?? development.pol,
+      usdc: thresholds.usdc ?? development.usdc,
+    },
+  };
+}
+
 /** `payments_app on 127.0.0.1:54320/partner_payments`: who the service connects as, without the password. */
 function databaseRole(databaseUrl: string): string {
   const url = new URL(databaseUrl);
@@ -152,19 +185,50 @@ function databaseRole(databaseUrl: string): string {
 }
 
 /**
- * CHAIN=local-evm (the default) with no EVM_RPC_URL_ETHEREUM: a Hardhat node on HOST takes
- * ethereum withdrawals (eth and usdc) for real, one confirmation deep (it mines a block per
- * transaction). Its chain lives in memory, so each start is a new chain with a new hot wallet.
+ * Said in the banner too: the local chain is not the one the database recorded for ethereum (its
+ * folder was deleted), so withdrawals, deposits and sweeps on it wait until an operator adopts it.
  */
-async function withLocalEvmNode(settings: Settings, log: Logger): Promise<{ settings: Settings; description: string }> {
+async function recordedChainRefusal(databaseUrl: string, local: RunningDevelopmentChain | undefined): Promise<string | undefined> {
+  if (!local) return undefined;
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  try {
+    const recorded = await findChainIdentity(pool, 'ethereum');
+    if (!recorded || (recorded.chainId === local.chainId && recorded.genesisHash === local.genesisHash)) return undefined;
+    return (
+      `the database recorded another ethereum chain (genesis ${recorded.genesisHash}): nothing is sent, settled, credited or swept on this one ` +
+      'until an operator adopts it (npm run ops -- chain adopt --network ethereum --reason TEXT; docs/operators.md, "The chain\'s identity")'
+    );
+  } finally {
+    await pool.end();
+  }
+}
+
+function usesLocalChain(settings: Settings): boolean {
+  return Object.keys(settings.evmNetworks).length === 0 && settings.development.chain === 'local-evm';
+}
+
+/**
+ * CHAIN=local-evm (the default) with no EVM_RPC_URL_ETHEREUM: the local development chain
+ * (dev/development-chain.ts: geth, chain id 31337, kept in DATA_DIR across restarts, a block per
+ * transaction and one every second) takes ethereum withdrawals (eth and usdc) for real, one
+ * confirmation deep, and its deposits are watched (credited at three confirmations) and swept.
+ * Its hot wallet and test USDC are the same at every start, and so are the deposit addresses'
+ * nonces: the chain remembers their sweeps as Postgres does. `npm run ops -- chain fund` sends
+ * test funds.
+ */
+async function withLocalEvmNode(
+  settings: Settings,
+  log: Logger,
+): Promise<{ settings: Settings; description: string; local?: RunningDevelopmentChain }> {
   const configured = Object.keys(settings.evmNetworks);
   if (configured.length > 0)
     return { settings, description: `${configured.join(', ')} on the configured EVM nodes; other networks simulated` };
   if (settings.development.chain === 'simulated') return { settings, description: 'simulated (CHAIN=simulated)' };
-  const { dataDir, evmNodePort, host } = settings.development;
-  const node = await startEvmNode({ dataDir, port: evmNodePort, host, log });
-  stops.push({ name: 'the EVM node', stop: () => node.stop() });
+  const { dataDir, evmNodePort, host, gethPath } = settings.development;
+  const node = await startDevelopmentChain({ dataDir, port: evmNodePort, host, log, ...(gethPath ? { gethPath } : {}) });
+  stops.push({ name: 'the local chain', stop: () => node.stop() });
   return {
+    local: node,
     settings: {
       ...settings,
       evmNetworks: {
@@ -176,10 +240,16 @@ async function withLocalEvmNode(settings: Settings, log: Logger): Promise<{ sett
           replaceAfterMs: settings.evmNetworks.ethereum?.replaceAfterMs ?? 60_000,
           usdcTokenAddress: node.usdcAddress,
           maxFeePerGasCapWei: 500_000_000_000n,
+          // Deposits wait for three blocks; the chain mines one a second besides one per transaction.
+          depositConfirmations: 3,
+          depositPollIntervalMs: 1_000,
         },
       },
     },
-    description: `ethereum (eth, usdc) on a local Hardhat node at ${node.rpcUrl}, hot wallet ${node.hotWalletAddress}, test USDC ${node.usdcAddress}; other networks simulated`,
+    description:
+      `ethereum (eth, usdc) on a local development chain (geth, chain id ${node.chainId}) at ${node.rpcUrl}, ` +
+      `${node.created ? 'new' : 'resumed'}, kept in ${developmentChainDir(dataDir)}; hot wallet ${node.hotWalletAddress}, test USDC ${node.usdcAddress}; ` +
+      'test funds: npm run ops -- chain fund; other networks simulated',
   };
 }
 

@@ -1,11 +1,13 @@
 /**
  * Production worker entry (`npm run worker`): uses only the configured DATABASE_URL (payments_app)
  * and TEMPORAL_ADDRESS; never migrates (`npm run migrate` does); registers search attributes and
- * the reconciliation and incoming-sepa schedules if missing.
+ * the reconciliation and incoming-sepa schedules, the webhook dispatcher and a deposit watcher per
+ * configured EVM network (and, with EVM_DEPOSIT_SEED, a sweeper) if missing.
  * Refuses to start while it would simulate a rail that SIMULATED_RAILS does not name.
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
+import { connectClosable } from '../operations/temporal/closable-connection';
 import { assertAppDatabaseReady } from '../db/database-readiness';
 import { registerSearchAttributes } from '../worker/search-attributes.registration';
 import {
@@ -21,6 +23,8 @@ import { installTemporalRuntime } from '../worker/temporal-runtime';
 import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule';
 import { INCOMING_SEPA_EVERY_SECONDS, ensureIncomingSepaSchedule } from '../worker/incoming-sepa-schedule';
 import { ensureWebhookDispatcher } from '../worker/webhook-dispatcher';
+import { ensureEvmDepositWatchers, watchedNetworks } from '../worker/evm-deposit-watchers';
+import { ensureEvmSweepers } from '../worker/evm-sweepers';
 import { startWorker } from '../worker/worker';
 
 async function main(): Promise<void> {
@@ -40,13 +44,22 @@ async function main(): Promise<void> {
   // Migrations are a step of their own (`npm run migrate`); this only refuses a schema behind the code or an over-privileged role.
   await assertAppDatabaseReady(databaseUrl);
   await registerSearchAttributes(temporalAddress, settings.temporalNamespace, log, settings.temporal);
-  const connection = await Connection.connect(temporalConnectionOptions(temporalAddress, settings.temporal));
+  const { connection, close: closeConnection } = await connectClosable(temporalConnectionOptions(temporalAddress, settings.temporal));
   const client = new Client({ connection, namespace: settings.temporalNamespace, dataConverter: temporalDataConverter(settings.temporal) });
   await ensureReconciliationSchedule(client, settings.temporalTaskQueue, log);
   const incomingSepaEverySeconds = settings.incomingSepaEverySeconds ?? INCOMING_SEPA_EVERY_SECONDS.deployment;
   await ensureIncomingSepaSchedule(client, settings.temporalTaskQueue, incomingSepaEverySeconds, log);
   await ensureWebhookDispatcher(client, settings.temporalTaskQueue, log);
-  await connection.close();
+  await ensureEvmDepositWatchers(client, settings.temporalTaskQueue, watchedNetworks(settings.evmNetworks), log);
+  // Only the worker that holds EVM_DEPOSIT_SEED can sign for deposit addresses (docs/production.md, "Deposit keys").
+  if (settings.depositKeys.evmSeed === undefined) log.warn('no EVM_DEPOSIT_SEED: credited deposits stay at their addresses (not swept)');
+  await ensureEvmSweepers(
+    client,
+    settings.temporalTaskQueue,
+    settings.depositKeys.evmSeed ? watchedNetworks(settings.evmNetworks) : [],
+    log,
+  );
+  await closeConnection();
   const worker = await startWorker({
     databaseUrl,
     temporalAddress,

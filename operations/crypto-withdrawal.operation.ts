@@ -6,7 +6,7 @@ import type { CryptoCurrency, Network } from '../core/currencies';
 import { DomainError, assertInvariant } from '../core/errors';
 import { Decimal } from '../core/money';
 import { operationSearchAttributes } from '../core/search-attributes';
-import { findNetworkConfig } from '../db/queries/network-config.queries';
+import { findNetworkConfigCached } from '../db/queries/network-config.queries';
 import { findUserIdByExternalId } from '../db/queries/partner-user.queries';
 import type { OperationDependencies } from './dependencies';
 import { startAndAwaitReservation } from './temporal/workflow-runner';
@@ -73,7 +73,7 @@ export async function withdrawCrypto(deps: OperationDependencies, request: Crypt
 
 /** Minimum amount and address format depend on the configured network (mainnet or testnet). */
 async function checkAgainstNetworkConfig(deps: OperationDependencies, request: CryptoWithdrawalRequest): Promise<{ fee: string }> {
-  const config = await findNetworkConfig(deps.pool, request.currency, request.network);
+  const config = await findNetworkConfigCached(deps.pool, request.currency, request.network);
   assertInvariant(config, `network_config has ${request.currency}/${request.network}`);
   const problems: string[] = [];
   const minimum = new Decimal(config.min_withdrawal);

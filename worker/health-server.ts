@@ -6,6 +6,7 @@ import type { Registry } from 'prom-client';
 import { localUrl } from '../core/listen-address';
 import type { Logger } from '../core/logger';
 import type { Rail } from '../core/rails';
+import type { EvmChainIdentityGuard } from '../activities/adapters/chain/evm/evm-chain-identity';
 import { errorFields } from '../core/logger';
 
 export interface Readiness {
@@ -14,6 +15,8 @@ export interface Readiness {
   checks: Record<string, 'ok' | 'failed'>;
   /** Rails whose payments no bank or chain moves (SIMULATED_RAILS): said on every answer, ready or not. */
   simulatedRails: readonly Rail[];
+  /** EVM networks whose node was last found on another chain than the recorded one: nothing is sent, settled or credited on them. */
+  refusedChains: Array<{ network: string; reason: string; since: string }>;
 }
 
 export interface WorkerHttpServer {
@@ -59,6 +62,7 @@ export async function startWorkerHttpServer(options: {
             status: readiness.ready ? 'ready' : 'unavailable',
             checks: readiness.checks,
             simulatedRails: readiness.simulatedRails,
+            ...(readiness.refusedChains.length > 0 ? { refusedChains: readiness.refusedChains } : {}),
           }),
         );
       }
@@ -86,8 +90,17 @@ export async function startWorkerHttpServer(options: {
 /** A check answers within this or counts as failed. */
 const CHECK_TIMEOUT_MS = 2_000;
 
-/** Ready: the worker runs and both its pollers poll, and its database answers `select 1`. */
-export async function workerReadiness(status: () => WorkerStatus, pool: pg.Pool, simulatedRails: readonly Rail[]): Promise<Readiness> {
+/**
+ * Ready: the worker runs and both its pollers poll, its database answers `select 1`, and no EVM
+ * network's node was last found on another chain than the recorded one (`chainIdentity`: such a
+ * worker cannot do what it is configured for, and an operator must act; the reason is in the body).
+ */
+export async function workerReadiness(
+  status: () => WorkerStatus,
+  pool: pg.Pool,
+  simulatedRails: readonly Rail[],
+  identityGuard?: Pick<EvmChainIdentityGuard, 'refused'>,
+): Promise<Readiness> {
   const current = status();
   const polling = current.runState === 'RUNNING' && current.workflowPollerState === 'POLLING' && current.activityPollerState === 'POLLING';
   let timer: NodeJS.Timeout | undefined;
@@ -100,7 +113,14 @@ export async function workerReadiness(status: () => WorkerStatus, pool: pg.Pool,
       timer = setTimeout(() => resolve('failed'), CHECK_TIMEOUT_MS);
     }),
   ]).finally(() => clearTimeout(timer));
-  return { ready: polling && database === 'ok', checks: { polling: polling ? 'ok' : 'failed', postgres: database }, simulatedRails };
+  const refusedChains = (identityGuard?.refused() ?? []).map(({ network, reason, since }) => ({ network, reason, since }));
+  const chainIdentity = refusedChains.length === 0 ? 'ok' : 'failed';
+  return {
+    ready: polling && database === 'ok' && chainIdentity === 'ok',
+    checks: { polling: polling ? 'ok' : 'failed', postgres: database, chainIdentity },
+    simulatedRails,
+    refusedChains,
+  };
 }
 
 function send(response: http.ServerResponse, status: number, contentType: string, body: string): void {

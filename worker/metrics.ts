@@ -1,6 +1,7 @@
 import { ApplicationFailure, ApplicationFailureCategory, CancelledFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory, WorkerStatus } from '@temporalio/worker';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { DepositWatchMetrics } from '../activities/evm-deposit.activities';
 import { RAILS } from '../core/rails';
 import type { Rail } from '../core/rails';
 
@@ -22,6 +23,8 @@ export interface WorkerMetrics {
   observe(status: () => WorkerStatus): void;
   /** Counts a payload the codec refused (not encrypted with our key): someone wrote to Temporal without the API. */
   payloadRefused(): void;
+  /** What the deposit watchers count: deposits seen and credited, their lag behind the head, reorganisations. */
+  readonly deposits: DepositWatchMetrics;
 }
 
 /**
@@ -73,6 +76,8 @@ export function createWorkerMetrics(options: { simulatedRails: readonly Rail[] }
     },
   });
 
+  const deposits = depositWatchMetrics(registry);
+
   const interceptor: ActivityInterceptorsFactory = (context) => ({
     inbound: {
       async execute(input, next) {
@@ -101,6 +106,41 @@ export function createWorkerMetrics(options: { simulatedRails: readonly Rail[] }
     payloadRefused() {
       refusedPayloads.inc();
     },
+    deposits,
+  };
+}
+
+/** The deposit watchers' metrics, by network (and currency); the lag is set after every batch. */
+function depositWatchMetrics(registry: Registry): DepositWatchMetrics {
+  const seen = new Counter({
+    name: 'payments_deposits_seen_total',
+    help: "Crypto deposits recorded on chain (to a partner's deposit address), by network and currency",
+    labelNames: ['network', 'currency'] as const,
+    registers: [registry],
+  });
+  const credited = new Counter({
+    name: 'payments_deposits_credited_total',
+    help: 'Crypto deposits credited at their confirmations, by network and currency',
+    labelNames: ['network', 'currency'] as const,
+    registers: [registry],
+  });
+  const lag = new Gauge({
+    name: 'payments_deposit_watcher_lag_blocks',
+    help: "Blocks between the node's head and the last block the deposit watcher read, by network (after its latest batch)",
+    labelNames: ['network'] as const,
+    registers: [registry],
+  });
+  const rewound = new Counter({
+    name: 'payments_deposit_watcher_rewound_blocks_total',
+    help: 'Blocks the deposit watcher rewound because a reorganisation removed them, by network',
+    labelNames: ['network'] as const,
+    registers: [registry],
+  });
+  return {
+    seen: (network, currency, count) => seen.inc({ network, currency }, count),
+    credited: (network, currency, count) => credited.inc({ network, currency }, count),
+    lag: (network, blocks) => lag.set({ network }, blocks),
+    rewound: (network, blocks) => rewound.inc({ network }, blocks),
   };
 }
 

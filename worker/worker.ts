@@ -15,9 +15,14 @@ import { SimulatedChainAdapter } from '../activities/adapters/chain/simulated-ch
 import { ChainRouter } from '../activities/adapters/chain/chain-router';
 import type { ChainAdapter } from '../activities/adapters/chain/chain-adapter';
 import { EvmChainAdapter } from '../activities/adapters/chain/evm/evm-chain.adapter';
+import { EvmChainIdentityGuard } from '../activities/adapters/chain/evm/evm-chain-identity';
+import { EvmSweeper } from '../activities/adapters/chain/evm/evm-sweeper';
 import type { EvmNetworkConfig } from '../activities/adapters/chain/evm/evm-network-config';
 import type { EvmNetwork } from '../activities/adapters/chain/evm/evm-amounts';
+import type { EvmDepositWatchConfig } from '../activities/evm-deposit.activities';
 import { systemClock } from '../core/clock';
+import { parseDepositSeed } from '../core/deposit-seed';
+import { SWEEP_THRESHOLD_DEFAULTS } from '../core/settings/declarations/sweeps';
 import { railsOfWorker } from '../core/rails';
 import type { Rail } from '../core/rails';
 import type { Logger } from '../core/logger';
@@ -47,7 +52,9 @@ export interface WorkerOptions {
 }
 
 export type WorkerSettings = Pick<Settings, 'travelRuleDeadlineMs' | 'travelRuleThresholdEur' | 'denyListedAddresses'> &
-  Partial<Pick<Settings, 'webhookRetryBaseMs' | 'webhookAllowLoopback' | 'databaseTimeouts' | 'temporal' | 'evmNetworks'>> & {
+  Partial<Pick<Settings, 'webhookRetryBaseMs' | 'webhookAllowLoopback' | 'databaseTimeouts' | 'temporal' | 'evmNetworks' | 'sweeps'>> & {
+    /** EVM_DEPOSIT_SEED: with it (and an EVM network) the worker sweeps deposit addresses. */
+    depositKeys?: Pick<Settings['depositKeys'], 'evmSeed'>;
     development: Pick<DevelopmentSettings, 'chainConfirmationDelayMs' | 'bankSettlementDelayMs' | 'bankRejectIbans'>;
   };
 
@@ -98,9 +105,8 @@ function sourceFile(pathWithoutExtension: string): string {
   return found;
 }
 
-/** EVM networks with an RPC URL are sent on for real; every other network is simulated. */
-function chainAdapter(options: WorkerOptions, pool: pg.Pool): ChainAdapter {
-  const simulated = new SimulatedChainAdapter({ confirmationDelayMs: options.settings.development.chainConfirmationDelayMs });
+/** The EVM networks with an RPC URL, as the adapters take them: withdrawals, deposits' sweeps and custody share them. */
+function evmNetworkConfigs(options: WorkerOptions): Partial<Record<EvmNetwork, EvmNetworkConfig>> {
   const networks: Partial<Record<EvmNetwork, EvmNetworkConfig>> = {};
   for (const [network, config] of Object.entries(options.settings.evmNetworks ?? {})) {
     if (!config) continue;
@@ -114,13 +120,76 @@ function chainAdapter(options: WorkerOptions, pool: pg.Pool): ChainAdapter {
       maxFeePerGasCapWei: config.maxFeePerGasCapWei,
     };
   }
+  return networks;
+}
+
+/** EVM networks with an RPC URL are sent on for real; every other network is simulated. */
+function chainAdapter(
+  options: WorkerOptions,
+  pool: pg.Pool,
+  networks: Partial<Record<EvmNetwork, EvmNetworkConfig>>,
+  identityGuard: EvmChainIdentityGuard,
+): ChainAdapter {
+  const simulated = new SimulatedChainAdapter({ confirmationDelayMs: options.settings.development.chainConfirmationDelayMs });
   // Even with no EVM network configured: what another worker signed is never simulated here.
   if (Object.keys(networks).length === 0) return new ChainRouter([], simulated, pool);
   const chainIds = Object.values(networks).map((config) => config.chainId);
   if (new Set(chainIds).size !== chainIds.length) throw new Error('two EVM networks are configured with one chain id');
-  const evm = new EvmChainAdapter({ pool, networks, ...(options.clock ? { clock: options.clock } : {}), log: options.log });
+  const evm = new EvmChainAdapter({ pool, networks, ...(options.clock ? { clock: options.clock } : {}), log: options.log, identityGuard });
   options.log.info(`withdrawals on ${Object.keys(networks).join(', ')} are sent on chain; other networks are simulated`);
   return new ChainRouter([evm], simulated, pool);
+}
+
+/**
+ * The EVM networks' balances for custody reconciliation and, with EVM_DEPOSIT_SEED, the sweeps of
+ * their deposit addresses (thresholds: EVM_SWEEP_THRESHOLD_<CURRENCY>, else a deployment's).
+ */
+function evmSweeping(
+  options: WorkerOptions,
+  pool: pg.Pool,
+  networks: Partial<Record<EvmNetwork, EvmNetworkConfig>>,
+  identityGuard: EvmChainIdentityGuard,
+): Pick<Parameters<typeof createActivities>[0], 'evmSweeps' | 'evmCustody'> {
+  if (Object.keys(networks).length === 0) return {};
+  const seedText = options.settings.depositKeys?.evmSeed;
+  const sweeper = new EvmSweeper({
+    pool,
+    networks,
+    ...(seedText ? { seed: parseDepositSeed(seedText) } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    log: options.log,
+    identityGuard,
+  });
+  if (!sweeper.canSign()) {
+    options.log.warn('no EVM_DEPOSIT_SEED: deposits are credited but not swept to the hot wallet by this worker');
+    return { evmCustody: sweeper };
+  }
+  const configured = options.settings.sweeps?.thresholds;
+  const defaults = SWEEP_THRESHOLD_DEFAULTS.deployment;
+  return {
+    evmCustody: sweeper,
+    evmSweeps: {
+      sweeper,
+      thresholds: { eth: configured?.eth ?? defaults.eth, pol: configured?.pol ?? defaults.pol, usdc: configured?.usdc ?? defaults.usdc },
+      pollIntervalMs: options.settings.sweeps?.pollIntervalMs ?? 5_000,
+    },
+  };
+}
+
+/** The networks whose deposits this worker's activities read: every EVM network with an RPC URL, on the withdrawals' node and token. */
+function depositWatchConfigs(options: WorkerOptions): Partial<Record<EvmNetwork, EvmDepositWatchConfig>> {
+  const networks: Partial<Record<EvmNetwork, EvmDepositWatchConfig>> = {};
+  for (const [network, config] of Object.entries(options.settings.evmNetworks ?? {})) {
+    if (!config) continue;
+    networks[network as EvmNetwork] = {
+      rpcUrl: config.rpcUrl,
+      chainId: config.chainId,
+      usdcTokenAddress: config.usdcTokenAddress,
+      confirmations: config.depositConfirmations,
+      pollIntervalMs: config.depositPollIntervalMs,
+    };
+  }
+  return networks;
 }
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
@@ -136,8 +205,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // The same decision as the adapters below: the bank is simulated, a chain network without its node too.
   const { simulated: simulatedRails } = railsOfWorker(options.settings.evmNetworks ?? {});
   const metrics = createWorkerMetrics({ simulatedRails });
+  // One for the withdrawals, the sweeps (and custody) and the deposit watcher: /health/ready says what any last found.
+  const identityGuard = new EvmChainIdentityGuard({ pool, clock: options.clock ?? systemClock, log: options.log });
   // Metrics outermost: they count each attempt's final outcome, after the domain-error mapping.
   const interceptors: WorkerInterceptors = { activity: [metrics.interceptor, ...(WORKER_INTERCEPTORS.activity ?? [])] };
+  const evmNetworks = evmNetworkConfigs(options);
   const worker = await Worker.create({
     connection,
     // The same encryption as every client: what partners sent is never stored in clear in Temporal.
@@ -161,7 +233,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         clock: options.clock ?? systemClock,
         log: options.log,
         // The default adapters are simulations; real ones implement the same interfaces.
-        chain: chainAdapter(options, pool),
+        chain: chainAdapter(options, pool, evmNetworks, identityGuard),
         bank: new SimulatedBankAdapter({
           pool,
           settlementDelayMs: options.settings.development.bankSettlementDelayMs,
@@ -174,6 +246,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         },
         webhookDelivery: { retryBaseMs: options.settings.webhookRetryBaseMs },
         webhookTargets: { allowLoopback: options.settings.webhookAllowLoopback ?? false },
+        evmDeposits: { networks: depositWatchConfigs(options), metrics: metrics.deposits, identityGuard },
+        ...evmSweeping(options, pool, evmNetworks, identityGuard),
       }),
     ),
   });
@@ -198,7 +272,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       httpServer = await startWorkerHttpServer({
         ...options.http,
         registry: metrics.registry,
-        readiness: () => workerReadiness(() => worker.getStatus(), pool, simulatedRails),
+        readiness: () => workerReadiness(() => worker.getStatus(), pool, simulatedRails, identityGuard),
         log: options.log,
       });
     } catch (error) {

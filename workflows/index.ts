@@ -1,5 +1,8 @@
 import type {
   CryptoWithdrawalWorkflow,
+  EvmDepositWatcherWorkflow,
+  EvmSweepWorkflow,
+  EvmSweeperWorkflow,
   ExchangeWorkflow,
   IncomingSepaWorkflow,
   ReconciliationWorkflow,
@@ -7,6 +10,9 @@ import type {
   WebhookDispatcherWorkflow,
 } from '../contracts';
 import type { cryptoWithdrawalWorkflow } from './crypto-withdrawal.workflow';
+import type { evmDepositWatcherWorkflow } from './evm-deposit-watcher.workflow';
+import type { evmSweepWorkflow } from './evm-sweep.workflow';
+import type { evmSweeperWorkflow } from './evm-sweeper.workflow';
 import type { exchangeWorkflow } from './exchange.workflow';
 import type { incomingSepaWorkflow } from './incoming-sepa.workflow';
 import type { reconciliationWorkflow } from './reconciliation.workflow';
@@ -15,6 +21,9 @@ import type { webhookDispatcherWorkflow } from './webhook-dispatcher.workflow';
 
 /** Every workflow the worker registers; this file is the worker's workflowsPath. */
 export { cryptoWithdrawalWorkflow } from './crypto-withdrawal.workflow';
+export { evmDepositWatcherWorkflow } from './evm-deposit-watcher.workflow';
+export { evmSweepWorkflow } from './evm-sweep.workflow';
+export { evmSweeperWorkflow } from './evm-sweeper.workflow';
 export { exchangeWorkflow } from './exchange.workflow';
 export { incomingSepaWorkflow } from './incoming-sepa.workflow';
 export { reconciliationWorkflow } from './reconciliation.workflow';
@@ -28,6 +37,9 @@ export { webhookDispatcherWorkflow } from './webhook-dispatcher.workflow';
 type Implements<Contract, Implementation extends Contract> = Implementation;
 export type ContractChecks = [
   Implements<CryptoWithdrawalWorkflow, typeof cryptoWithdrawalWorkflow>,
+  Implements<EvmDepositWatcherWorkflow, typeof evmDepositWatcherWorkflow>,
+  Implements<EvmSweepWorkflow, typeof evmSweepWorkflow>,
+  Implements<EvmSweeperWorkflow, typeof evmSweeperWorkflow>,
   Implements<ExchangeWorkflow, typeof exchangeWorkflow>,
   Implements<IncomingSepaWorkflow, typeof incomingSepaWorkflow>,
   Implements<ReconciliationWorkflow, typeof reconciliationWorkflow>,

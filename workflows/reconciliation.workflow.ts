@@ -21,6 +21,8 @@ const FINDING_LABELS: ReadonlyArray<[keyof ReconciliationResult, string]> = [
   ['stuckOperations', 'operations in flight too long'],
   ['refusedUnknownOperations', 'workflows refused as operations the API never accepted'],
   ['suspenseMismatches', 'SEPA suspense off the unmatched credits'],
+  ['orphanedCreditedDeposits', 'credited deposits removed from the chain by a reorganisation'],
+  ['custodyShortfalls', 'currencies whose coins on chain fall short of what partners are owed'],
 ];
 
 /** "reconciliation found 3 problems: 2 …, 1 … (reconciliation report ID)": counts and ids only, no personal data. */

@@ -7,6 +7,9 @@ import { HttpError } from '../http/http-error';
 import { respond } from '../http/respond';
 import { requestOutcome } from '../metrics/request-outcome';
 
+/** What a 503 asks a client to wait before retrying (the same Idempotency-Key for a POST). */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
 /**
  * Postgres unavailable or too slow (a dropped connection, our statement or lock timeout, a
  * server restarting) or Temporal unreachable: the request may be retried later (503).
@@ -47,6 +50,8 @@ export function errorMiddleware(): Middleware {
       const outcome = requestOutcome(ctx);
       outcome.errorCode = shape.errorCode;
       if (shape.status >= 500) outcome.error = error;
+      // A client retrying at once would only add load to what is unavailable: a second, like a 429's wait.
+      if (shape.status === 503) ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
       respond(ctx, shape.status, errorBody(kind, message));
     }
   };

@@ -71,7 +71,7 @@ const ERROR_DOCS: Readonly<Record<ApiErrorKind, { when: string; message: string 
     message: undefined,
   },
   'service-unavailable': {
-    when: 'Postgres or Temporal cannot be reached; retry later.',
+    when: 'Postgres or Temporal cannot be reached; retry after the seconds Retry-After says (a POST with the same Idempotency-Key).',
     message: 'a backing service is unavailable; retry later',
   },
   'unknown-operation': {
@@ -79,7 +79,7 @@ const ERROR_DOCS: Readonly<Record<ApiErrorKind, { when: string; message: string 
     message: undefined,
   },
   'operation-abandoned': {
-    when: 'The operation could not be confirmed in time and was cancelled: nothing was moved and nothing will be; safe to retry.',
+    when: 'The operation could not be confirmed in time and was cancelled: nothing was moved and nothing will be; safe to retry after the seconds Retry-After says.',
     message: 'the operation was not confirmed in time, so it was cancelled: nothing was moved and nothing will be; it is safe to retry',
   },
 };

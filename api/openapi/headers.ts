@@ -61,13 +61,13 @@ export const idempotentReplayedHeader = z.literal('true').meta({
 
 /**
  * The headers a response of an authenticated route carries: the request id always, the rate-limit
- * state once the partner is known (not on a 401), Retry-After on a 429.
+ * state once the partner is known (not on a 401), Retry-After on a 429 and a 503.
  */
 export function responseHeaders(status: number, extra: Record<string, z.ZodType> = {}) {
   return z.object({
     'X-Request-Id': responseRequestId,
     ...(status === 401 ? {} : { RateLimit: rateLimit.optional(), 'RateLimit-Policy': rateLimitPolicy.optional() }),
-    ...(status === 429 ? { 'Retry-After': retryAfterHeader } : {}),
+    ...(status === 429 || status === 503 ? { 'Retry-After': retryAfterHeader } : {}),
     ...extra,
   });
 }

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { CRYPTO_CURRENCIES, NETWORKS } from '../../core/currencies';
 import {
+  DEPOSIT_WEBHOOK_EVENT_TYPES,
   OPERATION_WEBHOOK_EVENT_TYPES,
   WITHDRAWAL_ADDRESS_WEBHOOK_EVENT_TYPES,
+  isDepositWebhookEventType,
   isWithdrawalAddressEventType,
 } from '../../core/webhook-event';
 import type { WebhookEvent, WebhookEventType } from '../../core/webhook-event';
@@ -17,6 +19,18 @@ export const WEBHOOK_EVENT_DOCS: Readonly<Record<WebhookEventType, { summary: st
   },
   'sepa_transfer.status_changed': { summary: 'The status of a SEPA transfer changed', data: 'data.id is the transferId the API returned.' },
   'exchange.status_changed': { summary: 'The status of an exchange changed', data: 'data.id is the exchangeId the API returned.' },
+  'deposit.pending': {
+    summary: 'A crypto deposit was seen on chain: IN_PROGRESS until its confirmations',
+    data: 'data.id is the id of its cryptoDeposit entry in the transaction history.',
+  },
+  'deposit.succeeded': {
+    summary: 'A crypto deposit was credited: SUCCESSFUL',
+    data: 'data.id is the id of its cryptoDeposit entry in the transaction history.',
+  },
+  'deposit.failed': {
+    summary: 'A crypto deposit will never be credited: UNSUCCESSFUL (below the minimum deposit, or removed by a reorganisation)',
+    data: 'data.id is the id of its cryptoDeposit entry in the transaction history.',
+  },
   'withdrawal_address.created': {
     summary: 'An address was added to the withdrawal-address book',
     data:
@@ -46,6 +60,32 @@ const operationEventData = z.strictObject({
     .int()
     .min(1)
     .meta({ description: 'Per operation 1, 2, 3, …: the order of its events.', examples: [3] }),
+});
+
+const depositEventData = z.strictObject({
+  id: z.uuid().meta({
+    description: 'The deposit id: its cryptoDeposit entry in the transaction history.',
+    examples: ['4f1d7a2b-9c3e-4b5a-8d6f-0a1b2c3d4e5f'],
+  }),
+  status: z
+    .enum(OPERATION_STATUSES)
+    .meta({ description: 'IN_PROGRESS (waiting for confirmations), SUCCESSFUL (credited) or UNSUCCESSFUL (never credited).' }),
+  stage: z.enum(['SEEN', 'CREDITED', 'BELOW_MINIMUM', 'ORPHANED']).meta({ description: 'Finer than status.', examples: ['CREDITED'] }),
+  failureReason: z
+    .enum(['BELOW_MINIMUM_DEPOSIT', 'REMOVED_BY_REORGANISATION'])
+    .nullable()
+    .meta({ description: 'Why an UNSUCCESSFUL deposit is not credited; null otherwise.', examples: [null] }),
+  sequence: z
+    .int()
+    .min(1)
+    .meta({ description: 'Per deposit 1, 2, …: the order of its events.', examples: [2] }),
+  network: z.string().meta({ description: 'The network it arrived on.', examples: ['ethereum'] }),
+  currency: z.string().meta({ description: 'The currency slug credited.', examples: ['eth'] }),
+  amount: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/)
+    .meta({ description: 'The exact amount that arrived, a decimal string.', examples: ['0.25'] }),
+  transactionHash: z.string().meta({ description: 'The transaction on chain.', examples: [`0x${'ab'.repeat(32)}`] }),
 });
 
 const withdrawalAddressEventData = z.strictObject({
@@ -79,12 +119,14 @@ function envelope<Type extends WebhookEventType, Data extends z.ZodType>(type: T
 
 /** The body of one event type. */
 export function webhookEventSchema(type: WebhookEventType) {
+  if (isDepositWebhookEventType(type)) return envelope(type, depositEventData);
   return isWithdrawalAddressEventType(type) ? envelope(type, withdrawalAddressEventData) : envelope(type, operationEventData);
 }
 
 /** Any event, for receivers that parse them all with one schema. */
 export const anyWebhookEventSchema = z.union([
   ...OPERATION_WEBHOOK_EVENT_TYPES.map((type) => envelope(type, operationEventData)),
+  ...DEPOSIT_WEBHOOK_EVENT_TYPES.map((type) => envelope(type, depositEventData)),
   ...WITHDRAWAL_ADDRESS_WEBHOOK_EVENT_TYPES.map((type) => envelope(type, withdrawalAddressEventData)),
 ]);
 

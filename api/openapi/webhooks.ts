@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { WEBHOOK_EVENT_TYPES, isWithdrawalAddressEventType } from '../../core/webhook-event';
+import { WEBHOOK_EVENT_TYPES, isDepositWebhookEventType, isWithdrawalAddressEventType } from '../../core/webhook-event';
 import type { WebhookEvent, WebhookEventType } from '../../core/webhook-event';
 import { WEBHOOK_EVENT_DOCS, webhookEventSchema } from './webhook-event.schema';
 
@@ -61,6 +61,29 @@ function webhookOperation(type: WebhookEventType) {
 
 function exampleEvent(type: WebhookEventType): WebhookEvent {
   const event = { id: 'evt_2b1a6c5e3f0e4c528f7d0c8c2a9f4e11', timestamp: '2026-11-21T16:12:27.786Z' };
+  if (isDepositWebhookEventType(type)) {
+    const [status, stage, failureReason, sequence] =
+      type === 'deposit.pending'
+        ? (['IN_PROGRESS', 'SEEN', null, 1] as const)
+        : type === 'deposit.succeeded'
+          ? (['SUCCESSFUL', 'CREDITED', null, 2] as const)
+          : (['UNSUCCESSFUL', 'BELOW_MINIMUM', 'BELOW_MINIMUM_DEPOSIT', 1] as const);
+    return {
+      ...event,
+      type,
+      data: {
+        id: '4f1d7a2b-9c3e-4b5a-8d6f-0a1b2c3d4e5f',
+        status,
+        stage,
+        failureReason,
+        sequence,
+        network: 'ethereum',
+        currency: 'eth',
+        amount: type === 'deposit.failed' ? '0.0001' : '0.25',
+        transactionHash: '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060',
+      },
+    };
+  }
   if (!isWithdrawalAddressEventType(type)) {
     return {
       ...event,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { assertInvariant } from '../../core/errors';
 import { Decimal } from '../../core/money';
-import { findNetworkConfig } from '../../db/queries/network-config.queries';
+import { findNetworkConfigCached } from '../../db/queries/network-config.queries';
 import type { ApiDependencies } from '../dependencies';
 import { jsonNumber } from '../http/exact-json';
 import { respond } from '../http/respond';
@@ -42,7 +42,8 @@ export const networkFeeRoute: Route = {
 function networkFeeHandler(deps: ApiDependencies) {
   return async (ctx: ApiContext): Promise<void> => {
     const query = parseOrThrow(networkFeeQuerySchema, ctx.query, 'invalid-currency');
-    const config = await findNetworkConfig(deps.readPool, query.currency, query.network);
+    // The same per-process read the withdrawal charges from: the fee quoted is the fee charged.
+    const config = await findNetworkConfigCached(deps.pool, query.currency, query.network);
     assertInvariant(config, `network_config has ${query.currency}/${query.network}`);
     respond(ctx, networkFeeRoute.response.status, { networkFee: jsonNumber(new Decimal(config.fee_withdrawal)) });
   };

@@ -20,3 +20,5 @@ export async function emptyLocalActivityWorkflow(): Promise<string> {
 export async function emptyActivityWorkflow(): Promise<string> {
   return regular.nothing();
 }
+
+export { sameShapeCryptoWithdrawalWorkflow, sameShapeExchangeWorkflow, sameShapeSepaTransferWorkflow } from './same-shape.workflow';

@@ -14,8 +14,12 @@ export interface ClosedLoop<Prepared> {
   minCount?: number;
   /** Untimed work before each call (e.g. fetching a rate lock): it takes wall time, not latency. */
   prepare?: (caller: number) => Promise<Prepared>;
-  /** The timed operation; a throw counts as an error. */
-  call: (caller: number, prepared: Prepared) => Promise<void>;
+  /**
+   * The timed operation; a throw counts as an error. `mark(name)` records the time from the
+   * call's start to a point within it (a withdrawal's early answer before it settles): the run
+   * reports each mark's p50 and p99 beside the whole call's.
+   */
+  call: (caller: number, prepared: Prepared, mark: (name: string) => void) => Promise<void>;
 }
 
 /** How far past its duration a run may go to reach minCount. */
@@ -31,6 +35,7 @@ const ERROR_PAUSE_MS = 50;
  */
 export async function runClosedLoop<Prepared = undefined>(loop: ClosedLoop<Prepared>): Promise<RunResult> {
   const latenciesMs: number[] = [];
+  const marksMs = new Map<string, number[]>();
   let errors = 0;
   let firstError: string | undefined;
   const startedAt = performance.now();
@@ -46,8 +51,15 @@ export async function runClosedLoop<Prepared = undefined>(loop: ClosedLoop<Prepa
       try {
         const prepared = loop.prepare ? await loop.prepare(index) : (undefined as Prepared);
         const callStartedAt = performance.now();
-        await loop.call(index, prepared);
+        const marked: [string, number][] = [];
+        await loop.call(index, prepared, (name) => marked.push([name, performance.now() - callStartedAt]));
         latenciesMs.push(performance.now() - callStartedAt);
+        // Only calls that succeeded, as for the whole call's latency.
+        for (const [name, ms] of marked) {
+          const values = marksMs.get(name);
+          if (values) values.push(ms);
+          else marksMs.set(name, [ms]);
+        }
       } catch (error) {
         errors += 1;
         firstError ??= error instanceof Error ? error.message : String(error);
@@ -58,7 +70,14 @@ export async function runClosedLoop<Prepared = undefined>(loop: ClosedLoop<Prepa
   await Promise.all(Array.from({ length: loop.callers }, (_, index) => caller(index)));
   const durationMs = performance.now() - startedAt;
   latenciesMs.sort((a, b) => a - b);
+  const marks = Object.fromEntries(
+    [...marksMs].map(([name, values]) => {
+      values.sort((a, b) => a - b);
+      return [name, { p50Ms: quantile(values, 0.5), p99Ms: quantile(values, 0.99) }];
+    }),
+  );
   return {
+    ...(marksMs.size > 0 ? { marks } : {}),
     count: latenciesMs.length,
     errors,
     ...(firstError === undefined ? {} : { firstError }),

@@ -11,6 +11,8 @@ export interface RunResult {
   perSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** Latencies to named points within the operation (see ClosedLoop's `mark`), when it has some. */
+  marks?: Record<string, { p50Ms: number; p99Ms: number }>;
 }
 
 /** The q-quantile (0..1) of latencies sorted ascending, by the nearest-rank method; NaN when there are none. */

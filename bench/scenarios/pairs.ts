@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from '../../core/logger';
 import type { Lifecycle } from '../lifecycle';
 import type { RunResult } from '../load/run-result';
-import { cpuSeconds } from '../processes';
+import { cpuSeconds, treeCpuSeconds } from '../processes';
 import type { BenchChild } from '../processes';
 import type { Profile } from '../profile';
 import type { BenchStack } from '../stack';
@@ -19,6 +19,8 @@ export interface SideSummary {
   perSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** Each mark's latencies (ClosedLoop's `mark`), means over the runs that have it. */
+  marks: Record<string, { p50Ms: number; p99Ms: number }>;
   errors: number;
   runs: MeasuredRun[];
 }
@@ -36,8 +38,10 @@ export interface BenchContext {
   stack: BenchStack;
   /** On the project's database: fixtures through the project's own services. */
   orm: MikroORM;
-  /** For the empty-workflow ceiling. */
+  /** The project's workflows, with the service's payload encryption (it refuses plaintext). */
   client: Client;
+  /** The empty-workflow ceilings, whose payloads are plain (their worker has no codec). */
+  ceilingClient: Client;
   /** The child processes whose CPU time each run records. */
   processes: readonly BenchChild[];
 }
@@ -71,9 +75,9 @@ export async function runPair(context: BenchContext, name: string, project: Load
 /** One recorded run, with the CPU time of each child process; stops the bench between runs if asked. */
 export async function measure(context: BenchContext, label: string, load: Load, durationMs: number): Promise<MeasuredRun> {
   context.lifecycle.checkpoint();
-  const before = cpuOf(context.processes);
+  const before = cpuOf(context);
   const result = await load(durationMs);
-  const after = cpuOf(context.processes);
+  const after = cpuOf(context);
   context.lifecycle.checkpoint();
   const cpu = Object.fromEntries(
     Object.entries(after).map(([name, seconds]) => [name, Math.round((seconds - (before[name] ?? seconds)) * 100) / 100]),
@@ -86,24 +90,33 @@ export async function measure(context: BenchContext, label: string, load: Load, 
 }
 
 export function summarise(runs: readonly MeasuredRun[]): SideSummary {
-  const mean = (pick: (run: MeasuredRun) => number) => {
-    const values = runs.map(pick).filter(Number.isFinite);
+  const mean = (pick: (run: MeasuredRun) => number | undefined) => {
+    const values = runs.map(pick).filter((value): value is number => value !== undefined && Number.isFinite(value));
     return values.length === 0 ? Number.NaN : values.reduce((sum, value) => sum + value, 0) / values.length;
   };
+  const markNames = [...new Set(runs.flatMap((run) => Object.keys(run.marks ?? {})))];
   return {
     perSecond: mean((run) => run.perSecond),
     p50Ms: mean((run) => run.p50Ms),
     p99Ms: mean((run) => run.p99Ms),
+    marks: Object.fromEntries(
+      markNames.map((name) => [name, { p50Ms: mean((run) => run.marks?.[name]?.p50Ms), p99Ms: mean((run) => run.marks?.[name]?.p99Ms) }]),
+    ),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
     runs: [...runs],
   };
 }
 
-function cpuOf(processes: readonly BenchChild[]): Record<string, number> {
+/** The children's CPU time, and the servers' (Postgres with its backends, the Temporal dev server). */
+function cpuOf(context: BenchContext): Record<string, number> {
   const seconds: Record<string, number> = {};
-  for (const child of processes) {
+  for (const child of context.processes) {
     const used = cpuSeconds(child.pid);
     if (used !== null) seconds[child.name] = used;
+  }
+  for (const [name, pid] of Object.entries(context.stack.servers())) {
+    const used = pid === undefined ? null : treeCpuSeconds(pid);
+    if (used !== null) seconds[name] = used;
   }
   return seconds;
 }

@@ -27,6 +27,8 @@ export const OPERATOR_ACTIONS = [
   'release',
   'settle',
   'travel-rule-complete',
+  'chain-adopt',
+  'chain-fund',
 ] as const;
 export type OperatorActionKind = (typeof OPERATOR_ACTIONS)[number];
 
@@ -42,6 +44,8 @@ export const OPERATOR_ACTION_SUBJECTS = [
   'simulated-bank-notification',
   'webhook-endpoint',
   'operation',
+  'evm-chain-identity',
+  'chain-transfer',
 ] as const;
 export type OperatorActionSubjectType = (typeof OPERATOR_ACTION_SUBJECTS)[number];
 

@@ -4,10 +4,10 @@ import { WEBHOOK_EVENT_TYPES, WEBHOOK_SUBJECT_TYPES } from '../../core/webhook-e
 import type { WebhookEvent as WebhookEventBody } from '../../core/webhook-event';
 
 /**
- * The outbox: one row per status or stage change of an operation, and per entry added to or
- * deleted from a withdrawal-address book, of a partner with an endpoint, written by a trigger in
- * the transaction of the change (the webhooks and withdrawal-address-book migrations). Kept after
- * delivery or giving up: it is the delivery log.
+ * The outbox: one row per status or stage change of an operation, per status change of a crypto
+ * deposit, and per entry added to or deleted from a withdrawal-address book, of a partner with an
+ * endpoint, written by a trigger in the transaction of the change (the webhooks, withdrawal-address-book
+ * and EVM deposits migrations). Kept after delivery or giving up: it is the delivery log.
  */
 export const WebhookEvent = defineEntity({
   name: 'WebhookEvent',

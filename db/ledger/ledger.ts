@@ -106,14 +106,17 @@ function postingRecord(posting: PostingInput): Record<string, string> {
  * judging the balance or the lock on what the first one is about to change.
  */
 export async function lockOperation(em: EntityManager, operationId: string): Promise<void> {
-  // Bounded below the activity's 30 s, so an attempt the workflow gave up on cannot commit much
-  // later (and if it does, the tombstone refuses it). One round trip for all three.
-  await em.execute(
-    `select set_config('lock_timeout', '20s', true), set_config('statement_timeout', '25s', true),
-            pg_advisory_xact_lock(hashtextextended(?, 0))`,
-    [operationId],
-  );
+  await em.execute(`select ${OPERATION_LOCK_COLUMNS}`, [operationId]);
 }
+
+/**
+ * lockOperation's select list, for a statement that reads something else beside it (the accepted
+ * request: db/queries/accepted-operation.queries.ts); its one parameter is the operation id.
+ * Bounded below the activity's 30 s, so an attempt the workflow gave up on cannot commit much
+ * later (and if it does, the tombstone refuses it). One round trip for all three.
+ */
+export const OPERATION_LOCK_COLUMNS = `set_config('lock_timeout', '20s', true), set_config('statement_timeout', '25s', true),
+            pg_advisory_xact_lock(hashtextextended(?, 0))`;
 
 /** Refuses early, before any other check, an operation that was given up on (see tombstoneTransfer). */
 export async function assertNotAbandoned(em: EntityManager, transferId: string): Promise<void> {

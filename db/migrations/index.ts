@@ -17,6 +17,9 @@ import { Migration20261125103000_partner_limit_sums } from './Migration202611251
 import { Migration20261125110000_withdrawal_address_book } from './Migration20261125110000_withdrawal_address_book';
 import { Migration20261126010000_deposit_addresses } from './Migration20261126010000_deposit_addresses';
 import { Migration20261126090000_incoming_sepa } from './Migration20261126090000_incoming_sepa';
+import { Migration20261126100000_evm_deposits } from './Migration20261126100000_evm_deposits';
+import { Migration20261127010000_evm_sweeps } from './Migration20261127010000_evm_sweeps';
+import { Migration20261127020000_evm_chain_identity } from './Migration20261127020000_evm_chain_identity';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
@@ -39,4 +42,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261125110000_withdrawal_address_book', class: Migration20261125110000_withdrawal_address_book },
   { name: 'Migration20261126010000_deposit_addresses', class: Migration20261126010000_deposit_addresses },
   { name: 'Migration20261126090000_incoming_sepa', class: Migration20261126090000_incoming_sepa },
+  { name: 'Migration20261126100000_evm_deposits', class: Migration20261126100000_evm_deposits },
+  { name: 'Migration20261127010000_evm_sweeps', class: Migration20261127010000_evm_sweeps },
+  { name: 'Migration20261127020000_evm_chain_identity', class: Migration20261127020000_evm_chain_identity },
 ];

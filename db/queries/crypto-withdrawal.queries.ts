@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
-import { rollingDayStart } from '../../core/rolling-day';
+import { ROLLING_DAY_MS } from '../../core/rolling-day';
 
 export interface WithdrawalDetailsRow {
   id: string;
@@ -43,25 +43,84 @@ export async function findWithdrawalDetails(
   return result.rows[0];
 }
 
+/** The originator's columns of a withdrawal made for a partner's user, as findTravelRuleFacts reads them. */
+export interface TravelRuleUserRow {
+  external_user_id: string;
+  first_name: string;
+  last_name: string;
+  address: string;
+  city: string;
+  country: string;
+  document_type: string;
+  document_number: string;
+  birth_date: string | null;
+  birth_country: string | null;
+}
+
+export interface TravelRuleFacts {
+  /** The withdrawal's own columns, for EntityManager.map. */
+  row: Record<string, unknown>;
+  /** Its partner's name (null: no such partner). */
+  partnerName: string | null;
+  /** Its user, when it was made for one and the user exists. */
+  user: TravelRuleUserRow | null;
+  /**
+   * The EUR sum (amount_eur) of the partner's crypto withdrawals, its own and its users', to this
+   * destination created since 24 hours before this one, UNSUCCESSFUL ones left out, this one and
+   * any created after it included. No upper bound: withdrawals commit in another order than their
+   * clocks read, so of two reserved in parallel the one checked later must see the other whichever
+   * was created first (else each could miss the other and both pass). What the travel-rule
+   * threshold is compared with, besides each withdrawal's own value. The same destination is the
+   * same address in any letter case (an EVM address checksummed or in lower case is one), on any
+   * network and in any currency.
+   */
+  destinationEurLast24h: string;
+}
+
 /**
- * The EUR sum (amount_eur) of a partner's crypto withdrawals, its own and its users', to one
- * destination created since 24 hours before `createdAt` (this withdrawal's), UNSUCCESSFUL ones left
- * out, this one and any created after it included. No upper bound: withdrawals commit in another
- * order than their clocks read, so of two reserved in parallel the one checked later must see the
- * other whichever was created first (else each could miss the other and both pass). What
- * the travel-rule threshold is compared with, besides each withdrawal's own value. The same
- * destination is the same address in any letter case (an EVM address checksummed or in lower case
- * is one), on any network and in any currency. Read in the caller's transaction.
+ * What the travel-rule check reads, in one statement: the withdrawal, its originator (its user,
+ * else its partner) and its destination's 24-hour EUR sum. Undefined when there is no such withdrawal.
  */
-export async function sumWithdrawnToDestinationEur(
-  em: EntityManager,
-  query: { partnerId: string; destination: string; createdAt: Date },
-): Promise<string> {
-  // Served by crypto_withdrawal_destination_sum_idx (Migration20261125103000_partner_limit_sums).
-  const [row] = await em.execute<{ total_eur: string }[]>(
-    `select coalesce(sum(amount_eur), 0)::text as total_eur from crypto_withdrawal
-      where partner_id = ? and lower(destination) = lower(?) and created_at > ? and status <> 'UNSUCCESSFUL'`,
-    [query.partnerId, query.destination, rollingDayStart(query.createdAt)],
+export async function findTravelRuleFacts(em: EntityManager, withdrawalId: string): Promise<TravelRuleFacts | undefined> {
+  // The sum is served by crypto_withdrawal_destination_sum_idx (Migration20261125103000_partner_limit_sums);
+  // its window starts ROLLING_DAY_MS before the withdrawal's creation, to the millisecond as rollingDayStart counts.
+  const rows = await em.execute<Array<Record<string, unknown>>>(
+    `select w.*, p.name as tr_partner_name, to_jsonb(u) - 'pesel' - 'email' as tr_user,
+            (select coalesce(sum(s.amount_eur), 0)::text from crypto_withdrawal s
+              where s.partner_id = w.partner_id and lower(s.destination) = lower(w.destination)
+                and s.created_at > date_trunc('milliseconds', w.created_at) - ? * interval '1 millisecond'
+                and s.status <> 'UNSUCCESSFUL') as tr_destination_eur_last24h
+       from crypto_withdrawal w
+       left join partner p on p.id = w.partner_id
+       left join partner_user u on u.id = w.user_id
+      where w.id = ?`,
+    [ROLLING_DAY_MS, withdrawalId],
   );
-  return row?.total_eur ?? '0';
+  const found = rows[0];
+  if (!found) return undefined;
+  const { tr_partner_name: partnerName, tr_user: user, tr_destination_eur_last24h: sum, ...row } = found;
+  return {
+    row,
+    partnerName: (partnerName as string | null) ?? null,
+    user: (user as TravelRuleUserRow | null) ?? null,
+    destinationEurLast24h: (sum as string | null) ?? '0',
+  };
+}
+
+/**
+ * Merges the travel-rule check's data into the withdrawal's travel_rule (its keys replace those it
+ * names, a completion already there stays), only while nothing decided before the hand-off may be
+ * decided again: open, not handed off. False when it was not so: nothing written.
+ */
+export async function storeTravelRuleDataBeforeHandOff(
+  em: EntityManager,
+  change: { id: string; data: Record<string, unknown>; now: Date },
+): Promise<boolean> {
+  const rows = await em.execute<Array<{ id: string }>>(
+    `update crypto_withdrawal set travel_rule = coalesce(travel_rule, '{}'::jsonb) || ?::jsonb, updated_at = ?
+      where id = ? and handed_off_at is null and transaction_hash is null and status not in ('SUCCESSFUL', 'UNSUCCESSFUL')
+      returning id`,
+    [JSON.stringify(change.data), change.now, change.id],
+  );
+  return rows.length === 1;
 }

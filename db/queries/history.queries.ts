@@ -37,8 +37,10 @@ const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 /**
  * Several pages at once, one per row of the request arrays. For each, every branch reads one table
  * through its (partner_id, created_at desc, id desc) index, already in the page's order and cut
- * at the page's size, so Postgres merges five short index scans (Merge Append) and reads about
- * `size` rows whatever the month holds. A crypto withdrawal shows everything it debits: amount
+ * at the page's size, so Postgres merges six short index scans (Merge Append) and reads about
+ * `size` rows whatever the month holds. A deposit found on chain shows from the moment it is seen
+ * (IN_PROGRESS), with its status as it goes (SUCCESSFUL once credited, UNSUCCESSFUL when it never
+ * will be). A crypto withdrawal shows everything it debits: amount
  * plus network fee; one whose transaction failed on chain adds the fee it kept, SUCCESSFUL, as an
  * entry of its own. Numbers leave as their exact text without trailing zeros.
  */
@@ -54,6 +56,12 @@ select r.request::int as request, e.id,
      (select id, created_at, type, amount, currency,
              null::numeric as amount_from, null::text as currency_from, 'SUCCESSFUL'::text as status, null::uuid as withdrawal_id
         from deposit
+       where partner_id = r.partner_id and created_at >= r.from_at and created_at < r.until_at
+         and (created_at, id) < (r.after_at, r.after_id)
+       order by created_at desc, id desc limit r.size)
+     union all
+     (select id, created_at, 'cryptoDeposit', amount, currency, null, null, status, null
+        from crypto_deposit
        where partner_id = r.partner_id and created_at >= r.from_at and created_at < r.until_at
          and (created_at, id) < (r.after_at, r.after_id)
        order by created_at desc, id desc limit r.size)

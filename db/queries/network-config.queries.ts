@@ -27,3 +27,27 @@ export async function findNetworkConfig(pool: pg.Pool, currency: string, network
   );
   return result.rows[0];
 }
+
+/** Per pool: a test's stack and a process's own are never mixed up. Bounded by the currencies and networks (validated enums). */
+const cachedConfigs = new WeakMap<pg.Pool, Map<string, Promise<NetworkConfigRow | undefined>>>();
+
+/**
+ * findNetworkConfig read once per process: network_config changes only by migration, and a
+ * deployment restarts its processes (the balances route caches every network's the same way).
+ * A miss or a failure is not kept, so it is asked again.
+ */
+export function findNetworkConfigCached(pool: pg.Pool, currency: string, network: string): Promise<NetworkConfigRow | undefined> {
+  let configs = cachedConfigs.get(pool);
+  if (!configs) {
+    configs = new Map();
+    cachedConfigs.set(pool, configs);
+  }
+  const key = `${currency}/${network}`;
+  const cached = configs.get(key);
+  if (cached) return cached;
+  const reading = findNetworkConfig(pool, currency, network);
+  configs.set(key, reading);
+  const forget = () => void configs.delete(key);
+  reading.then((row) => (row ? undefined : forget()), forget);
+  return reading;
+}

@@ -114,8 +114,12 @@ export async function simulatedBankNotificationsAfter(
   afterSequence: string,
   limit: number,
 ): Promise<Array<{ sequence: string; camt054: string }>> {
+  // Ordered by the bigint column, named with its table: a bare `order by sequence` would sort by
+  // the text output column of that name ('10' before '9'), and the cursor (the page's last row)
+  // would skip notifications for good and deliver others again.
   const result = await pool.query<{ sequence: string; camt054: string }>(
-    `select sequence::text as sequence, camt054 from simulated_bank_notification where sequence > $1::bigint order by sequence limit $2`,
+    `select n.sequence::text as sequence, n.camt054 from simulated_bank_notification n
+      where n.sequence > $1::bigint order by n.sequence limit $2`,
     [afterSequence, limit],
   );
   return result.rows;

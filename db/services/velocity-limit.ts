@@ -5,7 +5,7 @@ import { rollingDayStart } from '../../core/rolling-day';
 
 export interface DailyLimitCheck {
   partnerId: string;
-  /** What lockDailyLimit answered: the partner's limit, or null when it has none. */
+  /** The partner's limit as lockReservationFacts read it (its policy row locked), or null when it has none. */
   limitEur: string | null;
   /** What this operation adds: a withdrawal's amount at the rates of its acceptance (fee excluded), a SEPA transfer's amount. */
   amountEur: string;
@@ -23,7 +23,7 @@ export interface DailyLimitCheck {
  * Runs in the reservation's transaction, after its ledger hold (an operation given up on, or short
  * of funds, is refused as such first) and before its record is stored, so a re-run of a
  * reservation that committed returns earlier and is never refused for its own share. The sum is a
- * statement that starts after lockDailyLimit's lock was granted (READ COMMITTED), so it sees what
+ * statement that starts after lockReservationFacts's lock was granted (READ COMMITTED), so it sees what
  * the reservation before it committed, and concurrent requests cannot pass the limit together.
  */
 export async function assertWithinDailyLimit(em: EntityManager, check: DailyLimitCheck): Promise<void> {
@@ -43,20 +43,4 @@ export async function assertWithinDailyLimit(em: EntityManager, check: DailyLimi
   // Rounded down: never more than is really left.
   const left = Decimal.max(0, limit.minus(used)).toFixed(2, Decimal.ROUND_DOWN);
   throw new DomainError('limit-exceeded', `${left} EUR left in the last 24 h`);
-}
-
-/**
- * The partner's daily limit, its policy row locked (FOR UPDATE) until the reservation's transaction
- * ends, so a partner's reservations take turns while it has a limit. Taken first, before the ledger
- * hold locks the partner's account row: a queue of reservations then waits here holding nothing
- * that the partner's deposits and exchanges need. A partner without a limit costs one primary-key
- * read: no lock, and assertWithinDailyLimit sums nothing.
- */
-export async function lockDailyLimit(em: EntityManager, partnerId: string): Promise<string | null> {
-  const [policy] = await em.execute<{ limit_eur: string }[]>(
-    `select daily_limit_eur::text as limit_eur from partner_policy
-      where partner_id = ? and daily_limit_eur is not null for update`,
-    [partnerId],
-  );
-  return policy?.limit_eur ?? null;
 }

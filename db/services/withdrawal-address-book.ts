@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Network } from '../../core/currencies';
 import { DomainError } from '../../core/errors';
 import { addressMatchingKey } from '../../core/withdrawal-address-book';
-import { PartnerPolicy } from '../entities/partner-policy.entity';
 
 /** The withdrawal a reservation is about to hold money for. */
 export interface AllowlistedDestination {
@@ -20,9 +19,14 @@ export interface AllowlistedDestination {
  * reservation or is seen by it: a deleted entry never lets a withdrawal through. The message
  * names no address (it is kept in the workflow's result, in clear).
  */
-export async function assertAllowlisted(em: EntityManager, withdrawal: AllowlistedDestination, now: Date): Promise<void> {
-  const policy = await em.findOne(PartnerPolicy, { partnerId: withdrawal.partnerId });
-  if (!policy?.allowlistRequired) return;
+export async function assertAllowlisted(
+  em: EntityManager,
+  withdrawal: AllowlistedDestination,
+  now: Date,
+  /** What the partner's policy says, read in the same transaction (lockReservationFacts). */
+  allowlistRequired: boolean,
+): Promise<void> {
+  if (!allowlistRequired) return;
   // MikroORM's connection hands timestamps over as text: compared and written by Postgres.
   const [entry] = await em.execute<Array<{ active: boolean; active_from: string }>>(
     `select active_from <= ? as active, to_char(active_from at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as active_from

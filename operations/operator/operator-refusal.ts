@@ -17,7 +17,12 @@ export type RefusalReason =
   | 'self-approval'
   | 'already-approved'
   | 'already-resolved'
-  | 'account-not-active';
+  | 'account-not-active'
+  | 'no-evm-node'
+  | 'not-development-chain'
+  | 'already-the-recorded-chain'
+  | 'withdrawals-in-flight'
+  | 'wallet-nonces-behind';
 
 export class OperatorActionRefused extends Error {
   override readonly name = 'OperatorActionRefused';

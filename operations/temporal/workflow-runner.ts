@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import type { Client, WorkflowStartOptions } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
@@ -11,6 +12,7 @@ import type { OperationType } from '../../core/operation-types';
 import { tombstoneOperation } from '../../db/queries/ledger-tombstone.queries';
 import { fundsReservedUpdate } from '../../contracts';
 import type { OperationProgress, WorkflowContract } from '../../contracts';
+import { isOwnDeadline } from './own-deadline';
 import { domainErrorOf, rethrowAsDomainError } from './temporal-errors';
 import type { WorkflowMetadata } from './workflow-summary';
 
@@ -100,21 +102,41 @@ async function accepted<W extends Workflow>(target: WorkflowTarget, start: Workf
 }
 
 /**
- * Bounds the wait (no worker polling, a stuck reservation) so a partner never hangs, and never
- * answers "maybe": when the time is up the API writes a tombstone under the operation's id. If
- * the workflow's transfer committed first, the operation happened and the caller gets the usual
- * answer; otherwise nothing was moved and nothing ever will be, and the 503 says so.
+ * Bounds the wait (no worker polling, a stuck reservation, Temporal unreachable) so a partner
+ * never hangs, and never answers "maybe": when the time is up the API writes a tombstone under the
+ * operation's id. If the workflow's transfer committed first, the operation happened and the
+ * caller gets the usual answer; otherwise nothing was moved and nothing ever will be, and the 503
+ * says so.
+ *
+ * The SDK's abort signal alone does not bound it: the signal cancels the RPC under way when it
+ * fires, but an RPC started after that (the gRPC retries while Temporal is unreachable, the SDK's
+ * own loops over long polls) listens to a signal that has already fired, and waits on. A chaos run
+ * held POSTs for four minutes past the deadline that way, and answered 201 to callers long gone
+ * (issue 21, seed 7). So the wait also carries a gRPC deadline, which every RPC in its scope obeys
+ * whenever it starts, and the answer is raced against the clock whatever the SDK still does.
  */
+/** RPCs one bounded wait may make: its calls and their retries for the response time (15 s by default). */
+const MAX_RPCS_PER_WAIT = 200;
+
 async function withinResponseTime<Result>(
   target: WorkflowTarget,
   start: WorkflowStart<Workflow>,
   call: () => Promise<Result>,
 ): Promise<Result | undefined> {
+  const deadline = Date.now() + target.responseTimeoutMs;
   const signal = AbortSignal.timeout(target.responseTimeoutMs);
+  // The SDK adds a listener to it for every RPC in scope and never takes one off: while Temporal is
+  // unreachable, every gRPC retry of one request. They go with the signal when the request ends,
+  // so Node's "possible leak" warning at 11 (2,400 of them in the 60-minute chaos run) is noise.
+  setMaxListeners(MAX_RPCS_PER_WAIT, signal);
+  const running = target.client.withDeadline(deadline, () => target.client.withAbortSignal(signal, call));
+  const timedOut = () => signal.aborted || Date.now() >= deadline;
   try {
-    return await target.client.withAbortSignal(signal, call);
+    return await Promise.race([running, whenAborted(signal)]);
   } catch (error) {
-    if (!signal.aborted) throw error;
+    if (!timedOut() && !isOwnDeadline(error)) throw error;
+    // Past the deadline the SDK's call ends on its own (its RPCs fail DEADLINE_EXCEEDED); nobody waits for it.
+    running.catch(() => undefined);
     if ((await tombstoneOperation(target.pool, start.operation.id, OPERATION_TYPES[start.operation.type].ledgerKind)) === 'MOVED')
       return undefined;
     throw new DomainError(
@@ -122,6 +144,13 @@ async function withinResponseTime<Result>(
       'the operation was not confirmed in time, so it was cancelled: nothing was moved and nothing will be; it is safe to retry',
     );
   }
+}
+
+/** Rejects when the signal fires (never resolves); handled, since it fires after the race too when the call won it. */
+function whenAborted(signal: AbortSignal): Promise<never> {
+  const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+  aborted.catch(() => undefined);
+  return aborted;
 }
 
 /** A workflow's result that is a refusal becomes the partner's error (P432, P433, …). */
@@ -135,7 +164,10 @@ function throwIfRefused(progress: OperationProgress | undefined): void {
 
 async function closedWorkflowResult(target: WorkflowTarget, start: WorkflowStart<Workflow>): Promise<OperationProgress | undefined> {
   try {
-    return (await target.client.workflow.getHandle(workflowIdOf(start)).result()) as OperationProgress | undefined;
+    // Closed, so answered at once; bounded all the same, as every wait of a caller is.
+    const deadline = Date.now() + target.responseTimeoutMs;
+    return (await target.client.withDeadline(deadline, () => target.client.workflow.getHandle(workflowIdOf(start)).result())) as
+      OperationProgress | undefined;
   } catch (error) {
     return decideFailedWorkflow(target, start, error);
   }

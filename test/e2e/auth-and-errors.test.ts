@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectClosable } from '../../operations/temporal/closable-connection';
 import pg from 'pg';
 import { createApp } from '../../api/app';
 import { systemClock } from '../../api/dependencies';
@@ -218,12 +219,16 @@ describe('errors', () => {
 /** The app with some dependencies replaced, to provoke failures no real request can. */
 async function serve(overrides: Partial<ApiDependencies>): Promise<{ url: string; stop(): Promise<void> }> {
   const readPool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 2 });
-  const temporalConnection = await Connection.connect({ address: testStack().temporalAddress });
+  const temporalConnection = await connectClosable({ address: testStack().temporalAddress });
   const app = createApp({
     pool: readPool,
     readPool,
     temporal: {
-      client: new Client({ connection: temporalConnection, namespace: testStack().namespace, dataConverter: testDataConverter() }),
+      client: new Client({
+        connection: temporalConnection.connection,
+        namespace: testStack().namespace,
+        dataConverter: testDataConverter(),
+      }),
       taskQueue: testStack().taskQueue,
       responseTimeoutMs: 30_000,
       pool: readPool,

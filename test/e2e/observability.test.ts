@@ -434,7 +434,11 @@ describe('a withdrawal, followed from the request to its activities', () => {
     expect(ready.status).toBe(200);
     // No EVM node configured: every rail is simulated, and said so.
     const allRails = ['sepa', 'bitcoin', 'litecoin', 'dogecoin', 'ethereum', 'polygon'];
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { polling: 'ok', postgres: 'ok' }, simulatedRails: allRails });
+    expect(await ready.json()).toEqual({
+      status: 'ready',
+      checks: { polling: 'ok', postgres: 'ok', chainIdentity: 'ok' },
+      simulatedRails: allRails,
+    });
     const workerMetrics = await metricsOf(worker.httpUrl!);
     for (const rail of allRails) expect(metricValue(workerMetrics, 'payments_rail_simulated', { rail })).toBe(1);
     expect(

@@ -1,10 +1,18 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import pg from 'pg';
+import { evmDepositWatcherContract, incomingSepaContract } from '../../contracts';
 import { parsePayloadKeys } from '../../core/payload-codec';
 import { temporalDataConverter } from '../../core/temporal-connection';
-import { FAULT_BOUNDARIES, faultMarkerPath } from './support/fault-points';
+import { openOrm } from '../../db/orm';
+import { createTestPartner } from '../support/fixtures';
+import { DepositLoad } from './support/deposit-load';
+import { verifyDeposits } from './support/deposit-verify';
+import type { DepositVerdict } from './support/deposit-verify';
+import { DEPOSIT_BOUNDARIES, FAULT_BOUNDARIES, faultMarkerPath } from './support/fault-points';
 import type { FaultMarker } from './support/fault-points';
 import { FaultStack, sleep } from './support/harness';
 import type { StackProcess } from './support/harness';
@@ -19,8 +27,12 @@ import type { PhaseRow, PhaseVerdict } from './support/verify';
  * fault at a time: Postgres killed and restarted, the Temporal server killed and restarted, a
  * worker killed at each activity boundary in turn, an API process killed mid-request. After each:
  * every accepted operation reaches a final state, no money moves twice, no hold is orphaned, the
- * ledger check is clean, and the API answered only 2xx, 4xx or 503. A table of what was injected
- * and found is printed at the end. `npm run test:faults`.
+ * ledger check is clean, and the API answered only 2xx, 4xx or 503. Money comes in all along
+ * (support/deposit-load.ts: eth and usdc sent on chain to a partner's deposit addresses, SEPA
+ * credits at the simulated bank, some delivered twice), and after each fault every deposit is
+ * credited exactly once (support/deposit-verify.ts); in (c) the worker is also killed at each
+ * boundary of the deposit watcher and the SEPA ingest. A table of what was injected and found is
+ * printed at the end. `npm run test:faults`.
  */
 
 let stack: FaultStack;
@@ -29,6 +41,7 @@ const campaignStart = Date.now();
 
 beforeAll(async () => {
   stack = await FaultStack.start({ apis: 2, workers: 2 });
+  await watcherStarted();
   process.stderr.write(`fault campaign stack up in ${Math.round((Date.now() - campaignStart) / 1000)} s: ${stack.dir}\n`);
 }, 300_000);
 
@@ -37,6 +50,10 @@ afterAll(async () => {
   try {
     if (stack) reportUnclassifiedDatabaseErrors();
     process.stderr.write(`\nFault campaign (${Math.round((Date.now() - campaignStart) / 1000)} s):\n${formatTable(rows)}\n\n`);
+    if (released.size > 0) {
+      const counts = [...released].map(([activityType, count]) => `${activityType} ${count}`).join(', ');
+      process.stderr.write(`dead workers' money-in attempts reported failed at once (not after their heartbeat timeout): ${counts}\n\n`);
+    }
   } finally {
     await stack?.stop();
   }
@@ -83,14 +100,14 @@ async function everythingUp(): Promise<void> {
 interface Phase {
   fault: string;
   load: Omit<LoadOptions, 'apiUrls' | 'apiKey' | 'label'>;
-  /** Runs while the load runs; the load stops when it returns. */
-  inject(load: LoadGenerator): Promise<void>;
+  /** Runs while the load runs, with the deposits under way; the load stops when it returns. */
+  inject(load: LoadGenerator, deposits: DepositLoad): Promise<void>;
   /** Further checks on the phase's records; each string a finding that fails it. */
   check?(load: LoadGenerator): Promise<string[]>;
   settleTimeoutMs?: number;
 }
 
-async function runPhase(phase: Phase): Promise<{ verdict: PhaseVerdict; load: LoadGenerator }> {
+async function runPhase(phase: Phase): Promise<{ verdict: PhaseVerdict; load: LoadGenerator; deposits: DepositVerdict }> {
   await everythingUp();
   const startedAt = Date.now();
   const partner = await createFundedPartner(stack.databaseUrl);
@@ -100,35 +117,80 @@ async function runPhase(phase: Phase): Promise<{ verdict: PhaseVerdict; load: Lo
     apiKey: partner.apiKey,
     label: phase.fault.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 40),
   });
-  load.start();
-  let stoppedAt: number;
-  try {
-    await phase.inject(load);
-  } finally {
-    stoppedAt = Date.now();
-    await load.stop();
-  }
-  const answeredAt = Date.now();
-  const verdict = await verifyPhase({
-    fault: phase.fault,
+  // The money coming in goes to a partner of its own: its balances are exactly what arrived.
+  const orm = await openOrm(stack.databaseUrl, 2);
+  const depositPartner = await createTestPartner(orm);
+  const deposits = await DepositLoad.prepare({
+    evm: stack.evm,
+    orm,
     databaseUrl: stack.databaseUrl,
-    apiUrls: stack.apiUrls,
-    partner,
-    records: load.records,
-    statuses: load.statuses,
-    settleTimeoutMs: phase.settleTimeoutMs ?? 90_000,
-    extraProblems: phase.check ? await phase.check(load) : [],
+    partner: depositPartner,
+    label: /^\((\w)\)/.exec(phase.fault)?.[1]?.toUpperCase() ?? 'X',
   });
+  let stoppedAt: number;
+  let verdict: PhaseVerdict;
+  let depositVerdict: DepositVerdict;
+  let answeredAt: number;
+  try {
+    load.start();
+    deposits.start();
+    try {
+      await phase.inject(load, deposits);
+    } finally {
+      stoppedAt = Date.now();
+      await Promise.all([load.stop(), deposits.stop()]);
+    }
+    answeredAt = Date.now();
+    verdict = await verifyPhase({
+      fault: phase.fault,
+      databaseUrl: stack.databaseUrl,
+      apiUrls: stack.apiUrls,
+      partner,
+      records: load.records,
+      statuses: load.statuses,
+      settleTimeoutMs: phase.settleTimeoutMs ?? 90_000,
+      extraProblems: phase.check ? await phase.check(load) : [],
+    });
+    depositVerdict = await verifyDeposits({
+      fault: phase.fault,
+      load: deposits,
+      databaseUrl: stack.databaseUrl,
+      apiUrls: stack.apiUrls,
+      partner: depositPartner,
+      settleTimeoutMs: phase.settleTimeoutMs ?? 90_000,
+      ledger: '(in the row above)',
+    });
+  } finally {
+    await deposits.close();
+    await orm.close(true);
+  }
   const seconds = (from: number, to: number) => `${Math.round((to - from) / 1000)} s`;
   process.stderr.write(
     `${phase.fault}: load ${seconds(startedAt, stoppedAt)}, last answers ${seconds(stoppedAt, answeredAt)} later, ` +
       `all final and checked ${seconds(answeredAt, Date.now())} after that\n`,
   );
   report(verdict, load);
-  return { verdict, load };
+  report(depositVerdict);
+  return { verdict, load, deposits: depositVerdict };
 }
 
-function report(verdict: PhaseVerdict, load?: LoadGenerator): void {
+/** Deposits before the watcher's first batch are never read (it starts at the head): the campaign starts once it has a cursor. */
+async function watcherStarted(): Promise<void> {
+  const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 1 });
+  try {
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const rows = await pool.query(`select 1 from evm_deposit_cursor where network = 'ethereum'`);
+      if (rows.rowCount === 1) return;
+      await sleep(250);
+    }
+    throw new Error('the ethereum deposit watcher did not start within 60 s');
+  } finally {
+    await pool.end();
+  }
+}
+
+function report(verdict: PhaseRow & { problems: string[] }, load?: LoadGenerator): void {
   rows.push(verdict);
   const details = [
     `${verdict.fault}: ${verdict.result}`,
@@ -162,7 +224,7 @@ async function activityIdentities(records: readonly OperationRecord[]): Promise<
 
 describe('fault campaign', () => {
   it('(0) baseline: two API and two worker processes serve concurrent operations through both APIs', async () => {
-    const { verdict } = await runPhase({
+    const { verdict, deposits } = await runPhase({
       fault: '(0) none: 2 APIs + 2 workers',
       load: { callers: 6 },
       inject: () => sleep(8_000),
@@ -177,12 +239,12 @@ describe('fault campaign', () => {
         return problems;
       },
     });
-    expect(verdict.problems).toEqual([]);
+    expect({ problems: verdict.problems, deposits: deposits.problems }).toEqual({ problems: [], deposits: [] });
   }, 150_000);
 
   /** Kills the process 3 s into the load, starts it again on its data 7 s later, and lets the load run on. */
   async function killAndRestart(fault: string, target: () => StackProcess): Promise<void> {
-    const { verdict } = await runPhase({
+    const { verdict, deposits } = await runPhase({
       fault,
       load: { callers: 6 },
       async inject() {
@@ -193,7 +255,7 @@ describe('fault campaign', () => {
         await sleep(6_000);
       },
     });
-    expect(verdict.problems).toEqual([]);
+    expect({ problems: verdict.problems, deposits: deposits.problems }).toEqual({ problems: [], deposits: [] });
   }
 
   it('(a) Postgres killed (SIGKILL) under load and restarted 7 s later', async () => {
@@ -204,14 +266,15 @@ describe('fault campaign', () => {
     await killAndRestart('(b) Temporal SIGKILL, restart after 7 s', () => stack.temporal);
   }, 240_000);
 
-  it('(c) a worker killed (SIGKILL) at each activity boundary of a withdrawal, a SEPA transfer and an exchange in turn', async () => {
+  it('(c) a worker killed (SIGKILL) at each activity boundary of a withdrawal, a SEPA transfer, an exchange, the deposit watcher and the SEPA ingest in turn', async () => {
     const boundaryRows: Array<PhaseRow & { workflowId?: string; lockId?: string }> = [];
-    const { verdict, load } = await runPhase({
+    const depositRows: DepositBoundaryRow[] = [];
+    const { verdict, load, deposits } = await runPhase({
       fault: '(c) worker SIGKILL at every boundary (all)',
       // One caller per kind (withdrawals, SEPA transfers, exchanges): each boundary is reached within a second or two.
       load: { callers: 3, kindsOfCaller: (caller) => [CALLER_KINDS[caller]!], pauseMs: 200 },
       settleTimeoutMs: 120_000,
-      async inject() {
+      async inject(_load, depositLoad) {
         await stack.stopWorkers();
         // Regular activities first: a dead worker's activity is retried only after its timeout
         // (heartbeat 30 s, start-to-close 30 s or 1 min), so those waits overlap with the rest.
@@ -232,6 +295,7 @@ describe('fault campaign', () => {
               const worker = await stack.addWorker({ faultKillAt: at, done: () => fs.existsSync(marker) });
               hit = await waitForMarker(marker, worker, 90_000);
               await worker.kill();
+              if (hit) await releaseDeadAttempts(hit.pid, () => false);
             } catch (error) {
               failure = error instanceof Error ? error.message : String(error);
             }
@@ -250,7 +314,8 @@ describe('fault campaign', () => {
             });
           }
         };
-        await Promise.all([slot(), slot()]);
+        // Beside them, a third: the deposit watcher's and the SEPA ingest's boundaries (killDepositBoundaries).
+        await Promise.all([slot(), slot(), killDepositBoundaries(depositLoad, depositRows)]);
         // Normal workers again: they finish what the killed ones left.
         await everythingUp();
         await sleep(3_000);
@@ -277,7 +342,7 @@ describe('fault campaign', () => {
         row.final = fate.workflowStatus !== 'RUNNING' && fate.status !== 'IN_PROGRESS' ? 1 : 0;
         row.orphanHolds = fate.transferState === 'PENDING' && row.final === 1 ? 1 : 0;
         row.ledger = verdict.ledger;
-        row.statuses = '(in the row above)';
+        row.statuses = '(in the (c) row)';
         row.passed = row.final === 1 && (succeeded || (abandoned && retried));
         const retry = !exchange
           ? 'key retried as a new operation'
@@ -296,13 +361,18 @@ describe('fault campaign', () => {
       }
       rows.push(row);
     }
-    const failedBoundaries = boundaryRows.filter((row) => !row.passed).map((row) => `${row.fault}: ${row.result}`);
-    expect({ problems: verdict.problems, failedBoundaries }).toEqual({ problems: [], failedBoundaries: [] });
-  }, 420_000);
+    rows.push(...(await judgeDepositBoundaries(depositRows, deposits)));
+    const failedBoundaries = [...boundaryRows, ...depositRows].filter((row) => !row.passed).map((row) => `${row.fault}: ${row.result}`);
+    expect({ problems: verdict.problems, deposits: deposits.problems, failedBoundaries }).toEqual({
+      problems: [],
+      deposits: [],
+      failedBoundaries: [],
+    });
+  }, 600_000);
 
   it('(d) an API process killed (SIGKILL) mid-request during a burst of POSTs, and restarted', async () => {
     let killedMidRequest = 0;
-    const { verdict } = await runPhase({
+    const { verdict, deposits } = await runPhase({
       fault: '(d) API SIGKILL mid-request, restart',
       load: { callers: 8 },
       async inject(load) {
@@ -322,9 +392,172 @@ describe('fault campaign', () => {
       },
     });
     process.stderr.write(`(d) requests under way at api-1 when it was killed: ${killedMidRequest}\n`);
-    expect(verdict.problems).toEqual([]);
+    expect({ problems: verdict.problems, deposits: deposits.problems }).toEqual({ problems: [], deposits: [] });
   }, 240_000);
 });
+
+/** A deposit boundary of (c): the kill, and (once judged) what became of the deposits it concerned. */
+interface DepositBoundaryRow extends PhaseRow {
+  boundary: (typeof DEPOSIT_BOUNDARIES)[number];
+  hit?: FaultMarker;
+  /** Its dead attempt was reported failed at once (releaseDeadAttempts), not after its heartbeat timeout. */
+  cutShort?: boolean;
+}
+
+/** The money-in activities: a dead worker's attempt of one is reported failed at once (releaseDeadAttempts). */
+const MONEY_IN_ACTIVITIES: ReadonlySet<string> = new Set(['scanEvmDeposits', 'ingestBankNotifications', 'advanceSepaReturns']);
+/** What releaseDeadAttempts released, by activity type: printed with the table. */
+const released = new Map<string, number>();
+
+/**
+ * A killed worker takes down whatever it was running, and a money-in activity it held waits for
+ * its heartbeat timeout (the watcher's batch 30 s, the SEPA run's steps 1 min, one run at a time)
+ * before another worker retries it: every kill of (c) would stall deposits for that long, and the
+ * SEPA boundaries alone would queue five minutes. So once a worker is gone (its marker written,
+ * its process group killed), the campaign reports its attempts of these activities failed by id,
+ * which is what the heartbeat timeout records later, and the retry runs at once on a live worker.
+ * Nothing else differs: the attempt's worker is dead either way. The watcher's own boundaries
+ * (`keep`) wait out its real heartbeat timeout; the payments' activities are never touched.
+ */
+async function releaseDeadAttempts(pid: number, keep: (activityType: string) => boolean): Promise<string[]> {
+  const identity = `${pid}@${os.hostname()}`;
+  const connection = await Connection.connect({ address: stack.temporalAddress });
+  const done: string[] = [];
+  try {
+    const dataConverter = temporalDataConverter({ payloadKeys: parsePayloadKeys(stack.payloadKeys) });
+    const client = new Client({ connection, namespace: 'default', dataConverter });
+    const workflows: Array<{ workflowId: string; runId?: string }> = [{ workflowId: evmDepositWatcherContract.workflowId('ethereum') }];
+    for await (const execution of client.workflow.list({
+      query: `WorkflowType = '${incomingSepaContract.workflowType}' AND ExecutionStatus = 'Running'`,
+    })) {
+      workflows.push({ workflowId: execution.workflowId, runId: execution.runId });
+    }
+    for (const { workflowId, runId } of workflows) {
+      const description = await client.workflow.getHandle(workflowId, runId).describe();
+      for (const pending of description.raw.pendingActivities ?? []) {
+        const activityType = pending.activityType?.name ?? '';
+        if (pending.lastWorkerIdentity !== identity || !MONEY_IN_ACTIVITIES.has(activityType) || keep(activityType)) continue;
+        if (pending.state !== temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED) continue;
+        try {
+          await client.activity.fail(
+            { workflowId, runId: description.runId, activityId: pending.activityId ?? '' },
+            new Error(
+              `fault campaign: worker ${identity} running this attempt was SIGKILLed; reported instead of waiting out the heartbeat timeout`,
+            ),
+          );
+          done.push(activityType);
+          released.set(activityType, (released.get(activityType) ?? 0) + 1);
+        } catch {
+          // Temporal moved on already (the timeout fired, or the attempt completed).
+        }
+      }
+    }
+  } catch (error) {
+    // Then the timeouts take their course: slower, not wrong.
+    process.stderr.write(
+      `releasing the attempts of dead worker ${identity} failed: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+  } finally {
+    await connection.close();
+  }
+  return done;
+}
+
+/**
+ * (c)'s third slot: a fault worker per deposit boundary, one watcher boundary then the SEPA
+ * ingest's next two: a kill of the watcher's batch waits out its 30 s heartbeat timeout, and the
+ * SEPA boundaries are reached meanwhile. For `rewound`, reorganisations are made until a rewind
+ * lands on the fault worker.
+ */
+async function killDepositBoundaries(deposits: DepositLoad, depositRows: DepositBoundaryRow[]): Promise<void> {
+  const watcher = DEPOSIT_BOUNDARIES.filter((boundary) => boundary.chain === 'watcher');
+  const sepa = DEPOSIT_BOUNDARIES.filter((boundary) => boundary.chain === 'sepa');
+  const queue = watcher.flatMap((boundary, index) => [boundary, ...sepa.slice(index * 2, index * 2 + 2)]);
+  queue.push(...sepa.slice(watcher.length * 2));
+  for (const boundary of queue) {
+    const at = `${boundary.activityType}:${boundary.moment}`;
+    const marker = faultMarkerPath(stack.markerDir, boundary.activityType, boundary.moment);
+    const row: DepositBoundaryRow = {
+      boundary,
+      fault: `(c) worker SIGKILL at ${at}: ${boundary.when}`,
+      accepted: 0,
+      final: 0,
+      doubled: 0,
+      orphanHolds: 0,
+      ledger: '',
+      statuses: '',
+      result: 'FAIL: the boundary was not reached in 120 s',
+      passed: false,
+    };
+    depositRows.push(row);
+    let reorganising = boundary.moment === 'rewound';
+    let reorganisations: Promise<void> = Promise.resolve();
+    try {
+      const worker = await stack.addWorker({ faultKillAt: at, done: () => fs.existsSync(marker) });
+      reorganisations = (async () => {
+        while (reorganising && !fs.existsSync(marker)) {
+          await deposits.reorganise(40_000);
+          await sleep(1_000);
+        }
+      })();
+      row.hit = await waitForMarker(marker, worker, 120_000);
+      await worker.kill();
+      if (row.hit) {
+        const keep = (activityType: string) => boundary.chain === 'watcher' && activityType === boundary.activityType;
+        row.cutShort = (await releaseDeadAttempts(row.hit.pid, keep)).includes(boundary.activityType);
+      }
+    } catch (error) {
+      row.result = `FAIL: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      reorganising = false;
+      await reorganisations;
+    }
+  }
+}
+
+/**
+ * Each deposit boundary's row, once the phase has settled: the boundary was hit, the phase's
+ * deposits all ended as they must (each credited once, 0 doubled), and those the killed run had
+ * in hand (the batch's blocks for `seen`, the entry for `credited`) among them.
+ */
+async function judgeDepositBoundaries(depositRows: DepositBoundaryRow[], deposits: DepositVerdict): Promise<DepositBoundaryRow[]> {
+  const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 1 });
+  try {
+    for (const row of depositRows) {
+      if (!row.hit) continue;
+      const detail = row.hit.detail ?? '';
+      let concerned: string[] = [];
+      const blocks = /in blocks (\d+)\D+(\d+)/.exec(detail);
+      const entry = /^incoming SEPA credit (\S+) credited/.exec(detail);
+      if (row.boundary.moment === 'seen' && blocks) {
+        const found = await pool.query<{ transaction_hash: string }>(
+          `select transaction_hash from crypto_deposit where network = 'ethereum' and block_number between $1 and $2`,
+          [blocks[1], blocks[2]],
+        );
+        concerned = found.rows.map((found) => found.transaction_hash.toLowerCase());
+      }
+      if (row.boundary.moment === 'credited' && entry) concerned = [entry[1]!];
+      const standings = concerned.map((key) => deposits.standings.get(key));
+      row.accepted = concerned.length;
+      row.final = standings.filter((standing) => standing?.settled).length;
+      row.doubled = standings.filter((standing) => standing?.doubled).length;
+      row.ledger = deposits.ledger;
+      row.statuses = '(in the (c) deposits row)';
+      const needsConcerned = row.boundary.moment === 'seen' || row.boundary.moment === 'credited';
+      row.passed = deposits.passed && row.final === concerned.length && row.doubled === 0 && (!needsConcerned || concerned.length > 0);
+      const what =
+        concerned.length > 0
+          ? `${row.final} of its ${concerned.length} deposit(s) ended as they must`
+          : 'every deposit of the phase ended as it must';
+      row.result =
+        `${row.passed ? 'PASS' : 'FAIL'}: killed${detail ? ` (${detail})` : ''}` +
+        `${row.cutShort ? ', its attempt reported failed at once' : ''}, then ${deposits.passed ? what : `deposits: ${deposits.result}`}`;
+    }
+  } finally {
+    await pool.end();
+  }
+  return depositRows;
+}
 
 /** The one kind of operation each of (c)'s callers sends. */
 const CALLER_KINDS: readonly OperationKind[] = ['crypto-withdrawal', 'sepa-transfer', 'exchange'];

@@ -2,7 +2,11 @@ import { DriverException } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/common';
 import { toActivityFailure } from '../../activities/domain-error.interceptor';
+import { isDatabaseUnavailable } from '../../db/connection-settings';
+import { openOrm } from '../../db/orm';
 import { openTestOrm } from '../support/fixtures';
+import { TcpProxy } from '../support/tcp-proxy';
+import { testStack } from '../support/stack';
 
 /** What leaves an activity when MikroORM / knex fail, with their real wrappers (the unit test models the simple cases). */
 describe('database errors from MikroORM leave an activity without the statement or its values', () => {
@@ -37,5 +41,44 @@ describe('database errors from MikroORM leave an activity without the statement 
     const other = toActivityFailure(new DriverException(new Error(`${sql} - something else`))) as ApplicationFailure;
     expect(other.type).toBe('database-error');
     expect(other.message).not.toContain('Anna Nowak');
+  });
+});
+
+/**
+ * A failed BEGIN races in knex: the caller gets BEGIN's error or, when the transaction was handed out
+ * first, "Transaction query already complete" from its first statement, without the cause (CI's fault
+ * campaign met that while Postgres was killed). Nothing ran in that transaction either way: the
+ * database was unavailable, a 503 and a retried activity, not a P500.
+ */
+describe('a transaction whose BEGIN meets a connection that died unnoticed', () => {
+  let proxy: TcpProxy;
+  let orm: MikroORM;
+  beforeAll(async () => {
+    const url = new URL(testStack().databaseUrl);
+    proxy = await TcpProxy.start(`${url.hostname}:${url.port}`);
+    url.host = proxy.address;
+    orm = await openOrm(url.toString(), 1);
+  });
+  afterAll(async () => {
+    await orm.close(true);
+    await proxy.stop();
+  });
+
+  it('is classified as the database unavailable (API 503, activity retried)', async () => {
+    await orm.em.fork().getConnection().execute('select 1'); // the pool's one connection, open
+    proxy.failOpenConnectionsAtNextWrite();
+    const error = await orm.em
+      .fork()
+      .transactional((em) => em.execute('select 1'))
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+    // BEGIN's own error or, when knex handed the transaction out first, "Transaction query already complete".
+    expect(String((error as Error).message)).toMatch(/^BEGIN; - Connection terminated|Transaction query already complete/);
+    expect(isDatabaseUnavailable(error)).toBe(true);
+    expect(toActivityFailure(error)).toMatchObject({ type: 'database-unavailable', nonRetryable: false });
+    // The pool recovers: the next transaction works.
+    await expect(orm.em.fork().transactional((em) => em.execute('select 1 as n'))).resolves.toEqual([{ n: 1 }]);
   });
 });

@@ -100,6 +100,8 @@ describe('payments_app, the role of the API, the worker and the CLI', () => {
     ],
     ['hide a refused workflow', `update refused_operation set reason = 'nothing'`, /permission denied for table refused_operation/],
     ['erase a withdrawal-address book entry', 'delete from withdrawal_address', /permission denied for table withdrawal_address/],
+    ['forget what was swept', 'delete from evm_sweep', /permission denied for table evm_sweep/],
+    ['forget which chain a network is on', 'delete from evm_chain_identity', /permission denied for table evm_chain_identity/],
     [
       'record a migration',
       `insert into mikro_orm_migrations (name) values ('Migration99990101000000_intruder')`,

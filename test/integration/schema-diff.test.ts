@@ -25,6 +25,11 @@ const TABLES_WITHOUT_ENTITIES = [
   'accepted_operation',
   'refused_operation',
   'withdrawal_address',
+  'crypto_deposit',
+  'evm_deposit_cursor',
+  'evm_scanned_block',
+  'evm_sweep',
+  'evm_chain_identity',
 ];
 const DROPS_OF_TABLES_WITHOUT_ENTITIES = TABLES_WITHOUT_ENTITIES.map((table) => `drop table if exists "${table}" cascade;`);
 

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { parseCamt054 } from '../../activities/adapters/bank/camt054-parser';
 import { buildPain001 } from '../../activities/adapters/bank/pain001';
+import { receiveSimulatedCredit } from '../../activities/adapters/bank/simulated-bank-credits';
 import { SimulatedBankAdapter } from '../../activities/adapters/bank/simulated-bank.adapter';
 import type { SepaPayment } from '../../activities/adapters/bank/bank-adapter';
+import { openTestOrm } from '../support/fixtures';
 import { samplePayment } from '../support/sepa-payment.fixture';
 import { testStack } from '../support/stack';
 
@@ -130,4 +133,66 @@ describe('SimulatedBankAdapter', () => {
     const sepa = payment({ transferId: '../escape' });
     await expect(bank().submit(sepa, buildPain001(sepa))).rejects.toThrow(/not a usable bank reference/);
   });
+
+  // The fault campaign found notifications skipped for good and others delivered twice once the
+  // sequence numbers reached two digits: the page was ordered by their text ('10' before '9').
+  it('delivers every notification once, in the order it booked them, page after page, whatever the digits of their sequence numbers', async () => {
+    const orm = await openTestOrm(2);
+    const booked: string[] = [];
+    try {
+      for (let index = 0; index < 12; index += 1) {
+        const entryRef = `ORDER${index}-${randomUUID().slice(0, 8)}`;
+        await orm.em.fork().transactional((em) =>
+          receiveSimulatedCredit(
+            em,
+            {
+              accountIban: 'DE89370400440532013000',
+              amount: '1.00',
+              debtorName: 'Jan Kowalski',
+              debtorIban: 'FR1420041010050500013M02606',
+              remittance: null,
+              entryRef,
+            },
+            new Date(),
+          ),
+        );
+        booked.push(entryRef);
+      }
+    } finally {
+      await orm.close(true);
+    }
+    const span = await pool.query<{ first: string; last: string; count: string }>(
+      'select min(sequence)::text as first, max(sequence)::text as last, count(*)::text as count from simulated_bank_notification',
+    );
+    const { first, last, count } = span.rows[0]!;
+    // What this covers: sequence numbers of one digit and of more.
+    expect(first.length).toBeLessThan(last.length);
+
+    // Everything the bank holds, from the start, as the ingest reads it: page by page from the cursor.
+    const delivered: string[] = [];
+    let documents = 0;
+    let cursor: string | null = null;
+    for (let page = 0; page < 1_000; page += 1) {
+      const batch = await bank().fetchNotifications(cursor);
+      if (batch.documents.length === 0) break;
+      for (const document of batch.documents) {
+        documents += 1;
+        // Other test files share the table, hostile documents included: those are counted, not read.
+        const credits = tryParse(document);
+        delivered.push(...credits.map((credit) => credit.entryRef));
+      }
+      cursor = batch.cursor;
+    }
+    expect(cursor).toBe(last);
+    expect(documents).toBe(Number(count));
+    expect(delivered.filter((entryRef) => booked.includes(entryRef))).toEqual(booked);
+  });
 });
+
+function tryParse(document: string): ReturnType<typeof parseCamt054>['credits'] {
+  try {
+    return parseCamt054(document).credits;
+  } catch {
+    return [];
+  }
+}

@@ -110,7 +110,7 @@ describe('a production entry point and the rails it would simulate', () => {
     );
     expect(ready).toEqual({
       status: 'ready',
-      checks: { polling: 'ok', postgres: 'ok' },
+      checks: { polling: 'ok', postgres: 'ok', chainIdentity: 'ok' },
       simulatedRails: ['sepa', 'bitcoin', 'litecoin', 'dogecoin', 'ethereum', 'polygon'],
     });
     const metrics = await (await fetch(`http://127.0.0.1:${httpPort}/metrics`)).text();

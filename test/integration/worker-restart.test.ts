@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { newWalletAddress } from '../../db/services/account-identifiers';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
-import { balancesOf } from '../support/operations';
+import { balancesOf, untilWorkerPolls } from '../support/operations';
 import { killProcessGroup, spawnTsx } from '../support/processes';
 import { testStack } from '../support/stack';
 import { EVERY_RAIL_SIMULATED } from '../support/test-config';
@@ -41,6 +41,7 @@ describe('a worker killed mid-withdrawal', () => {
   it('is replaced by a new one that completes the withdrawal exactly once', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
     const first = startWorkerProcess();
+    await untilWorkerPolls(taskQueue);
     const response = await ctx.api.request('POST', '/v1/partner/crypto-withdrawal', {
       apiKey: partner.apiKey,
       body: {

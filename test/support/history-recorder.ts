@@ -6,7 +6,11 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { AesGcmPayloadCodec, ENCRYPTED_ENCODING } from '../../core/payload-codec';
+import { commandsOf } from '../../dev/workflow-commands';
 import { testTemporalAccess } from './temporal-access';
+
+// Where replay.test.ts has always found it.
+export { commandsOf };
 
 /**
  * Recorded workflow histories (test/histories/<workflowType>/<path>.<shape>.json), which
@@ -109,43 +113,6 @@ export function readRecordedHistories(): { file: string; recorded: RecordedHisto
  */
 export function historyOf(recorded: RecordedHistory): temporal.api.history.v1.History {
   return temporal.api.history.v1.History.fromObject(recorded.history);
-}
-
-/**
- * The events a workflow's commands produced (each names the workflow task that completed with
- * it), as `EVENT_TYPE detail`: activity types, marker names with the local activity or patch
- * they record. Events that only say what happened to a command (started, completed, fired) are
- * left out: they vary with timing, the commands do not.
- */
-export function commandsOf(history: Record<string, unknown>): string[] {
-  const events = (history.events ?? []) as Record<string, unknown>[];
-  return events.flatMap((event) => {
-    const attributes = Object.entries(event).find(([key]) => key.endsWith('EventAttributes'))?.[1] as Record<string, unknown> | undefined;
-    if (!attributes || !('workflowTaskCompletedEventId' in attributes)) return [];
-    const type = String(event.eventType).replace(/^EVENT_TYPE_/, '');
-    return [[type, ...commandDetail(attributes)].join(' ')];
-  });
-}
-
-function commandDetail(attributes: Record<string, unknown>): string[] {
-  const activityType = (attributes.activityType as { name?: string } | undefined)?.name;
-  if (activityType) return [activityType];
-  const markerName = attributes.markerName as string | undefined;
-  if (!markerName) return [];
-  const details = (attributes.details ?? {}) as Record<string, { payloads?: { data?: string }[] }>;
-  // A local activity's marker carries its type; a patch's marker its id.
-  const recorded = Object.values(details).flatMap((field) => field.payloads?.map((payload) => jsonOf(payload.data)) ?? []);
-  const what = recorded.map((value) => value?.activity_type ?? value?.id).find((name) => typeof name === 'string');
-  return what ? [markerName, what] : [markerName];
-}
-
-function jsonOf(base64: string | undefined): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(base64 ?? '', 'base64').toString('utf8'));
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A short hash of the commands: the part of a recording's name that changes when its workflow's commands do. */

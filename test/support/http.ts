@@ -50,6 +50,8 @@ export interface StartTestApiOptions {
   eurRates?: EurRates;
   /** A new address-book entry's cooling-off for partners without their own (default: the setting's). */
   withdrawalAddressCoolingOffMinutes?: number;
+  /** Where it reaches Temporal (default: the run's server), e.g. through a proxy a test can cut. */
+  temporalAddress?: string;
 }
 
 /** The real HTTP API on a free port, against the run's Postgres. */
@@ -59,7 +61,7 @@ export async function startTestApi(options: StartTestApiOptions = {}): Promise<T
     host: '127.0.0.1',
     databaseUrl: options.databaseUrl ?? testStack().databaseUrl,
     databaseReadUrl: undefined,
-    temporalAddress: testStack().temporalAddress,
+    temporalAddress: options.temporalAddress ?? testStack().temporalAddress,
     temporalNamespace: testStack().namespace,
     temporalTaskQueue: options.taskQueue ?? testStack().taskQueue,
     operationResponseTimeoutMs: options.responseTimeoutMs ?? 30_000,

@@ -1,8 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectClosable } from '../../operations/temporal/closable-connection';
 import { upsertUser } from '../../db/services/partner-user.service';
 import type { TestPartner } from './fixtures';
 import type { TestApi } from './http';
+import { eventually } from './eventually';
 import { testStack } from './stack';
 import { testDataConverter } from './temporal-access';
 
@@ -49,10 +51,34 @@ export async function registerUser(orm: MikroORM, partner: TestPartner, external
   return user.id;
 }
 
-export async function temporalClient(): Promise<{ client: Client; close(): Promise<void> }> {
-  const connection = await Connection.connect({ address: testStack().temporalAddress });
+export async function temporalClient(): Promise<{ client: Client; close: () => Promise<void> }> {
+  const { connection, close } = await connectClosable({ address: testStack().temporalAddress });
   return {
     client: new Client({ connection, namespace: testStack().namespace, dataConverter: testDataConverter() }),
-    close: () => connection.close(),
+    close,
   };
+}
+
+/**
+ * Waits until a worker polls the task queue's workflow tasks: a worker process started by a test
+ * takes seconds to bundle and connect (more on a loaded machine), and a POST sent before it polls
+ * may wait out the API's response time.
+ */
+export async function untilWorkerPolls(taskQueue: string, timeoutMs = 120_000): Promise<void> {
+  const { client, close } = await temporalClient();
+  try {
+    await eventually(
+      async () => {
+        const described = await client.workflowService.describeTaskQueue({
+          namespace: testStack().namespace,
+          taskQueue: { name: taskQueue },
+          taskQueueType: 1 /* TASK_QUEUE_TYPE_WORKFLOW */,
+        });
+        if ((described.pollers ?? []).length === 0) throw new Error(`no worker polls ${taskQueue} yet`);
+      },
+      { timeoutMs, intervalMs: 250 },
+    );
+  } finally {
+    await close();
+  }
 }

@@ -25,12 +25,22 @@ export function spawnTsx(
   args: readonly string[],
   options: Omit<SpawnOptions, 'detached' | 'cwd'> = {},
 ): ChildProcess {
-  const child = spawn(process.execPath, [TSX_CLI, script, ...args], { ...options, cwd: ROOT, detached: true });
+  return spawnRecorded(dataDir, process.execPath, [TSX_CLI, script, ...args], options);
+}
+
+/** Starts any program (e.g. a Go binary) from the repository's root in a process group of its own, recorded like spawnTsx's. */
+export function spawnRecorded(
+  dataDir: string,
+  command: string,
+  args: readonly string[],
+  options: Omit<SpawnOptions, 'detached' | 'cwd'> = {},
+): ChildProcess {
+  const child = spawn(command, [...args], { ...options, cwd: ROOT, detached: true });
   if (child.pid === undefined) return child; // spawn failed: the 'error' event tells the caller
   const recordDir = processRecordDir(dataDir);
   fs.mkdirSync(recordDir, { recursive: true });
   const record = path.join(recordDir, String(child.pid));
-  fs.writeFileSync(record, commandLineOf(child.pid) ?? `${process.execPath}\0${TSX_CLI}\0${script}`);
+  fs.writeFileSync(record, commandLineOf(child.pid) ?? [command, ...args].join('\0'));
   child.once('exit', () => fs.rmSync(record, { force: true }));
   return child;
 }

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
+import { Client, WithStartWorkflowOperation } from '@temporalio/client';
+import { connectClosable } from '../../operations/temporal/closable-connection';
+import type { ClosableConnection } from '../../operations/temporal/closable-connection';
 import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -125,14 +127,14 @@ export interface WorkflowTestEnvironment {
 
 export function useWorkflowTestEnvironment(): WorkflowTestEnvironment {
   let nativeConnection: NativeConnection | undefined;
-  let connection: Connection | undefined;
+  let connection: ClosableConnection | undefined;
   let client: Client | undefined;
 
   beforeAll(async () => {
     quietSdkLogs();
     nativeConnection = await NativeConnection.connect({ address: testStack().temporalAddress });
-    connection = await Connection.connect({ address: testStack().temporalAddress });
-    client = new Client({ connection, namespace: testStack().namespace, dataConverter: testDataConverter() });
+    connection = await connectClosable({ address: testStack().temporalAddress });
+    client = new Client({ connection: connection.connection, namespace: testStack().namespace, dataConverter: testDataConverter() });
   });
 
   afterAll(async () => {

@@ -19,6 +19,10 @@ describe('isDatabaseUnavailable', () => {
         previous: new Error('Connection terminated unexpectedly'),
       }),
     ],
+    [
+      "knex's transaction whose BEGIN failed unseen (cause lost)",
+      new Error('Transaction query already complete, run with DEBUG=knex:tx for more info'),
+    ],
   ])('%s: yes', (_what, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });

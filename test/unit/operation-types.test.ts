@@ -34,8 +34,15 @@ describe('the registry of operation types', () => {
       'sepa_transfer.status_changed',
       'exchange.status_changed',
     ]);
-    // Beside them, the address book's, which no operation type sends.
-    expect(WEBHOOK_EVENT_TYPES).toEqual([...OPERATION_WEBHOOK_EVENT_TYPES, 'withdrawal_address.created', 'withdrawal_address.deleted']);
+    // Beside them, those of deposits found on chain and of the address book, which no operation type sends.
+    expect(WEBHOOK_EVENT_TYPES).toEqual([
+      ...OPERATION_WEBHOOK_EVENT_TYPES,
+      'deposit.pending',
+      'deposit.succeeded',
+      'deposit.failed',
+      'withdrawal_address.created',
+      'withdrawal_address.deleted',
+    ]);
   });
 
   it('reads no operation from a workflow id that is not one of ours', () => {

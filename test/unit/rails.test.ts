@@ -10,6 +10,8 @@ const ethereumNode: EvmNetworkSettings = {
   replaceAfterMs: 60_000,
   usdcTokenAddress: `0x${'2'.repeat(40)}`,
   maxFeePerGasCapWei: 1n,
+  depositConfirmations: 12,
+  depositPollIntervalMs: 4_000,
 };
 
 describe('which rails a process simulates', () => {

@@ -230,6 +230,7 @@ describe('settings', () => {
         EVM_HOT_WALLET_KEY_ETHEREUM: key,
         EVM_USDC_ADDRESS_ETHEREUM: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
         EVM_CONFIRMATIONS_ETHEREUM: '3',
+        EVM_DEPOSIT_CONFIRMATIONS_ETHEREUM: '5',
         EVM_REPLACE_AFTER_MS: '60000',
       },
       '/',
@@ -243,6 +244,8 @@ describe('settings', () => {
         replaceAfterMs: 60_000,
         usdcTokenAddress: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
         maxFeePerGasCapWei: 500_000_000_000n,
+        depositConfirmations: 5,
+        depositPollIntervalMs: 4_000,
       },
     });
 

@@ -149,3 +149,30 @@ describe('a webhook POST', () => {
     expect(outcome).toMatchObject({ httpStatus: 307, error: 'HTTP 307 (redirects are not followed)' });
   });
 });
+
+describe('the body of an event', () => {
+  it('keeps a fixed key order whatever order the outbox stored it in, for a deposit event too', () => {
+    const stored = {
+      data: {
+        transactionHash: `0x${'ab'.repeat(32)}`,
+        amount: '0.000000000000000001',
+        currency: 'eth',
+        network: 'ethereum',
+        sequence: 2,
+        failureReason: null,
+        stage: 'CREDITED',
+        status: 'SUCCESSFUL',
+        id: '4f1d7a2b-9c3e-4b5a-8d6f-0a1b2c3d4e5f',
+      },
+      timestamp: '2026-11-21T16:12:27.786Z',
+      type: 'deposit.succeeded',
+      id: 'evt_1',
+    } as const satisfies WebhookEvent;
+    const { body } = signWebhookRequest(stored, `whsec_${randomBytes(32).toString('base64')}`, new Date());
+    expect(body).toBe(
+      '{"id":"evt_1","type":"deposit.succeeded","timestamp":"2026-11-21T16:12:27.786Z","data":{"id":"4f1d7a2b-9c3e-4b5a-8d6f-0a1b2c3d4e5f",' +
+        '"status":"SUCCESSFUL","stage":"CREDITED","failureReason":null,"sequence":2,"network":"ethereum","currency":"eth",' +
+        `"amount":"0.000000000000000001","transactionHash":"0x${'ab'.repeat(32)}"}}`,
+    );
+  });
+});

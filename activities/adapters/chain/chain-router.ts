@@ -4,6 +4,9 @@ import { evmTransactionByHash, evmTransactionOfWithdrawal } from '../../../db/qu
 import { isEvmNetwork } from './evm/evm-amounts';
 import type { BroadcastRequest, BroadcastResult, ChainAdapter, ConfirmationState } from './chain-adapter';
 
+/** How many hashes found unsigned ChainRouter remembers (a few MB at most). */
+const UNSIGNED_MEMO_LIMIT = 10_000;
+
 /** A real adapter that sends on some networks only. */
 export interface NetworkAdapter extends ChainAdapter {
   serves(network: Network): boolean;
@@ -19,6 +22,14 @@ export interface NetworkAdapter extends ChainAdapter {
  * takes the task.
  */
 export class ChainRouter implements ChainAdapter {
+  /**
+   * Hashes found not signed by the EVM adapter, so the check is not repeated on every poll (and
+   * twice per poll: the confirmation, then the landed hash). The answer cannot change: the EVM
+   * adapter stores every attempt before sending it, so before any workflow holds its hash; a hash
+   * the store lacks came from the simulation. At most UNSIGNED_MEMO_LIMIT, the oldest forgotten first.
+   */
+  private readonly unsigned = new Set<string>();
+
   constructor(
     private readonly adapters: readonly NetworkAdapter[],
     private readonly fallback: ChainAdapter,
@@ -56,10 +67,15 @@ export class ChainRouter implements ChainAdapter {
   }
 
   private async refuseSigned(request: { network: Network; transactionHash: string }): Promise<void> {
-    if (this.evmStore && isEvmNetwork(request.network) && (await evmTransactionByHash(this.evmStore, request.transactionHash))) {
+    if (!this.evmStore || !isEvmNetwork(request.network)) return;
+    const key = request.transactionHash.toLowerCase();
+    if (this.unsigned.has(key)) return;
+    if (await evmTransactionByHash(this.evmStore, request.transactionHash)) {
       throw new Error(
         `transaction ${request.transactionHash} is on ${request.network}, which this worker does not send on: it must not be simulated`,
       );
     }
+    if (this.unsigned.size >= UNSIGNED_MEMO_LIMIT) this.unsigned.delete(this.unsigned.values().next().value as string);
+    this.unsigned.add(key);
   }
 }

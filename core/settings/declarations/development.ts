@@ -1,7 +1,7 @@
 import { setting } from '../setting';
 import { ipAddress, list, milliseconds, oneOf, optionalText, port, text } from '../values';
 
-/** Where `npm start` sends eth and usdc withdrawals on ethereum: the simulation or a local Hardhat node. */
+/** Where `npm start` sends eth and usdc withdrawals on ethereum: the simulation or its local development chain (geth). */
 export const LOCAL_CHAINS = ['simulated', 'local-evm'] as const;
 export type LocalChain = (typeof LOCAL_CHAINS)[number];
 
@@ -14,10 +14,14 @@ export const DEVELOPMENT_SETTINGS = {
   host: setting(
     'HOST',
     ipAddress('127.0.0.1'),
-    "which interface `npm start` and `npm run start:cluster` bind: every listener they open (the API and its metrics, the worker's health and metrics, the codec endpoint, Temporal and its Web UI, the embedded Postgres, the Hardhat node) unless its own `*_HOST` is set; `0.0.0.0` serves every network this machine is on",
+    "which interface `npm start` and `npm run start:cluster` bind: every listener they open (the API and its metrics, the worker's health and metrics, the codec endpoint, Temporal and its Web UI, the embedded Postgres, the local chain's JSON-RPC) unless its own `*_HOST` is set; `0.0.0.0` serves every network this machine is on",
   ),
   // Resolved against the project root by load.ts.
-  dataDir: setting('DATA_DIR', text('.data'), 'embedded Postgres files, Temporal dev-server database and log, demo key'),
+  dataDir: setting(
+    'DATA_DIR',
+    text('.data'),
+    "embedded Postgres files, Temporal dev-server database and log, demo key, the local development chain (`dev-chain-31337/`: geth's database, its keys, its marker)",
+  ),
   embeddedPostgresPort: setting('EMBEDDED_POSTGRES_PORT', port(54320), 'port of the embedded Postgres'),
   temporalCliPath: setting('TEMPORAL_CLI_PATH', optionalText(), 'a `temporal` binary to run the dev server with', {
     shownDefault: '(searched)',
@@ -34,7 +38,10 @@ export const DEVELOPMENT_SETTINGS = {
   chain: setting(
     'CHAIN',
     oneOf(LOCAL_CHAINS, 'local-evm'),
-    '`npm start` only: `local-evm` runs a Hardhat node for ethereum withdrawals (unless `EVM_RPC_URL_ETHEREUM` is set); `simulated` keeps every network simulated',
+    '`npm start` only: `local-evm` runs a local development chain (geth, chain id 31337, kept in `DATA_DIR`) for ethereum withdrawals and deposits (unless `EVM_RPC_URL_ETHEREUM` is set); `simulated` keeps every network simulated',
   ),
-  evmNodePort: setting('EVM_NODE_PORT', port(8545), 'port of that local node'),
+  evmNodePort: setting('EVM_NODE_PORT', port(8545), 'JSON-RPC port of that local chain (`npm run ops -- chain fund` reaches it there too)'),
+  gethPath: setting('GETH_PATH', optionalText(), 'a `geth` binary (v1.17.10) to run the local chain with', {
+    shownDefault: '(built with Go into ~/.cache)',
+  }),
 };

@@ -7,6 +7,7 @@ import { OPERATOR_CLI_SETTINGS } from './operator-cli';
 import { PAYMENT_SETTINGS, WEBHOOK_SETTINGS } from './payments';
 import { PROCESS_SETTINGS } from './processes';
 import { RAIL_SETTINGS } from './rails';
+import { SWEEP_SETTINGS } from './sweeps';
 import { CODEC_SETTINGS, TEMPORAL_SETTINGS } from './temporal';
 
 type Merged<Groups extends readonly SettingsTree[]> = Groups extends readonly [
@@ -43,6 +44,7 @@ export const SETTINGS = {
     WEBHOOK_SETTINGS,
     RAIL_SETTINGS,
     DEPOSIT_KEY_SETTINGS,
+    SWEEP_SETTINGS,
     OPERATOR_CLI_SETTINGS,
   ),
   development: DEVELOPMENT_SETTINGS,

@@ -33,6 +33,16 @@ const EVM_NETWORK_SETTINGS = {
     weiAmount(500_000_000_000n),
     'no transaction is signed above this max fee per gas (wei)',
   ),
+  depositConfirmations: setting(
+    'EVM_DEPOSIT_CONFIRMATIONS_<NETWORK>',
+    integer(12, { min: 1, max: 1000 }),
+    "blocks (including the deposit's) before a deposit to a partner's address is credited (1–1000; `npm start`'s local node: 3)",
+  ),
+  depositPollIntervalMs: setting(
+    'EVM_DEPOSIT_POLL_INTERVAL_MS_<NETWORK>',
+    milliseconds(4_000, { min: 100, max: 600_000 }),
+    'how long the deposit watcher waits for new blocks once it has read up to the head (100–600000)',
+  ),
 };
 
 const evmNetwork = (network: EvmNetworkName) => instanceOf(EVM_NETWORK_SETTINGS, '<NETWORK>', network.toUpperCase());

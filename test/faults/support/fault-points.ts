@@ -1,7 +1,12 @@
 import path from 'node:path';
 import type { Activities } from '../../../activities';
 
-export type FaultMoment = 'before' | 'after';
+/**
+ * Where in an activity the fault worker kills itself: `before` its body, `after` it (the body
+ * returned, the result not reported), or at one of the moments inside a deposit activity that
+ * INNER_MOMENTS names (a database transaction of the body committed, the rest not done).
+ */
+export type FaultMoment = 'before' | 'after' | 'seen' | 'rewound' | 'credited';
 
 /**
  * The activities a crypto withdrawal, a SEPA transfer and an exchange run on their way to
@@ -37,12 +42,93 @@ export const FAULT_BOUNDARIES: ReadonlyArray<{ activityType: string; moment: Fau
     (['before', 'after'] as const).map((moment) => ({ ...activity, activityType: String(activity.activityType), moment })),
   );
 
+/** Which of the money-in activities a deposit boundary belongs to: the EVM deposit watcher's batch, or the incoming-sepa run's steps. */
+export type DepositChain = 'watcher' | 'sepa';
+
+/**
+ * The activities money comes in by (workflows/evm-deposit-watcher.workflow.ts: scanEvmDeposits,
+ * one batch of blocks that records, rewinds and credits; workflows/incoming-sepa.workflow.ts:
+ * ingestBankNotifications, then advanceSepaReturns), each a regular activity, and the boundaries
+ * the campaign kills a worker at. A boundary is only worth a kill when the activity has something
+ * to do there, so some wait for it (`when`): the fault worker (fault-worker.main.ts) arms the kill
+ * and lets runs that do not qualify go by. The inner moments are found by the log line the
+ * activity writes right after that transaction commits (INNER_MOMENTS).
+ */
+export const DEPOSIT_BOUNDARIES: ReadonlyArray<{
+  activityType: Extract<keyof Activities, string>;
+  moment: FaultMoment;
+  chain: DepositChain;
+  when: string;
+}> = [
+  { activityType: 'scanEvmDeposits', moment: 'before', chain: 'watcher', when: 'a batch about to run' },
+  {
+    activityType: 'scanEvmDeposits',
+    moment: 'seen',
+    chain: 'watcher',
+    when: 'a batch that recorded new deposits (with its cursor), before it credits',
+  },
+  {
+    activityType: 'scanEvmDeposits',
+    moment: 'after',
+    chain: 'watcher',
+    when: 'a batch that credited deposits, before its completion is reported',
+  },
+  {
+    activityType: 'scanEvmDeposits',
+    moment: 'rewound',
+    chain: 'watcher',
+    when: 'a batch whose rewind after a reorganisation committed, before it reads on',
+  },
+  { activityType: 'ingestBankNotifications', moment: 'before', chain: 'sepa', when: 'an ingest about to run' },
+  {
+    activityType: 'ingestBankNotifications',
+    moment: 'credited',
+    chain: 'sepa',
+    when: 'an ingest that credited an entry, before it moves the notification cursor',
+  },
+  {
+    activityType: 'ingestBankNotifications',
+    moment: 'after',
+    chain: 'sepa',
+    when: 'an ingest that credited entries, before its completion is reported',
+  },
+  { activityType: 'advanceSepaReturns', moment: 'before', chain: 'sepa', when: 'a run about to move returns on, with a return open' },
+  {
+    activityType: 'advanceSepaReturns',
+    moment: 'after',
+    chain: 'sepa',
+    when: 'a run that submitted or settled a return, before its completion is reported',
+  },
+];
+
+/**
+ * The inner moments: the log line each activity writes right after the transaction commits, which
+ * the fault worker's logger watches for (a changed message leaves the boundary unreached: the
+ * campaign fails loudly, it does not pass quietly).
+ */
+export const INNER_MOMENTS: Readonly<Partial<Record<FaultMoment, { activityType: string; message: RegExp }>>> = {
+  // activities/evm-deposit.activities.ts, after the batch's transaction (deposits, blocks, cursor).
+  seen: { activityType: 'scanEvmDeposits', message: /^\d+ deposit\(s\) seen on \w+ in blocks/ },
+  // activities/evm-deposit-rewind.ts, after the rewind's transaction (cursor back, deposits orphaned).
+  rewound: { activityType: 'scanEvmDeposits', message: /^reorganisation of \w+: rewound/ },
+  // activities/incoming-sepa.activities.ts, after one credit's transaction, before the cursor moves.
+  credited: { activityType: 'ingestBankNotifications', message: /^incoming SEPA credit \S+ credited to partner/ },
+};
+
+const MOMENTS: readonly FaultMoment[] = ['before', 'after', 'seen', 'rewound', 'credited'];
+
 /** `reserveWithdrawal:before` → the activity and the moment; undefined when no fault is asked for. */
 export function parseFaultKillAt(value: string | undefined): { activityType: string; moment: FaultMoment } | undefined {
   if (!value) return undefined;
-  const match = /^([A-Za-z]+):(before|after)$/.exec(value);
-  if (!match) throw new Error(`FAULT_KILL_AT must be <activityType>:<before|after>, got ${JSON.stringify(value)}`);
-  return { activityType: match[1]!, moment: match[2] as FaultMoment };
+  const match = /^([A-Za-z]+):([a-z]+)$/.exec(value);
+  const moment = match?.[2] as FaultMoment | undefined;
+  if (!match || !moment || !MOMENTS.includes(moment)) {
+    throw new Error(`FAULT_KILL_AT must be <activityType>:<${MOMENTS.join('|')}>, got ${JSON.stringify(value)}`);
+  }
+  const inner = INNER_MOMENTS[moment];
+  if (inner && inner.activityType !== match[1])
+    throw new Error(`FAULT_KILL_AT: ${moment} is a moment of ${inner.activityType}, not of ${match[1]}`);
+  return { activityType: match[1]!, moment };
 }
 
 /** The file a fault worker creates (exclusively) just before it kills itself at that boundary. */
@@ -55,7 +141,10 @@ export interface FaultMarker {
   workflowId: string;
   attempt: number;
   local: boolean;
+  /** The worker's process: its Temporal identity is pid@host (the campaign releases its money-in attempts by it). */
   pid: number;
   /** An exchange's rate lock (its input's lockId): a retry of the caller's key sends the same one. */
   lockId?: string;
+  /** What the activity had done: the log line of an inner moment, or the result of a run killed `after`. */
+  detail?: string;
 }

@@ -12,6 +12,13 @@
  * the activity function itself: startWorker takes no extra interceptor, and its wrapActivities
  * hook is the innermost position, which is where "the body ran, its result was not reported" is.
  *
+ * The money-in activities (fault-points.ts, DEPOSIT_BOUNDARIES) are killed only where they have
+ * something to lose: `after` a run that credited (or moved a return on), `before` the returns step
+ * only while a return is open; runs that do not qualify go by with the kill still armed. Their
+ * inner moments (a batch's deposits recorded, a rewind committed, one SEPA credit committed) are
+ * hit at the log line the activity writes right after that transaction: the logger handed to the
+ * activities watches for it.
+ *
  * The workflow bundle comes from FAULT_WORKFLOW_BUNDLE, built there first when missing (also by
  * `--bundle-only`), so a restart takes seconds instead of a webpack build. No migrations, search
  * attributes or schedules: the production workers the campaign starts first ensure those.
@@ -19,11 +26,14 @@
 import fs from 'node:fs';
 import { Context } from '@temporalio/activity';
 import { DefaultLogger, bundleWorkflowCode } from '@temporalio/worker';
+import pg from 'pg';
 import type { Activities } from '../../../activities';
+import type { EvmDepositScanResult, IncomingSepaIngestResult, SepaReturnsResult } from '../../../contracts';
+import type { LogFields, Logger } from '../../../core/logger';
 import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting, workerListeners } from '../../../main/process-support';
 import { WORKFLOW_INTERCEPTOR_MODULES, startWorker, workflowsPath } from '../../../worker/worker';
 import { installTemporalRuntime } from '../../../worker/temporal-runtime';
-import { faultMarkerPath, parseFaultKillAt } from './fault-points';
+import { INNER_MOMENTS, faultMarkerPath, parseFaultKillAt } from './fault-points';
 import type { FaultMarker, FaultMoment } from './fault-points';
 
 async function ensureBundle(bundlePath: string): Promise<void> {
@@ -38,8 +48,8 @@ async function ensureBundle(bundlePath: string): Promise<void> {
   fs.renameSync(partial, bundlePath);
 }
 
-function killer(markerDir: string, activityType: string, moment: FaultMoment): (input: unknown) => void {
-  return (input) => {
+function killer(markerDir: string, activityType: string, moment: FaultMoment): (input: unknown, detail?: string) => void {
+  return (input, detail) => {
     const marker = faultMarkerPath(markerDir, activityType, moment);
     const info = Context.current().info;
     const workflowId = info.workflowExecution?.workflowId ?? 'unknown';
@@ -50,6 +60,7 @@ function killer(markerDir: string, activityType: string, moment: FaultMoment): (
         local: info.isLocal,
         pid: process.pid,
         ...(lockIdOf(input) ? { lockId: lockIdOf(input) } : {}),
+        ...(detail ? { detail } : {}),
       };
       fs.writeFileSync(marker, JSON.stringify(content), { flag: 'wx' });
     } catch {
@@ -66,18 +77,89 @@ function lockIdOf(input: unknown): string | undefined {
   return typeof lockId === 'string' ? lockId : undefined;
 }
 
+/**
+ * The money-in activities' `after`: only a run that did something is worth killing there (its
+ * result, for the marker); any other run's result is reported as usual. Every other activity: always.
+ */
+const AFTER_WORTH_KILLING: Readonly<Record<string, (result: never) => string | undefined>> = {
+  scanEvmDeposits: (result: EvmDepositScanResult) =>
+    result.credited > 0 ? `batch up to block ${result.lastBlock}: ${result.seen} seen, ${result.credited} credited` : undefined,
+  ingestBankNotifications: (result: IncomingSepaIngestResult) =>
+    result.credited > 0
+      ? `${result.documents} notification(s): ${result.credited} credited, ${result.duplicates} already recorded, ${result.unmatched} unmatched`
+      : undefined,
+  advanceSepaReturns: (result: SepaReturnsResult) =>
+    result.returnsSubmitted + result.returnsSettled > 0
+      ? `returns: ${result.returnsSubmitted} submitted, ${result.returnsSettled} settled`
+      : undefined,
+};
+
+/** The returns step's `before` waits for a run with a return open (status RETURNING): one with none has nothing to lose. */
+function beforeWorthKilling(activityType: string, pool: pg.Pool): () => Promise<boolean> {
+  if (activityType !== 'advanceSepaReturns') return () => Promise.resolve(true);
+  return async () => {
+    const open = await pool.query<{ open: boolean }>(
+      `select exists (select 1 from incoming_sepa_credit where status = 'RETURNING') as open`,
+    );
+    return open.rows[0]?.open === true;
+  };
+}
+
 /** The activities with the fault around the one named; every other activity untouched. */
-function withFault(activities: Activities, markerDir: string, activityType: string, moment: FaultMoment): Activities {
+function withFault(activities: Activities, markerDir: string, activityType: string, moment: FaultMoment, pool: pg.Pool): Activities {
   const original = (activities as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[activityType];
   if (!original) throw new Error(`FAULT_KILL_AT names ${activityType}, which is not an activity of the worker`);
+  if (INNER_MOMENTS[moment]) return activities; // the logger kills (watchingLogger)
   const kill = killer(markerDir, activityType, moment);
+  const beforeWorth = beforeWorthKilling(activityType, pool);
+  const afterWorth = AFTER_WORTH_KILLING[activityType] as ((result: unknown) => string | undefined) | undefined;
   const faulty = async (...args: unknown[]): Promise<unknown> => {
-    if (moment === 'before') kill(args[0]);
+    if (moment === 'before' && (await beforeWorth())) kill(args[0]);
     const result = await original(...args);
-    if (moment === 'after') kill(args[0]);
+    if (moment === 'after') {
+      const detail = afterWorth ? afterWorth(result) : '';
+      if (detail !== undefined) kill(args[0], detail);
+    }
     return result;
   };
   return { ...activities, [activityType]: faulty };
+}
+
+/**
+ * The logger the worker and its activities write to, watching for the line of an inner moment
+ * (INNER_MOMENTS): written by that activity, it kills the process right there, the transaction
+ * before it committed and nothing after it done. Every line is logged first.
+ */
+function watchingLogger(log: Logger, markerDir: string, activityType: string, moment: FaultMoment): Logger {
+  const inner = INNER_MOMENTS[moment];
+  if (!inner) return log;
+  const kill = killer(markerDir, activityType, moment);
+  const watch = (message: string) => {
+    if (!inner.message.test(message)) return;
+    let current: string | undefined;
+    try {
+      current = Context.current().info.activityType;
+    } catch {
+      return; // not inside an activity
+    }
+    if (current === activityType) kill(undefined, message);
+  };
+  const wrap = (logger: Logger): Logger => {
+    const level =
+      (write: (message: string, fields?: LogFields) => void) =>
+      (message: string, fields?: LogFields): void => {
+        write(message, fields);
+        watch(message);
+      };
+    return {
+      debug: level((message, fields) => logger.debug(message, fields)),
+      info: level((message, fields) => logger.info(message, fields)),
+      warn: level((message, fields) => logger.warn(message, fields)),
+      error: level((message, fields) => logger.error(message, fields)),
+      child: (bindings) => wrap(logger.child(bindings)),
+    };
+  };
+  return wrap(log);
 }
 
 async function main(): Promise<void> {
@@ -89,19 +171,28 @@ async function main(): Promise<void> {
   installTemporalRuntime({ log });
   const fault = parseFaultKillAt(process.env.FAULT_KILL_AT);
   const markerDir = fault ? requireSetting(process.env.FAULT_MARKER_DIR || undefined, 'FAULT_MARKER_DIR') : '';
+  const databaseUrl = requireSetting(settings.databaseUrl, 'DATABASE_URL');
+  // The fault's own look at the database (is a return open?), apart from the worker's pools.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  pool.on('error', () => undefined);
   const worker = await startWorker({
-    databaseUrl: requireSetting(settings.databaseUrl, 'DATABASE_URL'),
+    databaseUrl,
     temporalAddress: requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS'),
     namespace: settings.temporalNamespace,
     taskQueue: settings.temporalTaskQueue,
     workflowBundlePath: bundlePath,
-    log,
+    log: fault ? watchingLogger(log, markerDir, fault.activityType, fault.moment) : log,
     settings,
-    ...(fault ? { wrapActivities: (activities: Activities) => withFault(activities, markerDir, fault.activityType, fault.moment) } : {}),
+    ...(fault
+      ? { wrapActivities: (activities: Activities) => withFault(activities, markerDir, fault.activityType, fault.moment, pool) }
+      : {}),
     http: workerListeners(settings.workerObservability, settings.workerObservability.host).http,
   });
   log.info(`fault worker polling${fault ? `, SIGKILL at ${fault.activityType}:${fault.moment}` : ''}`);
-  onShutdownSignal(log, () => worker.stop());
+  onShutdownSignal(log, async () => {
+    await worker.stop();
+    await pool.end();
+  });
 }
 
 main().catch((error: unknown) => {

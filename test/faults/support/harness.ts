@@ -4,12 +4,20 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { LOOPBACK } from '../../../core/listen-address';
+import { createLogger } from '../../../core/logger';
 import { newPayloadKeyEntry } from '../../../core/payload-codec';
 import { freePort } from '../../../dev/free-port';
 import { prepareDatabase } from '../../../db/database-setup';
 import { embeddedDatabaseUrls } from '../../../dev/embedded-postgres';
+import { startEvmNode } from '../../../dev/evm-node';
+import type { RunningEvmNode } from '../../../dev/evm-node';
 import { killProcessGroup, killRecordedProcesses, spawnTsx } from '../../support/processes';
 import { RAILS } from '../../../core/rails';
+import { StackProcess } from './stack-process';
+import type { ProcessKind } from './stack-process';
+
+export { StackProcess };
+export type { ProcessKind };
 
 /**
  * The fault campaign's own stack, every piece a process (group) it can SIGKILL and start again:
@@ -18,6 +26,11 @@ import { RAILS } from '../../../core/rails';
  * recovers the same data), and any number of API processes (main/api.main.ts) and worker
  * processes (main/worker.main.ts, or test/faults/support/fault-worker.main.ts with a fault), each
  * on its own port, logging to a file of the folder. `stop()` ends every one and removes the folder.
+ *
+ * Money also comes in: a Hardhat node (dev/evm-node.ts, in this process's keeping: it dies with
+ * it) stands for ethereum, whose deposit watcher the workers run (eth and usdc to partners'
+ * addresses); every other network, withdrawals included, stays simulated. The incoming-sepa
+ * Schedule reads the simulated bank every INCOMING_SEPA_EVERY_SECONDS.
  */
 
 /** The simulated chain and bank answer within a second, so operations settle while the fault is still fresh. */
@@ -34,81 +47,33 @@ const FAST_SETTINGS = {
   WORKER_METRICS_PORT: '0',
   // Two APIs on one machine: their internal /metrics listeners would take the same port.
   API_METRICS_PORT: '0',
-  // The production entries refuse to simulate a rail nobody accepted; here every rail is simulated.
-  SIMULATED_RAILS: RAILS.join(','),
+  // The production entries refuse to simulate a rail nobody accepted: every rail but ethereum (the Hardhat node) is simulated.
+  SIMULATED_RAILS: RAILS.filter((rail) => rail !== 'ethereum').join(','),
+  // The bank's notifications are read every 2 s: a credit is in well before a phase settles.
+  INCOMING_SEPA_EVERY_SECONDS: '2',
   // A webhook receiver in a test listens on 127.0.0.1.
   WEBHOOK_ALLOW_LOOPBACK: 'true',
 } as const;
 
 const READY_TIMEOUT_MS = 120_000;
-const STOP_GRACE_MS = 15_000;
-
-export type ProcessKind = 'postgres' | 'temporal' | 'api' | 'worker';
-
-/** One process of the stack: started, killed (SIGKILL to its group), stopped (SIGTERM) and started again the same way. */
-export class StackProcess {
-  private child: ChildProcess | undefined;
-  private starts = 0;
-
-  constructor(
-    readonly name: string,
-    readonly kind: ProcessKind,
-    private readonly launch: (logFile: string) => Promise<ChildProcess>,
-    readonly logFile: string,
-  ) {}
-
-  get running(): boolean {
-    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  /** The process's exit, for a fault worker that kills itself. */
-  exited(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-    return new Promise((resolve) => child.once('exit', () => resolve()));
-  }
-
-  async start(): Promise<void> {
-    if (this.running) throw new Error(`${this.name} is already running`);
-    this.starts += 1;
-    fs.appendFileSync(this.logFile, `\n==== start #${this.starts} at ${new Date().toISOString()} ====\n`);
-    this.child = await this.launch(this.logFile);
-  }
-
-  /** SIGKILL to the whole group (tsx, the script, and whatever it started: Postgres and its backends, the dev server). */
-  async kill(): Promise<void> {
-    if (this.child) await killProcessGroup(this.child);
-    this.child = undefined;
-  }
-
-  /** SIGTERM for an orderly stop, SIGKILL to the group after the grace period (and for whatever of it is left). */
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child?.pid) return;
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      try {
-        process.kill(-child.pid, 'SIGTERM');
-      } catch {
-        // gone already
-      }
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
-      clearTimeout(timer);
-    }
-    await killProcessGroup(child);
-    this.child = undefined;
-  }
-
-  async restart(): Promise<void> {
-    await this.kill();
-    await this.start();
-  }
-}
+/** Deposits are credited this many blocks deep (npm start's, as on a quiet development chain). */
+export const DEPOSIT_CONFIRMATIONS = 3;
 
 export interface FaultStackOptions {
   apis: number;
   workers: number;
+  /** Settings over the campaign's own (FAST_SETTINGS) for every API and worker. */
+  settings?: Record<string, string>;
+  /** Once Postgres (migrated) and Temporal serve, before any API or worker starts (the chaos run's proxies). */
+  prepare?: (stack: FaultStack) => Promise<void>;
+  /** What one API or worker process gets on top of env(), asked at each of its starts (its own proxied addresses). */
+  processEnv?: (name: string, kind: 'api' | 'worker') => Record<string, string>;
+  /** Workers from the prebuilt workflow bundle (the fault worker without a fault): a restart takes seconds, not a webpack build. */
+  prebuiltWorkers?: boolean;
+  /** Each API serves its /metrics on a port of its own (soak sampling). */
+  apiMetrics?: boolean;
+  /** The stack's folder, made by the caller (who can then clean up even while start() runs); a new temporary one otherwise. */
+  dir?: string;
 }
 
 export class FaultStack {
@@ -125,12 +90,16 @@ export class FaultStack {
   readonly temporalAddress: string;
   readonly taskQueue = 'partner-payments-faults';
   readonly payloadKeys = newPayloadKeyEntry('faults');
+  /** Stopped after the APIs and workers, before Temporal and Postgres (what `prepare` started). */
+  readonly extraStops: Array<() => Promise<void>> = [];
+  private evmNode: RunningEvmNode | undefined;
   private workerCount = 0;
 
   private constructor(
     readonly dir: string,
     readonly postgresPort: number,
     readonly temporalPort: number,
+    private readonly options: FaultStackOptions,
   ) {
     this.markerDir = path.join(dir, 'fault-markers');
     this.bundlePath = path.join(dir, 'workflow-bundle.js');
@@ -154,15 +123,24 @@ export class FaultStack {
 
   /** Postgres (migrated) and Temporal, then the API and worker processes; the workflow bundle for fault workers alongside. */
   static async start(options: FaultStackOptions): Promise<FaultStack> {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'partner-payments-faults-'));
+    const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'partner-payments-faults-'));
     // The embedded Postgres runs as the 'postgres' user when we are root: it must reach the folder.
     fs.chmodSync(dir, 0o755);
-    const stack = new FaultStack(dir, await freePort(), await freePort());
+    const stack = new FaultStack(dir, await freePort(), await freePort(), options);
     try {
-      await Promise.all([stack.postgres.start(), stack.temporal.start()]);
+      const [, , evm] = await Promise.all([
+        stack.postgres.start(),
+        stack.temporal.start(),
+        // A block per transaction; the deposit load mines one a second besides (support/deposit-load.ts).
+        startEvmNode({ dataDir: dir, log: createLogger('faults-evm-node', 'warn') }),
+      ]);
+      stack.evmNode = evm;
       await prepareDatabase(embeddedDatabaseUrls(stack.postgresPort, LOOPBACK));
       const bundle = stack.buildBundle();
+      await options.prepare?.(stack);
       for (let index = 0; index < options.apis; index += 1) await stack.addApi();
+      // Prebuilt workers need the bundle first; the production ones build their own.
+      if (options.prebuiltWorkers) await bundle;
       await Promise.all(Array.from({ length: options.workers }, () => stack.addWorker()));
       await bundle;
     } catch (error) {
@@ -172,11 +150,34 @@ export class FaultStack {
     return stack;
   }
 
+  /** The chain standing for ethereum: its deposits are watched, no withdrawal goes there. */
+  get evm(): RunningEvmNode {
+    if (!this.evmNode) throw new Error('the EVM node is not started');
+    return this.evmNode;
+  }
+
+  /**
+   * What a worker needs of the chain: the node for ethereum, so its deposit watcher runs there. The
+   * APIs never talk to a node (core/rails.ts: a network with settings is the worker's to judge).
+   */
+  private evmEnv(): Record<string, string> {
+    return {
+      EVM_RPC_URL_ETHEREUM: this.evm.rpcUrl,
+      EVM_CHAIN_ID_ETHEREUM: String(this.evm.chainId),
+      EVM_HOT_WALLET_KEY_ETHEREUM: this.evm.hotWalletPrivateKey,
+      EVM_USDC_ADDRESS_ETHEREUM: this.evm.usdcAddress,
+      EVM_CONFIRMATIONS_ETHEREUM: '1',
+      EVM_DEPOSIT_CONFIRMATIONS_ETHEREUM: String(DEPOSIT_CONFIRMATIONS),
+      EVM_DEPOSIT_POLL_INTERVAL_MS_ETHEREUM: '300',
+    };
+  }
+
   /** The environment every API and worker process gets. */
   env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     return {
       ...process.env,
       ...FAST_SETTINGS,
+      ...this.options.settings,
       DATABASE_URL: this.databaseUrl,
       TEMPORAL_ADDRESS: this.temporalAddress,
       TEMPORAL_NAMESPACE: 'default',
@@ -191,18 +192,24 @@ export class FaultStack {
 
   /** Another API process (main/api.main.ts) on a port of its own, kept across restarts; resolves once it answers. */
   async addApi(): Promise<StackProcess> {
-    const index = this.apis.length;
+    const name = `api-${this.apis.length + 1}`;
     const port = await freePort();
+    const metricsPort = this.options.apiMetrics ? await freePort() : 0;
     const api = new StackProcess(
-      `api-${index + 1}`,
+      name,
       'api',
       async (logFile) => {
-        const child = this.spawnLogged('main/api.main.ts', [], logFile, { PORT: String(port) });
+        const child = this.spawnLogged('main/api.main.ts', [], logFile, {
+          PORT: String(port),
+          ...(metricsPort ? { API_METRICS_PORT: String(metricsPort) } : {}),
+          ...this.options.processEnv?.(name, 'api'),
+        });
         await waitForHttp(`http://127.0.0.1:${port}/health/live`, child, logFile);
         return child;
       },
-      this.log(`api-${index + 1}`),
+      this.log(name),
     );
+    if (metricsPort) api.metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
     this.apis.push(api);
     this.apiUrls.push(`http://127.0.0.1:${port}`);
     await api.start();
@@ -220,16 +227,20 @@ export class FaultStack {
     const name = options.faultKillAt
       ? `fault-worker-${this.workerCount}-${options.faultKillAt.replace(':', '-')}`
       : `worker-${this.workerCount}`;
-    const script = options.faultKillAt ? 'test/faults/support/fault-worker.main.ts' : 'main/worker.main.ts';
-    const worker = new StackProcess(
+    const prebuilt = options.faultKillAt !== undefined || this.options.prebuiltWorkers === true;
+    const script = prebuilt ? 'test/faults/support/fault-worker.main.ts' : 'main/worker.main.ts';
+    const worker: StackProcess = new StackProcess(
       name,
       'worker',
       async (logFile) => {
         const port = await freePort();
         const child = this.spawnLogged(script, [], logFile, {
+          ...this.evmEnv(),
           WORKER_HTTP_PORT: String(port),
           ...(options.faultKillAt ? { FAULT_KILL_AT: options.faultKillAt } : {}),
+          ...this.options.processEnv?.(name, 'worker'),
         });
+        worker.metricsUrl = `http://127.0.0.1:${port}/metrics`;
         await waitForHttp(`http://127.0.0.1:${port}/health/ready`, child, logFile, options.done);
         return child;
       },
@@ -248,14 +259,16 @@ export class FaultStack {
   /** Every process, API and worker first, then Temporal and Postgres; then the folder. */
   async stop(): Promise<void> {
     await Promise.allSettled([...this.apis, ...this.workers].map((child) => child.stop()));
+    await Promise.allSettled(this.extraStops.splice(0).map((stop) => stop()));
     await Promise.allSettled([this.temporal.stop(), this.postgres.stop()]);
+    await Promise.allSettled([this.temporal.stop(), this.postgres.stop(), this.evmNode?.stop()]);
     // Whatever a failed step left (recorded by spawnTsx).
     killRecordedProcesses(this.dir);
     if (process.env.FAULTS_KEEP_DIR) process.stderr.write(`fault campaign folder kept: ${this.dir}\n`);
     else fs.rmSync(this.dir, { recursive: true, force: true });
   }
 
-  private log(name: string): string {
+  log(name: string): string {
     return path.join(this.dir, 'logs', `${name}.log`);
   }
 

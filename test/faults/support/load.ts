@@ -4,7 +4,7 @@ import { naturalSepaTransferBody } from '../../support/sepa-payment.fixture';
 
 /**
  * The campaign's load: K callers, each sending one operation after another (crypto withdrawals,
- * SEPA transfers, exchanges with a rate lock), spread round-robin over the API processes. Every
+ * SEPA transfers, exchanges with a rate lock; deposits come beside them: deposit-load.ts), spread round-robin over the API processes. Every
  * POST carries an Idempotency-Key; on 503, a connection error or a timeout the caller sends the
  * same request with the same key again, to the next API (so a dead API's callers move to the
  * other one), until it gets any other answer or its retry budget runs out. Every answer is
@@ -134,10 +134,12 @@ export class LoadGenerator {
     switch (kind) {
       case 'crypto-withdrawal':
         path = '/v1/partner/crypto-withdrawal';
+        // Bitcoin, simulated: ethereum is the campaign's real chain (deposits), where the campaign makes
+        // reorganisations that no payout should live through.
         body = {
-          currency: 'eth',
-          amount: 0.01,
-          walletAddress: newWalletAddress('eth'),
+          currency: 'btc',
+          amount: 0.001,
+          walletAddress: newWalletAddress('btc'),
           name: 'Jan Kowalski',
           walletType: 'CUSTODIAL',
           receiverType: 'NATURAL',

@@ -19,7 +19,7 @@ const OPEN_STATUSES = ['IN_PROGRESS', 'IN_PROGRESS_TR_DATA'];
 export async function createFundedPartner(databaseUrl: string): Promise<TestPartner> {
   const orm = await openOrm(databaseUrl, 2);
   try {
-    return await createTestPartner(orm, { deposits: { eth: '1000', eur: '10000000' } });
+    return await createTestPartner(orm, { deposits: { btc: '100', eur: '10000000' } });
   } finally {
     await orm.close(true);
   }

@@ -8,10 +8,12 @@ import type { EvmTransactionRecord } from '../../../../db/queries/evm-transactio
 import type { BroadcastRequest, BroadcastResult, ChainAdapter, ConfirmationState } from '../chain-adapter';
 import { isEvmNetwork } from './evm-amounts';
 import type { EvmNetwork } from './evm-amounts';
+import { EvmChainIdentityGuard } from './evm-chain-identity';
 import { confirmationStateOf, landedAttempt } from './evm-confirmation';
 import type { EvmNetworkConfig } from './evm-network-config';
-import { checkChainId, runtimeOf } from './evm-network-runtime';
+import { EvmNetworks } from './evm-networks';
 import type { EvmAdapterDependencies, EvmNetworkRuntime } from './evm-network-runtime';
+import { redactingRpcUrls } from './evm-rpc-redaction';
 import { sendLatest } from './evm-sending';
 import { checkSameWithdrawal, signFirst } from './evm-signing';
 
@@ -22,6 +24,8 @@ export interface EvmChainAdapterOptions {
   networks: Partial<Record<EvmNetwork, EvmNetworkConfig>>;
   clock?: Clock;
   log?: Logger;
+  /** Checks each network's node is on its recorded chain (the worker shares one with the deposit watcher); a new one when not given. */
+  identityGuard?: EvmChainIdentityGuard;
   /**
    * TEST SEAM ONLY: awaited right after the signed transaction is committed and before it is
    * sent, and right after it is sent and before broadcast returns. Tests kill the process there
@@ -49,6 +53,9 @@ export interface EvmChainAdapterOptions {
  * - confirmationState() reads receipts: confirmed or failed (reverted) only at the configured
  *   depth. A transaction that vanished in a reorganisation has no receipt again, so its withdrawal
  *   is pending again and its bytes are sent again.
+ * - Every call first checks that the node is on the network's recorded chain (chain id and genesis
+ *   hash: evm-chain-identity.ts). On another chain (a development chain that was reset) nothing is
+ *   signed, sent or read as an answer: the call fails, retryably, saying why.
  * Limitation: the hot wallet must be used by this service alone, or its nonces collide.
  *
  * This class keeps the ChainAdapter interface, the per-network set-up and the redaction of RPC
@@ -58,23 +65,18 @@ export interface EvmChainAdapterOptions {
 export class EvmChainAdapter implements ChainAdapter {
   private readonly dependencies: EvmAdapterDependencies;
   private readonly testSeams: EvmChainAdapterOptions['testSeams'];
-  private readonly networks = new Map<EvmNetwork, EvmNetworkRuntime>();
-  private readonly rpcUrls = new Set<string>();
+  private readonly networks: EvmNetworks;
 
   constructor(options: EvmChainAdapterOptions) {
     this.dependencies = { pool: options.pool, clock: options.clock ?? systemClock, log: options.log };
     this.testSeams = options.testSeams;
-    for (const [network, config] of Object.entries(options.networks) as Array<[EvmNetwork, EvmNetworkConfig | undefined]>) {
-      if (!config) continue;
-      this.networks.set(network, runtimeOf(network, config));
-      for (const form of urlForms(config.rpcUrl)) this.rpcUrls.add(form);
-    }
-    if (this.networks.size === 0) throw new Error('EvmChainAdapter needs at least one network');
+    this.networks = new EvmNetworks(options.networks, options.identityGuard ?? new EvmChainIdentityGuard(this.dependencies));
+    if (this.networks.list().length === 0) throw new Error('EvmChainAdapter needs at least one network');
   }
 
   /** Whether this adapter sends on the network (ChainRouter sends the others elsewhere). */
   serves(network: Network): boolean {
-    return isEvmNetwork(network) && this.networks.has(network);
+    return isEvmNetwork(network) && this.networks.configured(network) !== undefined;
   }
 
   broadcast(request: BroadcastRequest): Promise<BroadcastResult> {
@@ -88,31 +90,19 @@ export class EvmChainAdapter implements ChainAdapter {
   /** The hash of the attempt that is on chain now (at any depth), or null while none is. */
   landedTransactionHash(request: { network: Network; transactionHash: string }): Promise<string | null> {
     return this.redactingRpcUrls(async () => {
-      const runtime = await this.runtime(request.network);
+      const runtime = await this.runtime(request.network, `read transaction ${request.transactionHash}`);
       const landed = await landedAttempt(runtime, await this.recordByHash(runtime, request.transactionHash));
       return landed?.attempt.transactionHash ?? null;
     });
   }
 
-  /**
-   * viem puts the node's URL into its error messages, and an RPC URL often carries an API key
-   * (settings treat it as a secret): errors leave this adapter with the URL replaced.
-   */
-  private async redactingRpcUrls<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (!(error instanceof Error)) throw error;
-      // Longest first: a URL's credential-free form is part of the full one.
-      const urls = [...this.rpcUrls].sort((a, b) => b.length - a.length).filter((url) => error.message.includes(url));
-      if (urls.length === 0) throw error;
-      const message = urls.reduce((text, url) => text.split(url).join('<EVM RPC URL>'), error.message);
-      throw new Error(message);
-    }
+  /** viem puts the node's URL (often with an API key) into its error messages: errors leave this adapter without it. */
+  private redactingRpcUrls<T>(work: () => Promise<T>): Promise<T> {
+    return redactingRpcUrls(this.networks.rpcUrls, work);
   }
 
   private async broadcastOnce(request: BroadcastRequest): Promise<BroadcastResult> {
-    const runtime = await this.runtime(request.network);
+    const runtime = await this.runtime(request.network, `broadcast withdrawal ${request.withdrawalId}`);
     const stored = await evmTransactionOfWithdrawal(this.dependencies.pool, request.withdrawalId);
     const record = stored ? checkSameWithdrawal(runtime, stored, request) : await signFirst(this.dependencies, runtime, request);
     await this.testSeams?.afterSigning?.(request.withdrawalId);
@@ -123,19 +113,15 @@ export class EvmChainAdapter implements ChainAdapter {
   }
 
   private async currentConfirmationState(request: { network: Network; transactionHash: string }): Promise<ConfirmationState> {
-    const runtime = await this.runtime(request.network);
+    const runtime = await this.runtime(request.network, `settle on transaction ${request.transactionHash}`);
     return confirmationStateOf(this.dependencies, runtime, await this.recordByHash(runtime, request.transactionHash));
   }
 
-  private async runtime(network: Network): Promise<EvmNetworkRuntime> {
-    const runtime = isEvmNetwork(network) ? this.networks.get(network) : undefined;
+  /** The network's runtime once its node is checked (evm-networks.ts; `action` names what is refused). */
+  private async runtime(network: Network, action: string): Promise<EvmNetworkRuntime> {
+    const runtime = isEvmNetwork(network) ? this.networks.configured(network) : undefined;
     if (!runtime) throw new Error(`the EVM adapter is not configured for ${network}`);
-    runtime.chainChecked ??= checkChainId(runtime).catch((error: unknown) => {
-      runtime.chainChecked = undefined; // an unreachable node is asked again next time
-      throw error;
-    });
-    await runtime.chainChecked;
-    return runtime;
+    return this.networks.checked(runtime, action);
   }
 
   private async recordByHash(runtime: EvmNetworkRuntime, transactionHash: string): Promise<EvmTransactionRecord> {
@@ -145,17 +131,4 @@ export class EvmChainAdapter implements ChainAdapter {
       throw new Error(`transaction ${transactionHash} is on ${record.network}, not ${runtime.network}`);
     return record;
   }
-}
-
-/** The URL as configured and as viem writes it in messages (credentials stripped). */
-function urlForms(rpcUrl: string): string[] {
-  const forms = [rpcUrl];
-  try {
-    const url = new URL(rpcUrl);
-    forms.push(`${url.protocol}//${url.host}${url.pathname}${url.search}`, `${url.host}${url.pathname}${url.search}`);
-    if (url.pathname.length > 1) forms.push(`${url.pathname}${url.search}`);
-  } catch {
-    // assertEvmNetworkConfig refuses such a URL anyway.
-  }
-  return [...new Set(forms)];
 }

@@ -113,7 +113,7 @@ async function replace(
     gas: original.gas ?? latest.gasLimit,
     ...fees,
   };
-  const replacement = await signAttempt(runtime, transaction, latest.attempt + 1, dependencies.clock.now());
+  const replacement = await signAttempt(runtime.account, transaction, latest.attempt + 1, dependencies.clock.now());
   const stored = await insertReplacementAttempt(dependencies.pool, record.withdrawalId, latest.attempt, replacement);
   // Another process replaced it first: send what is stored now, whoever signed it.
   const current = stored

@@ -1,5 +1,5 @@
 import { encodeFunctionData, erc20Abi, getAddress, isAddress, keccak256 } from 'viem';
-import type { TransactionSerializableEIP1559 } from 'viem';
+import type { Address, Hex, PrivateKeyAccount, TransactionSerializableEIP1559 } from 'viem';
 import { inPgTransaction } from '../../../../db/pg-transaction';
 import {
   evmTransactionOfWithdrawal,
@@ -11,14 +11,15 @@ import {
 import type { EvmTransactionRecord, NewEvmAttempt } from '../../../../db/queries/evm-transaction.queries';
 import type { BroadcastRequest } from '../chain-adapter';
 import { EVM_DECIMALS, toBaseUnits, transferKind } from './evm-amounts';
+import type { EvmCurrency } from './evm-amounts';
 import { initialFees } from './evm-fee-policy';
 import type { Eip1559Fees } from './evm-fee-policy';
 import { NATIVE_TRANSFER_GAS_LIMIT } from './evm-network-config';
 import type { EvmAdapterDependencies, EvmNetworkRuntime } from './evm-network-runtime';
 
 /**
- * Signing a withdrawal's transaction: the wallet's nonces handed out by Postgres, one signed
- * transaction per withdrawal, stored before it is ever sent (see EvmChainAdapter).
+ * Signing: each wallet's nonces handed out by Postgres, one signed transaction per withdrawal
+ * (or sweep, or gas top-up), stored before it is ever sent (see EvmChainAdapter, EvmSweeper).
  */
 
 /** A stored withdrawal is resent only if the request asks for exactly what was signed. */
@@ -39,7 +40,7 @@ export function checkSameWithdrawal(
 }
 
 /**
- * Signs the withdrawal's transaction under the wallet's next nonce and stores it, in one
+ * Signs the withdrawal's transaction under the hot wallet's next nonce and stores it, in one
  * Postgres transaction; the node is asked for fees before (no network call holds the lock).
  */
 export async function signFirst(
@@ -52,12 +53,53 @@ export async function signFirst(
   // A transaction the wallet cannot pay for would hold its nonce and every later one: wait
   // (retried) before a nonce is taken, until the hot wallet is topped up.
   await assertWalletCanPay(runtime, payment, fees);
-  await ensureNonceSequence(dependencies, runtime);
+  await ensureNonceSequence(dependencies, runtime, runtime.account.address);
+  const { record, signedNow } = await signAndStore(dependencies, runtime, {
+    id: request.withdrawalId,
+    signer: runtime.account,
+    payment,
+    fees,
+  });
+  if (!signedNow) return checkSameWithdrawal(runtime, record, request);
+  dependencies.log?.info('signed an EVM withdrawal transaction', {
+    withdrawalId: request.withdrawalId,
+    network: runtime.network,
+    nonce: record.nonce.toString(),
+    transactionHash: record.attempts[0]!.transactionHash,
+  });
+  return record;
+}
+
+/** Who signs a stored transaction: the hot wallet (withdrawals, gas top-ups) or a deposit address's key (sweeps). */
+export type EvmSigner = Pick<PrivateKeyAccount, 'address' | 'signTransaction'>;
+
+/** What a stored transaction pays, as stored and as signed: a value transfer, or the token's transfer(to, amount). */
+export interface EvmPayment {
+  currency: EvmCurrency;
+  /** Lower case, as stored. */
+  destination: string;
+  amountBaseUnits: bigint;
+  call: { to: Address; value: bigint; data?: Hex; gas: bigint };
+}
+
+/**
+ * The one place a transaction is signed for the first time: under the signer's next nonce (its
+ * row locked), stored with its raw bytes and hash in the same Postgres transaction, before
+ * anything is sent. `id` names the transaction (a withdrawal's id, a sweep's): a second call for
+ * the same id signs nothing and answers what was stored (`signedNow` false), so an activity
+ * run again resends the stored bytes and never signs a second transaction for it.
+ */
+export async function signAndStore(
+  dependencies: EvmAdapterDependencies,
+  runtime: EvmNetworkRuntime,
+  input: { id: string; signer: EvmSigner; payment: EvmPayment; fees: Eip1559Fees },
+): Promise<{ record: EvmTransactionRecord; signedNow: boolean }> {
+  const { id, signer, payment, fees } = input;
   const now = dependencies.clock.now();
   const signed = await inPgTransaction(dependencies.pool, async (client) => {
-    const nonce = await lockNextNonce(client, runtime.network, runtime.address);
-    // Another process may have signed this withdrawal while we waited for the lock.
-    if (await evmTransactionOfWithdrawal(client, request.withdrawalId)) return undefined;
+    const nonce = await lockNextNonce(client, runtime.network, signer.address);
+    // Another process may have signed this one while we waited for the lock.
+    if (await evmTransactionOfWithdrawal(client, id)) return false;
     const transaction: TransactionSerializableEIP1559 = {
       type: 'eip1559',
       chainId: runtime.chainId,
@@ -65,14 +107,14 @@ export async function signFirst(
       ...payment.call,
       ...fees,
     };
-    const attempt = await signAttempt(runtime, transaction, 1, now);
+    const attempt = await signAttempt(signer, transaction, 1, now);
     await insertEvmTransaction(
       client,
       {
-        withdrawalId: request.withdrawalId,
+        withdrawalId: id,
         network: runtime.network,
         chainId: runtime.chainId,
-        fromAddress: runtime.address,
+        fromAddress: signer.address,
         nonce,
         currency: payment.currency,
         destination: payment.destination,
@@ -81,21 +123,14 @@ export async function signFirst(
       },
       attempt,
     );
-    return attempt;
+    return true;
   });
-  const record = await evmTransactionOfWithdrawal(dependencies.pool, request.withdrawalId);
-  if (!record) throw new Error(`withdrawal ${request.withdrawalId} has no stored transaction after signing`);
-  if (!signed) return checkSameWithdrawal(runtime, record, request);
-  dependencies.log?.info('signed an EVM withdrawal transaction', {
-    withdrawalId: request.withdrawalId,
-    network: runtime.network,
-    nonce: record.nonce.toString(),
-    transactionHash: signed.transactionHash,
-  });
-  return record;
+  const record = await evmTransactionOfWithdrawal(dependencies.pool, id);
+  if (!record) throw new Error(`transaction ${id} is not stored after signing`);
+  return { record, signedNow: signed };
 }
 
-async function assertWalletCanPay(runtime: EvmNetworkRuntime, payment: ReturnType<typeof paymentOf>, fees: Eip1559Fees): Promise<void> {
+export async function assertWalletCanPay(runtime: EvmNetworkRuntime, payment: EvmPayment, fees: Eip1559Fees): Promise<void> {
   const gasCost = payment.call.gas * fees.maxFeePerGas;
   const native = await runtime.client.getBalance({ address: runtime.account.address, blockTag: 'pending' });
   if (native < payment.call.value + gasCost) {
@@ -120,44 +155,59 @@ async function assertWalletCanPay(runtime: EvmNetworkRuntime, payment: ReturnTyp
  * A wallet's sequence starts, on its first use, at the chain's count of its transactions
  * (pending included); from then on Postgres alone hands out its nonces.
  */
-async function ensureNonceSequence(dependencies: EvmAdapterDependencies, runtime: EvmNetworkRuntime): Promise<void> {
-  if (await walletNonceExists(dependencies.pool, runtime.network, runtime.address)) return;
-  const count = await runtime.client.getTransactionCount({ address: runtime.account.address, blockTag: 'pending' });
-  await startWalletNonce(dependencies.pool, runtime.network, runtime.address, BigInt(count));
+export async function ensureNonceSequence(
+  dependencies: EvmAdapterDependencies,
+  runtime: EvmNetworkRuntime,
+  address: Address,
+): Promise<void> {
+  if (await walletNonceExists(dependencies.pool, runtime.network, address)) return;
+  const count = await runtime.client.getTransactionCount({ address, blockTag: 'pending' });
+  await startWalletNonce(dependencies.pool, runtime.network, address, BigInt(count));
 }
 
-/** What the request pays, as stored and as signed: a value transfer, or the token's transfer(to, amount). */
-function paymentOf(runtime: EvmNetworkRuntime, request: BroadcastRequest) {
-  const { kind, currency } = transferKind(request.currency, runtime.network);
+/** What the withdrawal request pays, as stored and as signed. */
+function paymentOf(runtime: EvmNetworkRuntime, request: BroadcastRequest): EvmPayment {
+  const { currency } = transferKind(request.currency, runtime.network);
   if (!isAddress(request.destination, { strict: false })) throw new Error(`destination ${request.destination} is not an EVM address`);
-  const destination = getAddress(request.destination);
-  const amountBaseUnits = toBaseUnits(request.amount, EVM_DECIMALS[currency]);
+  return paymentInUnits(runtime, currency, request.destination, toBaseUnits(request.amount, EVM_DECIMALS[currency]));
+}
+
+/** A payment of `amountBaseUnits` of the currency to `destination` on the runtime's network: a value transfer, or the token's transfer(to, amount). */
+export function paymentInUnits(
+  runtime: EvmNetworkRuntime,
+  currency: EvmCurrency,
+  destination: Address,
+  amountBaseUnits: bigint,
+): EvmPayment {
+  const { kind } = transferKind(currency, runtime.network);
+  const to = getAddress(destination);
+  if (amountBaseUnits <= 0n) throw new Error('a payment moves a positive amount');
   if (kind === 'native') {
     return {
       currency,
-      destination: destination.toLowerCase(),
+      destination: to.toLowerCase(),
       amountBaseUnits,
-      call: { to: destination, value: amountBaseUnits, gas: NATIVE_TRANSFER_GAS_LIMIT },
+      call: { to, value: amountBaseUnits, gas: NATIVE_TRANSFER_GAS_LIMIT },
     };
   }
   if (!runtime.usdcTokenAddress) throw new Error(`no USDC token address is configured for ${runtime.network}`);
-  const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [destination, amountBaseUnits] });
+  const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amountBaseUnits] });
   return {
     currency,
-    destination: destination.toLowerCase(),
+    destination: to.toLowerCase(),
     amountBaseUnits,
     call: { to: runtime.usdcTokenAddress, value: 0n, data, gas: runtime.tokenTransferGasLimit },
   };
 }
 
-/** One signed attempt of a withdrawal's transaction, as it is stored: the raw bytes, their hash and their fees. */
+/** One signed attempt of a stored transaction, as it is stored: the raw bytes, their hash and their fees. */
 export async function signAttempt(
-  runtime: EvmNetworkRuntime,
+  signer: EvmSigner,
   transaction: TransactionSerializableEIP1559,
   attempt: number,
   now: Date,
 ): Promise<NewEvmAttempt> {
-  const rawTransaction = await runtime.account.signTransaction(transaction);
+  const rawTransaction = await signer.signTransaction(transaction);
   const fees: Eip1559Fees = { maxFeePerGas: transaction.maxFeePerGas!, maxPriorityFeePerGas: transaction.maxPriorityFeePerGas! };
   return { attempt, transactionHash: keccak256(rawTransaction), rawTransaction, gasLimit: transaction.gas!, ...fees, signedAt: now };
 }

@@ -1,0 +1,189 @@
+/**
+ * What the deposit watcher reads out of a node's raw JSON-RPC answers (eth_getBlockByNumber with
+ * full transactions, eth_getLogs, eth_getTransactionReceipt), checked field by field. Raw, not
+ * viem's formatted objects: a field that is missing or malformed is named with its reference
+ * (block, transaction, log index) and skipped, instead of turning into a zero or an exception deep
+ * in a formatter. Pure, so the unit tier checks it with hostile answers.
+ */
+
+/** keccak256("Transfer(address,address,uint256)"): topic 0 of an ERC-20 transfer. */
+export const ERC20_TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+
+const HASH = /^0x[0-9a-fA-F]{64}$/;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/** A JSON-RPC quantity: 0x and at most 64 hex digits (no 256-bit value needs more). */
+const QUANTITY = /^0x[0-9a-fA-F]{1,64}$/;
+/** An address in a 32-byte topic: twelve zero bytes, then the twenty of the address. */
+const ADDRESS_TOPIC = /^0x0{24}([0-9a-fA-F]{40})$/;
+const WORD = /^0x[0-9a-fA-F]{64}$/;
+
+/** A block as the watcher keeps it: enough to tell whether the node's chain still goes through it. */
+export interface ScannedBlockHeader {
+  number: bigint;
+  /** Lower case. */
+  hash: string;
+  parentHash: string;
+}
+
+/** A transfer to some address: what arrived (in the currency's smallest unit) and where it was seen. */
+export interface SeenTransfer {
+  transactionHash: string;
+  /** The log's index in its block; -1 for a native (value) transfer. */
+  logIndex: number;
+  /** Lower case. */
+  to: string;
+  value: bigint;
+  blockNumber: bigint;
+  blockHash: string;
+}
+
+/** Something in an answer the watcher could not read: skipped, and logged with this reference. */
+export interface SkippedItem {
+  reference: string;
+  reason: string;
+}
+
+export type ParsedBlock =
+  | { kind: 'block'; header: ScannedBlockHeader; transfers: SeenTransfer[]; skipped: SkippedItem[] }
+  /** The header itself is unreadable: nothing of the block can be trusted, not even its hash. */
+  | { kind: 'malformed'; reason: string };
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function quantity(value: unknown): bigint | undefined {
+  return typeof value === 'string' && QUANTITY.test(value) ? BigInt(value) : undefined;
+}
+
+function hash(value: unknown): string | undefined {
+  return typeof value === 'string' && HASH.test(value) ? value.toLowerCase() : undefined;
+}
+
+/**
+ * A block with its transactions (eth_getBlockByNumber(number, true)): its header, and every
+ * transaction that sends a positive value to an address (the candidates; whether the address is
+ * a partner's, and whether the transaction succeeded, is decided later). Contract creations (no
+ * `to`) and transactions without value are not transfers.
+ */
+export function parseBlock(raw: unknown, expectedNumber: bigint): ParsedBlock {
+  if (!isObject(raw)) return { kind: 'malformed', reason: 'the answer is not a block object' };
+  const number = quantity(raw.number);
+  const blockHash = hash(raw.hash);
+  const parentHash = hash(raw.parentHash);
+  if (number !== expectedNumber) return { kind: 'malformed', reason: `its number is ${String(raw.number)}, not ${expectedNumber}` };
+  if (!blockHash || !parentHash) return { kind: 'malformed', reason: 'its hash or parent hash is not a 32-byte hex value' };
+  if (!Array.isArray(raw.transactions)) return { kind: 'malformed', reason: 'it has no list of transactions' };
+  const header = { number, hash: blockHash, parentHash };
+  const transfers: SeenTransfer[] = [];
+  const skipped: SkippedItem[] = [];
+  raw.transactions.forEach((transaction: unknown, index) => {
+    const reference = `block ${number} transaction ${index}`;
+    if (!isObject(transaction)) {
+      // A hash instead of an object: the node ignored "full transactions"; nothing to read from it.
+      skipped.push({ reference, reason: 'not a transaction object' });
+      return;
+    }
+    const transactionHash = hash(transaction.hash);
+    if (!transactionHash) {
+      skipped.push({ reference, reason: 'its hash is not a 32-byte hex value' });
+      return;
+    }
+    const named = `${reference} (${transactionHash})`;
+    // A contract creation has no recipient: not a transfer to anyone.
+    if (transaction.to === null || transaction.to === undefined) return;
+    if (typeof transaction.to !== 'string' || !ADDRESS.test(transaction.to)) {
+      skipped.push({ reference: named, reason: 'its recipient is not an address' });
+      return;
+    }
+    const value = quantity(transaction.value);
+    if (value === undefined) {
+      skipped.push({ reference: named, reason: 'its value is not a quantity' });
+      return;
+    }
+    if (value === 0n) return;
+    const inBlock = transaction.blockHash === undefined ? blockHash : hash(transaction.blockHash);
+    if (inBlock !== blockHash) {
+      skipped.push({ reference: named, reason: 'it names another block than the one it was listed in' });
+      return;
+    }
+    transfers.push({ transactionHash, logIndex: -1, to: transaction.to.toLowerCase(), value, blockNumber: number, blockHash });
+  });
+  return { kind: 'block', header, transfers, skipped };
+}
+
+/**
+ * ERC-20 Transfer logs of one token (eth_getLogs for its address and the Transfer topic): the
+ * recipient and value of each. Logs marked `removed` (a node's notice that a reorganisation
+ * dropped them) are not transfers; a log of another contract or topic is not ours to read.
+ */
+export function parseTransferLogs(raw: unknown, tokenAddress: string): { transfers: SeenTransfer[]; skipped: SkippedItem[] } {
+  const transfers: SeenTransfer[] = [];
+  const skipped: SkippedItem[] = [];
+  if (!Array.isArray(raw)) return { transfers, skipped: [{ reference: 'eth_getLogs', reason: 'the answer is not a list' }] };
+  const token = tokenAddress.toLowerCase();
+  raw.forEach((log: unknown, index) => {
+    if (!isObject(log)) {
+      skipped.push({ reference: `log ${index} of the answer`, reason: 'not a log object' });
+      return;
+    }
+    const blockNumber = quantity(log.blockNumber);
+    const blockHash = hash(log.blockHash);
+    const transactionHash = hash(log.transactionHash);
+    const logIndex = quantity(log.logIndex);
+    const reference = `block ${String(log.blockNumber)} transaction ${String(log.transactionHash)} log ${String(log.logIndex)}`;
+    if (blockNumber === undefined || !blockHash || !transactionHash || logIndex === undefined || logIndex > 2_147_483_647n) {
+      skipped.push({ reference, reason: 'its block, transaction or log index is unreadable' });
+      return;
+    }
+    if (log.removed === true) return;
+    if (typeof log.address !== 'string' || log.address.toLowerCase() !== token) {
+      skipped.push({ reference, reason: 'it is not a log of the token asked for' });
+      return;
+    }
+    const topics = log.topics;
+    if (!Array.isArray(topics) || typeof topics[0] !== 'string' || topics[0].toLowerCase() !== ERC20_TRANSFER_TOPIC) {
+      skipped.push({ reference, reason: 'it is not a Transfer event' });
+      return;
+    }
+    // ERC-20: from and to indexed, value in the data. Another shape (ERC-721's indexed id) is not a token transfer we read.
+    const recipient = topics.length === 3 && typeof topics[2] === 'string' ? ADDRESS_TOPIC.exec(topics[2]) : null;
+    if (!recipient || typeof topics[1] !== 'string' || !ADDRESS_TOPIC.test(topics[1])) {
+      skipped.push({ reference, reason: 'its topics are not those of an ERC-20 Transfer' });
+      return;
+    }
+    if (typeof log.data !== 'string' || !WORD.test(log.data)) {
+      skipped.push({ reference, reason: 'its data is not one 32-byte value' });
+      return;
+    }
+    const value = BigInt(log.data);
+    if (value === 0n) return;
+    transfers.push({ transactionHash, logIndex: Number(logIndex), to: `0x${recipient[1]!.toLowerCase()}`, value, blockNumber, blockHash });
+  });
+  return { transfers, skipped };
+}
+
+/** A receipt's verdict: only an explicit 0x1 is a success; the block it names must be the one the transfer was seen in. */
+export function receiptOutcome(raw: unknown, blockHash: string): 'success' | 'failed' | 'elsewhere' | 'unreadable' {
+  if (raw === null) return 'elsewhere';
+  if (!isObject(raw)) return 'unreadable';
+  if (hash(raw.blockHash) !== blockHash) return 'elsewhere';
+  if (raw.status === '0x1') return 'success';
+  if (raw.status === '0x0') return 'failed';
+  return 'unreadable';
+}
+
+/**
+ * An integer amount of the smallest unit as an exact decimal string in whole units ("1.5" for
+ * 1500000 at 6 decimals), without trailing zeros. No float anywhere.
+ */
+export function unitsToDecimal(units: bigint, decimals: number): string {
+  if (units < 0n) throw new Error('a transfer value is never negative');
+  if (!Number.isInteger(decimals) || decimals < 0 || decimals > 77) throw new Error(`invalid decimals ${decimals}`);
+  const digits = units.toString().padStart(decimals + 1, '0');
+  const whole = digits.slice(0, digits.length - decimals);
+  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
+  return fraction.length > 0 ? `${whole}.${fraction}` : whole;
+}

@@ -1,0 +1,118 @@
+import { createPublicClient, defineChain, erc20Abi, getAddress, http, numberToHex } from 'viem';
+import type { Address } from 'viem';
+import type { EvmNetwork } from './evm-amounts';
+import { ERC20_TRANSFER_TOPIC, parseBlock, parseTransferLogs, receiptOutcome } from './evm-deposit-parsing';
+import type { ParsedBlock, ScannedBlockHeader, SeenTransfer, SkippedItem } from './evm-deposit-parsing';
+
+/** What the deposit watcher needs to know of one network: its node (the withdrawals' own settings) and its token. */
+export interface EvmDepositNetworkConfig {
+  rpcUrl: string;
+  chainId: number;
+  /** The USDC token: its Transfer logs are deposits too. Without it, only native transfers are read. */
+  usdcTokenAddress?: string;
+  /** On-chain decimals of the token, checked against the contract's own decimals() before the first read. */
+  usdcDecimals: number;
+}
+
+const RPC_TIMEOUT_MS = 15_000;
+
+/**
+ * The deposit watcher's reads from one network's node, over raw JSON-RPC (the answers are parsed
+ * and checked in evm-deposit-parsing.ts). One client per network, made once per worker.
+ */
+export class EvmDepositReader {
+  private readonly client;
+  private readonly token: Address | undefined;
+  private checked: Promise<void> | undefined;
+
+  constructor(
+    readonly network: EvmNetwork,
+    private readonly config: EvmDepositNetworkConfig,
+  ) {
+    const chain = defineChain({
+      id: config.chainId,
+      name: network,
+      nativeCurrency: { name: network === 'ethereum' ? 'Ether' : 'POL', symbol: network === 'ethereum' ? 'ETH' : 'POL', decimals: 18 },
+      rpcUrls: { default: { http: [config.rpcUrl] } },
+    });
+    // No caching (the head is read fresh every batch); viem's own retries cover a dropped connection, Temporal's the rest.
+    this.client = createPublicClient({ chain, cacheTime: 0, transport: http(config.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 2 }) });
+    this.token = config.usdcTokenAddress ? getAddress(config.usdcTokenAddress) : undefined;
+  }
+
+  /**
+   * Once per worker (again after a failure): the node is on the configured chain, and the token
+   * counts in the decimals amounts are converted with. Then, at every call: the chain's genesis
+   * hash, read afresh (a node replaced behind the URL has another), which names the chain read.
+   */
+  async genesisHash(): Promise<string> {
+    this.checked ??= this.check().catch((error: unknown) => {
+      this.checked = undefined;
+      throw error;
+    });
+    await this.checked;
+    const genesis = await this.blockHash(0n);
+    if (!genesis) throw new Error(`the ${this.network} node has no readable genesis block`);
+    return genesis;
+  }
+
+  /** The node's chain id, as it answers now. */
+  chainId(): Promise<number> {
+    return this.client.getChainId();
+  }
+
+  private async check(): Promise<void> {
+    const chainId = await this.client.getChainId();
+    if (chainId !== this.config.chainId)
+      throw new Error(`the ${this.network} node has chain id ${chainId}, configured is ${this.config.chainId}`);
+    if (this.token) {
+      const decimals = await this.client.readContract({ address: this.token, abi: erc20Abi, functionName: 'decimals' });
+      if (decimals !== this.config.usdcDecimals)
+        throw new Error(`the ${this.network} USDC token ${this.token} has ${decimals} decimals, not ${this.config.usdcDecimals}`);
+    }
+  }
+
+  async head(): Promise<bigint> {
+    return this.client.getBlockNumber({ cacheTime: 0 });
+  }
+
+  /** The hash of the node's block at this height (lower case), or null when it has none (yet). */
+  async blockHash(number: bigint): Promise<string | null> {
+    return (await this.header(number))?.hash ?? null;
+  }
+
+  /** The node's block at this height without its transactions, or null when it has none (yet). */
+  async header(number: bigint): Promise<ScannedBlockHeader | null> {
+    const raw: unknown = await this.client.request({ method: 'eth_getBlockByNumber', params: [numberToHex(number), false] });
+    if (raw === null) return null;
+    const parsed = parseBlock(raw, number);
+    if (parsed.kind === 'malformed') throw new Error(`the ${this.network} node answered block ${number} malformed: ${parsed.reason}`);
+    return parsed.header;
+  }
+
+  /** One block with its transactions; null when the node does not have it (it is behind, or was reorganised meanwhile). */
+  async block(number: bigint): Promise<ParsedBlock | null> {
+    const raw: unknown = await this.client.request({ method: 'eth_getBlockByNumber', params: [numberToHex(number), true] });
+    if (raw === null) return null;
+    return parseBlock(raw, number);
+  }
+
+  /** The token's Transfer logs of a range of blocks, in ONE call whatever the number of deposit addresses (filtered by the caller). */
+  async tokenTransfers(from: bigint, to: bigint): Promise<{ transfers: SeenTransfer[]; skipped: SkippedItem[] }> {
+    if (!this.token) return { transfers: [], skipped: [] };
+    const raw: unknown = await this.client.request({
+      method: 'eth_getLogs',
+      params: [{ address: this.token, topics: [ERC20_TRANSFER_TOPIC], fromBlock: numberToHex(from), toBlock: numberToHex(to) }],
+    });
+    return parseTransferLogs(raw, this.token);
+  }
+
+  /** Whether a native transfer's transaction succeeded in the block it was seen in (a reverted one moved nothing). */
+  async receipt(transfer: SeenTransfer): Promise<ReturnType<typeof receiptOutcome>> {
+    const raw: unknown = await this.client.request({
+      method: 'eth_getTransactionReceipt',
+      params: [transfer.transactionHash as `0x${string}`],
+    });
+    return receiptOutcome(raw, transfer.blockHash);
+  }
+}

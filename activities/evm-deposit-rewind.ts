@@ -1,0 +1,85 @@
+import type pg from 'pg';
+import type { Logger } from '../core/logger';
+import { orphanCryptoDeposits } from '../db/queries/crypto-deposit.queries';
+import {
+  deleteStoredBlocksAbove,
+  findDepositCursor,
+  findStoredBlocksDescending,
+  moveDepositCursor,
+} from '../db/queries/evm-deposit-scan.queries';
+import type { DepositCursor } from '../db/queries/evm-deposit-scan.queries';
+import { inPgTransaction } from '../db/pg-transaction';
+import type { EvmDepositReader } from './adapters/chain/evm/evm-deposit-reader';
+import type { ActivityDependencies } from './dependencies';
+
+/**
+ * Reorganisations, as the deposit watcher meets them: the node's chain no longer goes through the
+ * last block read. The fork point is the highest block kept whose hash the node still has; every
+ * block above it is gone, and so are the deposits seen in them.
+ */
+
+/**
+ * The highest block the node's chain still shares with what was read: `lastBlock` itself when the
+ * node has its hash (the usual case: one call), else the highest stored block whose hash the node
+ * still has. None of the kept ones: the reorganisation goes deeper than what is kept, and the
+ * answer is the block below the lowest kept (nothing below it can be checked any more).
+ */
+export async function findForkPoint(
+  pool: pg.Pool,
+  reader: EvmDepositReader,
+  network: string,
+  lastBlock: bigint,
+  kept: number,
+  heartbeat: () => void,
+): Promise<{ number: bigint; deeperThanKept: boolean }> {
+  const stored = await findStoredBlocksDescending(pool, network, lastBlock, kept);
+  for (const [index, block] of stored.entries()) {
+    const onChain = await reader.blockHash(block.number);
+    heartbeat();
+    // The highest kept block still there: whatever was read above it (a block skipped as malformed) stands too.
+    if (onChain === block.hash) return { number: index === 0 ? lastBlock : block.number, deeperThanKept: false };
+  }
+  const lowest = stored.at(-1);
+  return lowest ? { number: lowest.number - 1n, deeperThanKept: true } : { number: lastBlock, deeperThanKept: false };
+}
+
+/**
+ * In one transaction: the cursor moves back to the fork point (or to `next`: another chain's
+ * head), the blocks above it are forgotten, and the deposits seen in them are orphaned (not yet
+ * credited: UNSUCCESSFUL; credited: a reconciliation finding). Only from where the cursor was
+ * found, so a concurrent attempt that rewound first makes this one a no-op.
+ */
+export async function rewindTo(
+  deps: Pick<ActivityDependencies, 'pool' | 'clock'>,
+  rewind: {
+    network: string;
+    cursor: DepositCursor;
+    forkPoint: bigint;
+    next: DepositCursor;
+    metrics: { rewound(network: string, blocks: number): void } | undefined;
+    log: Logger;
+  },
+): Promise<{ cursor: DepositCursor; blocks: number }> {
+  const { network, cursor, forkPoint, next } = rewind;
+  const now = deps.clock.now();
+  const outcome = await inPgTransaction(deps.pool, async (client) => {
+    if (!(await moveDepositCursor(client, { network, expected: cursor, next }, now))) return undefined;
+    const orphaned = await orphanCryptoDeposits(client, network, forkPoint, now);
+    await deleteStoredBlocksAbove(client, network, forkPoint);
+    return orphaned;
+  });
+  if (!outcome) return { cursor: (await findDepositCursor(deps.pool, network)) ?? cursor, blocks: 0 };
+  const blocks = Number(cursor.lastBlock - forkPoint);
+  rewind.metrics?.rewound(network, blocks);
+  rewind.log.warn(
+    `reorganisation of ${network}: rewound ${blocks} block(s) to block ${forkPoint}; ${outcome.orphaned.length} deposit(s) not yet credited end UNSUCCESSFUL` +
+      (outcome.credited.length > 0
+        ? `; ${outcome.credited.length} credited deposit(s) lost their block: reconciliation findings (${outcome.credited.join(', ')})`
+        : ''),
+  );
+  if (outcome.credited.length > 0)
+    rewind.log.error(
+      `credited deposits ${outcome.credited.join(', ')} on ${network} are no longer on chain: see reconciliation (never reversed automatically)`,
+    );
+  return { cursor: next, blocks };
+}

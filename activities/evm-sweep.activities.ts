@@ -1,0 +1,310 @@
+import { Context } from '@temporalio/activity';
+import type { PrivateKeyAccount } from 'viem';
+import { EVM_SWEEP, evmSweepContract, evmSweepKey } from '../contracts';
+import type {
+  EvmSweepClaim,
+  EvmSweepInput,
+  EvmSweepProgress,
+  EvmSweepRoundInput,
+  EvmSweepRoundResult,
+  EvmSweepWorkflow,
+} from '../contracts';
+import { DomainError } from '../core/errors';
+import type { EvmTransactionRecord } from '../db/queries/evm-transaction.queries';
+import {
+  claimEvmSweep,
+  findDueSweeps,
+  findEvmSweep,
+  finishEvmSweep,
+  markGasReady,
+  markSweepSent,
+  reservedNativeAt,
+  setGasTopUp,
+} from '../db/queries/evm-sweep.queries';
+import type { EvmSweepFailure, EvmSweepRecord } from '../db/queries/evm-sweep.queries';
+import { EVM_DECIMALS, EVM_NETWORKS, NATIVE_CURRENCY, transferKind } from './adapters/chain/evm/evm-amounts';
+import type { EvmCurrency, EvmNetwork } from './adapters/chain/evm/evm-amounts';
+import type { EvmSweeper } from './adapters/chain/evm/evm-sweeper';
+import type { ActivityDependencies } from './dependencies';
+import { gasTopUpNeeded, nativeSweepValue } from './evm-sweep-amounts';
+
+/** What sweeping needs: the chain side (keys, balances, signing) and when an address is worth sweeping. */
+export interface EvmSweepConfig {
+  sweeper: EvmSweeper;
+  /** Per currency, exact decimal text: credited and unswept above this at an address, it is swept. */
+  thresholds: Readonly<Record<EvmCurrency, string>>;
+  pollIntervalMs: number;
+}
+
+export type EvmSweepDependencies = Pick<ActivityDependencies, 'pool' | 'clock' | 'log'> & {
+  /** Absent: this worker sweeps nothing (no EVM network, or no EVM_DEPOSIT_SEED). */
+  evmSweeps?: EvmSweepConfig;
+};
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+export function createEvmSweepActivities(deps: EvmSweepDependencies) {
+  function configured(network: string): { config: EvmSweepConfig; network: EvmNetwork } {
+    if (!(EVM_NETWORKS as readonly string[]).includes(network)) throw new DomainError('invalid-request', `${network} is no EVM network`);
+    const config = deps.evmSweeps;
+    // Retryable: in a rolling deploy a worker that has the network's settings and the seed takes the next attempt.
+    if (!config || !config.sweeper.networks().includes(network as EvmNetwork)) {
+      throw new Error(`this worker does not sweep ${network} (it needs EVM_RPC_URL_${network.toUpperCase()} and EVM_DEPOSIT_SEED)`);
+    }
+    return { config, network: network as EvmNetwork };
+  }
+
+  function thresholdsOn(config: EvmSweepConfig, network: EvmNetwork): Record<string, string> {
+    return Object.fromEntries(config.sweeper.currencies(network).map((currency) => [currency, config.thresholds[currency]]));
+  }
+
+  const progressOf = (sweep: EvmSweepRecord, stage: string): EvmSweepProgress => ({
+    sweepId: sweep.id,
+    status: sweep.status,
+    stage,
+    ...(sweep.failureReason ? { failureReason: sweep.failureReason } : {}),
+    ...(sweep.transactionHash ? { transactionHash: sweep.transactionHash } : {}),
+  });
+  const waiting = (sweep: EvmSweepRecord, stage: string): EvmSweepProgress => ({ sweepId: sweep.id, status: 'IN_FLIGHT', stage });
+
+  async function fail(sweep: EvmSweepRecord, reason: EvmSweepFailure, detail: string, transactionHash?: string): Promise<EvmSweepProgress> {
+    await finishEvmSweep(
+      deps.pool,
+      sweep.id,
+      { status: 'FAILED', reason, ...(transactionHash ? { transactionHash } : {}) },
+      deps.clock.now(),
+    );
+    deps.log.error(`sweep ${sweep.id} of ${sweep.currency} from ${sweep.address} on ${sweep.network} failed (${reason}): ${detail}`);
+    const final = (await findEvmSweep(deps.pool, sweep.id))!;
+    return progressOf(final, final.status);
+  }
+
+  /**
+   * The sweep's own transaction, signed by the deposit address's key and stored before anything is
+   * sent: a native sweep moves what was credited (or what is there, if less) minus its gas; a token
+   * sweep moves the credited tokens (or what is there) and gets its gas from the hot wallet next.
+   */
+  async function signSweep(
+    config: EvmSweepConfig,
+    sweep: EvmSweepRecord,
+    signer: PrivateKeyAccount,
+  ): Promise<EvmTransactionRecord | EvmSweepProgress> {
+    const { sweeper } = config;
+    const network = sweep.network as EvmNetwork;
+    const currency = sweep.currency as EvmCurrency;
+    const nonces = await sweeper.nonces(network, signer.address);
+    if (nonces.stored !== nonces.chain) {
+      // This step run at the same time (a retry beside a worker thought dead) may have signed and
+      // stored the sweep's transaction between our reads: not yet sent, it is the nonce ahead.
+      const signedMeanwhile = await sweeper.stored(sweep.id);
+      if (signedMeanwhile) return signedMeanwhile;
+      return fail(
+        sweep,
+        'NONCE_MISMATCH',
+        `the address's next nonce is ${nonces.stored} here and ${nonces.chain} on the chain: the key was used elsewhere, or the node lost transactions we signed; nothing was signed`,
+      );
+    }
+    const [balances, fees] = await Promise.all([sweeper.balances(network, sweep.address), sweeper.fees(network)]);
+    let amount: bigint;
+    if (transferKind(currency, network).kind === 'native') {
+      const value = nativeSweepValue({
+        claimed: sweep.amountBaseUnits,
+        balance: balances.native,
+        gasLimit: await sweeper.gasLimit(network, currency),
+        fees,
+      });
+      if (value.kind === 'nothing')
+        return fail(sweep, 'NOTHING_AT_ADDRESS', `the address holds ${balances.native} wei, not enough to pay a sweep's gas`);
+      if (value.kind === 'fees-too-high') {
+        deps.log.warn(`sweep ${sweep.id}: gas at ${fees.maxFeePerGas} wei costs more than the sweep moves; waiting for lower fees`);
+        return waiting(sweep, 'WAITING_FOR_FEES');
+      }
+      amount = value.value;
+    } else {
+      amount = sweep.amountBaseUnits < balances.token ? sweep.amountBaseUnits : balances.token;
+      if (amount === 0n) return fail(sweep, 'NOTHING_AT_ADDRESS', `the address holds no ${currency}`);
+    }
+    const record = await sweeper.signSweep(network, {
+      sweepId: sweep.id,
+      signer,
+      currency,
+      amountBaseUnits: amount,
+      hotWallet: sweep.hotWallet,
+      fees,
+    });
+    deps.log.info(
+      `signed sweep ${sweep.id}: ${record.amountBaseUnits} base units of ${currency} from ${sweep.address} to ${sweep.hotWallet} on ${network}`,
+      {
+        nonce: record.nonce.toString(),
+        transactionHash: record.attempts[0]!.transactionHash,
+      },
+    );
+    await sweeper.testSeams?.afterSigning?.(sweep.id);
+    return record;
+  }
+
+  /**
+   * A token sweep's gas: what its stored transaction may cost (gas limit × max fee) less what the
+   * address holds beyond coins that are not ours to spend, sent from the hot wallet as a stored
+   * transaction of its own and waited for; nothing when the address can pay already.
+   */
+  async function ensureGas(
+    config: EvmSweepConfig,
+    sweep: EvmSweepRecord,
+    sweepTransaction: EvmTransactionRecord,
+  ): Promise<'ready' | EvmSweepProgress> {
+    const network = sweep.network as EvmNetwork;
+    const now = deps.clock.now();
+    if (transferKind(sweep.currency as EvmCurrency, network).kind === 'native') {
+      await markGasReady(deps.pool, sweep.id, now);
+      return 'ready';
+    }
+    let topUp = sweep.gasTopUpTransactionId
+      ? { transactionId: sweep.gasTopUpTransactionId, amountBaseUnits: sweep.gasTopUpBaseUnits! }
+      : undefined;
+    if (!topUp) {
+      const native = NATIVE_CURRENCY[network];
+      const [balances, reserved] = await Promise.all([
+        config.sweeper.balances(network, sweep.address),
+        reservedNativeAt(deps.pool, network, sweep.address, native, EVM_DECIMALS[native]),
+      ]);
+      const first = sweepTransaction.attempts[0]!;
+      const needed = gasTopUpNeeded({ gasLimit: first.gasLimit, maxFeePerGas: first.maxFeePerGas, balance: balances.native, reserved });
+      if (needed === 0n) {
+        await markGasReady(deps.pool, sweep.id, now);
+        return 'ready';
+      }
+      // Recorded before it is signed: a retry tops up under the same id, by the same amount.
+      topUp = await setGasTopUp(deps.pool, sweep.id, needed);
+    }
+    const stored = await config.sweeper.stored(topUp.transactionId);
+    if (!stored) {
+      const signed = await config.sweeper.signGasTopUp(network, {
+        id: topUp.transactionId,
+        address: sweep.address,
+        amountWei: topUp.amountBaseUnits,
+      });
+      deps.log.info(`sweep ${sweep.id}: the hot wallet tops up ${sweep.address} with ${topUp.amountBaseUnits} wei of gas`, {
+        transactionHash: signed.attempts[0]!.transactionHash,
+      });
+      await config.sweeper.send(network, signed);
+      return waiting(sweep, 'GAS_TOP_UP');
+    }
+    const { state, landedHash } = await config.sweeper.state(network, stored);
+    if (state === 'PENDING') return waiting(sweep, 'GAS_TOP_UP');
+    if (state === 'FAILED') return fail(sweep, 'REVERTED', `its gas top-up ${landedHash ?? ''} reverted`);
+    await markGasReady(deps.pool, sweep.id, now);
+    return 'ready';
+  }
+
+  return {
+    /**
+     * One round of the sweeper of a network: the addresses whose credited, unswept deposits of a
+     * currency are above its threshold get their sweep workflow, started or joined (USE_EXISTING
+     * on an id fixed by network, address and currency), so a round run twice starts nothing twice.
+     */
+    async startDueEvmSweeps(input: EvmSweepRoundInput): Promise<EvmSweepRoundResult> {
+      const { config, network } = configured(input.network);
+      const due = await findDueSweeps(deps.pool, network, thresholdsOn(config, network), EVM_SWEEP.duePerRound);
+      const context = Context.current();
+      for (const sweep of due) {
+        const args: EvmSweepInput = {
+          network,
+          address: sweep.address,
+          currency: sweep.currency as EvmSweepInput['currency'],
+          pollIntervalMs: config.pollIntervalMs,
+        };
+        await context.client.workflow.start<EvmSweepWorkflow>(evmSweepContract.workflowType, {
+          workflowId: evmSweepContract.workflowId(evmSweepKey(args)),
+          taskQueue: context.info.taskQueue,
+          args: [args],
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          staticSummary: `Sweeps credited ${sweep.currency} from deposit address ${sweep.address} on ${network} to the hot wallet`,
+        });
+        context.heartbeat();
+      }
+      if (due.length > 0) deps.log.info(`${due.length} sweep(s) due on ${network}`);
+      return { network, due: due.length, pollIntervalMs: config.pollIntervalMs };
+    },
+
+    /** Takes the address's credited deposits into a sweep, or answers the one in flight; safe to run twice or at once. */
+    async claimEvmSweep(input: EvmSweepInput): Promise<EvmSweepClaim> {
+      const { config, network } = configured(input.network);
+      if (!ADDRESS.test(input.address)) throw new DomainError('invalid-request', 'the address is no EVM address');
+      const currency = input.currency;
+      if (!config.sweeper.currencies(network).includes(currency))
+        throw new DomainError('invalid-request', `${currency} is not swept on ${network}`);
+      const claim = await claimEvmSweep(deps.pool, {
+        network,
+        address: input.address,
+        currency,
+        decimals: EVM_DECIMALS[currency],
+        threshold: config.thresholds[currency],
+        hotWallet: config.sweeper.hotWallet(network)!,
+        now: deps.clock.now(),
+      });
+      if (claim.kind !== 'claimed') return claim;
+      if (!claim.resumed)
+        deps.log.info(
+          `sweep ${claim.sweep.id}: ${claim.sweep.amountBaseUnits} base units of ${currency} credited at ${claim.sweep.address} on ${network}`,
+        );
+      return { kind: 'claimed', sweepId: claim.sweep.id, resumed: claim.resumed };
+    },
+
+    /**
+     * The sweep's next step, from what Postgres and the chain say now: sign and store its
+     * transaction; for a token, top the address's gas up and wait for it; mark it sent and send
+     * it; then follow it to the network's confirmations (sent again if the node forgot it) and
+     * end SWEPT, or FAILED if it reverted. Run twice, or after a worker died anywhere in it, it
+     * sends what is stored and never signs a second transaction.
+     */
+    async advanceEvmSweep(input: { sweepId: string }): Promise<EvmSweepProgress> {
+      const sweep = await findEvmSweep(deps.pool, input.sweepId);
+      if (!sweep) throw new DomainError('not-found', `no sweep ${input.sweepId}`);
+      if (sweep.status !== 'IN_FLIGHT') return progressOf(sweep, sweep.status);
+      const { config, network } = configured(sweep.network);
+      const signer = config.sweeper.depositSigner(sweep.depositIndex);
+      if (signer.address.toLowerCase() !== sweep.address) {
+        return fail(
+          sweep,
+          'ADDRESS_NOT_DERIVED',
+          `EVM_DEPOSIT_SEED does not derive the address at deposit index ${sweep.depositIndex}: its coins cannot be moved from here`,
+        );
+      }
+      let record = await config.sweeper.stored(sweep.id);
+      if (!record) {
+        const signed = await signSweep(config, sweep, signer);
+        if ('status' in signed) return signed;
+        record = signed;
+      }
+      if (!sweep.gasReadyAt) {
+        const gas = await ensureGas(config, sweep, record);
+        if (gas !== 'ready') return gas;
+      }
+      if (!sweep.sentAt) {
+        // Marked first: from here on the transaction may be on chain, and a rerun only follows it.
+        await markSweepSent(deps.pool, sweep.id, record.amountBaseUnits, deps.clock.now());
+        await config.sweeper.send(network, record);
+        await config.sweeper.testSeams?.afterSending?.(sweep.id);
+        return waiting(sweep, 'SENT');
+      }
+      const { state, landedHash } = await config.sweeper.state(network, record);
+      if (state === 'PENDING') return waiting(sweep, 'SENT');
+      if (state === 'FAILED') return fail(sweep, 'REVERTED', `its transaction ${landedHash ?? ''} reverted`, landedHash);
+      await finishEvmSweep(
+        deps.pool,
+        sweep.id,
+        { status: 'SWEPT', transactionHash: landedHash!, sentBaseUnits: record.amountBaseUnits },
+        deps.clock.now(),
+      );
+      deps.log.info(
+        `swept ${record.amountBaseUnits} base units of ${sweep.currency} from ${sweep.address} to ${sweep.hotWallet} on ${network}`,
+        {
+          sweepId: sweep.id,
+          transactionHash: landedHash,
+        },
+      );
+      return progressOf((await findEvmSweep(deps.pool, sweep.id))!, 'SWEPT');
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { WorkflowContract } from './operation.contract';
+
+/**
+ * The deposit watcher of one EVM network: one long-running workflow per configured network (its
+ * id fixed by the network), started by the worker on boot if it is not running. Each activity
+ * reads one batch of blocks (activities/evm-deposit.activities.ts); caught up with the head, the
+ * workflow sleeps a poll interval; after a bounded number of batches it continues as new. Where it
+ * stands is kept in Postgres (the cursor and the blocks read), not in the workflow.
+ */
+export type EvmDepositNetwork = 'ethereum' | 'polygon';
+
+export interface EvmDepositWatcherInput {
+  network: EvmDepositNetwork;
+  /** Batches before the workflow continues as new. Default EVM_DEPOSIT_WATCH.batchesPerRun. */
+  batchesPerRun?: number;
+}
+
+export type EvmDepositWatcherWorkflow = (input: EvmDepositWatcherInput) => Promise<void>;
+
+/** What one batch is asked to do. */
+export interface EvmDepositScanInput {
+  network: EvmDepositNetwork;
+}
+
+/** What one batch did; block numbers as decimal text (they pass through JSON). */
+export interface EvmDepositScanResult {
+  network: EvmDepositNetwork;
+  /** The node's head when the batch began. */
+  head: string;
+  /** The last block read after the batch (the cursor). */
+  lastBlock: string;
+  /** Blocks read in this batch (0 when caught up). */
+  blocksRead: number;
+  /** Deposits recorded, and deposits credited, in this batch. */
+  seen: number;
+  credited: number;
+  /** Blocks rewound because the node's chain no longer went through them; 0 without a reorganisation. */
+  rewound: number;
+  /** The cursor is at the head: the workflow waits pollIntervalMs before the next batch. */
+  caughtUp: boolean;
+  pollIntervalMs: number;
+}
+
+/**
+ * At most 20 blocks per batch (each read whole, with its transactions), and 200 batches per run:
+ * with its waits, about 2,000 history events before the workflow continues as new.
+ */
+export const EVM_DEPOSIT_WATCH = {
+  blocksPerBatch: 20,
+  batchesPerRun: 200,
+  heartbeatTimeoutMs: 30_000,
+  /** After a batch that failed for good (a refusal, not an outage: those are retried), before the next. */
+  afterFailureMs: 60_000,
+} as const;
+
+export const evmDepositWatcherContract: WorkflowContract<EvmDepositWatcherWorkflow> = {
+  workflowType: 'evmDepositWatcherWorkflow',
+  // One per network and namespace.
+  workflowId: (network) => `evm-deposit-watcher-${network}`,
+};

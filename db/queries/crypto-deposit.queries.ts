@@ -1,0 +1,233 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type pg from 'pg';
+import type { Currency } from '../../core/currencies';
+import { postTransferDirectly } from '../ledger/ledger';
+import { inPgTransaction } from '../pg-transaction';
+
+/**
+ * Crypto deposits found on chain (Migration20261126100000_evm_deposits), in plain SQL: the batch of
+ * a watcher is inserted in one statement, and each credit is one transaction of its own with the
+ * ledger. Statuses: IN_PROGRESS/SEEN, SUCCESSFUL/CREDITED, UNSUCCESSFUL/BELOW_MINIMUM or ORPHANED.
+ */
+
+/** Currencies whose accounts' wallet addresses are EVM addresses: any of them names its partner on every EVM network. */
+export const EVM_ADDRESS_CURRENCIES = ['eth', 'pol', 'usdc'] as const;
+
+export interface DepositAddressOwner {
+  /** Lower case: what the chain's answers are compared with. */
+  address: string;
+  /** As the account stores it (and the balances show it). */
+  walletAddress: string;
+  partnerId: string;
+  /** The partner's account per currency that may arrive on the network. */
+  accounts: Partial<Record<Currency, string>>;
+}
+
+/**
+ * The partners behind these addresses (lower case), in one query whatever their number: an
+ * address is a partner's when it is the wallet of one of its EVM accounts (eth, pol or usdc: today
+ * each has its own, later they share one), and what arrives there is credited to the partner's
+ * account in the arriving currency. An address two partners claim is left out: `ambiguous`.
+ */
+export async function findDepositAddressOwners(
+  pool: pg.Pool,
+  addresses: readonly string[],
+  arrivingCurrencies: readonly Currency[],
+): Promise<{ owners: Map<string, DepositAddressOwner>; ambiguous: string[] }> {
+  const owners = new Map<string, DepositAddressOwner>();
+  const ambiguous = new Set<string>();
+  if (addresses.length === 0) return { owners, ambiguous: [] };
+  const result = await pool.query<{ address: string; wallet_address: string; partner_id: string; account_id: string; currency: Currency }>(
+    `select lower(o.wallet_address) as address, o.wallet_address, o.partner_id, c.id as account_id, c.currency
+       from account o
+       join account c on c.kind = 'PARTNER' and c.partner_id = o.partner_id and c.currency = any($3::text[])
+      where o.kind = 'PARTNER' and o.wallet_address is not null and o.currency = any($2::text[])
+        and lower(o.wallet_address) = any($1::text[])`,
+    [[...new Set(addresses)], EVM_ADDRESS_CURRENCIES, arrivingCurrencies],
+  );
+  for (const row of result.rows) {
+    const known = owners.get(row.address);
+    if (known && known.partnerId !== row.partner_id) ambiguous.add(row.address);
+    const owner = known ?? { address: row.address, walletAddress: row.wallet_address, partnerId: row.partner_id, accounts: {} };
+    owner.accounts[row.currency] = row.account_id;
+    owners.set(row.address, owner);
+  }
+  for (const address of ambiguous) owners.delete(address);
+  return { owners, ambiguous: [...ambiguous] };
+}
+
+export interface NewCryptoDeposit {
+  id: string;
+  partnerId: string;
+  accountId: string;
+  network: string;
+  currency: Currency;
+  /** Exact decimal text. */
+  amount: string;
+  transactionHash: string;
+  logIndex: number;
+  blockNumber: bigint;
+  blockHash: string;
+  address: string;
+  /** IN_PROGRESS, or UNSUCCESSFUL when below the network's minimum deposit. */
+  status: 'IN_PROGRESS' | 'UNSUCCESSFUL';
+}
+
+/**
+ * Records what a batch saw, one statement. A transfer already recorded (live: not orphaned) is
+ * left as it is, except a credited one whose block a reorganisation had removed: seen again on the
+ * chain, it takes its new block and stops being a finding. Answers the rows this call inserted.
+ */
+export async function insertCryptoDeposits(
+  client: pg.ClientBase,
+  deposits: readonly NewCryptoDeposit[],
+  now: Date,
+): Promise<Array<{ id: string; currency: Currency; status: string }>> {
+  if (deposits.length === 0) return [];
+  const column = <T>(read: (deposit: NewCryptoDeposit) => T) => deposits.map(read);
+  const result = await client.query<{ id: string; currency: Currency; status: string; inserted: boolean }>(
+    `insert into crypto_deposit (id, partner_id, account_id, network, currency, amount, transaction_hash, log_index,
+                                 block_number, block_hash, address, status, stage, failure_reason, created_at)
+     select d.id, d.partner_id, d.account_id, d.network, d.currency, d.amount, d.transaction_hash, d.log_index,
+            d.block_number, d.block_hash, d.address, d.status,
+            case d.status when 'IN_PROGRESS' then 'SEEN' else 'BELOW_MINIMUM' end,
+            case d.status when 'IN_PROGRESS' then null else 'BELOW_MINIMUM_DEPOSIT' end, $13
+       from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::numeric[], $7::text[], $8::int[],
+                   $9::bigint[], $10::text[], $11::text[], $12::text[])
+            as d(id, partner_id, account_id, network, currency, amount, transaction_hash, log_index,
+                 block_number, block_hash, address, status)
+     on conflict (network, transaction_hash, log_index) where stage <> 'ORPHANED'
+     do update set block_number = excluded.block_number, block_hash = excluded.block_hash, block_orphaned_at = null
+        where crypto_deposit.block_orphaned_at is not null
+     returning id, currency, status, (xmax = 0) as inserted`,
+    [
+      column((deposit) => deposit.id),
+      column((deposit) => deposit.partnerId),
+      column((deposit) => deposit.accountId),
+      column((deposit) => deposit.network),
+      column((deposit) => deposit.currency),
+      column((deposit) => deposit.amount),
+      column((deposit) => deposit.transactionHash),
+      column((deposit) => deposit.logIndex),
+      column((deposit) => deposit.blockNumber.toString()),
+      column((deposit) => deposit.blockHash),
+      column((deposit) => deposit.address),
+      column((deposit) => deposit.status),
+      now,
+    ],
+  );
+  return result.rows.filter((row) => row.inserted).map(({ id, currency, status }) => ({ id, currency, status }));
+}
+
+/**
+ * A reorganisation removed the blocks above `forkPoint`: the deposits seen there and not credited
+ * end UNSUCCESSFUL (ORPHANED, never credited); below-minimum ones are orphaned too (the coins are
+ * no longer ours to report); credited ones keep their credit and are marked for reconciliation.
+ */
+export async function orphanCryptoDeposits(
+  client: pg.ClientBase,
+  network: string,
+  forkPoint: bigint,
+  now: Date,
+): Promise<{ orphaned: Array<{ id: string; currency: Currency }>; credited: string[] }> {
+  const above = [network, forkPoint.toString()];
+  const orphaned = await client.query<{ id: string; currency: Currency }>(
+    `update crypto_deposit set status = 'UNSUCCESSFUL', stage = 'ORPHANED', failure_reason = 'REMOVED_BY_REORGANISATION'
+      where network = $1 and block_number > $2 and stage = 'SEEN' returning id, currency`,
+    above,
+  );
+  await client.query(
+    `update crypto_deposit set stage = 'ORPHANED' where network = $1 and block_number > $2 and stage = 'BELOW_MINIMUM'`,
+    above,
+  );
+  const credited = await client.query<{ id: string }>(
+    `update crypto_deposit set block_orphaned_at = $3
+      where network = $1 and block_number > $2 and stage = 'CREDITED' and block_orphaned_at is null returning id`,
+    [...above, now],
+  );
+  return { orphaned: orphaned.rows, credited: credited.rows.map((row) => row.id) };
+}
+
+/** Deposits of the network seen at or below `upTo` and not yet credited, oldest block first. */
+export async function findDueCryptoDeposits(pool: pg.Pool, network: string, upTo: bigint, limit: number): Promise<string[]> {
+  const result = await pool.query<{ id: string }>(
+    `select id from crypto_deposit where network = $1 and stage = 'SEEN' and block_number <= $2
+      order by block_number, id limit $3`,
+    [network, upTo.toString(), limit],
+  );
+  return result.rows.map((row) => row.id);
+}
+
+/**
+ * Credits one deposit: its ledger transfer (from EXTERNAL_DEPOSITS, under the deposit's id) and
+ * SUCCESSFUL in one transaction, under the deposit's row lock. Safe to run twice, or at the same
+ * time as a rewind: whoever locks the row second finds it credited (or orphaned) and does nothing.
+ */
+export async function creditCryptoDeposit(pool: pg.Pool, id: string, now: Date): Promise<{ credited: boolean; currency?: Currency }> {
+  return inPgTransaction(pool, async (client) => {
+    const found = await client.query<{ account_id: string; currency: Currency; amount: string; stage: string }>(
+      'select account_id, currency, amount::text, stage from crypto_deposit where id = $1 for update',
+      [id],
+    );
+    const deposit = found.rows[0];
+    if (!deposit || deposit.stage !== 'SEEN') return { credited: false };
+    await postTransferDirectly(
+      client,
+      {
+        transferId: id,
+        kind: 'DEPOSIT',
+        postings: [
+          { systemAccount: 'EXTERNAL_DEPOSITS', currency: deposit.currency, amount: `-${deposit.amount}` },
+          { accountId: deposit.account_id, amount: deposit.amount },
+        ],
+      },
+      now,
+    );
+    await client.query(`update crypto_deposit set status = 'SUCCESSFUL', stage = 'CREDITED', credited_at = $2 where id = $1`, [id, now]);
+    return { credited: true, currency: deposit.currency };
+  });
+}
+
+export interface ListedCryptoDeposit {
+  id: string;
+  partnerId: string;
+  network: string;
+  currency: string;
+  /** Exact decimal text without trailing zeros. */
+  amount: string;
+  transactionHash: string;
+  logIndex: number;
+  blockNumber: string;
+  address: string;
+  /** ISO 8601 UTC. */
+  seenAt: string;
+}
+
+const LISTED_COLUMNS = `id, partner_id as "partnerId", network, currency, trim_scale(amount)::text as amount,
+  transaction_hash as "transactionHash", log_index as "logIndex", block_number::text as "blockNumber", address,
+  to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "seenAt"`;
+
+/**
+ * Deposits found on chain, newest first, for operators: all of them, or only those below the
+ * minimum (in our custody, never credited); of one partner or of all.
+ */
+export async function findCryptoDeposits(
+  em: EntityManager,
+  filter: { belowMinimum: boolean; partnerId: string | undefined; limit: number },
+): Promise<Array<ListedCryptoDeposit & { status: string; stage: string }>> {
+  return em.execute(
+    `select ${LISTED_COLUMNS}, status, stage from crypto_deposit
+      where (not ? or stage = 'BELOW_MINIMUM') and (?::uuid is null or partner_id = ?::uuid)
+      order by created_at desc, id desc limit ?`,
+    [filter.belowMinimum, filter.partnerId ?? null, filter.partnerId ?? null, filter.limit],
+  );
+}
+
+/** Credited deposits whose block a reorganisation removed: a reconciliation finding (at most 100). */
+export async function findOrphanedCreditedDeposits(pool: pg.Pool): Promise<Array<ListedCryptoDeposit & { blockOrphanedAt: string }>> {
+  const result = await pool.query<ListedCryptoDeposit & { blockOrphanedAt: string }>(
+    `select ${LISTED_COLUMNS}, to_char(block_orphaned_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "blockOrphanedAt"
+       from crypto_deposit where block_orphaned_at is not null order by block_orphaned_at limit 100`,
+  );
+  return result.rows;
+}

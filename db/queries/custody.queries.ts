@@ -1,0 +1,71 @@
+import type pg from 'pg';
+
+/**
+ * What custody reconciliation reads from Postgres (activities/custody-reconciliation.ts): what the
+ * ledger owes partners per currency, and which deposit addresses can still hold credited coins.
+ */
+
+/**
+ * Per currency, exact decimal text: partners' available balances (posted − held) and the holds
+ * of crypto withdrawals not yet handed to the chain, whose coins are still ours to pay out. A
+ * withdrawal handed off may have left already, so its hold is not counted: an answer that errs,
+ * if at all, towards no finding.
+ */
+export async function findCustodyObligations(
+  db: pg.Pool | pg.PoolClient,
+  currencies: readonly string[],
+): Promise<Map<string, { available: string; heldForWithdrawals: string }>> {
+  const result = await db.query<{ currency: string; available: string; held: string }>(
+    `select c.currency,
+            coalesce((select sum(a.posted_amount - a.pending_out_amount) from account a
+                       where a.kind = 'PARTNER' and a.currency = c.currency), 0)::text as available,
+            coalesce((select sum(-p.amount) from crypto_withdrawal w
+                        join ledger_transfer t on t.id = w.id and t.state = 'PENDING'
+                        join ledger_posting p on p.transfer_id = t.id and p.amount < 0
+                        join account a on a.id = p.account_id and a.kind = 'PARTNER'
+                       where w.currency = c.currency and w.handed_off_at is null), 0)::text as held
+       from unnest($1::text[]) as c(currency)`,
+    [currencies],
+  );
+  return new Map(result.rows.map((row) => [row.currency, { available: row.available, heldForWithdrawals: row.held }]));
+}
+
+/**
+ * The deposit addresses of a network that can hold credited coins: those with credited deposits
+ * no sweep has yet moved (unswept, or a sweep in flight or failed). Only these, not every
+ * partner's address: coins that arrive are credited only once seen, and are moved to the hot
+ * wallet within a sweep, so what the ledger owes sits in the hot wallet or here; the rest of
+ * 100,000 addresses would cost a node call each for nothing. At most `limit`, the oldest credit
+ * first; the others' credited sums per currency are answered instead (`unread`).
+ */
+export async function findCustodyAddresses(
+  db: pg.Pool | pg.PoolClient,
+  network: string,
+  limit: number,
+): Promise<{ addresses: string[]; unread: Map<string, string>; unreadAddresses: number }> {
+  // Both parts are small, through partial indexes: credited deposits no sweep took, and the deposits of sweeps not SWEPT.
+  const candidates = `candidate as (
+      select lower(d.address) as address, d.currency, d.amount, d.credited_at from crypto_deposit d
+       where d.network = $1 and d.stage = 'CREDITED' and d.sweep_id is null
+      union all
+      select lower(d.address), d.currency, d.amount, d.credited_at from evm_sweep s join crypto_deposit d on d.sweep_id = s.id
+       where s.network = $1 and s.status <> 'SWEPT')`;
+  const read = await db.query<{ address: string; total: string }>(
+    `with ${candidates}
+     select address, count(*) over ()::text as total from candidate group by address order by min(credited_at), address limit $2`,
+    [network, limit],
+  );
+  const addresses = read.rows.map((row) => row.address);
+  const total = Number(read.rows[0]?.total ?? 0);
+  if (total <= addresses.length) return { addresses, unread: new Map(), unreadAddresses: 0 };
+  const unread = await db.query<{ currency: string; credited: string }>(
+    `with ${candidates}
+     select currency, sum(amount)::text as credited from candidate where address <> all($2::text[]) group by currency`,
+    [network, addresses],
+  );
+  return {
+    addresses,
+    unread: new Map(unread.rows.map((row) => [row.currency, row.credited])),
+    unreadAddresses: total - addresses.length,
+  };
+}

@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type pg from 'pg';
+
+/**
+ * The chain each EVM network is on (Migration20261127020000_evm_chain_identity): recorded at first
+ * use, replaced only by an operator's adoption. Genesis hashes are stored in lower case.
+ */
+
+export interface ChainIdentity {
+  chainId: number;
+  genesisHash: string;
+}
+
+export interface RecordedChainIdentity extends ChainIdentity {
+  network: string;
+  id: string;
+  recordedAt: Date;
+  adoptedAt: Date | null;
+  adoptedBy: string | null;
+}
+
+type Queryable = pg.Pool | pg.ClientBase;
+
+interface Row {
+  network: string;
+  id: string;
+  chain_id: string;
+  genesis_hash: string;
+  recorded_at: string;
+  adopted_at: string | null;
+  adopted_by: string | null;
+}
+
+// Times as ISO text: pg and MikroORM's connection parse timestamps differently.
+const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+const COLUMNS = `network, id, chain_id::text, genesis_hash, to_char(recorded_at at time zone 'UTC', ${ISO}) as recorded_at,
+  to_char(adopted_at at time zone 'UTC', ${ISO}) as adopted_at, adopted_by`;
+
+function identityOf(row: Row): RecordedChainIdentity {
+  return {
+    network: row.network,
+    id: row.id,
+    chainId: Number(row.chain_id),
+    genesisHash: row.genesis_hash,
+    recordedAt: new Date(row.recorded_at),
+    adoptedAt: row.adopted_at === null ? null : new Date(row.adopted_at),
+    adoptedBy: row.adopted_by,
+  };
+}
+
+export async function findChainIdentity(db: Queryable, network: string): Promise<RecordedChainIdentity | undefined> {
+  const result = await db.query<Row>(`select ${COLUMNS} from evm_chain_identity where network = $1`, [network]);
+  return result.rows[0] && identityOf(result.rows[0]);
+}
+
+/** The network's recorded identity, its row locked for the rest of the caller's transaction (an adoption). */
+export async function lockChainIdentity(em: EntityManager, network: string): Promise<RecordedChainIdentity | undefined> {
+  const rows = await em.execute<Row[]>(`select ${COLUMNS} from evm_chain_identity where network = ? for update`, [network]);
+  return rows[0] && identityOf(rows[0]);
+}
+
+/** Every network's recorded identity (the operator CLI, in its transaction). */
+export async function findChainIdentities(em: EntityManager): Promise<RecordedChainIdentity[]> {
+  const rows = await em.execute<Row[]>(`select ${COLUMNS} from evm_chain_identity order by network`);
+  return rows.map(identityOf);
+}
+
+/**
+ * The network's recorded identity; `seen` becomes it when none is recorded yet (first use). Two
+ * first uses at once record one of them, and both answer that one.
+ */
+export async function recordChainIdentityAtFirstUse(
+  db: Queryable,
+  network: string,
+  seen: ChainIdentity,
+  now: Date,
+): Promise<RecordedChainIdentity> {
+  const found = await findChainIdentity(db, network);
+  if (found) return found;
+  await db.query(
+    `insert into evm_chain_identity (network, id, chain_id, genesis_hash, recorded_at) values ($1, $2, $3, $4, $5)
+     on conflict (network) do nothing`,
+    [network, randomUUID(), seen.chainId, seen.genesisHash.toLowerCase(), now],
+  );
+  const recorded = await findChainIdentity(db, network);
+  if (!recorded) throw new Error(`the chain identity of ${network} was neither found nor recorded`);
+  return recorded;
+}
+
+/** An operator's adoption, in the command's transaction: `next` becomes the network's chain, under a new id. */
+export async function adoptChainIdentity(
+  em: EntityManager,
+  network: string,
+  next: ChainIdentity,
+  adoptedBy: string,
+  now: Date,
+): Promise<RecordedChainIdentity> {
+  const rows = await em.execute<Row[]>(
+    `insert into evm_chain_identity (network, id, chain_id, genesis_hash, recorded_at, adopted_at, adopted_by)
+     values (?, ?, ?, ?, ?, ?, ?)
+     on conflict (network) do update set id = excluded.id, chain_id = excluded.chain_id, genesis_hash = excluded.genesis_hash,
+       recorded_at = excluded.recorded_at, adopted_at = excluded.adopted_at, adopted_by = excluded.adopted_by
+     returning ${COLUMNS}`,
+    [network, randomUUID(), next.chainId, next.genesisHash.toLowerCase(), now, now, adoptedBy],
+  );
+  return identityOf(rows[0]!);
+}

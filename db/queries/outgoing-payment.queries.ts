@@ -1,0 +1,139 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { assertInvariant } from '../../core/errors';
+
+/**
+ * The usual path of an outgoing payment's steps (activities/outgoing-payment.steps.ts), each a
+ * conditional statement instead of `SELECT … FOR UPDATE`, a second read and an UPDATE: the
+ * statement's `WHERE` is the step's precondition, re-checked by Postgres on the row it locks, so a
+ * concurrent release or settlement is seen (READ COMMITTED re-evaluates the row it waited for).
+ * A statement that matches nothing changes nothing; the step then decides on the slow path, with
+ * the record locked, exactly as before. The tables are a closed list, never input.
+ */
+export type OutgoingPaymentTable = 'crypto_withdrawal' | 'sepa_transfer';
+
+/** The column that holds the chain's or the bank's reference: once set, the money was handed off. */
+const REFERENCE_COLUMN: Record<OutgoingPaymentTable, string> = {
+  crypto_withdrawal: 'transaction_hash',
+  sepa_transfer: 'bank_reference',
+};
+
+const OPEN = `status not in ('SUCCESSFUL', 'UNSUCCESSFUL')`;
+
+/** A condition on the record's own columns, with its `?` parameters (none inside the SQL text's literals). */
+export interface RecordCondition {
+  sql: string;
+  params: readonly unknown[];
+}
+
+/**
+ * Records the hand-off of an open payment whose hold is still PENDING and which meets `ready`;
+ * keeps the first hand-off time. True when it did (or had, on a re-run); false when anything is
+ * not so (closed, released, not ready, unknown), nothing changed.
+ */
+export async function markHandedOffIfOpen(
+  executor: EntityManager,
+  table: OutgoingPaymentTable,
+  change: { id: string; stage: string | null; now: Date; ready?: RecordCondition },
+): Promise<boolean> {
+  const ready = change.ready ?? { sql: 'true', params: [] };
+  const rows = await executor.execute<Array<{ id: string }>>(
+    `update ${table} set handed_off_at = coalesce(handed_off_at, ?), stage = coalesce(?, stage), updated_at = ?
+      where id = ? and ${OPEN}
+        and exists (select 1 from ledger_transfer t where t.id = ${table}.id and t.state = 'PENDING')
+        and (${ready.sql})
+      returning id`,
+    [change.now, change.stage, change.now, change.id, ...ready.params],
+  );
+  return rows.length === 1;
+}
+
+/** The record and the state of its hold (null: no transfer under its id), read in one statement, nothing locked. */
+export async function findWithHoldState(
+  executor: EntityManager,
+  table: OutgoingPaymentTable,
+  id: string,
+): Promise<{ row: Record<string, unknown>; holdState: string | null } | undefined> {
+  const rows = await executor.execute<Array<Record<string, unknown>>>(
+    `select r.*, t.state as hold_state from ${table} r left join ledger_transfer t on t.id = r.id where r.id = ?`,
+    [id],
+  );
+  const found = rows[0];
+  if (!found) return undefined;
+  const { hold_state: holdState, ...row } = found;
+  return { row, holdState: (holdState as string | null) ?? null };
+}
+
+/**
+ * Closes an open, handed-off payment as SETTLED, in the caller's transaction (its ledger posting
+ * follows in the same one). False when it is not open and handed off: nothing changed.
+ */
+export async function closeSettledIfHandedOff(
+  executor: EntityManager,
+  table: OutgoingPaymentTable,
+  id: string,
+  now: Date,
+): Promise<boolean> {
+  const rows = await executor.execute<Array<{ id: string }>>(
+    `update ${table} set status = 'SUCCESSFUL', stage = 'SETTLED', failure_reason = null, updated_at = ?
+      where id = ? and ${OPEN} and (handed_off_at is not null or ${REFERENCE_COLUMN[table]} is not null)
+      returning id`,
+    [now, id],
+  );
+  return rows.length === 1;
+}
+
+/**
+ * Stores what the chain answered to a broadcast: the first hash stays; the stage becomes
+ * BROADCAST unless a settlement (or anything final) committed meanwhile. One statement.
+ */
+export async function recordBroadcast(executor: EntityManager, id: string, transactionHash: string, now: Date): Promise<void> {
+  const rows = await executor.execute<Array<{ id: string }>>(
+    `update crypto_withdrawal set transaction_hash = coalesce(transaction_hash, ?),
+            stage = case when ${OPEN} then 'BROADCAST' else stage end, updated_at = ?
+      where id = ? returning id`,
+    [transactionHash, now, id],
+  );
+  assertInvariant(rows.length === 1, `crypto withdrawal ${id} exists`);
+}
+
+/**
+ * Stores what the bank answered to a submission: the message id, the first reference (kept), and
+ * SUBMITTED for a transfer still RESERVED. One statement.
+ */
+export async function recordSubmission(
+  executor: EntityManager,
+  submission: { id: string; messageId: string; bankReference: string; now: Date },
+): Promise<void> {
+  const rows = await executor.execute<Array<{ id: string }>>(
+    `update sepa_transfer set message_id = ?, bank_reference = coalesce(bank_reference, ?),
+            stage = case when stage = 'RESERVED' then 'SUBMITTED' else stage end, updated_at = ?
+      where id = ? returning id`,
+    [submission.messageId, submission.bankReference, submission.now, submission.id],
+  );
+  assertInvariant(rows.length === 1, `SEPA transfer ${submission.id} exists`);
+}
+
+/** A SEPA transfer with its hold's state and its debtor (the partner's name and EUR IBAN), in one statement, nothing locked. */
+export async function findSepaTransferWithDebtor(
+  executor: EntityManager,
+  id: string,
+): Promise<{ row: Record<string, unknown>; holdState: string | null; debtorName: string | null; debtorIban: string | null } | undefined> {
+  const rows = await executor.execute<Array<Record<string, unknown>>>(
+    `select s.*, t.state as hold_state, p.name as debtor_name, a.iban as debtor_iban
+       from sepa_transfer s
+       left join ledger_transfer t on t.id = s.id
+       left join partner p on p.id = s.partner_id
+       left join account a on a.kind = 'PARTNER' and a.partner_id = s.partner_id and a.currency = 'eur'
+      where s.id = ?`,
+    [id],
+  );
+  const found = rows[0];
+  if (!found) return undefined;
+  const { hold_state: holdState, debtor_name: debtorName, debtor_iban: debtorIban, ...row } = found;
+  return {
+    row,
+    holdState: (holdState as string | null) ?? null,
+    debtorName: (debtorName as string | null) ?? null,
+    debtorIban: (debtorIban as string | null) ?? null,
+  };
+}

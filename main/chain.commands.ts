@@ -1,0 +1,261 @@
+import { randomUUID } from 'node:crypto';
+import { createPublicClient, createWalletClient, defineChain, getAddress, http, isAddress, parseAbi, parseUnits } from 'viem';
+import type { Address, Chain, PublicClient } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { z } from 'zod';
+import { localUrl } from '../core/listen-address';
+import type { Settings } from '../core/settings';
+import { EVM_NETWORK_NAMES } from '../core/settings/declarations/rails';
+import type { EvmNetworkName } from '../core/settings/declarations/rails';
+import { findChainIdentities } from '../db/queries/evm-chain-identity.queries';
+import type { ChainIdentity, RecordedChainIdentity } from '../db/queries/evm-chain-identity.queries';
+import { DEVELOPMENT_CHAIN_ID, readDevelopmentChain } from '../dev/development-chain';
+import { adoptChain } from '../operations/operator/chain-adoption';
+import { OperatorActionRefused } from '../operations/operator/operator-refusal';
+import type { Command } from './ops-command';
+import { CliFailure, parseFlags, UsageMistake } from './ops-command';
+
+/** The chain commands of the operator CLI (main/ops.cli.ts): the networks' recorded chains, adopting a new one, and test funds on `npm start`'s chain. */
+export const CHAIN_USAGE = `  chain identity                         (each EVM network's recorded chain, and the chain its node is on now)
+  chain adopt --network ethereum|polygon --reason R
+                                         (the node's chain becomes the network's recorded chain; refused while
+                                          withdrawals signed on the recorded one are not final)
+  chain fund --address A --currency eth|usdc --amount N
+                                         (development only: test funds from npm start's local chain's faucet;
+                                          refused on any other chain)`;
+
+/** What one `chain fund` may send: enough for any test, bounded so a typo cannot drain the faucet. */
+const FUND_LIMITS = { eth: { decimals: 18, max: 1_000n }, usdc: { decimals: 6, max: 1_000_000n } } as const;
+const RPC_TIMEOUT_MS = 10_000;
+const RECEIPT_TIMEOUT_MS = 30_000;
+const TEST_USDC_MINT = parseAbi(['function mint(address to, uint256 value)']);
+
+/** The node the CLI reaches for a network: the configured one, else (ethereum) `npm start`'s development chain when this data folder has one. */
+interface CliEvmNode {
+  network: EvmNetworkName;
+  rpcUrl: string;
+  chainId: number;
+  hotWalletAddress: Address;
+  origin: 'configured' | 'development chain';
+}
+
+function evmNodeOf(settings: Settings, network: EvmNetworkName): CliEvmNode | undefined {
+  const configured = settings.evmNetworks[network];
+  if (configured)
+    return {
+      network,
+      rpcUrl: configured.rpcUrl,
+      chainId: configured.chainId,
+      hotWalletAddress: privateKeyToAccount(configured.hotWalletPrivateKey as `0x${string}`).address,
+      origin: 'configured',
+    };
+  if (network !== 'ethereum' || settings.development.chain !== 'local-evm') return undefined;
+  const development = readDevelopmentChain(settings.development.dataDir);
+  if (!development) return undefined;
+  return {
+    network,
+    rpcUrl: localUrl(settings.development.host, settings.development.evmNodePort),
+    chainId: DEVELOPMENT_CHAIN_ID,
+    hotWalletAddress: development.marker.hotWalletAddress,
+    origin: 'development chain',
+  };
+}
+
+function chainOf(node: { network: string; rpcUrl: string; chainId: number }): Chain {
+  return defineChain({
+    id: node.chainId,
+    name: node.network,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [node.rpcUrl] } },
+  });
+}
+
+function clientOf(node: CliEvmNode): PublicClient {
+  return createPublicClient({
+    chain: chainOf(node),
+    cacheTime: 0,
+    transport: http(node.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }),
+  });
+}
+
+/** viem's one-line summary: its full message carries the node's URL, which may carry an API key. */
+function withoutUrl(error: unknown): string {
+  if (error && typeof error === 'object' && 'shortMessage' in error && typeof error.shortMessage === 'string') return error.shortMessage;
+  return error instanceof Error ? error.message.split('\n')[0]! : String(error);
+}
+
+async function identityOf(node: CliEvmNode): Promise<ChainIdentity> {
+  const client = clientOf(node);
+  try {
+    const [chainId, genesis] = await Promise.all([client.getChainId(), client.getBlock({ blockNumber: 0n })]);
+    return { chainId, genesisHash: genesis.hash.toLowerCase() };
+  } catch (error) {
+    throw new CliFailure({
+      error: 'chain-unreachable',
+      message: `the ${node.network} node (${node.origin}) did not answer: ${withoutUrl(error)}`,
+    });
+  }
+}
+
+function shownIdentity(identity: RecordedChainIdentity) {
+  return {
+    id: identity.id,
+    chainId: identity.chainId,
+    genesisHash: identity.genesisHash,
+    recordedAt: identity.recordedAt.toISOString(),
+    ...(identity.adoptedAt ? { adoptedAt: identity.adoptedAt.toISOString(), adoptedBy: identity.adoptedBy } : {}),
+  };
+}
+
+/** A positive decimal of at most the currency's decimals, up to its limit: the base units it sends. */
+function fundAmount(amount: string, currency: keyof typeof FUND_LIMITS): bigint {
+  const limit = FUND_LIMITS[currency];
+  const match = /^(\d{1,16})(?:\.(\d{1,18}))?$/.exec(amount);
+  if (!match) throw new UsageMistake('--amount must be a plain decimal, e.g. 12.5');
+  if ((match[2] ?? '').length > limit.decimals)
+    throw new UsageMistake(`--amount has more than the ${limit.decimals} decimals ${currency} has`);
+  const units = parseUnits(amount, limit.decimals);
+  if (units <= 0n) throw new UsageMistake('--amount must be more than 0');
+  if (units > limit.max * 10n ** BigInt(limit.decimals)) throw new UsageMistake(`--amount must be at most ${limit.max} ${currency}`);
+  return units;
+}
+
+export const chainCommands: Record<string, Command> = {
+  'chain identity': {
+    changesState: false,
+    async run({ em, flags, settings }) {
+      parseFlags(z.object({}), flags);
+      const recorded = new Map((await findChainIdentities(em)).map((identity) => [identity.network, identity]));
+      const networks = [];
+      for (const network of EVM_NETWORK_NAMES) {
+        const node = evmNodeOf(settings, network);
+        const identity = recorded.get(network);
+        if (!node && !identity) continue;
+        let onNode: object | null = null;
+        let matches: boolean | null = null;
+        if (node) {
+          try {
+            const seen = await identityOf(node);
+            onNode = { origin: node.origin, ...seen };
+            matches = identity ? identity.chainId === seen.chainId && identity.genesisHash === seen.genesisHash : null;
+          } catch (error) {
+            onNode = { origin: node.origin, unreachable: error instanceof Error ? error.message : String(error) };
+          }
+        }
+        networks.push({ network, recorded: identity ? shownIdentity(identity) : null, node: onNode, matches });
+      }
+      return { networks };
+    },
+  },
+
+  'chain adopt': {
+    changesState: true,
+    async run({ em, flags, now, settings, operator, reason }) {
+      const input = parseFlags(z.object({ network: z.enum(EVM_NETWORK_NAMES) }), flags);
+      if (reason === null) throw new UsageMistake('chain adopt needs --reason: why, for the audit trail');
+      const node = evmNodeOf(settings, input.network);
+      if (!node)
+        throw new OperatorActionRefused(
+          'no-evm-node',
+          `${input.network} has no node here (no EVM_RPC_URL_${input.network.toUpperCase()}${input.network === 'ethereum' ? ', and no development chain in DATA_DIR' : ''}): nothing to adopt`,
+        );
+      const identity = await identityOf(node);
+      const client = clientOf(node);
+      const adoption = await adoptChain(
+        em,
+        input.network,
+        {
+          identity,
+          hotWalletAddress: node.hotWalletAddress.toLowerCase(),
+          transactionCount: async (address) =>
+            BigInt(await client.getTransactionCount({ address: getAddress(address), blockTag: 'pending' })),
+        },
+        operator.actor,
+        now,
+      );
+      const previous = adoption.previous ? shownIdentity(adoption.previous) : null;
+      const adopted = shownIdentity(adoption.adopted);
+      return {
+        output: { network: input.network, previous, adopted, ...(adoption.walletNonce ? { walletNonce: adoption.walletNonce } : {}) },
+        audit: {
+          action: 'chain-adopt',
+          subject: { type: 'evm-chain-identity', id: adoption.adopted.id, partnerId: null },
+          details: { network: input.network, previous, adopted, walletNonce: adoption.walletNonce ?? null },
+        },
+      };
+    },
+  },
+
+  'chain fund': {
+    changesState: true,
+    async run({ flags, settings }) {
+      const input = parseFlags(
+        z.object({
+          address: z
+            .string()
+            .refine((address) => isAddress(address), 'must be an EVM address (0x and 40 hex digits; mixed case must be its checksum)'),
+          currency: z.enum(['eth', 'usdc']),
+          amount: z.string(),
+        }),
+        flags,
+      );
+      const units = fundAmount(input.amount, input.currency);
+      const to = getAddress(input.address);
+      // Only `npm start`'s own chain: chain id 31337 and the genesis its marker in DATA_DIR recorded when it made the chain.
+      const development = readDevelopmentChain(settings.development.dataDir);
+      const node = evmNodeOf(settings, 'ethereum');
+      if (!development || !node)
+        throw new OperatorActionRefused(
+          'not-development-chain',
+          `chain fund sends test funds on npm start's local development chain only, and ${
+            development ? 'ethereum has no node here (CHAIN=simulated)' : `DATA_DIR (${settings.development.dataDir}) holds none`
+          }`,
+        );
+      const identity = await identityOf(node);
+      if (identity.chainId !== DEVELOPMENT_CHAIN_ID || identity.genesisHash !== development.marker.genesisHash)
+        throw new OperatorActionRefused(
+          'not-development-chain',
+          `the ethereum node (${node.origin}) is on chain id ${identity.chainId}, genesis ${identity.genesisHash}; ` +
+            `the development chain of DATA_DIR is chain id ${DEVELOPMENT_CHAIN_ID}, genesis ${development.marker.genesisHash}: chain fund sends test funds there only`,
+        );
+      // Sent inside the command's transaction, before its audit row commits: a refused or failed send
+      // leaves no row; a commit that failed after a mined send (test funds only) would leave the transfer unaudited.
+      const chain = chainOf(node);
+      const transport = http(node.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 0 });
+      const faucet = createWalletClient({ chain, transport, account: privateKeyToAccount(development.keys.faucetPrivateKey) });
+      const hash =
+        input.currency === 'eth'
+          ? await faucet.sendTransaction({ to, value: units })
+          : await faucet.writeContract({
+              address: development.marker.usdcAddress,
+              abi: TEST_USDC_MINT,
+              functionName: 'mint',
+              args: [to, units],
+            });
+      const receipt = await createPublicClient({ chain, transport }).waitForTransactionReceipt({
+        hash,
+        pollingInterval: 200,
+        timeout: RECEIPT_TIMEOUT_MS,
+      });
+      if (receipt.status !== 'success')
+        throw new CliFailure({ error: 'chain-transfer-failed', message: `transaction ${hash} reverted`, transactionHash: hash });
+      const amount = input.amount.includes('.') ? input.amount.replace(/\.?0+$/, '') : input.amount;
+      const output = {
+        network: 'ethereum',
+        currency: input.currency,
+        amount,
+        address: to,
+        transactionHash: hash,
+        blockNumber: receipt.blockNumber.toString(),
+      };
+      return {
+        output,
+        audit: {
+          action: 'chain-fund',
+          subject: { type: 'chain-transfer', id: randomUUID(), partnerId: null },
+          details: { ...output },
+        },
+      };
+    },
+  },
+};

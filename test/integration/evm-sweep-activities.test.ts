@@ -1,0 +1,367 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import pg from 'pg';
+import { createTestClient, createWalletClient, erc20Abi, http, parseEther, parseGwei, parseUnits, publicActions } from 'viem';
+import type { Address } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { EvmSweeper } from '../../activities/adapters/chain/evm/evm-sweeper';
+import type { EvmNetworkConfig } from '../../activities/adapters/chain/evm/evm-network-config';
+import { createEvmSweepActivities } from '../../activities/evm-sweep.activities';
+import type { EvmSweepClaim, EvmSweepInput, EvmSweepProgress } from '../../contracts';
+import { systemClock } from '../../core/clock';
+import type { Currency } from '../../core/currencies';
+import { parseDepositSeed } from '../../core/deposit-seed';
+import { createLogger } from '../../core/logger';
+import { postTransferDirectly } from '../../db/ledger/ledger';
+import { inPgTransaction } from '../../db/pg-transaction';
+import { insertCryptoDeposits } from '../../db/queries/crypto-deposit.queries';
+import { localChain, startEvmNode } from '../../dev/evm-node';
+import type { RunningEvmNode } from '../../dev/evm-node';
+import { testUsdcContract } from '../../dev/evm/test-usdc.contract';
+import type { CrashingSweepInput } from '../support/evm-crashing-sweep.main';
+import { blockOnTestToken } from '../support/evm-test-token';
+import { createTestPartner, openTestOrm } from '../support/fixtures';
+import type { TestPartner } from '../support/fixtures';
+import { killProcessGroup, spawnTsx } from '../support/processes';
+import { testStack } from '../support/stack';
+import { TEST_DEPOSIT_SEED } from '../support/test-config';
+
+/**
+ * The sweep's activities below Temporal, on a Hardhat node of this file and the run's Postgres:
+ * claims and steps that overlap or repeat, and a worker process SIGKILLed after the sweep's
+ * transaction is stored and after it is sent. Every assertion about money reads the node: what
+ * the deposit address and the hot wallet hold, and how many transactions the address ever sent.
+ *
+ * The node stands for polygon (pol is its native coin), as in evm-deposit-activities.test.ts;
+ * deposits are recorded here already credited (one transaction with their ledger credit), so no
+ * watcher of the run ever sees them uncredited.
+ */
+
+const THRESHOLDS = { eth: '0.01', pol: '1', usdc: '1' } as const;
+
+let node: RunningEvmNode;
+let pool: pg.Pool;
+let chain: ReturnType<typeof createChainClient>;
+let activities: ReturnType<typeof createEvmSweepActivities>;
+
+function createChainClient(rpcUrl: string, chainId: number) {
+  return createTestClient({ chain: localChain(chainId, rpcUrl), mode: 'hardhat', cacheTime: 0, transport: http(rpcUrl) }).extend(
+    publicActions,
+  );
+}
+
+function networkConfig(): EvmNetworkConfig {
+  return {
+    rpcUrl: node.rpcUrl,
+    chainId: node.chainId,
+    hotWalletPrivateKey: node.hotWalletPrivateKey,
+    requiredConfirmations: 1,
+    replaceAfterMs: 60_000,
+    usdcTokenAddress: node.usdcAddress,
+    maxFeePerGasCapWei: parseGwei('500'),
+  };
+}
+
+beforeAll(async () => {
+  node = await startEvmNode({ dataDir: testStack().dataDir, log: createLogger('evm-node', 'warn') });
+  chain = createChainClient(node.rpcUrl, node.chainId);
+  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 10 });
+  const sweeper = new EvmSweeper({ pool, networks: { polygon: networkConfig() }, seed: parseDepositSeed(TEST_DEPOSIT_SEED) });
+  activities = createEvmSweepActivities({
+    pool,
+    clock: systemClock,
+    log: createLogger('evm-sweep-activities', 'error'),
+    evmSweeps: { sweeper, thresholds: THRESHOLDS, pollIntervalMs: 100 },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await pool?.end();
+  await node?.stop();
+});
+
+/** Each attempt in an activity context of its own, as two workers would run them. */
+const claimEvmSweep = (input: EvmSweepInput): Promise<EvmSweepClaim> => activities.claimEvmSweep(input);
+const advanceEvmSweep = (input: { sweepId: string }): Promise<EvmSweepProgress> => activities.advanceEvmSweep(input);
+const claim = (input: EvmSweepInput) =>
+  new MockActivityEnvironment().run<[EvmSweepInput], EvmSweepClaim, typeof claimEvmSweep>(claimEvmSweep, input);
+const advance = (sweepId: string) =>
+  new MockActivityEnvironment().run<[{ sweepId: string }], EvmSweepProgress, typeof advanceEvmSweep>(advanceEvmSweep, { sweepId });
+
+async function newPartner(): Promise<TestPartner> {
+  const orm = await openTestOrm(2);
+  return createTestPartner(orm).finally(() => orm.close(true));
+}
+
+const hex32 = () => `0x${randomBytes(32).toString('hex')}`;
+
+/** A deposit found and credited, in one transaction with its ledger credit (as creditCryptoDeposit posts it). */
+async function creditedDeposit(partner: TestPartner, currency: Currency, amount: string, address?: string): Promise<string> {
+  const id = randomUUID();
+  const now = new Date();
+  await inPgTransaction(pool, async (client) => {
+    await insertCryptoDeposits(
+      client,
+      [
+        {
+          id,
+          partnerId: partner.partnerId,
+          accountId: partner.accounts[currency].id,
+          network: 'polygon',
+          currency,
+          amount,
+          transactionHash: hex32(),
+          logIndex: currency === 'usdc' ? 0 : -1,
+          // Block 0: no watcher's rewind of this run reaches below it.
+          blockNumber: 0n,
+          blockHash: hex32(),
+          address: address ?? partner.accounts.pol.walletAddress!,
+          status: 'IN_PROGRESS',
+        },
+      ],
+      now,
+    );
+    await postTransferDirectly(
+      client,
+      {
+        transferId: id,
+        kind: 'DEPOSIT',
+        postings: [
+          { systemAccount: 'EXTERNAL_DEPOSITS', currency, amount: `-${amount}` },
+          { accountId: partner.accounts[currency].id, amount },
+        ],
+      },
+      now,
+    );
+    await client.query(`update crypto_deposit set status = 'SUCCESSFUL', stage = 'CREDITED', credited_at = $2 where id = $1`, [id, now]);
+  });
+  return id;
+}
+
+async function mintUsdc(to: string, amount: string): Promise<void> {
+  const owner = createWalletClient({
+    chain: chain.chain,
+    transport: http(node.rpcUrl),
+    account: privateKeyToAccount(node.usdcOwnerPrivateKey),
+  });
+  const hash = await owner.writeContract({
+    address: node.usdcAddress,
+    abi: testUsdcContract().abi,
+    functionName: 'mint',
+    args: [to as Address, parseUnits(amount, 6)],
+  });
+  await chain.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+}
+
+const usdcOf = (address: string) =>
+  chain.readContract({ address: node.usdcAddress, abi: erc20Abi, functionName: 'balanceOf', args: [address as Address] });
+const nativeOf = (address: string) => chain.getBalance({ address: address as Address });
+
+/** Steps until the sweep is final, as the workflow does (a poll interval apart). */
+async function untilFinal(sweepId: string): Promise<EvmSweepProgress> {
+  for (let step = 0; step < 60; step += 1) {
+    const progress = await advance(sweepId);
+    if (progress.status !== 'IN_FLIGHT') return progress;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`sweep ${sweepId} is still in flight`);
+}
+
+async function sweepRow(id: string) {
+  const result = await pool.query<{
+    status: string;
+    failure_reason: string | null;
+    sent: string | null;
+    amount: string;
+    hash: string | null;
+  }>(
+    `select status, failure_reason, sent_base_units::text as sent, amount_base_units::text as amount, transaction_hash as hash
+       from evm_sweep where id = $1`,
+    [id],
+  );
+  return result.rows[0]!;
+}
+
+async function storedTransactions(id: string): Promise<Array<{ from_address: string; nonce: string; attempts: string }>> {
+  const result = await pool.query<{ from_address: string; nonce: string; attempts: string }>(
+    `select t.from_address, t.nonce::text, (select count(*) from evm_transaction_attempt a where a.withdrawal_id = t.withdrawal_id)::text as attempts
+       from evm_transaction t where t.withdrawal_id = $1`,
+    [id],
+  );
+  return result.rows;
+}
+
+async function balanceOf(partner: TestPartner, currency: Currency): Promise<string> {
+  const result = await pool.query<{ balance: string }>(
+    'select trim_scale(posted_amount)::text as balance from account where partner_id = $1 and currency = $2',
+    [partner.partnerId, currency],
+  );
+  return result.rows[0]!.balance;
+}
+
+async function claimed(input: EvmSweepInput): Promise<string> {
+  const result = await claim(input);
+  if (result.kind !== 'claimed') throw new Error(`expected a claim, got ${JSON.stringify(result)}`);
+  return result.sweepId;
+}
+
+/** Runs the sweep's steps in a process of its own and SIGKILLs it at the crash point (test/support/evm-crashing-sweep.main.ts). */
+async function advanceAndCrash(sweepId: string, crashAt: CrashingSweepInput['crashAt']): Promise<void> {
+  const { maxFeePerGasCapWei, ...config } = networkConfig();
+  const input: CrashingSweepInput = {
+    databaseUrl: testStack().databaseUrl,
+    crashAt,
+    seed: TEST_DEPOSIT_SEED,
+    network: { ...config, hotWalletPrivateKey: node.hotWalletPrivateKey, maxFeePerGasCapWei: maxFeePerGasCapWei.toString() },
+    sweepId,
+  };
+  const child = spawnTsx(testStack().dataDir, 'test/support/evm-crashing-sweep.main.ts', [], {
+    env: { ...process.env, EVM_CRASHING_SWEEP: JSON.stringify(input) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+        if (chunk.includes('CRASH_POINT')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`the sweeping process exited (${code}) before its crash point: ${stderr}`)));
+    });
+  } finally {
+    await killProcessGroup(child);
+  }
+}
+
+describe('sweeping a deposit address, activity by activity', () => {
+  it('sweeps credited pol to the hot wallet once, whatever claims and steps overlap or repeat; the partner keeps its balance', async () => {
+    const partner = await newPartner();
+    const address = partner.accounts.pol.walletAddress!;
+    await chain.setBalance({ address: address as Address, value: parseEther('2.5') });
+    const depositId = await creditedDeposit(partner, 'pol', '2.5');
+    const input: EvmSweepInput = { network: 'polygon', address, currency: 'pol', pollIntervalMs: 100 };
+    const hotBefore = await nativeOf(node.hotWalletAddress);
+
+    // Three claims at once: one sweep, the others resume it.
+    const claims = await Promise.all([claim(input), claim(input), claim(input)]);
+    const ids = new Set(claims.map((each) => (each.kind === 'claimed' ? each.sweepId : each.kind)));
+    expect(ids.size).toBe(1);
+    expect(claims.filter((each) => each.kind === 'claimed' && !each.resumed)).toHaveLength(1);
+    const sweepId = [...ids][0]!;
+    // A token claim at the address waits for this one.
+    expect(await claim({ ...input, currency: 'usdc' })).toEqual({ kind: 'busy', inFlight: sweepId });
+
+    // Three steps at once, then again: one signed transaction, sent, confirmed.
+    await Promise.all([advance(sweepId), advance(sweepId), advance(sweepId)]);
+    expect(await storedTransactions(sweepId)).toEqual([{ from_address: address.toLowerCase(), nonce: '0', attempts: '1' }]);
+    const final = await untilFinal(sweepId);
+    expect(final).toMatchObject({ sweepId, status: 'SWEPT', stage: 'SWEPT' });
+    expect(await advance(sweepId)).toMatchObject({ status: 'SWEPT', transactionHash: final.transactionHash });
+
+    const row = await sweepRow(sweepId);
+    expect(row).toMatchObject({ status: 'SWEPT', amount: parseEther('2.5').toString(), hash: final.transactionHash });
+    const sent = BigInt(row.sent!);
+    // What was credited minus at most its gas (21 000 × the max fee it was signed with).
+    expect(sent).toBeLessThan(parseEther('2.5'));
+    expect(sent).toBeGreaterThan(parseEther('2.5') - parseEther('0.01'));
+    expect((await nativeOf(node.hotWalletAddress)) - hotBefore).toBe(sent);
+    expect(await nativeOf(address)).toBeLessThan(parseEther('2.5') - sent);
+    expect(await chain.getTransactionCount({ address: address as Address })).toBe(1);
+    expect(await balanceOf(partner, 'pol')).toBe('2.5');
+    const linked = await pool.query('select sweep_id from crypto_deposit where id = $1', [depositId]);
+    expect(linked.rows).toEqual([{ sweep_id: sweepId }]);
+    expect(await claim(input)).toMatchObject({ kind: 'nothing' });
+  });
+
+  it('sweeps usdc after the hot wallet tops up its gas, never spending the pol of the address that is not swept yet', async () => {
+    const partner = await newPartner();
+    const address = partner.accounts.pol.walletAddress!;
+    // 0.4 pol credited, below its threshold: it stays, and it is no gas money.
+    await chain.setBalance({ address: address as Address, value: parseEther('0.4') });
+    await creditedDeposit(partner, 'pol', '0.4');
+    await mintUsdc(address, '25');
+    await creditedDeposit(partner, 'usdc', '25');
+    const hotUsdcBefore = await usdcOf(node.hotWalletAddress);
+
+    expect(await claim({ network: 'polygon', address, currency: 'pol', pollIntervalMs: 100 })).toMatchObject({ kind: 'nothing' });
+    const sweepId = await claimed({ network: 'polygon', address, currency: 'usdc', pollIntervalMs: 100 });
+    expect(await advance(sweepId)).toMatchObject({ status: 'IN_FLIGHT', stage: 'GAS_TOP_UP' });
+    const topUp = await pool.query<{ id: string; units: string }>(
+      'select gas_top_up_transaction_id as id, gas_top_up_base_units::text as units from evm_sweep where id = $1',
+      [sweepId],
+    );
+    const { id: topUpId, units } = topUp.rows[0]!;
+    expect(await storedTransactions(topUpId)).toEqual([
+      { from_address: node.hotWalletAddress.toLowerCase(), nonce: expect.any(String), attempts: '1' },
+    ]);
+
+    expect(await untilFinal(sweepId)).toMatchObject({ status: 'SWEPT' });
+    expect(await usdcOf(address)).toBe(0n);
+    expect((await usdcOf(node.hotWalletAddress)) - hotUsdcBefore).toBe(parseUnits('25', 6));
+    // The gas came from the top-up alone: the credited pol is all still there.
+    expect(await nativeOf(address)).toBeGreaterThanOrEqual(parseEther('0.4'));
+    expect(await nativeOf(address)).toBeLessThanOrEqual(parseEther('0.4') + BigInt(units));
+    expect(await storedTransactions(sweepId)).toEqual([{ from_address: address.toLowerCase(), nonce: '0', attempts: '1' }]);
+    expect([await balanceOf(partner, 'usdc'), await balanceOf(partner, 'pol')]).toEqual(['25', '0.4']);
+  });
+
+  it('a worker killed after storing the sweep’s transaction: the next one sends those bytes, and signs nothing', async () => {
+    const partner = await newPartner();
+    const address = partner.accounts.pol.walletAddress!;
+    await chain.setBalance({ address: address as Address, value: parseEther('3') });
+    await creditedDeposit(partner, 'pol', '3');
+    const sweepId = await claimed({ network: 'polygon', address, currency: 'pol', pollIntervalMs: 100 });
+    await advanceAndCrash(sweepId, 'afterSigning');
+    const [stored] = await storedTransactions(sweepId);
+    expect(stored).toMatchObject({ nonce: '0', attempts: '1' });
+    // Stored, never sent: the chain has not seen it.
+    expect(await chain.getTransactionCount({ address: address as Address, blockTag: 'pending' })).toBe(0);
+    const hash = await pool.query<{ transaction_hash: string }>(
+      'select transaction_hash from evm_transaction_attempt where withdrawal_id = $1',
+      [sweepId],
+    );
+
+    const final = await untilFinal(sweepId);
+    expect(final).toMatchObject({ status: 'SWEPT', transactionHash: hash.rows[0]!.transaction_hash });
+    expect(await storedTransactions(sweepId)).toEqual([stored]);
+    expect(await chain.getTransactionCount({ address: address as Address })).toBe(1);
+  });
+
+  it('a worker killed right after sending a token sweep: the next one follows the same transaction to its end, the tokens moved once', async () => {
+    const partner = await newPartner();
+    const address = partner.accounts.pol.walletAddress!;
+    await mintUsdc(address, '40');
+    await creditedDeposit(partner, 'usdc', '40');
+    const hotUsdcBefore = await usdcOf(node.hotWalletAddress);
+    const sweepId = await claimed({ network: 'polygon', address, currency: 'usdc', pollIntervalMs: 100 });
+    await advanceAndCrash(sweepId, 'afterSending');
+    const [stored] = await storedTransactions(sweepId);
+
+    expect(await untilFinal(sweepId)).toMatchObject({ status: 'SWEPT' });
+    expect(await storedTransactions(sweepId)).toEqual([stored]);
+    expect((await usdcOf(node.hotWalletAddress)) - hotUsdcBefore).toBe(parseUnits('40', 6));
+    expect(await chain.getTransactionCount({ address: address as Address })).toBe(1);
+  });
+
+  it('ends FAILED, for operators, when the seed does not derive the address, or the token refuses the transfer', async () => {
+    const partner = await newPartner();
+    // Coins at an address that is the partner's by the books but not by the seed (an address of before derived addresses).
+    const stranger = privateKeyToAccount(generatePrivateKey()).address;
+    await chain.setBalance({ address: stranger, value: parseEther('2') });
+    await creditedDeposit(partner, 'pol', '2', stranger);
+    const notDerived = await claimed({ network: 'polygon', address: stranger, currency: 'pol', pollIntervalMs: 100 });
+    expect(await advance(notDerived)).toMatchObject({ status: 'FAILED', failureReason: 'ADDRESS_NOT_DERIVED' });
+    expect(await storedTransactions(notDerived)).toEqual([]);
+    // Its deposits are not due again: the sweeper leaves them to operators.
+    expect(await claim({ network: 'polygon', address: stranger, currency: 'pol', pollIntervalMs: 100 })).toMatchObject({ kind: 'nothing' });
+
+    const address = partner.accounts.pol.walletAddress!;
+    await mintUsdc(address, '30');
+    await creditedDeposit(partner, 'usdc', '30');
+    await blockOnTestToken(node, address as Address);
+    const refused = await claimed({ network: 'polygon', address, currency: 'usdc', pollIntervalMs: 100 });
+    expect(await untilFinal(refused)).toMatchObject({ status: 'FAILED', failureReason: 'REVERTED' });
+    expect(await usdcOf(address)).toBe(parseUnits('30', 6));
+    expect(await sweepRow(refused)).toMatchObject({ status: 'FAILED', failure_reason: 'REVERTED' });
+  });
+});

@@ -1,0 +1,31 @@
+import type { Client } from '@temporalio/client';
+import { evmDepositWatcherContract } from '../contracts';
+import type { EvmDepositNetwork } from '../contracts';
+import type { Logger } from '../core/logger';
+import { EVM_NETWORK_NAMES } from '../core/settings/declarations/rails';
+import type { EvmNetworkSettings } from '../core/settings';
+import { ensurePerNetworkWorkflows } from './per-network-workflows';
+
+/** Every EVM network with an RPC URL is watched for deposits, on the same node as its withdrawals. */
+export function watchedNetworks(evmNetworks: Readonly<Partial<Record<EvmDepositNetwork, EvmNetworkSettings>>>): EvmDepositNetwork[] {
+  return EVM_NETWORK_NAMES.filter((network) => evmNetworks[network] !== undefined);
+}
+
+/**
+ * Starts the deposit watcher of each configured EVM network unless it already runs
+ * (USE_EXISTING: every worker calls this on boot, and one watcher per network is kept). One that
+ * ended (terminated by an operator) is started afresh; it goes on from its cursor in Postgres.
+ */
+export async function ensureEvmDepositWatchers(
+  client: Client,
+  taskQueue: string,
+  networks: readonly EvmDepositNetwork[],
+  log: Logger,
+): Promise<void> {
+  await ensurePerNetworkWorkflows(client, taskQueue, networks, log, {
+    contract: evmDepositWatcherContract,
+    name: 'deposit watcher',
+    summary: (network) =>
+      `Watches ${network} for deposits to partners' addresses: records them, credits them at their confirmations, follows reorganisations`,
+  });
+}

@@ -1,0 +1,37 @@
+import type { Client } from '@temporalio/client';
+import type { EvmDepositNetwork } from '../contracts';
+import type { Logger } from '../core/logger';
+
+/** A long-running workflow kept once per EVM network (the deposit watcher, the sweeper). */
+export interface PerNetworkWorkflow {
+  contract: { workflowType: string; workflowId(network: EvmDepositNetwork): string };
+  /** What the log calls it. */
+  name: string;
+  /** What the Temporal UI shows for it. */
+  summary(network: EvmDepositNetwork): string;
+}
+
+/**
+ * Starts the workflow of each network unless it already runs (USE_EXISTING: every worker calls
+ * this on boot, and one per network is kept). One that ended (terminated by an operator) is started
+ * afresh; what it works from is in Postgres.
+ */
+export async function ensurePerNetworkWorkflows(
+  client: Client,
+  taskQueue: string,
+  networks: readonly EvmDepositNetwork[],
+  log: Logger,
+  kind: PerNetworkWorkflow,
+): Promise<void> {
+  for (const network of networks) {
+    const workflowId = kind.contract.workflowId(network);
+    const handle = await client.workflow.start(kind.contract.workflowType, {
+      workflowId,
+      taskQueue,
+      args: [{ network }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      staticSummary: kind.summary(network),
+    });
+    log.info(`${kind.name} ${workflowId} running (run ${handle.firstExecutionRunId})`);
+  }
+}

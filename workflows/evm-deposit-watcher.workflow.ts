@@ -1,0 +1,53 @@
+import { continueAsNew, log, proxyActivities, setCurrentDetails, sleep, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { EVM_DEPOSIT_WATCH } from '../contracts';
+import type { EvmDepositScanResult, EvmDepositWatcherInput, EvmDepositWatcherWorkflow } from '../contracts';
+import { withSummary } from './activity-proxies';
+
+/**
+ * One batch of blocks, heartbeating: a dead worker is noticed within the heartbeat timeout and the
+ * batch runs again elsewhere (the cursor moves only from where a batch found it, so two attempts
+ * never record one block twice). Retried without limit and without a list of final failures: a
+ * node or database that is down pauses the watcher, it never stops it.
+ */
+const { scanEvmDeposits } = proxyActivities<Activities>({
+  startToCloseTimeout: '3 minutes',
+  heartbeatTimeout: EVM_DEPOSIT_WATCH.heartbeatTimeoutMs,
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/** What the run's page in the Temporal UI shows after each batch: where the watcher stands. */
+function batchDetails(result: EvmDepositScanResult): string {
+  const lag = BigInt(result.head) - BigInt(result.lastBlock);
+  return [
+    `**${result.network}**: read up to block ${result.lastBlock} of ${result.head}${lag > 0n ? ` (${lag} behind)` : ' (caught up)'}`,
+    '',
+    `- Last batch: ${result.blocksRead} block(s) read, ${result.seen} deposit(s) seen, ${result.credited} credited` +
+      (result.rewound > 0 ? `, **rewound ${result.rewound} block(s)** (a reorganisation)` : ''),
+  ].join('\n');
+}
+
+/**
+ * The deposit watcher of one EVM network: batches back to back while behind the head, a poll
+ * interval's sleep once caught up, and continue-as-new after a bounded number of batches so the
+ * history stays small. It never fails: a batch that fails for good (a refusal no retry changes)
+ * is logged and tried again after a pause.
+ */
+export async function evmDepositWatcherWorkflow(input: EvmDepositWatcherInput): Promise<void> {
+  const batches = Math.max(1, input.batchesPerRun ?? EVM_DEPOSIT_WATCH.batchesPerRun);
+  const scan = withSummary(scanEvmDeposits, `read ${input.network} blocks for deposits; credit those with their confirmations`);
+  for (let batch = 0; batch < batches && !workflowInfo().continueAsNewSuggested; batch += 1) {
+    let result: EvmDepositScanResult;
+    try {
+      result = await scan({ network: input.network });
+    } catch (error) {
+      log.warn(`deposit batch of ${input.network} failed for good; trying again later`, { error });
+      setCurrentDetails(`**${input.network}**: the last batch failed (see its activity); the next one starts within a minute.`);
+      await sleep(EVM_DEPOSIT_WATCH.afterFailureMs);
+      continue;
+    }
+    setCurrentDetails(batchDetails(result));
+    if (result.caughtUp) await sleep(result.pollIntervalMs);
+  }
+  await continueAsNew<EvmDepositWatcherWorkflow>(input);
+}
