@@ -8,6 +8,8 @@ import type { TemporalAccess } from '../core/temporal-connection';
 import { DEFAULT_DATABASE_TIMEOUTS, poolConfig } from '../db/connection-settings';
 import type { DatabaseTimeouts } from '../db/connection-settings';
 import { connectClosable } from '../operations/temporal/closable-connection';
+import { createAdmission } from '../operations/temporal/admission';
+import { temporalBacklogReader } from '../operations/temporal/task-queue-backlog';
 import type { EurRates } from '../core/rates';
 import type { Rail } from '../core/rails';
 import { localUrl } from '../core/listen-address';
@@ -98,14 +100,20 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
     });
     await apiKeys.start();
     stops.push(() => apiKeys.stop());
+    const client = new Client({ connection, namespace: options.temporalNamespace, dataConverter: temporalDataConverter(temporalAccess) });
     const app = createApp({
       pool,
       readPool,
       temporal: {
-        client: new Client({ connection, namespace: options.temporalNamespace, dataConverter: temporalDataConverter(temporalAccess) }),
+        client,
         taskQueue: options.temporalTaskQueue,
         responseTimeoutMs: options.operationResponseTimeoutMs,
         pool: decisionPool,
+        admission: createAdmission({
+          readBacklog: temporalBacklogReader(client, options.temporalTaskQueue),
+          responseTimeoutMs: options.operationResponseTimeoutMs,
+          log: options.log,
+        }),
       },
       rateSource: configuredRateSource(options.eurRates),
       clock: options.clock ?? systemClock,

@@ -12,6 +12,7 @@ import type { OperationType } from '../../core/operation-types';
 import { tombstoneOperation } from '../../db/queries/ledger-tombstone.queries';
 import { fundsReservedUpdate } from '../../contracts';
 import type { OperationProgress, WorkflowContract } from '../../contracts';
+import type { Admission } from './admission';
 import { isOwnDeadline } from './own-deadline';
 import { domainErrorOf, rethrowAsDomainError } from './temporal-errors';
 import type { WorkflowMetadata } from './workflow-summary';
@@ -24,6 +25,8 @@ export interface WorkflowTarget {
   responseTimeoutMs: number;
   /** The primary, where the tombstone that decides a timed-out request is written. */
   pool: pg.Pool;
+  /** Refuses a new operation while the workers are too far behind to serve it in time (admission.ts). */
+  admission?: Admission;
 }
 
 /** One operation's workflow, started through its contract: the arguments type-check against it. */
@@ -90,6 +93,8 @@ export async function startAndAwaitReservation<W extends Workflow>(target: Workf
  * record, and the workflow starts with that request, however rates or fees have moved since.
  */
 async function accepted<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): Promise<WorkflowStart<W>> {
+  // Before anything is recorded: a refused request leaves no trace and adds no work.
+  target.admission?.admit();
   const [input, ...rest] = start.args as unknown[];
   const request = await recordAcceptedOperation(target.pool, {
     id: start.operation.id,

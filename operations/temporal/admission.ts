@@ -1,0 +1,102 @@
+import { DomainError } from '../../core/errors';
+import type { Logger } from '../../core/logger';
+
+/** What Temporal says of the workflow task queue: how long its oldest waiting task has waited. */
+export interface Backlog {
+  ageMs: number;
+  count: number;
+}
+
+/**
+ * Admission control for new workflows (issue 21, the 60-minute chaos run, seed 1235351395).
+ *
+ * When the workers fall behind (a Temporal restart, a paused worker, a slow database link), a new
+ * workflow's first task waits behind the backlog. Past the API's answer deadline the request is
+ * abandoned (503, tombstone), but its workflow still costs the workers a task, and the client's
+ * retry starts another: the backlog never shrinks, and the service stays down with no fault left
+ * (a metastable failure). So a new operation is refused at once, before anything is recorded or
+ * started, while the task queue's oldest waiting task is older than a third of the deadline: the
+ * refused request adds no work, the backlog drains, and admission resumes by itself.
+ *
+ * Never in the way of a healthy service: the backlog is read at most once a second, in the
+ * background (a request never waits for it); a reading that failed or is older than a few seconds
+ * admits (an unreachable Temporal is the bounded wait's to answer). Temporal caches the figures
+ * for up to 5 s, so the bound is never below 5 s.
+ */
+export interface Admission {
+  /** Throws `service-unavailable` when a new workflow would not be served within the deadline. */
+  admit(): void;
+}
+
+export interface AdmissionOptions {
+  readBacklog: () => Promise<Backlog>;
+  responseTimeoutMs: number;
+  log: Logger;
+  /** Milliseconds since some fixed point (tests pass their own). */
+  now?: () => number;
+}
+
+/** How often the backlog is read while requests come in. */
+export const BACKLOG_READ_INTERVAL_MS = 1_000;
+/** A reading older than this (no request for a while, or reads failing) no longer refuses. */
+export const BACKLOG_READING_TTL_MS = 5_000;
+/** Temporal's own cache of the figures (matching.TaskQueueInfoByBuildIdTTL): a finer bound means nothing. */
+export const MIN_BACKLOG_AGE_BOUND_MS = 5_000;
+
+export function backlogAgeBoundMs(responseTimeoutMs: number): number {
+  return Math.max(MIN_BACKLOG_AGE_BOUND_MS, Math.floor(responseTimeoutMs / 3));
+}
+
+export function createAdmission(options: AdmissionOptions): Admission {
+  const now = options.now ?? Date.now;
+  const boundMs = backlogAgeBoundMs(options.responseTimeoutMs);
+  let reading: { backlog: Backlog; at: number } | undefined;
+  let lastReadStarted = Number.NEGATIVE_INFINITY;
+  let reads: Promise<void> | undefined;
+  let refusing = false;
+
+  const read = async () => {
+    try {
+      const backlog = await options.readBacklog();
+      reading = { backlog, at: now() };
+    } catch (error) {
+      // Unknown is not late: the start's own bounded wait answers an unreachable Temporal.
+      reading = undefined;
+      options.log.debug(`admission: the task queue's backlog could not be read: ${(error as Error).message}`);
+    } finally {
+      reads = undefined;
+    }
+  };
+
+  const late = (): Backlog | undefined => {
+    if (!reading || now() - reading.at > BACKLOG_READING_TTL_MS) return undefined;
+    return reading.backlog.ageMs > boundMs ? reading.backlog : undefined;
+  };
+
+  return {
+    admit() {
+      if (!reads && now() - lastReadStarted >= BACKLOG_READ_INTERVAL_MS) {
+        lastReadStarted = now();
+        reads = read();
+      }
+      const backlog = late();
+      if (backlog !== undefined) {
+        if (!refusing)
+          options.log.warn(
+            `admission: refusing new operations while the workflow task queue is behind (oldest task waiting ${seconds(backlog.ageMs)} s, ${backlog.count} tasks; bound ${seconds(boundMs)} s)`,
+          );
+        refusing = true;
+        throw new DomainError(
+          'service-unavailable',
+          `the service is behind on its work (its oldest waiting operation has waited ${seconds(backlog.ageMs)} s), so this operation was not started: nothing was moved; retry later`,
+        );
+      }
+      if (refusing) options.log.info('admission: the workflow task queue caught up; admitting new operations again');
+      refusing = false;
+    },
+  };
+}
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(1);
+}
