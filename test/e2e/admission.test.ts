@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { newWalletAddress } from '../../db/services/account-identifiers';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { startTestApi } from '../support/http';
 import type { TestApi } from '../support/http';
-import { balancesOf } from '../support/operations';
+import { balancesOf, ethWithdrawalBody } from '../support/operations';
 import { startTestWorker } from '../support/test-worker';
 import type { TestWorker } from '../support/test-worker';
 import { useTestApi } from '../support/use-test-api';
@@ -20,15 +19,6 @@ import { useTestApi } from '../support/use-test-api';
 const ctx = useTestApi();
 
 const sql = async <Row>(query: string, params: unknown[] = []): Promise<Row[]> => ctx.orm.em.fork().getConnection().execute(query, params);
-
-const withdrawal = () => ({
-  currency: 'eth',
-  amount: 0.1,
-  walletAddress: newWalletAddress('eth'),
-  name: 'Jan Kowalski',
-  walletType: 'CUSTODIAL',
-  receiverType: 'NATURAL',
-});
 
 async function withdraw(through: TestApi, partner: TestPartner, body: Record<string, unknown>, key: string) {
   const startedAt = Date.now();
@@ -56,14 +46,14 @@ describe('a workflow backlog older than the deadline allows', () => {
     let worker: TestWorker | undefined;
     try {
       const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
-      const first = await withdraw(impatient, partner, withdrawal(), 'backlog-first');
+      const first = await withdraw(impatient, partner, ethWithdrawalBody(), 'backlog-first');
       expect(first.status).toBe(503);
       expect(first.json.errorMessage).toMatch(/not confirmed in time/);
 
       // Once the waiting workflow is older than the bound (and Temporal's 5 s cache of the figures
       // has turned over), a new operation is refused before it is recorded: no wait, no workflow.
       await sleep(5_000);
-      const body = withdrawal();
+      const body = ethWithdrawalBody();
       const refused = await eventually(
         async () => {
           const before = await acceptedCount(partner);

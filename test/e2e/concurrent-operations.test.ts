@@ -1,9 +1,8 @@
 import { Decimal } from '../../core/money';
-import { newWalletAddress } from '../../db/services/account-identifiers';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
 import type { TestResponse } from '../support/http';
-import { balancesOf } from '../support/operations';
+import { balancesOf, ethWithdrawalBody } from '../support/operations';
 import { useTestApi } from '../support/use-test-api';
 
 const ctx = useTestApi({ poolMax: 20 });
@@ -20,14 +19,7 @@ describe('many concurrent withdrawals and exchanges against one balance', () => 
     const withdrawals = Array.from({ length: 8 }, () =>
       ctx.api.request('POST', '/v1/partner/crypto-withdrawal', {
         apiKey: partner.apiKey,
-        body: {
-          currency: 'eth',
-          amount: 0.1,
-          walletAddress: newWalletAddress('eth'),
-          name: 'Jan Kowalski',
-          walletType: 'CUSTODIAL',
-          receiverType: 'NATURAL',
-        },
+        body: ethWithdrawalBody(),
       }),
     );
     const exchanges = locks.map((lockId) =>

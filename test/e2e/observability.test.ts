@@ -7,7 +7,7 @@ import type { Activities } from '../../activities';
 import { createLogger } from '../../core/logger';
 import type { LogLevel, Logger } from '../../core/logger';
 import { DEFAULT_EUR_RATES } from '../../core/rates';
-import { newWalletAddress } from '../../db/services/account-identifiers';
+import { ethWithdrawalBody } from '../support/operations';
 import { freePort } from '../../dev/free-port';
 import { SdkLogAdapter } from '../../worker/temporal-runtime';
 import { startWorker } from '../../worker/worker';
@@ -366,14 +366,7 @@ describe('a withdrawal, followed from the request to its activities', () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
 
     const requestId = `obs-withdrawal-${randomUUID()}`;
-    const body = {
-      currency: 'eth',
-      amount: 0.1,
-      walletAddress: newWalletAddress('eth'),
-      name: 'Jan Kowalski',
-      walletType: 'CUSTODIAL',
-      receiverType: 'NATURAL',
-    };
+    const body = ethWithdrawalBody();
     const headers = { 'X-Request-Id': requestId, 'Idempotency-Key': `obs-${randomUUID()}` };
     const first = await api.post('/v1/partner/crypto-withdrawal', body, { apiKey: partner.apiKey, headers });
     expect(first.status).toBe(200);

@@ -8,7 +8,7 @@ import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { startTestApi } from '../support/http';
 import type { TestApi } from '../support/http';
-import { balancesOf } from '../support/operations';
+import { balancesOf, ethWithdrawalBody } from '../support/operations';
 import { testStack } from '../support/stack';
 import { startTestWorker } from '../support/test-worker';
 import type { TestWorker } from '../support/test-worker';
@@ -29,18 +29,6 @@ beforeAll(async () => {
 });
 
 const sql = async <Row>(query: string, params: unknown[] = []): Promise<Row[]> => ctx.orm.em.fork().getConnection().execute(query, params);
-
-function ethWithdrawal(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    currency: 'eth',
-    amount: 0.1,
-    walletAddress: newWalletAddress('eth'),
-    name: 'Jan Kowalski',
-    walletType: 'CUSTODIAL',
-    receiverType: 'NATURAL',
-    ...overrides,
-  };
-}
 
 async function withdraw(through: TestApi, partner: TestPartner, body: Record<string, unknown>, headers: Record<string, string> = {}) {
   return through.request('POST', '/v1/partner/crypto-withdrawal', { apiKey: partner.apiKey, body, headers });
@@ -79,7 +67,7 @@ describe('cancelling a withdrawal in the Temporal UI', () => {
   it('while it waits for travel-rule data releases amount + fee and ends UNSUCCESSFUL, as Canceled', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
     // 0.5 eth = EUR 1500 to a non-custodial wallet: waits for travel-rule data.
-    const response = await withdraw(ctx.api, partner, ethWithdrawal({ amount: 0.5, walletType: 'NON_CUSTODIAL' }));
+    const response = await withdraw(ctx.api, partner, ethWithdrawalBody({ amount: 0.5, walletType: 'NON_CUSTODIAL' }));
     expect(response.status).toBe(200);
     const withdrawalId = response.json.withdrawalId as string;
     await untilStage(withdrawalId, 'AWAITING_TRAVEL_RULE_DATA');
@@ -94,7 +82,7 @@ describe('cancelling a withdrawal in the Temporal UI', () => {
 
   it('once broadcast only records the request: the money stays held until the chain answers, then settles once', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
-    const response = await withdraw(ctx.api, partner, ethWithdrawal());
+    const response = await withdraw(ctx.api, partner, ethWithdrawalBody());
     const withdrawalId = response.json.withdrawalId as string;
     const broadcast = await untilStage(withdrawalId, 'BROADCAST');
 
@@ -121,7 +109,7 @@ describe('resetting a broadcast withdrawal after the deny list changed', () => {
   it('never refunds coins that left: the reset run settles the same transaction once', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
     const destination = newWalletAddress('eth');
-    const response = await withdraw(ctx.api, partner, ethWithdrawal({ walletAddress: destination }));
+    const response = await withdraw(ctx.api, partner, ethWithdrawalBody({ walletAddress: destination }));
     const withdrawalId = response.json.withdrawalId as string;
     const broadcast = await untilStage(withdrawalId, 'BROADCAST');
 
@@ -166,7 +154,7 @@ describe('a POST whose wait runs out', () => {
     let late: TestWorker | undefined;
     try {
       const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
-      const body = ethWithdrawal();
+      const body = ethWithdrawalBody();
       const first = await withdraw(impatient, partner, body, { 'idempotency-key': 'race-no-worker' });
       expect(first.status).toBe(503);
       expect(first.json).toMatchObject({ errorCode: 'P503' });
@@ -218,7 +206,7 @@ describe('a POST whose wait runs out', () => {
     const impatient = await startTestApi({ taskQueue: slowAnswer.taskQueue, responseTimeoutMs: 1_000 });
     try {
       const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
-      const response = await withdraw(impatient, partner, ethWithdrawal());
+      const response = await withdraw(impatient, partner, ethWithdrawalBody());
       expect(response.status).toBe(200);
       const withdrawalId = response.json.withdrawalId as string;
       await eventually(async () => expect((await withdrawalRow(withdrawalId)).status).toBe('SUCCESSFUL'));
@@ -289,7 +277,7 @@ describe('an exchange whose wait runs out', () => {
 describe('a refused request', () => {
   it('ends its workflow Completed with the refusal, and leaves a tombstone so no late attempt or Reset can still move money', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eth: '0.05' } });
-    const refused = await withdraw(ctx.api, partner, ethWithdrawal());
+    const refused = await withdraw(ctx.api, partner, ethWithdrawalBody());
     expect(refused.status).toBe(400);
     expect(refused.json.errorCode).toBe('P433');
     const workflow = await eventually(async () => {

@@ -1,12 +1,26 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from '@temporalio/client';
 import { connectClosable } from '../../operations/temporal/closable-connection';
+import { newWalletAddress } from '../../db/services/account-identifiers';
 import { upsertUser } from '../../db/services/partner-user.service';
 import type { TestPartner } from './fixtures';
 import type { TestApi } from './http';
 import { eventually } from './eventually';
 import { testStack } from './stack';
 import { testDataConverter } from './temporal-access';
+
+/** A partner's own withdrawal of 0.1 ETH to a new address (fee 0.0005): the tests' usual one. */
+export function ethWithdrawalBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    currency: 'eth',
+    amount: 0.1,
+    walletAddress: newWalletAddress('eth'),
+    name: 'Jan Kowalski',
+    walletType: 'CUSTODIAL',
+    receiverType: 'NATURAL',
+    ...overrides,
+  };
+}
 
 export async function balancesOf(api: TestApi, partner: TestPartner): Promise<Record<string, string>> {
   const response = await api.request('GET', '/v1/partner/balances', { apiKey: partner.apiKey });
