@@ -7,6 +7,7 @@ import { PLAIN_TEMPORAL_ACCESS, temporalConnectionOptions, temporalDataConverter
 import type { TemporalAccess } from '../core/temporal-connection';
 import { DEFAULT_DATABASE_TIMEOUTS, poolConfig } from '../db/connection-settings';
 import type { DatabaseTimeouts } from '../db/connection-settings';
+import { connectPatiently } from '../core/patient-connect';
 import { connectClosable } from '../operations/temporal/closable-connection';
 import { createAdmission } from '../operations/temporal/admission';
 import { temporalBacklogReader } from '../operations/temporal/task-queue-backlog';
@@ -86,8 +87,10 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
       each.on('error', (error) => options.log.warn(`database pool: ${error.message}`));
       stops.push(() => each.end());
     }
-    const { connection, close: closeConnection } = await connectClosable(
-      temporalConnectionOptions(options.temporalAddress, temporalAccess),
+    const { connection, close: closeConnection } = await connectPatiently(
+      'api',
+      () => connectClosable(temporalConnectionOptions(options.temporalAddress, temporalAccess)),
+      options.log,
     );
     stops.push(closeConnection);
     const metrics = createApiMetrics({ readPool, log: options.log });

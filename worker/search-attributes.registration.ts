@@ -1,4 +1,5 @@
 import { Connection } from '@temporalio/client';
+import { connectPatiently } from '../core/patient-connect';
 import { SEARCH_ATTRIBUTE_KEYS } from '../core/search-attributes';
 import type { Logger } from '../core/logger';
 import { PLAIN_TEMPORAL_ACCESS, temporalConnectionOptions } from '../core/temporal-connection';
@@ -11,7 +12,7 @@ export async function registerSearchAttributes(
   log: Logger,
   access: TemporalAccess = PLAIN_TEMPORAL_ACCESS,
 ): Promise<void> {
-  const connection = await Connection.connect(temporalConnectionOptions(address, access));
+  const connection = await connectPatiently('search attributes', () => Connection.connect(temporalConnectionOptions(address, access)), log);
   try {
     const existing = await connection.operatorService.listSearchAttributes({ namespace });
     const known = new Set(Object.keys(existing.customAttributes ?? {}));

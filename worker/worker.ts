@@ -26,6 +26,7 @@ import { SWEEP_THRESHOLD_DEFAULTS } from '../core/settings/declarations/sweeps';
 import { railsOfWorker } from '../core/rails';
 import type { Rail } from '../core/rails';
 import type { Logger } from '../core/logger';
+import { connectPatiently } from '../core/patient-connect';
 import type { DevelopmentSettings, ListenAddress, Settings } from '../core/settings';
 import { DEFAULT_DATABASE_TIMEOUTS, poolConfig } from '../db/connection-settings';
 import { openOrm } from '../db/orm';
@@ -201,7 +202,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const pool = new pg.Pool(poolConfig(options.databaseUrl, 5, timeouts));
   // An idle client that loses its server (a restart, a failover) must not crash the worker.
   pool.on('error', (error) => options.log.warn(`database pool: ${error.message}`));
-  const connection = await NativeConnection.connect(temporalConnectionOptions(options.temporalAddress, temporalAccess));
+  const connection = await connectPatiently(
+    'worker',
+    () => NativeConnection.connect(temporalConnectionOptions(options.temporalAddress, temporalAccess)),
+    options.log,
+  );
   // The same decision as the adapters below: the bank is simulated, a chain network without its node too.
   const { simulated: simulatedRails } = railsOfWorker(options.settings.evmNetworks ?? {});
   const metrics = createWorkerMetrics({ simulatedRails });
