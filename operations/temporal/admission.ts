@@ -54,15 +54,20 @@ export function createAdmission(options: AdmissionOptions): Admission {
   let lastReadStarted = Number.NEGATIVE_INFINITY;
   let reads: Promise<void> | undefined;
   let refusing = false;
+  let readsFailing = false;
 
   const read = async () => {
     try {
       const backlog = await options.readBacklog();
       reading = { backlog, at: now() };
+      readsFailing = false;
     } catch (error) {
       // Unknown is not late: the start's own bounded wait answers an unreachable Temporal.
       reading = undefined;
-      options.log.debug(`admission: the task queue's backlog could not be read: ${(error as Error).message}`);
+      // Once per run of failures: an authorizer that denies DescribeTaskQueue leaves admission off, and says so.
+      if (!readsFailing)
+        options.log.warn(`admission: the task queue's backlog cannot be read, so new operations are admitted: ${(error as Error).message}`);
+      readsFailing = true;
     } finally {
       reads = undefined;
     }

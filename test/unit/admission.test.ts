@@ -108,6 +108,11 @@ describe('admission of new operations by the workflow task queue backlog', () =>
     run.advance(BACKLOG_READ_INTERVAL_MS);
     await run.admitAndRead();
     expect(await run.admitAndRead()).toBe('admitted');
+    run.advance(BACKLOG_READ_INTERVAL_MS);
+    await run.admitAndRead();
+    expect(run.reads()).toBe(3);
+    // Said once per run of failures, not once a second.
+    expect(run.log.lines.filter((line) => line.startsWith('warn admission: the task queue'))).toHaveLength(1);
   });
 
   it('does not refuse on a reading older than its time to live (no request came for a while)', async () => {
