@@ -16,7 +16,7 @@ export const API_SETTINGS = {
   operationResponseTimeoutMs: setting(
     'OPERATION_RESPONSE_TIMEOUT_MS',
     milliseconds(30_000, { min: 1 }),
-    `how long a POST waits for its workflow's answer; then the API decides the race with a tombstone: the usual answer if the money moved first, else 503 P503 "nothing was moved" (and nothing will be; safe to retry)`,
+    `how long a POST waits for its workflow's answer; then the API decides the race with a tombstone: the usual answer if the money moved first, else 503 P503 "nothing was moved" (and nothing will be; safe to retry). A third of it (at least 5 s) also bounds the workflow task queue's backlog: past that, new operations are refused at once (admission control, docs/operators.md)`,
   ),
   maxBodyBytes: setting(
     'MAX_BODY_BYTES',
