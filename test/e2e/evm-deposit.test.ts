@@ -152,6 +152,19 @@ async function sendEth(to: string, amount: string): Promise<Hex> {
   return hash;
 }
 
+/**
+ * Sends with automine off and mines the one block it is in, leaving automine off (afterEach turns it
+ * back on): the worker's sweeper may send a transaction at any time (an earlier test's credit), and
+ * with automine its block would deepen the deposit behind the test's back.
+ */
+async function sendEthOneDeep(to: string, amount: string): Promise<Hex> {
+  await chain.setAutomine(false);
+  const hash = await wallet().sendTransaction({ to: to as Address, value: parseEther(amount) });
+  await chain.mine({ blocks: 1 });
+  expect((await chain.getTransactionReceipt({ hash })).status).toBe('success');
+  return hash;
+}
+
 /** The partner's cryptoDeposit entries of this month, newest first. */
 async function depositsOf(partner: TestPartner): Promise<Array<Record<string, unknown>>> {
   return (await historyOf(ctx.api, partner)).filter((entry) => entry.type === 'cryptoDeposit');
@@ -263,14 +276,16 @@ describe('deposits to partners on a real EVM chain', () => {
     });
     const ethHash = await wallet().sendTransaction({ to: usdcWallet as Address, value: parseEther('0.01') });
     await chain.mine({ blocks: 1 });
-    await chain.setAutomine(true);
     const receipts = await Promise.all([usdcHash, ethHash].map((hash) => chain.getTransactionReceipt({ hash })));
     expect(receipts.map((receipt) => [receipt.status, receipt.blockNumber])).toEqual([
       ['success', receipts[0]!.blockNumber],
       ['success', receipts[0]!.blockNumber],
     ]);
+    // Automine stays off until both are seen one deep: the worker's sweeper may send a transaction
+    // (an earlier test's credit) at any time, and with automine its block would be their second.
     const [usdc, eth] = [await depositRow(usdcHash), await depositRow(ethHash)];
     expect([usdc.status, eth.status]).toEqual(['IN_PROGRESS', 'IN_PROGRESS']);
+    await chain.setAutomine(true);
     await chain.mine({ blocks: 1 });
 
     await eventually(async () => {
@@ -292,7 +307,7 @@ describe('deposits to partners on a real EVM chain', () => {
     const partner = await createTestPartner(ctx.orm);
     const receiver = await receiverFor(partner);
     const snapshot = await chain.snapshot();
-    const hash = await sendEth(partner.accounts.eth.walletAddress!, '0.3');
+    const hash = await sendEthOneDeep(partner.accounts.eth.walletAddress!, '0.3');
     const deposit = await depositRow(hash);
     expect(deposit.status).toBe('IN_PROGRESS');
 
