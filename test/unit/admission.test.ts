@@ -1,20 +1,7 @@
 import { DomainError } from '../../core/errors';
-import type { Logger } from '../../core/logger';
 import { BACKLOG_READ_INTERVAL_MS, BACKLOG_READING_TTL_MS, backlogAgeBoundMs, createAdmission } from '../../operations/temporal/admission';
 import type { Backlog } from '../../operations/temporal/admission';
-
-function recordingLog(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const log = {
-    lines,
-    debug: (message: string) => lines.push(`debug ${message}`),
-    info: (message: string) => lines.push(`info ${message}`),
-    warn: (message: string) => lines.push(`warn ${message}`),
-    error: (message: string) => lines.push(`error ${message}`),
-    child: () => log,
-  };
-  return log;
-}
+import { recordingLog } from '../support/recording-log';
 
 /** An admission over a backlog the test sets, on a clock the test moves. */
 function setUp(responseTimeoutMs = 15_000) {

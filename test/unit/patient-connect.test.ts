@@ -1,18 +1,5 @@
-import type { Logger } from '../../core/logger';
 import { connectPatiently } from '../../core/patient-connect';
-
-function recordingLog(): Logger & { warnings: string[] } {
-  const warnings: string[] = [];
-  const log = {
-    warnings,
-    debug: () => undefined,
-    info: () => undefined,
-    warn: (message: string) => warnings.push(message),
-    error: () => undefined,
-    child: () => log,
-  };
-  return log;
-}
+import { recordingLog } from '../support/recording-log';
 
 describe('connecting to Temporal at start', () => {
   it('waits for a server that answers after a few refusals, saying why each time', async () => {
@@ -30,7 +17,7 @@ describe('connecting to Temporal at start', () => {
     );
     expect(connection).toBe('connected');
     expect(attempts).toBe(3);
-    expect(log.warnings).toEqual([
+    expect(log.at('warn')).toEqual([
       'api: Temporal did not answer (Failed to connect before the deadline); trying again in 250 ms',
       'api: Temporal did not answer (Failed to connect before the deadline); trying again in 500 ms',
     ]);
@@ -53,6 +40,6 @@ describe('connecting to Temporal at start', () => {
     ).rejects.toThrow('refused 3');
     expect(Date.now() - startedAt).toBeLessThan(1_500);
     expect(attempts).toBe(3);
-    expect(log.warnings).toHaveLength(2);
+    expect(log.at('warn')).toHaveLength(2);
   });
 });
