@@ -47,14 +47,15 @@ function dataInOrder(event: WebhookEvent): OperationEventData | DepositWebhookEv
 function depositData(data: DepositWebhookEventData): DepositWebhookEventData {
   return {
     id: data.id,
+    ...(data.type === undefined ? {} : { type: data.type }),
     status: data.status,
     stage: data.stage,
     failureReason: data.failureReason ?? null,
     sequence: data.sequence,
-    network: data.network,
+    network: data.network ?? null,
     currency: data.currency,
     amount: data.amount,
-    transactionHash: data.transactionHash,
+    transactionHash: data.transactionHash ?? null,
   };
 }
 

@@ -9,8 +9,9 @@ import type { WithdrawalAddressStatus } from './withdrawal-address-book';
  * `webhook-signature` headers; this is the JSON body). Three families, told apart by `type`:
  * - an operation's status or stage change, one type per operation type: ids, amounts, currencies,
  *   status, stage and failure reason only, no personal data;
- * - a crypto deposit seen, credited or never to be credited: what arrived and on which transaction
- *   (no wallet address: the partner's is its balance's);
+ * - a deposit: one found on chain seen, credited or never to be credited (what arrived and on
+ *   which transaction; no wallet address: the partner's is its balance's), or money credited
+ *   otherwise (a SEPA credit transfer, an operator's credit), credited when written;
  * - a change of the partner's withdrawal-address book: the entry itself, address and label
  *   included (the partner's own, and the point: its security team sees every new address during
  *   the cooling-off).
@@ -25,7 +26,7 @@ export const OPERATION_WEBHOOK_EVENT_TYPES: readonly OperationWebhookEventType[]
   (type) => OPERATION_TYPES[type].webhookEventType,
 );
 
-/** A crypto deposit seen on chain (pending), credited (succeeded), or never to be credited (failed). */
+/** A deposit seen on chain (pending), credited (succeeded: on chain, by SEPA credit or by an operator), or never to be credited (failed). */
 export const DEPOSIT_WEBHOOK_EVENT_TYPES = ['deposit.pending', 'deposit.succeeded', 'deposit.failed'] as const;
 export type DepositWebhookEventType = (typeof DEPOSIT_WEBHOOK_EVENT_TYPES)[number];
 
@@ -39,9 +40,22 @@ export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
   ...WITHDRAWAL_ADDRESS_WEBHOOK_EVENT_TYPES,
 ];
 
-/** What the outbox's rows are about (`webhook_event.operation_type`): an operation type, a crypto deposit, or an address-book entry. */
-export type WebhookSubjectType = OperationType | 'crypto-deposit' | 'withdrawal-address';
-export const WEBHOOK_SUBJECT_TYPES: readonly WebhookSubjectType[] = [...OPERATION_TYPE_NAMES, 'crypto-deposit', 'withdrawal-address'];
+/**
+ * What the outbox's rows are about (`webhook_event.operation_type`): an operation type, a deposit
+ * found on chain (`crypto_deposit`), any other credit (`deposit`: SEPA, an operator's), or an
+ * address-book entry.
+ */
+export type WebhookSubjectType = OperationType | 'crypto-deposit' | 'deposit' | 'withdrawal-address';
+export const WEBHOOK_SUBJECT_TYPES: readonly WebhookSubjectType[] = [
+  ...OPERATION_TYPE_NAMES,
+  'crypto-deposit',
+  'deposit',
+  'withdrawal-address',
+];
+
+/** The history entry types a deposit event can be about. */
+export const DEPOSIT_ENTRY_TYPES = ['cryptoDeposit', 'sepaDeposit', 'fiatDeposit'] as const;
+export type DepositEntryType = (typeof DEPOSIT_ENTRY_TYPES)[number];
 
 interface Envelope<Type extends WebhookEventType, Data> {
   /** The event id, also sent as `webhook-id`: stable across retries, so a receiver can drop duplicates. */
@@ -76,19 +90,27 @@ export interface OperationEventData {
 
 /** A deposit's event: what arrived, on which transaction, and where it stands (the id is the history entry's). */
 export interface DepositWebhookEventData {
-  /** The deposit's id: its entry in the transaction history (type cryptoDeposit). */
+  /** The deposit's id: its entry in the transaction history. */
   id: string;
+  /**
+   * Its history entry's type: cryptoDeposit (found on chain, or credited by an operator),
+   * sepaDeposit (a SEPA credit transfer), fiatDeposit (an operator's credit). Absent only from
+   * events stored before it was added.
+   */
+  type?: DepositEntryType;
   /** IN_PROGRESS (seen, waiting for confirmations), SUCCESSFUL (credited) or UNSUCCESSFUL (never credited). */
   status: OperationStatus;
   stage: 'SEEN' | 'CREDITED' | 'BELOW_MINIMUM' | 'ORPHANED';
   /** Why an UNSUCCESSFUL deposit is not credited; null otherwise. */
   failureReason: 'BELOW_MINIMUM_DEPOSIT' | 'REMOVED_BY_REORGANISATION' | null;
   sequence: number;
-  network: string;
+  /** The network it arrived on; null for money that did not come on chain. */
+  network: string | null;
   currency: string;
   /** The exact decimal amount that arrived, as a string (18 decimals for eth would not survive a float). */
   amount: string;
-  transactionHash: string;
+  /** The transaction on chain; null for money that did not come on chain. */
+  transactionHash: string | null;
 }
 
 /** The entry as the address-book routes show it; `DELETED` only in `withdrawal_address.deleted`. */

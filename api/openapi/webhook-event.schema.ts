@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CRYPTO_CURRENCIES, NETWORKS } from '../../core/currencies';
 import {
+  DEPOSIT_ENTRY_TYPES,
   DEPOSIT_WEBHOOK_EVENT_TYPES,
   OPERATION_WEBHOOK_EVENT_TYPES,
   WITHDRAWAL_ADDRESS_WEBHOOK_EVENT_TYPES,
@@ -24,8 +25,9 @@ export const WEBHOOK_EVENT_DOCS: Readonly<Record<WebhookEventType, { summary: st
     data: 'data.id is the id of its cryptoDeposit entry in the transaction history.',
   },
   'deposit.succeeded': {
-    summary: 'A crypto deposit was credited: SUCCESSFUL',
-    data: 'data.id is the id of its cryptoDeposit entry in the transaction history.',
+    summary:
+      "Money was credited to the balance: a crypto deposit at its confirmations, a SEPA credit transfer to the IBAN, or an operator's credit (SUCCESSFUL)",
+    data: "data.id is the id of its entry in the transaction history, data.type that entry's type; network and transactionHash are null for money that did not come on chain.",
   },
   'deposit.failed': {
     summary: 'A crypto deposit will never be credited: UNSUCCESSFUL (below the minimum deposit, or removed by a reorganisation)',
@@ -64,9 +66,17 @@ const operationEventData = z.strictObject({
 
 const depositEventData = z.strictObject({
   id: z.uuid().meta({
-    description: 'The deposit id: its cryptoDeposit entry in the transaction history.',
+    description: 'The deposit id: its entry in the transaction history.',
     examples: ['4f1d7a2b-9c3e-4b5a-8d6f-0a1b2c3d4e5f'],
   }),
+  type: z
+    .enum(DEPOSIT_ENTRY_TYPES)
+    .optional()
+    .meta({
+      description:
+        "Its history entry's type: cryptoDeposit (found on chain, or an operator's crypto credit), sepaDeposit (a SEPA credit transfer), fiatDeposit (an operator's EUR credit). Every event sent now carries it.",
+      examples: ['cryptoDeposit'],
+    }),
   status: z
     .enum(OPERATION_STATUSES)
     .meta({ description: 'IN_PROGRESS (waiting for confirmations), SUCCESSFUL (credited) or UNSUCCESSFUL (never credited).' }),
@@ -79,13 +89,19 @@ const depositEventData = z.strictObject({
     .int()
     .min(1)
     .meta({ description: 'Per deposit 1, 2, …: the order of its events.', examples: [2] }),
-  network: z.string().meta({ description: 'The network it arrived on.', examples: ['ethereum'] }),
+  network: z
+    .string()
+    .nullable()
+    .meta({ description: 'The network it arrived on; null for money that did not come on chain.', examples: ['ethereum'] }),
   currency: z.string().meta({ description: 'The currency slug credited.', examples: ['eth'] }),
   amount: z
     .string()
     .regex(/^\d+(\.\d+)?$/)
     .meta({ description: 'The exact amount that arrived, a decimal string.', examples: ['0.25'] }),
-  transactionHash: z.string().meta({ description: 'The transaction on chain.', examples: [`0x${'ab'.repeat(32)}`] }),
+  transactionHash: z
+    .string()
+    .nullable()
+    .meta({ description: 'The transaction on chain; null for money that did not come on chain.', examples: [`0x${'ab'.repeat(32)}`] }),
 });
 
 const withdrawalAddressEventData = z.strictObject({

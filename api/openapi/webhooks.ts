@@ -73,6 +73,7 @@ function exampleEvent(type: WebhookEventType): WebhookEvent {
       type,
       data: {
         id: '4f1d7a2b-9c3e-4b5a-8d6f-0a1b2c3d4e5f',
+        type: 'cryptoDeposit',
         status,
         stage,
         failureReason,

@@ -20,6 +20,7 @@ import { Migration20261126090000_incoming_sepa } from './Migration20261126090000
 import { Migration20261126100000_evm_deposits } from './Migration20261126100000_evm_deposits';
 import { Migration20261127010000_evm_sweeps } from './Migration20261127010000_evm_sweeps';
 import { Migration20261127020000_evm_chain_identity } from './Migration20261127020000_evm_chain_identity';
+import { Migration20261128010000_deposit_webhooks } from './Migration20261128010000_deposit_webhooks';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261126100000_evm_deposits', class: Migration20261126100000_evm_deposits },
   { name: 'Migration20261127010000_evm_sweeps', class: Migration20261127010000_evm_sweeps },
   { name: 'Migration20261127020000_evm_chain_identity', class: Migration20261127020000_evm_chain_identity },
+  { name: 'Migration20261128010000_deposit_webhooks', class: Migration20261128010000_deposit_webhooks },
 ];

@@ -249,6 +249,7 @@ describe('deposits to partners on a real EVM chain', () => {
     expect(events.every((each) => each.verified)).toBe(true);
     expect(events[1]!.event.data).toEqual({
       id: seen.id,
+      type: 'cryptoDeposit',
       status: 'SUCCESSFUL',
       stage: 'CREDITED',
       failureReason: null,

@@ -14,6 +14,8 @@ import { runOpsCli } from '../support/ops-cli';
 import { testStack } from '../support/stack';
 import { TEST_WORKER_SETTINGS } from '../support/test-config';
 import { useTestApi } from '../support/use-test-api';
+import { startWebhookReceiver } from '../support/webhook-receiver';
+import type { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * Incoming SEPA credits through the real stack: the simulated bank books a credit
@@ -82,6 +84,16 @@ async function unmatched(): Promise<Array<Record<string, unknown>>> {
   return output.unmatched;
 }
 
+/** A partner's webhook endpoint, as `webhook set` registers it. */
+async function receiverFor(partner: TestPartner): Promise<WebhookReceiver> {
+  const receiver = await startWebhookReceiver();
+  ctx.defer(() => receiver.stop());
+  const set = await ops(['webhook', 'set', '--partner', partner.partnerId, '--url', receiver.url], {});
+  expect(set.code).toBe(0);
+  receiver.secret = set.output.secret;
+  return receiver;
+}
+
 const sepaDeposits = async (partner: TestPartner) => (await historyOf(ctx.api, partner)).filter((entry) => entry.type === 'sepaDeposit');
 
 describe('an incoming SEPA credit to a partner’s ACTIVE IBAN', () => {
@@ -89,14 +101,32 @@ describe('an incoming SEPA credit to a partner’s ACTIVE IBAN', () => {
     'is credited by the ingest: the balance and the history show one sepaDeposit',
     async () => {
       const partner = await createTestPartner(ctx.orm);
+      const receiver = await receiverFor(partner);
       const entryRef = await receive(partner.accounts.eur.iban!, '125.50');
       await ingest();
       expect((await balancesOf(ctx.api, partner)).eur).toBe('125.50');
-      expect(await sepaDeposits(partner)).toEqual([
-        expect.objectContaining({ type: 'sepaDeposit', amount: 125.5, currency: 'eur', status: 'SUCCESSFUL' }),
-      ]);
+      const entries = await sepaDeposits(partner);
+      expect(entries).toEqual([expect.objectContaining({ type: 'sepaDeposit', amount: 125.5, currency: 'eur', status: 'SUCCESSFUL' })]);
       expect(await creditRow(entryRef)).toMatchObject({ status: 'CREDITED' });
       expect((await unmatched()).map((entry) => entry.entryRef)).not.toContain(entryRef);
+
+      // The partner hears of it: one signed deposit.succeeded about its history entry.
+      await eventually(async () => expect(receiver.received).toHaveLength(1), { timeoutMs: 30_000 });
+      const [event] = receiver.received;
+      expect(event!.verified).toBe(true);
+      expect(event!.event).toMatchObject({ type: 'deposit.succeeded', id: event!.webhookId });
+      expect(event!.event.data).toEqual({
+        id: entries[0]!.id,
+        type: 'sepaDeposit',
+        status: 'SUCCESSFUL',
+        stage: 'CREDITED',
+        failureReason: null,
+        sequence: 1,
+        network: null,
+        currency: 'eur',
+        amount: '125.5',
+        transactionHash: null,
+      });
     },
     CLI_HEAVY_MS,
   );
@@ -105,6 +135,7 @@ describe('an incoming SEPA credit to a partner’s ACTIVE IBAN', () => {
     'delivered twice is credited once: the bank sending it again, and the ingest reading everything again from a reset cursor',
     async () => {
       const partner = await createTestPartner(ctx.orm);
+      const receiver = await receiverFor(partner);
       const entryRef = `TWICE-${randomUUID().slice(0, 8)}`;
       await receive(partner.accounts.eur.iban!, '10.00', ['--entry-ref', entryRef]);
       await ingest();
@@ -133,6 +164,12 @@ describe('an incoming SEPA credit to a partner’s ACTIVE IBAN', () => {
       expect(fromTheStart.credited).toBe(0);
       expect((await balancesOf(ctx.api, partner)).eur).toBe('10.00');
       expect(await sepaDeposits(partner)).toHaveLength(1);
+      // One credit, one event: the redeliveries send none.
+      await eventually(async () => expect(receiver.received.map((each) => each.event.type)).toEqual(['deposit.succeeded']), {
+        timeoutMs: 30_000,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(receiver.received).toHaveLength(1);
     },
     CLI_HEAVY_MS,
   );
@@ -195,6 +232,7 @@ describe('an incoming SEPA credit no partner account takes', () => {
       const setStatus = (status: string) =>
         ops(['account', 'set-status', '--partner', partner.partnerId, '--currency', 'eur', '--status', status, '--reason', 'KYC'], {});
       expect((await setStatus('WAITING_TO_BE_ACTIVATED')).code).toBe(0);
+      const receiver = await receiverFor(partner);
       const entryRef = await receive(partner.accounts.eur.iban!, '75.25');
       await ingest();
       expect(await unmatched()).toContainEqual(
@@ -215,7 +253,14 @@ describe('an incoming SEPA credit no partner account takes', () => {
         output: { reason: 'already-resolved' },
       });
       expect((await balancesOf(ctx.api, partner)).eur).toBe('75.25');
-      expect(await sepaDeposits(partner)).toHaveLength(1);
+      const entries = await sepaDeposits(partner);
+      expect(entries).toHaveLength(1);
+      // Nothing was said while it waited in suspense; the assignment's credit sends one event.
+      await eventually(async () => expect(receiver.received).toHaveLength(1), { timeoutMs: 30_000 });
+      expect(receiver.received[0]!.event).toMatchObject({
+        type: 'deposit.succeeded',
+        data: { id: entries[0]!.id, type: 'sepaDeposit', amount: '75.25', currency: 'eur', sequence: 1 },
+      });
       expect((await unmatched()).map((entry) => entry.entryRef)).not.toContain(entryRef);
       const audit = await ops(['audit', 'list', '--partner', partner.partnerId, '--action', 'bank-assign'], {});
       expect(audit.output.actions).toEqual([

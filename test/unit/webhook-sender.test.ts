@@ -175,4 +175,30 @@ describe('the body of an event', () => {
         `"amount":"0.000000000000000001","transactionHash":"0x${'ab'.repeat(32)}"}}`,
     );
   });
+
+  it("puts a deposit's type after its id, and sends null for the chain fields of money that did not come on chain", () => {
+    const stored = {
+      data: {
+        transactionHash: null,
+        amount: '125.5',
+        currency: 'eur',
+        network: null,
+        sequence: 1,
+        failureReason: null,
+        stage: 'CREDITED',
+        status: 'SUCCESSFUL',
+        type: 'sepaDeposit',
+        id: '4f1d7a2b-9c3e-4b5a-8d6f-0a1b2c3d4e5f',
+      },
+      timestamp: '2026-11-21T16:12:27.786Z',
+      type: 'deposit.succeeded',
+      id: 'evt_2',
+    } as const satisfies WebhookEvent;
+    const { body } = signWebhookRequest(stored, `whsec_${randomBytes(32).toString('base64')}`, new Date());
+    expect(body).toBe(
+      '{"id":"evt_2","type":"deposit.succeeded","timestamp":"2026-11-21T16:12:27.786Z","data":{"id":"4f1d7a2b-9c3e-4b5a-8d6f-0a1b2c3d4e5f",' +
+        '"type":"sepaDeposit","status":"SUCCESSFUL","stage":"CREDITED","failureReason":null,"sequence":1,"network":null,"currency":"eur",' +
+        '"amount":"125.5","transactionHash":null}}',
+    );
+  });
 });
