@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { BroadcastRequest } from '../../activities/adapters/chain/chain-adapter';
-import { SimulatedChainAdapter, simulatedTransactionHash } from '../../activities/adapters/chain/simulated-chain.adapter';
+import {
+  MAX_REMEMBERED_BROADCASTS,
+  SimulatedChainAdapter,
+  simulatedTransactionHash,
+} from '../../activities/adapters/chain/simulated-chain.adapter';
 import type { CryptoCurrency, Network } from '../../core/currencies';
 
 const DELAY_MS = 30_000;
@@ -78,6 +82,23 @@ describe('SimulatedChainAdapter', () => {
     const adapter = chain();
     await adapter.broadcast(request());
     await expect(adapter.broadcast(request({ amount: '1' }))).rejects.toThrow(/already broadcast with different details/);
+  });
+
+  it('remembers the latest broadcasts only: the oldest gets a fresh time when broadcast again, the ones after it keep theirs', async () => {
+    const adapter = chain();
+    const first = await adapter.broadcast(request({ withdrawalId: 'w-0' }));
+    const second = await adapter.broadcast(request({ withdrawalId: 'w-1' }));
+    clock = new Date('2026-03-01T12:05:00.000Z');
+    for (let index = 2; index <= MAX_REMEMBERED_BROADCASTS; index += 1) await adapter.broadcast(request({ withdrawalId: `w-${index}` }));
+    // w-0 is one past the bound: forgotten, so a re-broadcast is as after a restart.
+    await expect(adapter.broadcast(request({ withdrawalId: 'w-0' }))).resolves.toEqual({
+      transactionHash: first.transactionHash,
+      broadcastAt: '2026-03-01T12:05:00.000Z',
+    });
+    // That re-broadcast pushed w-1 out in its turn; w-2 is still remembered.
+    await expect(adapter.broadcast(request({ withdrawalId: 'w-2', amount: '1' }))).rejects.toThrow(/different details/);
+    expect(second.broadcastAt).toBe('2026-03-01T12:00:00.000Z');
+    await expect(adapter.broadcast(request({ withdrawalId: 'w-1' }))).resolves.toMatchObject({ broadcastAt: '2026-03-01T12:05:00.000Z' });
   });
 
   it('reports PENDING until the confirmation delay has passed since broadcast, then CONFIRMED', async () => {

@@ -31,11 +31,16 @@ export function simulatedTransactionHash(request: BroadcastRequest): string {
 /**
  * A simulated chain for local runs and tests: NOT a blockchain, nothing is sent anywhere.
  *
- * The first broadcast time is remembered in memory only. That keeps repeated broadcasts in one
- * process stable; after a restart a re-broadcast gets a fresh time. That is harmless here because
- * the workflow stores `broadcastAt` from the first result and passes it back to
+ * The first broadcast time is remembered in memory only, for the latest
+ * MAX_REMEMBERED_BROADCASTS withdrawals (a worker on a simulated rail for weeks must not grow
+ * without bound). That keeps repeated broadcasts in one process stable; after a restart, or for a
+ * withdrawal that many broadcasts ago, a re-broadcast gets a fresh time. That is harmless here
+ * because the workflow stores `broadcastAt` from the first result and passes it back to
  * `confirmationState`, so a fresh time could at most delay confirmation, never skip it.
  */
+/** How many withdrawals' first broadcasts one process remembers (about 200 bytes each). */
+export const MAX_REMEMBERED_BROADCASTS = 10_000;
+
 export class SimulatedChainAdapter implements ChainAdapter {
   private readonly confirmationDelayMs: number;
   private readonly now: () => Date;
@@ -61,6 +66,8 @@ export class SimulatedChainAdapter implements ChainAdapter {
     }
     const result: BroadcastResult = { transactionHash, broadcastAt: this.now().toISOString() };
     this.broadcasts.set(request.withdrawalId, result);
+    // A Map iterates in insertion order: the first key is the oldest broadcast.
+    if (this.broadcasts.size > MAX_REMEMBERED_BROADCASTS) this.broadcasts.delete(this.broadcasts.keys().next().value as string);
     return { ...result };
   }
 
