@@ -28,8 +28,7 @@ import { testStack } from '../support/stack';
 import { testTemporalAccess } from '../support/temporal-access';
 import { TEST_DEPOSIT_SEED, TEST_WORKER_SETTINGS } from '../support/test-config';
 import { useTestApi } from '../support/use-test-api';
-import { startWebhookReceiver } from '../support/webhook-receiver';
-import type { WebhookReceiver } from '../support/webhook-receiver';
+import { startRegisteredWebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * Deposits to partners' wallet addresses on a real chain, end to end: a Hardhat node started for
@@ -192,22 +191,13 @@ async function ledgerTransfers(id: string): Promise<number> {
   return Number(rows[0]!.count);
 }
 
-async function receiverFor(partner: TestPartner): Promise<WebhookReceiver> {
-  const receiver = await startWebhookReceiver();
-  ctx.defer(() => receiver.stop());
-  const set = await runOpsCli(['webhook', 'set', '--partner', partner.partnerId, '--url', receiver.url]);
-  expect(set.code).toBe(0);
-  receiver.secret = set.output.secret;
-  return receiver;
-}
-
 /** A few of the watcher's polls, to show that nothing more happens. */
 const severalPolls = () => new Promise((resolve) => setTimeout(resolve, 1_500));
 
 describe('deposits to partners on a real EVM chain', () => {
   it('an eth deposit shows IN_PROGRESS at once, is credited exactly once at its confirmations, across a worker restart, with its webhooks', async () => {
     const partner = await createTestPartner(ctx.orm);
-    const receiver = await receiverFor(partner);
+    const receiver = await startRegisteredWebhookReceiver(partner.partnerId, ctx);
     const hash = await sendEth(partner.accounts.eth.walletAddress!, '0.25');
 
     const seen = await eventually(async () => {
@@ -306,7 +296,7 @@ describe('deposits to partners on a real EVM chain', () => {
 
   it('a deposit removed by a reorganisation before its confirmations is never credited and ends UNSUCCESSFUL', async () => {
     const partner = await createTestPartner(ctx.orm);
-    const receiver = await receiverFor(partner);
+    const receiver = await startRegisteredWebhookReceiver(partner.partnerId, ctx);
     const snapshot = await chain.snapshot();
     const hash = await sendEthOneDeep(partner.accounts.eth.walletAddress!, '0.3');
     const deposit = await depositRow(hash);

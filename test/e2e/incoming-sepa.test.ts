@@ -14,8 +14,7 @@ import { runOpsCli } from '../support/ops-cli';
 import { testStack } from '../support/stack';
 import { TEST_WORKER_SETTINGS } from '../support/test-config';
 import { useTestApi } from '../support/use-test-api';
-import { startWebhookReceiver } from '../support/webhook-receiver';
-import type { WebhookReceiver } from '../support/webhook-receiver';
+import { startRegisteredWebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * Incoming SEPA credits through the real stack: the simulated bank books a credit
@@ -84,16 +83,6 @@ async function unmatched(): Promise<Array<Record<string, unknown>>> {
   return output.unmatched;
 }
 
-/** A partner's webhook endpoint, as `webhook set` registers it. */
-async function receiverFor(partner: TestPartner): Promise<WebhookReceiver> {
-  const receiver = await startWebhookReceiver();
-  ctx.defer(() => receiver.stop());
-  const set = await ops(['webhook', 'set', '--partner', partner.partnerId, '--url', receiver.url], {});
-  expect(set.code).toBe(0);
-  receiver.secret = set.output.secret;
-  return receiver;
-}
-
 const sepaDeposits = async (partner: TestPartner) => (await historyOf(ctx.api, partner)).filter((entry) => entry.type === 'sepaDeposit');
 
 describe('an incoming SEPA credit to a partner’s ACTIVE IBAN', () => {
@@ -101,7 +90,7 @@ describe('an incoming SEPA credit to a partner’s ACTIVE IBAN', () => {
     'is credited by the ingest: the balance and the history show one sepaDeposit',
     async () => {
       const partner = await createTestPartner(ctx.orm);
-      const receiver = await receiverFor(partner);
+      const receiver = await startRegisteredWebhookReceiver(partner.partnerId, ctx);
       const entryRef = await receive(partner.accounts.eur.iban!, '125.50');
       await ingest();
       expect((await balancesOf(ctx.api, partner)).eur).toBe('125.50');
@@ -135,7 +124,7 @@ describe('an incoming SEPA credit to a partner’s ACTIVE IBAN', () => {
     'delivered twice is credited once: the bank sending it again, and the ingest reading everything again from a reset cursor',
     async () => {
       const partner = await createTestPartner(ctx.orm);
-      const receiver = await receiverFor(partner);
+      const receiver = await startRegisteredWebhookReceiver(partner.partnerId, ctx);
       const entryRef = `TWICE-${randomUUID().slice(0, 8)}`;
       await receive(partner.accounts.eur.iban!, '10.00', ['--entry-ref', entryRef]);
       await ingest();
@@ -232,7 +221,7 @@ describe('an incoming SEPA credit no partner account takes', () => {
       const setStatus = (status: string) =>
         ops(['account', 'set-status', '--partner', partner.partnerId, '--currency', 'eur', '--status', status, '--reason', 'KYC'], {});
       expect((await setStatus('WAITING_TO_BE_ACTIVATED')).code).toBe(0);
-      const receiver = await receiverFor(partner);
+      const receiver = await startRegisteredWebhookReceiver(partner.partnerId, ctx);
       const entryRef = await receive(partner.accounts.eur.iban!, '75.25');
       await ingest();
       expect(await unmatched()).toContainEqual(

@@ -17,7 +17,7 @@ import { runOpsCli } from '../support/ops-cli';
 import { testStack } from '../support/stack';
 import { TEST_WORKER_SETTINGS } from '../support/test-config';
 import { useTestApi } from '../support/use-test-api';
-import { startWebhookReceiver } from '../support/webhook-receiver';
+import { registerWebhookReceiver, startWebhookReceiver } from '../support/webhook-receiver';
 import type { ReceivedWebhook, WebhookReceiver } from '../support/webhook-receiver';
 
 const ctx = useTestApi();
@@ -31,11 +31,7 @@ async function receiver(options: Parameters<typeof startWebhookReceiver>[0] = {}
 }
 
 /** `webhook set` for the receiver, which learns the secret printed once. */
-async function register(partner: TestPartner, target: WebhookReceiver): Promise<void> {
-  const set = await ops('webhook', 'set', '--partner', partner.partnerId, '--url', target.url);
-  expect(set.code).toBe(0);
-  target.secret = set.output.secret;
-}
+const register = (partner: TestPartner, target: WebhookReceiver) => registerWebhookReceiver(partner.partnerId, target);
 
 const withdraw = (partner: TestPartner, path: string, body: Record<string, unknown>) =>
   ctx.api.request('POST', path, { apiKey: partner.apiKey, body });

@@ -11,7 +11,7 @@ import type { TestPartner } from '../support/fixtures';
 import { runOpsCli } from '../support/ops-cli';
 import type { Route } from '../../api/routes/route';
 import { useTestApi } from '../support/use-test-api';
-import { startWebhookReceiver } from '../support/webhook-receiver';
+import { startRegisteredWebhookReceiver } from '../support/webhook-receiver';
 
 const MAX_BODY_BYTES = 4096;
 const ctx = useTestApi({ maxBodyBytes: MAX_BODY_BYTES });
@@ -211,11 +211,7 @@ describe('GET and DELETE /v1/partner/withdrawal-addresses', () => {
 describe('the address-book webhooks', () => {
   it('sends withdrawal_address.created and .deleted, signed, in that order, with the entry', async () => {
     const partner = await createTestPartner(ctx.orm);
-    const target = await startWebhookReceiver();
-    ctx.defer(() => target.stop());
-    const set = await runOpsCli(['webhook', 'set', '--partner', partner.partnerId, '--url', target.url]);
-    expect(set.code).toBe(0);
-    target.secret = set.output.secret;
+    const target = await startRegisteredWebhookReceiver(partner.partnerId, ctx);
 
     const entry = await add(partner, { currency: 'btc', address: 'BC1QAR0SRRR7XFKVY5L643LYDNW9RE59GTZZWF5MDQ', label: 'Exchange' });
     expect(entry.status).toBe(201);

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookEvent } from '../../core/webhook-event';
+import { runOpsCli } from './ops-cli';
 
 /** One request the receiver got, with what the Standard Webhooks check said of it. */
 export interface ReceivedWebhook {
@@ -117,4 +118,22 @@ function parsed(body: string): WebhookEvent {
   } catch {
     return { id: '', type: 'exchange.status_changed', timestamp: '', data: { id: `not JSON: ${body.slice(0, 100)}` } } as WebhookEvent;
   }
+}
+
+/** Registers the receiver as the partner's endpoint (`webhook set`), and gives it the secret printed once. */
+export async function registerWebhookReceiver(partnerId: string, receiver: WebhookReceiver): Promise<void> {
+  const set = await runOpsCli(['webhook', 'set', '--partner', partnerId, '--url', receiver.url]);
+  if (set.code !== 0) throw new Error(`webhook set failed: ${JSON.stringify(set.output)}`);
+  receiver.secret = set.output.secret;
+}
+
+/** A receiver started, registered as the partner's endpoint, and stopped with the test file's other cleanups. */
+export async function startRegisteredWebhookReceiver(
+  partnerId: string,
+  cleanups: { defer(cleanup: () => unknown): void },
+): Promise<WebhookReceiver> {
+  const receiver = await startWebhookReceiver();
+  cleanups.defer(() => receiver.stop());
+  await registerWebhookReceiver(partnerId, receiver);
+  return receiver;
 }
