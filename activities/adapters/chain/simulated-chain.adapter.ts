@@ -28,19 +28,20 @@ export function simulatedTransactionHash(request: BroadcastRequest): string {
   return HEX_PREFIX[request.network] + digest;
 }
 
+/** How many withdrawals' first broadcasts one process remembers (about 200 bytes each). */
+export const MAX_REMEMBERED_BROADCASTS = 10_000;
+
 /**
  * A simulated chain for local runs and tests: NOT a blockchain, nothing is sent anywhere.
  *
  * The first broadcast time is remembered in memory only, for the latest
  * MAX_REMEMBERED_BROADCASTS withdrawals (a worker on a simulated rail for weeks must not grow
  * without bound). That keeps repeated broadcasts in one process stable; after a restart, or for a
- * withdrawal that many broadcasts ago, a re-broadcast gets a fresh time. That is harmless here
+ * withdrawal that many broadcasts ago, a re-broadcast gets a fresh time (and is not compared with
+ * the first one's details). That is harmless here
  * because the workflow stores `broadcastAt` from the first result and passes it back to
  * `confirmationState`, so a fresh time could at most delay confirmation, never skip it.
  */
-/** How many withdrawals' first broadcasts one process remembers (about 200 bytes each). */
-export const MAX_REMEMBERED_BROADCASTS = 10_000;
-
 export class SimulatedChainAdapter implements ChainAdapter {
   private readonly confirmationDelayMs: number;
   private readonly now: () => Date;
