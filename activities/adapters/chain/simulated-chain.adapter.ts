@@ -38,9 +38,9 @@ export const MAX_REMEMBERED_BROADCASTS = 10_000;
  * MAX_REMEMBERED_BROADCASTS withdrawals (a worker on a simulated rail for weeks must not grow
  * without bound). That keeps repeated broadcasts in one process stable; after a restart, or for a
  * withdrawal that many broadcasts ago, a re-broadcast gets a fresh time (and is not compared with
- * the first one's details). That is harmless here
- * because the workflow stores `broadcastAt` from the first result and passes it back to
- * `confirmationState`, so a fresh time could at most delay confirmation, never skip it.
+ * the first one's details). That is harmless here because the workflow stores `broadcastAt` from
+ * the first result and passes it back to `confirmationState`, so a fresh time could at most delay
+ * confirmation, never skip it.
  */
 export class SimulatedChainAdapter implements ChainAdapter {
   private readonly confirmationDelayMs: number;
