@@ -157,6 +157,7 @@ async function main(): Promise<void> {
       `Deposit keys:     ${depositKeysOrigin(loaded)}`,
       `Simulated rails:  ${worker.simulatedRails.join(', ') || 'none'} (no bank or chain moves their money; production needs SIMULATED_RAILS to allow this)`,
       `Demo API key:     ${demo.apiKey}`,
+      `Demo partner:     ${demo.partnerId} (the --partner of \`npm run ops\`: webhook set, deposit, bank assign, …)`,
       '',
       `Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${api.url}/v1/partner/balances`,
       'Ctrl-C stops everything.',
