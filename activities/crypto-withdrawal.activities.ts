@@ -19,7 +19,7 @@ import { findTravelRuleFacts, storeTravelRuleDataBeforeHandOff } from '../db/que
 import type { RecordCondition } from '../db/queries/outgoing-payment.queries';
 import { keepNetworkFee } from '../db/services/kept-network-fee.service';
 import { assertWithinDailyLimit } from '../db/services/velocity-limit';
-import { lockReservationFacts } from '../db/queries/reservation.queries';
+import { RESERVED, reserveUnlessDecided, storeReservedRecord } from '../db/queries/reservation.queries';
 import { assertAllowlisted } from '../db/services/withdrawal-address-book';
 import type { PostingInput } from '../db/ledger/ledger';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
@@ -121,49 +121,29 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
           operationId: requested.withdrawalId,
           input: requested,
         });
-        // The operation's lock is held (acceptedRequest): what an earlier attempt committed is seen.
-        const facts = await lockReservationFacts(em, {
-          table: 'crypto_withdrawal',
-          operationId: input.withdrawalId,
-          partnerId: input.partnerId,
-          withEurAccount: false,
-        });
-        if (facts.existing) return facts.existing;
         const now = deps.clock.now();
-        const { limitEur } = facts;
-        await assertAllowlisted(em, input, now, facts.allowlistRequired);
         const total = new Decimal(input.amount).plus(input.fee);
         const postings: PostingInput[] = [
           { partnerId: input.partnerId, currency: input.currency, amount: total.negated().toFixed() },
           { systemAccount: 'CRYPTO_WITHDRAWALS', currency: input.currency, amount: input.amount },
         ];
         if (!new Decimal(input.fee).isZero()) postings.push({ systemAccount: 'FEE_INCOME', currency: input.currency, amount: input.fee });
-        await reserveTransfer(em, { transferId: input.withdrawalId, kind: 'CRYPTO_WITHDRAWAL', postings }, now);
-        await assertWithinDailyLimit(em, { partnerId: input.partnerId, limitEur, amountEur: input.amountEur, now });
-        em.create(CryptoWithdrawal, {
-          id: input.withdrawalId,
-          partnerId: input.partnerId,
-          userId: input.userId,
-          currency: input.currency,
-          network: input.network,
-          amount: input.amount,
-          fee: input.fee,
-          destination: input.destination,
-          memo: input.memo,
-          walletType: input.walletType,
-          receiverType: input.receiverType,
-          beneficiaryName: input.beneficiaryName,
-          status: 'IN_PROGRESS',
-          stage: 'RESERVED',
-          amountEur: input.amountEur,
-          travelRule: null,
-          transactionHash: null,
-          failureReason: null,
-          createdAt: now,
-          updatedAt: now,
-        });
-        await em.flush();
-        return { status: 'IN_PROGRESS', stage: 'RESERVED' };
+        const transfer = { transferId: input.withdrawalId, kind: 'CRYPTO_WITHDRAWAL' as const, postings };
+        const record = withdrawalRecord(input, now);
+        // The operation's lock is held (acceptedRequest): what an earlier attempt committed is seen.
+        // Usually this one statement reserves; when the partner's policy has something to decide, the steps below.
+        const facts = await reserveUnlessDecided(
+          em,
+          { table: 'crypto_withdrawal', operationId: input.withdrawalId, partnerId: input.partnerId, withEurAccount: false },
+          { transfer, record, now },
+        );
+        if (facts.existing) return facts.existing;
+        if (facts.reserved) return RESERVED;
+        await assertAllowlisted(em, input, now, facts.allowlistRequired);
+        await reserveTransfer(em, transfer, now);
+        await assertWithinDailyLimit(em, { partnerId: input.partnerId, limitEur: facts.limitEur, amountEur: input.amountEur, now });
+        await storeReservedRecord(em, 'crypto_withdrawal', record);
+        return RESERVED;
       });
     },
 
@@ -389,4 +369,27 @@ function travelRuleUnmet(withdrawal: CryptoWithdrawal, denyListedAddresses: read
   }
   if (data.requiresCompletion === true && !data.completion) return 'its travel-rule data has not been completed';
   return undefined;
+}
+
+/** The withdrawal's row as its reservation stores it, by column (see reservedRecordInsert). */
+function withdrawalRecord(input: CryptoWithdrawalInput, now: Date): Record<string, unknown> {
+  return {
+    id: input.withdrawalId,
+    partner_id: input.partnerId,
+    user_id: input.userId,
+    currency: input.currency,
+    network: input.network,
+    amount: input.amount,
+    fee: input.fee,
+    destination: input.destination,
+    memo: input.memo,
+    wallet_type: input.walletType,
+    receiver_type: input.receiverType,
+    beneficiary_name: input.beneficiaryName,
+    status: 'IN_PROGRESS',
+    stage: 'RESERVED',
+    amount_eur: input.amountEur,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  };
 }

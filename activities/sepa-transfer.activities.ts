@@ -13,7 +13,7 @@ import { findPartnerAccount } from '../db/ledger/accounts';
 import { findSepaTransferWithDebtor, recordSubmission } from '../db/queries/outgoing-payment.queries';
 import type { RecordCondition } from '../db/queries/outgoing-payment.queries';
 import { assertWithinDailyLimit } from '../db/services/velocity-limit';
-import { lockReservationFacts } from '../db/queries/reservation.queries';
+import { RESERVED, reserveUnlessDecided, storeReservedRecord } from '../db/queries/reservation.queries';
 import { buildPain001 } from './adapters/bank/pain001';
 import { UnknownBankReferenceError } from './adapters/bank/bank-adapter';
 import type { BankPaymentState, SepaPayment } from './adapters/bank/bank-adapter';
@@ -61,46 +61,33 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
           operationId: requested.transferId,
           input: requested,
         });
-        // The operation's lock is held (acceptedRequest): what an earlier attempt committed is seen.
-        const facts = await lockReservationFacts(em, {
-          table: 'sepa_transfer',
-          operationId: input.transferId,
-          partnerId: input.partnerId,
-          withEurAccount: true,
-        });
-        if (facts.existing) return facts.existing;
         const now = deps.clock.now();
-        const { limitEur, eurAccount: account } = facts;
-        if (!account || account.fiatStatus !== 'ACTIVE') {
+        // The partner's EUR account named by partner and currency: ledger_open finds it, as the facts do.
+        const transfer = {
+          transferId: input.transferId,
+          kind: 'SEPA_TRANSFER' as const,
+          postings: [
+            { partnerId: input.partnerId, currency: 'eur' as const, amount: new Decimal(input.amount).negated().toFixed() },
+            { systemAccount: 'SEPA_CLEARING' as const, currency: 'eur' as const, amount: input.amount },
+          ],
+        };
+        const record = sepaTransferRecord(input, now);
+        // The operation's lock is held (acceptedRequest): what an earlier attempt committed is seen.
+        // Usually this one statement reserves; when the facts have something to decide, the steps below.
+        const facts = await reserveUnlessDecided(
+          em,
+          { table: 'sepa_transfer', operationId: input.transferId, partnerId: input.partnerId, withEurAccount: true },
+          { transfer, record, now },
+        );
+        if (facts.existing) return facts.existing;
+        if (facts.reserved) return RESERVED;
+        if (!facts.eurAccount || facts.eurAccount.fiatStatus !== 'ACTIVE') {
           throw new DomainError('partner-not-found', 'the partner has no active EUR account');
         }
-        await reserveTransfer(
-          em,
-          {
-            transferId: input.transferId,
-            kind: 'SEPA_TRANSFER',
-            postings: [
-              { accountId: account.id, amount: new Decimal(input.amount).negated().toFixed() },
-              { systemAccount: 'SEPA_CLEARING', currency: 'eur', amount: input.amount },
-            ],
-          },
-          now,
-        );
-        await assertWithinDailyLimit(em, { partnerId: input.partnerId, limitEur, amountEur: input.amount, now });
-        em.create(SepaTransfer, {
-          ...input,
-          id: input.transferId,
-          currency: 'eur',
-          status: 'IN_PROGRESS',
-          stage: 'RESERVED',
-          messageId: null,
-          bankReference: null,
-          failureReason: null,
-          createdAt: now,
-          updatedAt: now,
-        });
-        await em.flush();
-        return { status: 'IN_PROGRESS', stage: 'RESERVED' };
+        await reserveTransfer(em, transfer, now);
+        await assertWithinDailyLimit(em, { partnerId: input.partnerId, limitEur: facts.limitEur, amountEur: input.amount, now });
+        await storeReservedRecord(em, 'sepa_transfer', record);
+        return RESERVED;
       });
     },
 
@@ -236,5 +223,25 @@ function sepaPaymentOf(transfer: SepaTransfer, debtorName: string, debtorIban: s
     remittanceInformation: transfer.transferTitle,
     requestedExecutionDate: transfer.createdAt.toISOString().slice(0, 10),
     createdAt: transfer.createdAt.toISOString(),
+  };
+}
+
+/** The transfer's row as its reservation stores it, by column (see reservedRecordInsert). */
+function sepaTransferRecord(input: SepaTransferInput, now: Date): Record<string, unknown> {
+  return {
+    id: input.transferId,
+    partner_id: input.partnerId,
+    currency: 'eur',
+    amount: input.amount,
+    receiver_type: input.receiverType,
+    receiver_first_name: input.receiverFirstName,
+    receiver_last_name: input.receiverLastName,
+    company_name: input.companyName,
+    destination_iban: input.destinationIban,
+    transfer_title: input.transferTitle,
+    status: 'IN_PROGRESS',
+    stage: 'RESERVED',
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
   };
 }

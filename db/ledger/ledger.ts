@@ -65,17 +65,25 @@ export async function voidTransfer(executor: LedgerExecutor, transferId: string,
 }
 
 async function openTransfer(executor: LedgerExecutor, input: TransferInput, state: 'PENDING' | 'POSTED', now: Date): Promise<OpenOutcome> {
+  const call = ledgerOpenCall(input, state, now);
+  const outcome = await ledgerStatement(executor, 'ledger_open', `select ${call.sql} as outcome`, call.values);
+  assertOpened(outcome, input.transferId);
+  return outcome;
+}
+
+/**
+ * ledger_open as an expression of a larger statement (a reservation that stores its record in the
+ * same round trip: db/queries/reservation.queries.ts), with its `?` values. The caller maps the
+ * statement's errors with ledgerError and checks the outcome with assertOpened.
+ */
+export function ledgerOpenCall(input: TransferInput, state: 'PENDING' | 'POSTED', now: Date): { sql: string; values: unknown[] } {
   assertInvariant(input.postings.length >= 2 && input.postings.length <= 16, 'a transfer has between two and sixteen postings');
   const postings = JSON.stringify(input.postings.map(postingRecord));
-  const outcome = await ledgerStatement(executor, 'ledger_open', 'select ledger_open(?, ?, ?, ?::jsonb, ?) as outcome', [
-    input.transferId,
-    input.kind,
-    state,
-    postings,
-    now,
-  ]);
-  assertInvariant(outcome === 'CREATED' || outcome === 'EXISTS', `ledger_open answered for ${input.transferId}`);
-  return outcome;
+  return { sql: 'ledger_open(?, ?, ?, ?::jsonb, ?)', values: [input.transferId, input.kind, state, postings, now] };
+}
+
+export function assertOpened(outcome: unknown, transferId: string): asserts outcome is OpenOutcome {
+  assertInvariant(outcome === 'CREATED' || outcome === 'EXISTS', `ledger_open answered for ${transferId}`);
 }
 
 async function completeTransfer(
@@ -160,7 +168,8 @@ async function ledgerStatement(executor: LedgerExecutor, name: string, sql: stri
   }
 }
 
-function ledgerError(error: unknown): unknown {
+/** The ledger functions' SQLSTATEs in the domain's terms (see ledgerStatement); anything else as it was. */
+export function ledgerError(error: unknown): unknown {
   const postgres = postgresErrorOf(error);
   // Through MikroORM, knex has prefixed the statement and its values to the message: keep only ours.
   if (postgres?.code === 'PP002')

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
-import { lockReservationFacts } from '../../db/queries/reservation.queries';
-import type { ReservationFacts } from '../../db/queries/reservation.queries';
+import { DomainError } from '../../core/errors';
+import { lockReservationFacts, reserveUnlessDecided } from '../../db/queries/reservation.queries';
+import type { ReservationAttempt, ReservationFacts, ReservedTable } from '../../db/queries/reservation.queries';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import { testStack } from '../support/stack';
 
@@ -117,5 +118,178 @@ describe("a reservation's facts read while it waited for the partner's policy lo
         lockReservationFacts(tx, { table: 'sepa_transfer', operationId: randomUUID(), partnerId: partner.partnerId, withEurAccount: true }),
       );
     expect(facts).toMatchObject({ existing: null, limitEur: null, allowlistRequired: true, eurAccount: { fiatStatus: 'ACTIVE' } });
+  });
+});
+
+/**
+ * The usual reservation in one statement (issue 22): the facts, and when they leave nothing to
+ * decide, the hold and the record. When they do decide something, nothing is written and the
+ * activity goes on step by step; the activities' own tests (test/e2e) cover those steps.
+ */
+describe('a reservation in one statement (reserveUnlessDecided)', () => {
+  const NOW = new Date('2026-11-25T10:00:00.123Z');
+
+  function withdrawal(partnerId: string, amount = '0.5') {
+    const id = randomUUID();
+    return {
+      id,
+      query: { table: 'crypto_withdrawal' as ReservedTable, operationId: id, partnerId, withEurAccount: false },
+      plain: {
+        transfer: {
+          transferId: id,
+          kind: 'CRYPTO_WITHDRAWAL' as const,
+          postings: [
+            { partnerId, currency: 'eth' as const, amount: `-${amount}` },
+            { systemAccount: 'CRYPTO_WITHDRAWALS' as const, currency: 'eth' as const, amount },
+          ],
+        },
+        record: {
+          id,
+          partner_id: partnerId,
+          user_id: null,
+          currency: 'eth',
+          network: 'ethereum',
+          amount,
+          fee: '0',
+          destination: '0x1111111111111111111111111111111111111111',
+          memo: null,
+          wallet_type: 'CUSTODIAL',
+          receiver_type: 'NATURAL',
+          beneficiary_name: 'Ada Lovelace',
+          status: 'IN_PROGRESS',
+          stage: 'RESERVED',
+          amount_eur: '1234.567890123456789',
+          created_at: NOW.toISOString(),
+          updated_at: NOW.toISOString(),
+        },
+        now: NOW,
+      },
+    };
+  }
+
+  function sepaTransfer(partnerId: string) {
+    const id = randomUUID();
+    return {
+      id,
+      query: { table: 'sepa_transfer' as ReservedTable, operationId: id, partnerId, withEurAccount: true },
+      plain: {
+        transfer: {
+          transferId: id,
+          kind: 'SEPA_TRANSFER' as const,
+          postings: [
+            { partnerId, currency: 'eur' as const, amount: '-10.00' },
+            { systemAccount: 'SEPA_CLEARING' as const, currency: 'eur' as const, amount: '10.00' },
+          ],
+        },
+        record: {
+          id,
+          partner_id: partnerId,
+          currency: 'eur',
+          amount: '10.00',
+          receiver_type: 'LEGAL',
+          receiver_first_name: null,
+          receiver_last_name: null,
+          company_name: 'ACME',
+          destination_iban: 'DE89370400440532013000',
+          transfer_title: 'invoice 1',
+          status: 'IN_PROGRESS',
+          stage: 'RESERVED',
+          created_at: NOW.toISOString(),
+          updated_at: NOW.toISOString(),
+        },
+        now: NOW,
+      },
+    };
+  }
+
+  const attempt = (operation: ReturnType<typeof withdrawal> | ReturnType<typeof sepaTransfer>): Promise<ReservationAttempt> =>
+    orm.em.fork().transactional((tx) => reserveUnlessDecided(tx, operation.query, operation.plain));
+
+  async function written(table: ReservedTable, id: string) {
+    const record = await pool.query(`select * from ${table} where id = $1`, [id]);
+    const hold = await pool.query<{ state: string }>('select state from ledger_transfer where id = $1', [id]);
+    return { record: record.rows[0], hold: hold.rows[0]?.state };
+  }
+
+  async function available(partnerId: string, currency: string): Promise<string> {
+    const { rows } = await pool.query<{ available: string }>(
+      `select (posted_amount - pending_out_amount)::text as available from account
+        where kind = 'PARTNER' and partner_id = $1 and currency = $2`,
+      [partnerId, currency],
+    );
+    return rows[0]!.available;
+  }
+
+  it('holds and stores the withdrawal as it was given, exactly; run again, it finds it and writes nothing', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
+    const operation = withdrawal(partner.partnerId, '0.123456789012345678');
+    await expect(attempt(operation)).resolves.toMatchObject({ reserved: true, existing: null });
+    const { record, hold } = await written('crypto_withdrawal', operation.id);
+    expect(hold).toBe('PENDING');
+    expect(record).toMatchObject({
+      partner_id: partner.partnerId,
+      user_id: null,
+      amount: '0.123456789012345678',
+      fee: '0.000000000000000000',
+      amount_eur: '1234.567890123456789000',
+      wallet_type: 'CUSTODIAL',
+      status: 'IN_PROGRESS',
+      stage: 'RESERVED',
+      travel_rule: null,
+      transaction_hash: null,
+      failure_reason: null,
+    });
+    expect((record.created_at as Date).toISOString()).toBe(NOW.toISOString());
+    expect(await available(partner.partnerId, 'eth')).toBe('1.876543210987654322');
+
+    await expect(attempt(operation)).resolves.toMatchObject({
+      reserved: false,
+      existing: { status: 'IN_PROGRESS', stage: 'RESERVED' },
+    });
+    expect(await available(partner.partnerId, 'eth')).toBe('1.876543210987654322');
+  });
+
+  it.each([
+    ['a daily limit', `insert into partner_policy (partner_id, daily_limit_eur) values ($1, 100000)`, { limitEur: '100000.00' }],
+    [
+      'a required address book',
+      `insert into partner_policy (partner_id, allowlist_required) values ($1, true)`,
+      { allowlistRequired: true },
+    ],
+  ])('writes nothing when the partner has %s, and answers the facts', async (_name, policy, facts) => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
+    await pool.query(policy, [partner.partnerId]);
+    const operation = withdrawal(partner.partnerId);
+    await expect(attempt(operation)).resolves.toMatchObject({ reserved: false, existing: null, ...facts });
+    expect(await written('crypto_withdrawal', operation.id)).toEqual({ record: undefined, hold: undefined });
+    expect(await available(partner.partnerId, 'eth')).toBe('2.000000000000000000');
+  });
+
+  it('refuses short funds as the ledger does, and writes nothing', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '0.1' } });
+    const operation = withdrawal(partner.partnerId, '0.5');
+    const refusal = await attempt(operation).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(DomainError);
+    expect(refusal).toMatchObject({ kind: 'insufficient-funds', detail: 'not enough eth available' });
+    expect(await written('crypto_withdrawal', operation.id)).toEqual({ record: undefined, hold: undefined });
+  });
+
+  it('holds and stores a SEPA transfer from an active EUR account; an inactive one decides, and nothing is written', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+    const first = sepaTransfer(partner.partnerId);
+    await expect(attempt(first)).resolves.toMatchObject({ reserved: true, eurAccount: { fiatStatus: 'ACTIVE' } });
+    expect(await written('sepa_transfer', first.id)).toMatchObject({
+      hold: 'PENDING',
+      record: { amount: '10.000000000000000000', company_name: 'ACME', receiver_first_name: null, stage: 'RESERVED' },
+    });
+    expect(await available(partner.partnerId, 'eur')).toBe('90.000000000000000000');
+
+    await pool.query(`update account set fiat_status = 'WAITING_TO_BE_ACTIVATED' where partner_id = $1 and currency = 'eur'`, [
+      partner.partnerId,
+    ]);
+    const second = sepaTransfer(partner.partnerId);
+    await expect(attempt(second)).resolves.toMatchObject({ reserved: false, eurAccount: { fiatStatus: 'WAITING_TO_BE_ACTIVATED' } });
+    expect(await written('sepa_transfer', second.id)).toEqual({ record: undefined, hold: undefined });
+    expect(await available(partner.partnerId, 'eur')).toBe('90.000000000000000000');
   });
 });
