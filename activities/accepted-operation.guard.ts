@@ -49,13 +49,9 @@ export async function acceptedRequest<Input>(
     deps.log.warn(`refused workflow ${workflowId}: ${reason}`);
     throw new DomainError('unknown-operation', reason);
   };
-  if (typeof check.operationId !== 'string' || !UUID.test(check.operationId)) {
-    return refuse('the workflow names no operation id the API issues');
-  }
+  const mismatch = workflowMismatch(check);
+  if (mismatch !== undefined) return refuse(mismatch);
   const expectedWorkflowId = check.contract.workflowId(check.operationId);
-  if (workflowId !== expectedWorkflowId || info.workflowType !== check.contract.workflowType) {
-    return refuse(`operation ${check.operationId} runs only as workflow ${expectedWorkflowId} (${check.contract.workflowType})`);
-  }
   const accepted = await lockOperationAndFindAccepted(em, check.operationId);
   if (!accepted) return refuse(`the API accepted no operation ${check.operationId}`);
   if (accepted.kind !== check.kind || accepted.workflowId !== expectedWorkflowId) {
@@ -65,4 +61,18 @@ export async function acceptedRequest<Input>(
     return refuse(`the workflow input differs from the request the API accepted for operation ${check.operationId}`);
   }
   return accepted.request as Input;
+}
+
+/**
+ * What acceptedRequest refuses before it reads anything: an operation id that is no UUID, or a
+ * workflow that is not the operation's own (its id and type). The reason, or undefined.
+ */
+export function workflowMismatch(check: Pick<AcceptedRequestCheck<unknown>, 'contract' | 'operationId'>): string | undefined {
+  const { info } = Context.current();
+  if (typeof check.operationId !== 'string' || !UUID.test(check.operationId)) return 'the workflow names no operation id the API issues';
+  const expectedWorkflowId = check.contract.workflowId(check.operationId);
+  if ((info.workflowExecution?.workflowId ?? '') !== expectedWorkflowId || info.workflowType !== check.contract.workflowType) {
+    return `operation ${check.operationId} runs only as workflow ${expectedWorkflowId} (${check.contract.workflowType})`;
+  }
+  return undefined;
 }

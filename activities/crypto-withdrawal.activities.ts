@@ -19,11 +19,13 @@ import { findTravelRuleFacts, storeTravelRuleDataBeforeHandOff } from '../db/que
 import type { RecordCondition } from '../db/queries/outgoing-payment.queries';
 import { keepNetworkFee } from '../db/services/kept-network-fee.service';
 import { assertWithinDailyLimit } from '../db/services/velocity-limit';
-import { RESERVED, reserveUnlessDecided, storeReservedRecord } from '../db/queries/reservation.queries';
+import { RESERVED, lockReservationFacts, storeReservedRecord } from '../db/queries/reservation.queries';
 import { assertAllowlisted } from '../db/services/withdrawal-address-book';
 import type { PostingInput } from '../db/ledger/ledger';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
 import { acceptedRequest } from './accepted-operation.guard';
+import { reserveInOneStatement } from './one-statement-reservation';
+import type { ReservationPlan } from './one-statement-reservation';
 import { pollForAnswer } from './answer-polling';
 import type { ActivityDependencies } from './dependencies';
 import { activityFailure } from './domain-error.interceptor';
@@ -114,31 +116,26 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
   return {
     /** Stores the withdrawal and holds amount + fee in one transaction, the allowlist checked first; re-running returns its state. */
     async reserveWithdrawal(requested: CryptoWithdrawalInput): Promise<OperationState> {
+      const check = {
+        kind: 'CRYPTO_WITHDRAWAL' as const,
+        contract: cryptoWithdrawalContract,
+        operationId: requested.withdrawalId,
+        input: requested,
+      };
+      const reserved = await reserveInOneStatement(deps, { ...check, table: 'crypto_withdrawal' }, withdrawalReservation);
+      if (reserved) return reserved;
       return inTransaction(async (em) => {
-        const input = await acceptedRequest(em, deps, {
-          kind: 'CRYPTO_WITHDRAWAL',
-          contract: cryptoWithdrawalContract,
-          operationId: requested.withdrawalId,
-          input: requested,
-        });
-        const now = deps.clock.now();
-        const total = new Decimal(input.amount).plus(input.fee);
-        const postings: PostingInput[] = [
-          { partnerId: input.partnerId, currency: input.currency, amount: total.negated().toFixed() },
-          { systemAccount: 'CRYPTO_WITHDRAWALS', currency: input.currency, amount: input.amount },
-        ];
-        if (!new Decimal(input.fee).isZero()) postings.push({ systemAccount: 'FEE_INCOME', currency: input.currency, amount: input.fee });
-        const transfer = { transferId: input.withdrawalId, kind: 'CRYPTO_WITHDRAWAL' as const, postings };
-        const record = withdrawalRecord(input, now);
+        const input = await acceptedRequest(em, deps, check);
         // The operation's lock is held (acceptedRequest): what an earlier attempt committed is seen.
-        // Usually this one statement reserves; when the partner's policy has something to decide, the steps below.
-        const facts = await reserveUnlessDecided(
-          em,
-          { table: 'crypto_withdrawal', operationId: input.withdrawalId, partnerId: input.partnerId, withEurAccount: false },
-          { transfer, record, now },
-        );
+        const facts = await lockReservationFacts(em, {
+          table: 'crypto_withdrawal',
+          operationId: input.withdrawalId,
+          partnerId: input.partnerId,
+          withEurAccount: false,
+        });
         if (facts.existing) return facts.existing;
-        if (facts.reserved) return RESERVED;
+        const now = deps.clock.now();
+        const { transfer, record } = withdrawalReservation(input, now);
         await assertAllowlisted(em, input, now, facts.allowlistRequired);
         await reserveTransfer(em, transfer, now);
         await assertWithinDailyLimit(em, { partnerId: input.partnerId, limitEur: facts.limitEur, amountEur: input.amountEur, now });
@@ -371,25 +368,34 @@ function travelRuleUnmet(withdrawal: CryptoWithdrawal, denyListedAddresses: read
   return undefined;
 }
 
-/** The withdrawal's row as its reservation stores it, by column (see reservedRecordInsert). */
-function withdrawalRecord(input: CryptoWithdrawalInput, now: Date): Record<string, unknown> {
+/** What a withdrawal's reservation writes: amount + fee held from the partner, and its row (by column). */
+function withdrawalReservation(input: CryptoWithdrawalInput, now: Date): ReservationPlan {
+  const total = new Decimal(input.amount).plus(input.fee);
+  const postings: PostingInput[] = [
+    { partnerId: input.partnerId, currency: input.currency, amount: total.negated().toFixed() },
+    { systemAccount: 'CRYPTO_WITHDRAWALS', currency: input.currency, amount: input.amount },
+  ];
+  if (!new Decimal(input.fee).isZero()) postings.push({ systemAccount: 'FEE_INCOME', currency: input.currency, amount: input.fee });
   return {
-    id: input.withdrawalId,
-    partner_id: input.partnerId,
-    user_id: input.userId,
-    currency: input.currency,
-    network: input.network,
-    amount: input.amount,
-    fee: input.fee,
-    destination: input.destination,
-    memo: input.memo,
-    wallet_type: input.walletType,
-    receiver_type: input.receiverType,
-    beneficiary_name: input.beneficiaryName,
-    status: 'IN_PROGRESS',
-    stage: 'RESERVED',
-    amount_eur: input.amountEur,
-    created_at: now.toISOString(),
-    updated_at: now.toISOString(),
+    transfer: { transferId: input.withdrawalId, kind: 'CRYPTO_WITHDRAWAL', postings },
+    record: {
+      id: input.withdrawalId,
+      partner_id: input.partnerId,
+      user_id: input.userId,
+      currency: input.currency,
+      network: input.network,
+      amount: input.amount,
+      fee: input.fee,
+      destination: input.destination,
+      memo: input.memo,
+      wallet_type: input.walletType,
+      receiver_type: input.receiverType,
+      beneficiary_name: input.beneficiaryName,
+      status: 'IN_PROGRESS',
+      stage: 'RESERVED',
+      amount_eur: input.amountEur,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    },
   };
 }

@@ -13,11 +13,13 @@ import { findPartnerAccount } from '../db/ledger/accounts';
 import { findSepaTransferWithDebtor, recordSubmission } from '../db/queries/outgoing-payment.queries';
 import type { RecordCondition } from '../db/queries/outgoing-payment.queries';
 import { assertWithinDailyLimit } from '../db/services/velocity-limit';
-import { RESERVED, reserveUnlessDecided, storeReservedRecord } from '../db/queries/reservation.queries';
+import { RESERVED, lockReservationFacts, storeReservedRecord } from '../db/queries/reservation.queries';
 import { buildPain001 } from './adapters/bank/pain001';
 import { UnknownBankReferenceError } from './adapters/bank/bank-adapter';
 import type { BankPaymentState, SepaPayment } from './adapters/bank/bank-adapter';
 import { acceptedRequest } from './accepted-operation.guard';
+import { reserveInOneStatement } from './one-statement-reservation';
+import type { ReservationPlan } from './one-statement-reservation';
 import { pollForAnswer } from './answer-polling';
 import type { ActivityDependencies } from './dependencies';
 import { activityFailure } from './domain-error.interceptor';
@@ -54,36 +56,24 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
   return {
     /** Needs an ACTIVE eur account (else partner-not-found, per DESIGN.md); holds the amount. */
     async reserveSepaTransfer(requested: SepaTransferInput): Promise<OperationState> {
+      const check = { kind: 'SEPA_TRANSFER' as const, contract: sepaTransferContract, operationId: requested.transferId, input: requested };
+      const reserved = await reserveInOneStatement(deps, { ...check, table: 'sepa_transfer' }, sepaTransferReservation);
+      if (reserved) return reserved;
       return inTransaction(async (em) => {
-        const input = await acceptedRequest(em, deps, {
-          kind: 'SEPA_TRANSFER',
-          contract: sepaTransferContract,
-          operationId: requested.transferId,
-          input: requested,
-        });
-        const now = deps.clock.now();
-        // The partner's EUR account named by partner and currency: ledger_open finds it, as the facts do.
-        const transfer = {
-          transferId: input.transferId,
-          kind: 'SEPA_TRANSFER' as const,
-          postings: [
-            { partnerId: input.partnerId, currency: 'eur' as const, amount: new Decimal(input.amount).negated().toFixed() },
-            { systemAccount: 'SEPA_CLEARING' as const, currency: 'eur' as const, amount: input.amount },
-          ],
-        };
-        const record = sepaTransferRecord(input, now);
+        const input = await acceptedRequest(em, deps, check);
         // The operation's lock is held (acceptedRequest): what an earlier attempt committed is seen.
-        // Usually this one statement reserves; when the facts have something to decide, the steps below.
-        const facts = await reserveUnlessDecided(
-          em,
-          { table: 'sepa_transfer', operationId: input.transferId, partnerId: input.partnerId, withEurAccount: true },
-          { transfer, record, now },
-        );
+        const facts = await lockReservationFacts(em, {
+          table: 'sepa_transfer',
+          operationId: input.transferId,
+          partnerId: input.partnerId,
+          withEurAccount: true,
+        });
         if (facts.existing) return facts.existing;
-        if (facts.reserved) return RESERVED;
         if (!facts.eurAccount || facts.eurAccount.fiatStatus !== 'ACTIVE') {
           throw new DomainError('partner-not-found', 'the partner has no active EUR account');
         }
+        const now = deps.clock.now();
+        const { transfer, record } = sepaTransferReservation(input, now);
         await reserveTransfer(em, transfer, now);
         await assertWithinDailyLimit(em, { partnerId: input.partnerId, limitEur: facts.limitEur, amountEur: input.amount, now });
         await storeReservedRecord(em, 'sepa_transfer', record);
@@ -226,22 +216,35 @@ function sepaPaymentOf(transfer: SepaTransfer, debtorName: string, debtorIban: s
   };
 }
 
-/** The transfer's row as its reservation stores it, by column (see reservedRecordInsert). */
-function sepaTransferRecord(input: SepaTransferInput, now: Date): Record<string, unknown> {
+/**
+ * What a SEPA transfer's reservation writes: the amount held from the partner's EUR account (named
+ * by partner and currency: ledger_open finds it), and its row (by column).
+ */
+function sepaTransferReservation(input: SepaTransferInput, now: Date): ReservationPlan {
   return {
-    id: input.transferId,
-    partner_id: input.partnerId,
-    currency: 'eur',
-    amount: input.amount,
-    receiver_type: input.receiverType,
-    receiver_first_name: input.receiverFirstName,
-    receiver_last_name: input.receiverLastName,
-    company_name: input.companyName,
-    destination_iban: input.destinationIban,
-    transfer_title: input.transferTitle,
-    status: 'IN_PROGRESS',
-    stage: 'RESERVED',
-    created_at: now.toISOString(),
-    updated_at: now.toISOString(),
+    transfer: {
+      transferId: input.transferId,
+      kind: 'SEPA_TRANSFER',
+      postings: [
+        { partnerId: input.partnerId, currency: 'eur', amount: new Decimal(input.amount).negated().toFixed() },
+        { systemAccount: 'SEPA_CLEARING', currency: 'eur', amount: input.amount },
+      ],
+    },
+    record: {
+      id: input.transferId,
+      partner_id: input.partnerId,
+      currency: 'eur',
+      amount: input.amount,
+      receiver_type: input.receiverType,
+      receiver_first_name: input.receiverFirstName,
+      receiver_last_name: input.receiverLastName,
+      company_name: input.companyName,
+      destination_iban: input.destinationIban,
+      transfer_title: input.transferTitle,
+      status: 'IN_PROGRESS',
+      stage: 'RESERVED',
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    },
   };
 }

@@ -65,25 +65,15 @@ export async function voidTransfer(executor: LedgerExecutor, transferId: string,
 }
 
 async function openTransfer(executor: LedgerExecutor, input: TransferInput, state: 'PENDING' | 'POSTED', now: Date): Promise<OpenOutcome> {
-  const call = ledgerOpenCall(input, state, now);
-  const outcome = await ledgerStatement(executor, 'ledger_open', `select ${call.sql} as outcome`, call.values);
-  assertOpened(outcome, input.transferId);
+  const outcome = await ledgerStatement(executor, 'ledger_open', 'select ledger_open(?, ?, ?, ?::jsonb, ?) as outcome', [
+    input.transferId,
+    input.kind,
+    state,
+    ledgerPostings(input),
+    now,
+  ]);
+  assertInvariant(outcome === 'CREATED' || outcome === 'EXISTS', `ledger_open answered for ${input.transferId}`);
   return outcome;
-}
-
-/**
- * ledger_open as an expression of a larger statement (a reservation that stores its record in the
- * same round trip: db/queries/reservation.queries.ts), with its `?` values. The caller maps the
- * statement's errors with ledgerError and checks the outcome with assertOpened.
- */
-export function ledgerOpenCall(input: TransferInput, state: 'PENDING' | 'POSTED', now: Date): { sql: string; values: unknown[] } {
-  assertInvariant(input.postings.length >= 2 && input.postings.length <= 16, 'a transfer has between two and sixteen postings');
-  const postings = JSON.stringify(input.postings.map(postingRecord));
-  return { sql: 'ledger_open(?, ?, ?, ?::jsonb, ?)', values: [input.transferId, input.kind, state, postings, now] };
-}
-
-export function assertOpened(outcome: unknown, transferId: string): asserts outcome is OpenOutcome {
-  assertInvariant(outcome === 'CREATED' || outcome === 'EXISTS', `ledger_open answered for ${transferId}`);
 }
 
 async function completeTransfer(
@@ -99,6 +89,15 @@ async function completeTransfer(
   ]);
   assertInvariant(outcome === 'CHANGED' || outcome === 'UNCHANGED', `ledger_complete answered for ${transferId}`);
   return outcome;
+}
+
+/**
+ * A transfer's postings as ledger_open reads them (a JSON array), their number bounded; also for a
+ * database function that calls ledger_open itself (reserve_outgoing_payment).
+ */
+export function ledgerPostings(input: TransferInput): string {
+  assertInvariant(input.postings.length >= 2 && input.postings.length <= 16, 'a transfer has between two and sixteen postings');
+  return JSON.stringify(input.postings.map(postingRecord));
 }
 
 /** The JSON record ledger_open reads: a (account id), s (system code), p (partner), c (currency), m (amount, exact text). */

@@ -21,6 +21,7 @@ import { Migration20261126100000_evm_deposits } from './Migration20261126100000_
 import { Migration20261127010000_evm_sweeps } from './Migration20261127010000_evm_sweeps';
 import { Migration20261127020000_evm_chain_identity } from './Migration20261127020000_evm_chain_identity';
 import { Migration20261128010000_deposit_webhooks } from './Migration20261128010000_deposit_webhooks';
+import { Migration20261129010000_reservation_in_one_statement } from './Migration20261129010000_reservation_in_one_statement';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261127010000_evm_sweeps', class: Migration20261127010000_evm_sweeps },
   { name: 'Migration20261127020000_evm_chain_identity', class: Migration20261127020000_evm_chain_identity },
   { name: 'Migration20261128010000_deposit_webhooks', class: Migration20261128010000_deposit_webhooks },
+  { name: 'Migration20261129010000_reservation_in_one_statement', class: Migration20261129010000_reservation_in_one_statement },
 ];

@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OperationState, OperationStatus } from '../../core/operation-status';
-import type { FiatAccountStatus } from '../entities/account.entity';
+import type pg from 'pg';
 import { assertInvariant } from '../../core/errors';
-import { assertOpened, ledgerError, ledgerOpenCall } from '../ledger/ledger';
+import type { FiatAccountStatus } from '../entities/account.entity';
+import { ledgerError, ledgerPostings } from '../ledger/ledger';
 import type { TransferInput } from '../ledger/ledger';
 
 /** What a reservation that stored its record answers. */
@@ -38,8 +39,6 @@ interface ReservationFactsRow {
   eur_fiat_status: FiatAccountStatus | null;
 }
 
-type FactsQuery = { table: ReservedTable; operationId: string; partnerId: string; withEurAccount: boolean };
-
 /**
  * In one statement, what a reservation used to read one after another: the record of an earlier
  * run, the partner's policy (its row locked FOR UPDATE only while it has a limit) and, for a SEPA
@@ -47,107 +46,27 @@ type FactsQuery = { table: ReservedTable; operationId: string; partnerId: string
  * (a statement of its own): its snapshot then sees what an earlier attempt committed. The sums
  * that the limit needs come later, each a statement of its own, after this lock.
  */
-export async function lockReservationFacts(em: EntityManager, query: FactsQuery): Promise<ReservationFacts> {
-  const [row] = await em.execute<ReservationFactsRow[]>(factsSelect(query.table), factsValues(query));
-  return factsOf(em, query, row);
-}
-
-/** A reservation's hold and record, as stored when nothing else decides. */
-export interface PlainReservation {
-  transfer: TransferInput;
-  /** The record's columns by their names in the table (see reservedRecordInsert). */
-  record: Record<string, unknown>;
-  now: Date;
-}
-
-export interface ReservationAttempt extends ReservationFacts {
-  /** True when this statement held the money and stored the record: the reservation is done. */
-  reserved: boolean;
-}
-
-/**
- * lockReservationFacts, and in the same statement, when the facts leave nothing to decide (no
- * earlier record, no daily limit, no address book required, for a SEPA transfer an active EUR
- * account), the hold (ledger_open) and the record: one round trip where the usual reservation
- * took three, and one transaction as before. When the facts do decide something, the statement
- * writes nothing (ledger_open is not called) and answers the facts, and the caller goes on as
- * lockReservationFacts's caller would, the same locks held. Insufficient funds and an abandoned
- * operation fail the statement as they fail reserveTransfer (ledgerError).
- */
-export async function reserveUnlessDecided(em: EntityManager, query: FactsQuery, plain: PlainReservation): Promise<ReservationAttempt> {
-  const hold = ledgerOpenCall(plain.transfer, 'PENDING', plain.now);
-  const insert = reservedRecordInsert(query.table, plain.record, 'held');
-  const sql = `with facts as (${factsSelect(query.table)}),
-       held as (select ${hold.sql} as outcome from facts
-                 where existing_status is null and limit_eur is null and allowlist_required is not true
-                   and (not ? or eur_fiat_status = 'ACTIVE')),
-       stored as (${insert.sql} returning 1)
-       select facts.*, held.outcome from facts left join held on true`;
-  let row: (ReservationFactsRow & { outcome: unknown }) | undefined;
-  try {
-    [row] = await em.execute<(ReservationFactsRow & { outcome: unknown })[]>(sql, [
-      ...factsValues(query),
-      ...hold.values,
-      query.withEurAccount,
-      ...insert.values,
-    ]);
-  } catch (error) {
-    throw ledgerError(error);
-  }
-  const reserved = row?.outcome != null;
-  if (reserved) assertOpened(row?.outcome, plain.transfer.transferId);
-  return { ...(await factsOf(em, query, row)), reserved };
-}
-
-/**
- * Stores a reserved operation's record (one row of its table) from its columns, named as in the
- * table: jsonb_populate_record casts each value to its column's type, so the record's values are
- * one JSON parameter. With `gate`, the row is stored only when that CTE of the statement has a row.
- */
-export function reservedRecordInsert(
-  table: ReservedTable,
-  record: Record<string, unknown>,
-  gate?: string,
-): { sql: string; values: unknown[] } {
-  const columns = Object.keys(record);
-  // Names from this codebase's own record builders, never input: checked all the same, as they are spliced.
-  assertInvariant(columns.length > 0 && columns.every((column) => /^[a-z_]{1,63}$/.test(column)), `the columns of a ${table} record`);
-  const list = columns.join(', ');
-  return {
-    sql: `insert into ${table} (${list}) select ${list} from jsonb_populate_record(null::${table}, ?::jsonb)${gate ? `, ${gate}` : ''}`,
-    values: [JSON.stringify(record)],
-  };
-}
-
-/** A reservation's record stored in the caller's transaction (after its hold: reserveTransfer). */
-export async function storeReservedRecord(em: EntityManager, table: ReservedTable, record: Record<string, unknown>): Promise<void> {
-  const insert = reservedRecordInsert(table, record);
-  await em.execute(insert.sql, insert.values);
-}
-
-/** The facts statement. Its values: factsValues. */
-function factsSelect(table: ReservedTable): string {
+export async function lockReservationFacts(
+  em: EntityManager,
+  query: { table: ReservedTable; operationId: string; partnerId: string; withEurAccount: boolean },
+): Promise<ReservationFacts> {
   // The statement's snapshot is taken before it may wait for the policy lock; after the wait only
   // the locked row is read again at its latest version. So the policy's allowlist flag comes from
-  // the locked row when there is one, and the EUR account is read again after a lock (factsOf): an
+  // the locked row when there is one, and the EUR account is read again after a lock (below): an
   // operator's change committed during the wait must decide this reservation, as it would have when
   // these were statements of their own after the lock.
-  return `select r.status as existing_status, r.stage as existing_stage, limited.limit_eur,
+  const [row] = await em.execute<ReservationFactsRow[]>(
+    `select r.status as existing_status, r.stage as existing_stage, limited.limit_eur,
             coalesce(limited.allowlist_required, policy.allowlist_required) as allowlist_required,
             account.id as eur_account_id, account.fiat_status as eur_fiat_status
        from (values (1)) as one (n)
-       left join ${table} r on r.id = ?
+       left join ${query.table} r on r.id = ?
        left join partner_policy policy on policy.partner_id = ?
        left join lateral (select daily_limit_eur::text as limit_eur, allowlist_required from partner_policy
                            where partner_id = ? and daily_limit_eur is not null for update) limited on true
-       left join account on ? and account.kind = 'PARTNER' and account.partner_id = ? and account.currency = 'eur'`;
-}
-
-function factsValues(query: FactsQuery): unknown[] {
-  return [query.operationId, query.partnerId, query.partnerId, query.withEurAccount, query.partnerId];
-}
-
-async function factsOf(em: EntityManager, query: FactsQuery, row: ReservationFactsRow | undefined): Promise<ReservationFacts> {
+       left join account on ? and account.kind = 'PARTNER' and account.partner_id = ? and account.currency = 'eur'`,
+    [query.operationId, query.partnerId, query.partnerId, query.withEurAccount, query.partnerId],
+  );
   let eurAccount: ReservationFacts['eurAccount'] = row?.eur_account_id
     ? { id: row.eur_account_id, fiatStatus: row.eur_fiat_status ?? 'WAITING_TO_BE_ACTIVATED' }
     : null;
@@ -158,6 +77,68 @@ async function factsOf(em: EntityManager, query: FactsQuery, row: ReservationFac
     allowlistRequired: row?.allowlist_required === true,
     eurAccount,
   };
+}
+
+/** A reservation's hold and record, as stored when nothing else decides. */
+export interface PlainReservation {
+  transfer: TransferInput;
+  /** The record's columns by their names in the table (see storeReservedRecord). */
+  record: Record<string, unknown>;
+  now: Date;
+}
+
+export interface OneStatementReservation extends PlainReservation {
+  table: ReservedTable;
+  operationId: string;
+  /** The operation's workflow, and that workflow's input: the API's record must match both, and the transfer's kind. */
+  workflowId: string;
+  request: unknown;
+}
+
+/**
+ * The usual reservation in one round trip: reserve_outgoing_payment
+ * (Migration20261129010000_reservation_in_one_statement) takes the operation's lock, checks the
+ * accepted request, finds no earlier record and nothing in the partner's policy or EUR account to
+ * decide, then holds the money and stores the record, all one transaction. Its state when a
+ * record was there (EXISTS); DECIDE when it wrote nothing and the caller reserves step by step.
+ * Insufficient funds and an abandoned operation are refused as reserveTransfer refuses them.
+ */
+export async function reserveOutgoingPayment(pool: pg.Pool, reservation: OneStatementReservation): Promise<OperationState | 'DECIDE'> {
+  let rows: Array<{ outcome: 'RESERVED' | 'EXISTS' | 'DECIDE'; existing_status: OperationStatus | null; existing_stage: string | null }>;
+  try {
+    ({ rows } = await pool.query({
+      name: 'reserve_outgoing_payment',
+      text: `select outcome, existing_status, existing_stage
+               from reserve_outgoing_payment($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8)`,
+      values: [
+        reservation.table,
+        reservation.operationId,
+        reservation.transfer.kind,
+        reservation.workflowId,
+        JSON.stringify(reservation.request),
+        ledgerPostings(reservation.transfer),
+        JSON.stringify(reservation.record),
+        reservation.now,
+      ],
+    }));
+  } catch (error) {
+    throw ledgerError(error);
+  }
+  const row = rows[0];
+  assertInvariant(row, `reserve_outgoing_payment answered for ${reservation.operationId}`);
+  if (row.outcome === 'RESERVED') return RESERVED;
+  if (row.outcome === 'EXISTS' && row.existing_status) return { status: row.existing_status, stage: row.existing_stage ?? '' };
+  return 'DECIDE';
+}
+
+/**
+ * Stores a reserved operation's record (one row of its table) in the caller's transaction, after
+ * its hold (reserveTransfer): its columns by their names in the table, one JSON parameter, each
+ * value cast to its column's type by jsonb_populate_record, as reserve_outgoing_payment stores it.
+ * Columns it does not name are null.
+ */
+export async function storeReservedRecord(em: EntityManager, table: ReservedTable, record: Record<string, unknown>): Promise<void> {
+  await em.execute(`insert into ${table} select * from jsonb_populate_record(null::${table}, ?::jsonb)`, [JSON.stringify(record)]);
 }
 
 /** The partner's EUR account as committed now (a statement of its own: a fresh snapshot). */

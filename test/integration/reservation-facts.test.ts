@@ -3,8 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { DomainError } from '../../core/errors';
-import { lockReservationFacts, reserveUnlessDecided } from '../../db/queries/reservation.queries';
-import type { ReservationAttempt, ReservationFacts, ReservedTable } from '../../db/queries/reservation.queries';
+import { lockReservationFacts, reserveOutgoingPayment } from '../../db/queries/reservation.queries';
+import type { OneStatementReservation, ReservationFacts } from '../../db/queries/reservation.queries';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import { testStack } from '../support/stack';
 
@@ -122,93 +122,102 @@ describe("a reservation's facts read while it waited for the partner's policy lo
 });
 
 /**
- * The usual reservation in one statement (issue 22): the facts, and when they leave nothing to
- * decide, the hold and the record. When they do decide something, nothing is written and the
- * activity goes on step by step; the activities' own tests (test/e2e) cover those steps.
+ * The usual reservation in one round trip (reserve_outgoing_payment, issue 22): the operation's
+ * lock, the accepted request, the facts, and when nothing else decides, the hold and the record,
+ * all one transaction. When something does decide, nothing is written and the activity reserves
+ * step by step (its own tests in test/e2e cover that path).
  */
-describe('a reservation in one statement (reserveUnlessDecided)', () => {
+describe('a reservation in one round trip (reserveOutgoingPayment)', () => {
   const NOW = new Date('2026-11-25T10:00:00.123Z');
 
-  function withdrawal(partnerId: string, amount = '0.5') {
+  function withdrawal(partnerId: string, amount = '0.5'): OneStatementReservation {
     const id = randomUUID();
     return {
-      id,
-      query: { table: 'crypto_withdrawal' as ReservedTable, operationId: id, partnerId, withEurAccount: false },
-      plain: {
-        transfer: {
-          transferId: id,
-          kind: 'CRYPTO_WITHDRAWAL' as const,
-          postings: [
-            { partnerId, currency: 'eth' as const, amount: `-${amount}` },
-            { systemAccount: 'CRYPTO_WITHDRAWALS' as const, currency: 'eth' as const, amount },
-          ],
-        },
-        record: {
-          id,
-          partner_id: partnerId,
-          user_id: null,
-          currency: 'eth',
-          network: 'ethereum',
-          amount,
-          fee: '0',
-          destination: '0x1111111111111111111111111111111111111111',
-          memo: null,
-          wallet_type: 'CUSTODIAL',
-          receiver_type: 'NATURAL',
-          beneficiary_name: 'Ada Lovelace',
-          status: 'IN_PROGRESS',
-          stage: 'RESERVED',
-          amount_eur: '1234.567890123456789',
-          created_at: NOW.toISOString(),
-          updated_at: NOW.toISOString(),
-        },
-        now: NOW,
+      table: 'crypto_withdrawal',
+      operationId: id,
+      workflowId: `crypto-withdrawal-${id}`,
+      request: { withdrawalId: id, partnerId, amount, note: 'the request as the API accepted it' },
+      transfer: {
+        transferId: id,
+        kind: 'CRYPTO_WITHDRAWAL',
+        postings: [
+          { partnerId, currency: 'eth', amount: `-${amount}` },
+          { systemAccount: 'CRYPTO_WITHDRAWALS', currency: 'eth', amount },
+        ],
       },
+      record: {
+        id,
+        partner_id: partnerId,
+        user_id: null,
+        currency: 'eth',
+        network: 'ethereum',
+        amount,
+        fee: '0',
+        destination: '0x1111111111111111111111111111111111111111',
+        memo: null,
+        wallet_type: 'CUSTODIAL',
+        receiver_type: 'NATURAL',
+        beneficiary_name: 'Ada Lovelace',
+        status: 'IN_PROGRESS',
+        stage: 'RESERVED',
+        amount_eur: '1234.567890123456789',
+        created_at: NOW.toISOString(),
+        updated_at: NOW.toISOString(),
+      },
+      now: NOW,
     };
   }
 
-  function sepaTransfer(partnerId: string) {
+  function sepaTransfer(partnerId: string): OneStatementReservation {
     const id = randomUUID();
     return {
-      id,
-      query: { table: 'sepa_transfer' as ReservedTable, operationId: id, partnerId, withEurAccount: true },
-      plain: {
-        transfer: {
-          transferId: id,
-          kind: 'SEPA_TRANSFER' as const,
-          postings: [
-            { partnerId, currency: 'eur' as const, amount: '-10.00' },
-            { systemAccount: 'SEPA_CLEARING' as const, currency: 'eur' as const, amount: '10.00' },
-          ],
-        },
-        record: {
-          id,
-          partner_id: partnerId,
-          currency: 'eur',
-          amount: '10.00',
-          receiver_type: 'LEGAL',
-          receiver_first_name: null,
-          receiver_last_name: null,
-          company_name: 'ACME',
-          destination_iban: 'DE89370400440532013000',
-          transfer_title: 'invoice 1',
-          status: 'IN_PROGRESS',
-          stage: 'RESERVED',
-          created_at: NOW.toISOString(),
-          updated_at: NOW.toISOString(),
-        },
-        now: NOW,
+      table: 'sepa_transfer',
+      operationId: id,
+      workflowId: `sepa-transfer-${id}`,
+      request: { transferId: id, partnerId, amount: '10.00' },
+      transfer: {
+        transferId: id,
+        kind: 'SEPA_TRANSFER',
+        postings: [
+          { partnerId, currency: 'eur', amount: '-10.00' },
+          { systemAccount: 'SEPA_CLEARING', currency: 'eur', amount: '10.00' },
+        ],
       },
+      record: {
+        id,
+        partner_id: partnerId,
+        currency: 'eur',
+        amount: '10.00',
+        receiver_type: 'LEGAL',
+        receiver_first_name: null,
+        receiver_last_name: null,
+        company_name: 'ACME',
+        destination_iban: 'DE89370400440532013000',
+        transfer_title: 'invoice 1',
+        status: 'IN_PROGRESS',
+        stage: 'RESERVED',
+        created_at: NOW.toISOString(),
+        updated_at: NOW.toISOString(),
+      },
+      now: NOW,
     };
   }
 
-  const attempt = (operation: ReturnType<typeof withdrawal> | ReturnType<typeof sepaTransfer>): Promise<ReservationAttempt> =>
-    orm.em.fork().transactional((tx) => reserveUnlessDecided(tx, operation.query, operation.plain));
+  /** What the API records before it starts the workflow. */
+  async function accept(operation: OneStatementReservation, request: unknown = operation.request): Promise<void> {
+    await pool.query(`insert into accepted_operation (id, kind, partner_id, workflow_id, request) values ($1, $2, $3, $4, $5::jsonb)`, [
+      operation.operationId,
+      operation.transfer.kind,
+      operation.record.partner_id,
+      operation.workflowId,
+      JSON.stringify(request),
+    ]);
+  }
 
-  async function written(table: ReservedTable, id: string) {
-    const record = await pool.query(`select * from ${table} where id = $1`, [id]);
-    const hold = await pool.query<{ state: string }>('select state from ledger_transfer where id = $1', [id]);
-    return { record: record.rows[0], hold: hold.rows[0]?.state };
+  async function written(operation: OneStatementReservation) {
+    const record = await pool.query(`select * from ${operation.table} where id = $1`, [operation.operationId]);
+    const hold = await pool.query<{ state: string }>('select state from ledger_transfer where id = $1', [operation.operationId]);
+    return { record: record.rows[0] as Record<string, unknown> | undefined, hold: hold.rows[0]?.state };
   }
 
   async function available(partnerId: string, currency: string): Promise<string> {
@@ -220,11 +229,12 @@ describe('a reservation in one statement (reserveUnlessDecided)', () => {
     return rows[0]!.available;
   }
 
-  it('holds and stores the withdrawal as it was given, exactly; run again, it finds it and writes nothing', async () => {
+  it('holds and stores the withdrawal exactly as given; run again, it answers its state and writes nothing', async () => {
     const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
     const operation = withdrawal(partner.partnerId, '0.123456789012345678');
-    await expect(attempt(operation)).resolves.toMatchObject({ reserved: true, existing: null });
-    const { record, hold } = await written('crypto_withdrawal', operation.id);
+    await accept(operation);
+    await expect(reserveOutgoingPayment(pool, operation)).resolves.toEqual({ status: 'IN_PROGRESS', stage: 'RESERVED' });
+    const { record, hold } = await written(operation);
     expect(hold).toBe('PENDING');
     expect(record).toMatchObject({
       partner_id: partner.partnerId,
@@ -238,49 +248,75 @@ describe('a reservation in one statement (reserveUnlessDecided)', () => {
       travel_rule: null,
       transaction_hash: null,
       failure_reason: null,
+      handed_off_at: null,
     });
-    expect((record.created_at as Date).toISOString()).toBe(NOW.toISOString());
+    expect((record!.created_at as Date).toISOString()).toBe(NOW.toISOString());
     expect(await available(partner.partnerId, 'eth')).toBe('1.876543210987654322');
 
-    await expect(attempt(operation)).resolves.toMatchObject({
-      reserved: false,
-      existing: { status: 'IN_PROGRESS', stage: 'RESERVED' },
-    });
+    await pool.query(`update crypto_withdrawal set stage = 'BROADCAST' where id = $1`, [operation.operationId]);
+    await expect(reserveOutgoingPayment(pool, operation)).resolves.toEqual({ status: 'IN_PROGRESS', stage: 'BROADCAST' });
     expect(await available(partner.partnerId, 'eth')).toBe('1.876543210987654322');
   });
 
+  it('takes the accepted request in any key order, and nothing that differs from it', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
+    const reordered = withdrawal(partner.partnerId);
+    await accept(reordered, Object.fromEntries(Object.entries(reordered.request as object).reverse()));
+    await expect(reserveOutgoingPayment(pool, reordered)).resolves.toEqual({ status: 'IN_PROGRESS', stage: 'RESERVED' });
+
+    const other = withdrawal(partner.partnerId);
+    await accept(other, { ...(other.request as object), amount: '0.6' });
+    const unaccepted = withdrawal(partner.partnerId);
+    const otherWorkflow = withdrawal(partner.partnerId);
+    await accept(otherWorkflow);
+    for (const operation of [other, unaccepted, { ...otherWorkflow, workflowId: `exchange-${otherWorkflow.operationId}` }]) {
+      await expect(reserveOutgoingPayment(pool, operation)).resolves.toBe('DECIDE');
+      expect(await written(operation)).toEqual({ record: undefined, hold: undefined });
+    }
+    expect(await available(partner.partnerId, 'eth')).toBe('1.500000000000000000');
+  });
+
   it.each([
-    ['a daily limit', `insert into partner_policy (partner_id, daily_limit_eur) values ($1, 100000)`, { limitEur: '100000.00' }],
-    [
-      'a required address book',
-      `insert into partner_policy (partner_id, allowlist_required) values ($1, true)`,
-      { allowlistRequired: true },
-    ],
-  ])('writes nothing when the partner has %s, and answers the facts', async (_name, policy, facts) => {
+    ['a daily limit', `insert into partner_policy (partner_id, daily_limit_eur) values ($1, 100000)`],
+    ['a required address book', `insert into partner_policy (partner_id, allowlist_required) values ($1, true)`],
+  ])('writes nothing and answers DECIDE when the partner has %s', async (_name, policy) => {
     const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
     await pool.query(policy, [partner.partnerId]);
     const operation = withdrawal(partner.partnerId);
-    await expect(attempt(operation)).resolves.toMatchObject({ reserved: false, existing: null, ...facts });
-    expect(await written('crypto_withdrawal', operation.id)).toEqual({ record: undefined, hold: undefined });
+    await accept(operation);
+    await expect(reserveOutgoingPayment(pool, operation)).resolves.toBe('DECIDE');
+    expect(await written(operation)).toEqual({ record: undefined, hold: undefined });
     expect(await available(partner.partnerId, 'eth')).toBe('2.000000000000000000');
   });
 
   it('refuses short funds as the ledger does, and writes nothing', async () => {
     const partner = await createTestPartner(orm, { deposits: { eth: '0.1' } });
     const operation = withdrawal(partner.partnerId, '0.5');
-    const refusal = await attempt(operation).catch((error: unknown) => error);
+    await accept(operation);
+    const refusal = await reserveOutgoingPayment(pool, operation).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(DomainError);
     expect(refusal).toMatchObject({ kind: 'insufficient-funds', detail: 'not enough eth available' });
-    expect(await written('crypto_withdrawal', operation.id)).toEqual({ record: undefined, hold: undefined });
+    expect(await written(operation)).toEqual({ record: undefined, hold: undefined });
   });
 
-  it('holds and stores a SEPA transfer from an active EUR account; an inactive one decides, and nothing is written', async () => {
+  it('refuses a record that is not the operation named', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
+    const operation = withdrawal(partner.partnerId);
+    await accept(operation);
+    await expect(reserveOutgoingPayment(pool, { ...operation, record: { ...operation.record, id: randomUUID() } })).rejects.toThrow(
+      /the record of .* is another operation's/,
+    );
+    expect(await written(operation)).toEqual({ record: undefined, hold: undefined });
+  });
+
+  it('holds a SEPA transfer from an active EUR account; an inactive one is decided step by step', async () => {
     const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
     const first = sepaTransfer(partner.partnerId);
-    await expect(attempt(first)).resolves.toMatchObject({ reserved: true, eurAccount: { fiatStatus: 'ACTIVE' } });
-    expect(await written('sepa_transfer', first.id)).toMatchObject({
+    await accept(first);
+    await expect(reserveOutgoingPayment(pool, first)).resolves.toEqual({ status: 'IN_PROGRESS', stage: 'RESERVED' });
+    expect(await written(first)).toMatchObject({
       hold: 'PENDING',
-      record: { amount: '10.000000000000000000', company_name: 'ACME', receiver_first_name: null, stage: 'RESERVED' },
+      record: { amount: '10.000000000000000000', company_name: 'ACME', receiver_first_name: null, message_id: null, stage: 'RESERVED' },
     });
     expect(await available(partner.partnerId, 'eur')).toBe('90.000000000000000000');
 
@@ -288,8 +324,42 @@ describe('a reservation in one statement (reserveUnlessDecided)', () => {
       partner.partnerId,
     ]);
     const second = sepaTransfer(partner.partnerId);
-    await expect(attempt(second)).resolves.toMatchObject({ reserved: false, eurAccount: { fiatStatus: 'WAITING_TO_BE_ACTIVATED' } });
-    expect(await written('sepa_transfer', second.id)).toEqual({ record: undefined, hold: undefined });
+    await accept(second);
+    await expect(reserveOutgoingPayment(pool, second)).resolves.toBe('DECIDE');
+    expect(await written(second)).toEqual({ record: undefined, hold: undefined });
     expect(await available(partner.partnerId, 'eur')).toBe('90.000000000000000000');
+  });
+
+  it("two attempts at once: the second waits for the first's lock, then sees its record (a fresh snapshot) and holds nothing", async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
+    const operation = withdrawal(partner.partnerId);
+    await accept(operation);
+    const holder = await pool.connect();
+    try {
+      // The operation's lock, held as an attempt still running would hold it.
+      await holder.query('begin');
+      await holder.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [operation.operationId]);
+      const attempts = [reserveOutgoingPayment(pool, operation), reserveOutgoingPayment(pool, operation)];
+      await until(async () => {
+        const { rows } = await pool.query<{ n: string }>(
+          `select count(*)::text as n from pg_stat_activity where wait_event = 'advisory' and query like '%reserve_outgoing_payment%'`,
+        );
+        return Number(rows[0]!.n) >= 2;
+      });
+      await holder.query('commit');
+      const outcomes = await Promise.all(attempts);
+      expect(outcomes).toEqual([
+        { status: 'IN_PROGRESS', stage: 'RESERVED' },
+        { status: 'IN_PROGRESS', stage: 'RESERVED' },
+      ]);
+    } finally {
+      await holder.query('rollback').catch(() => undefined);
+      holder.release();
+    }
+    const { rows } = await pool.query<{ n: string }>(`select count(*)::text as n from ledger_posting where transfer_id = $1`, [
+      operation.operationId,
+    ]);
+    expect(rows[0]!.n).toBe('2');
+    expect(await available(partner.partnerId, 'eth')).toBe('1.500000000000000000');
   });
 });
