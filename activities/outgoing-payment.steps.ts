@@ -7,7 +7,7 @@ import type { AbandonOutcome, OperationState, OperationStatus, ReleaseOutcome } 
 import { LedgerTransfer } from '../db/entities/ledger-transfer.entity';
 import type { LedgerTransferKind } from '../db/entities/ledger-transfer.entity';
 import { postTransfer, tombstoneTransfer, voidTransfer } from '../db/ledger/ledger';
-import { closeSettledIfHandedOff, findWithHoldState, markHandedOffIfOpen } from '../db/queries/outgoing-payment.queries';
+import { findWithHoldState, markHandedOffIfOpen, settleIfHandedOff } from '../db/queries/outgoing-payment.queries';
 import type { OutgoingPaymentTable, RecordCondition } from '../db/queries/outgoing-payment.queries';
 import type { ActivityDependencies } from './dependencies';
 import { activityFailure } from './domain-error.interceptor';
@@ -57,7 +57,7 @@ type ClosingStage = 'SETTLED' | 'FAILED' | 'REJECTED' | 'CANCELLED';
  * definite rejection; the database's void guard refuses anything else too.
  */
 export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
-  deps: Pick<ActivityDependencies, 'orm' | 'clock'>,
+  deps: Pick<ActivityDependencies, 'orm' | 'pool' | 'clock'>,
   kind: OutgoingPaymentKind<Record>,
 ) {
   const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => deps.orm.em.fork().transactional(work);
@@ -184,18 +184,12 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
 
     /**
      * Posts the reservation and marks the record SUCCESSFUL; the ledger refuses to post a voided
-     * one. The usual path: the record closed by a conditional UPDATE (open and handed off), then
-     * the posting, in one transaction. Anything else (settled already, released, not handed off) is
-     * decided with the record locked.
+     * one. The usual path: the record closed by a conditional UPDATE (open and handed off) and
+     * the posting, one statement (settleIfHandedOff). Anything else (settled already, released,
+     * not handed off) is decided with the record locked.
      */
     async settle(id: string): Promise<void> {
-      const settled = await inTransaction(async (em) => {
-        const now = deps.clock.now();
-        if (!(await closeSettledIfHandedOff(em, kind.table, id, now))) return false;
-        await postTransfer(em, id, now);
-        return true;
-      });
-      if (settled) return;
+      if (await settleIfHandedOff(deps.pool, kind.table, id, deps.clock.now())) return;
       await inTransaction(async (em) => {
         const record = await lock(em, id);
         if (record.status === 'SUCCESSFUL') return;

@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type pg from 'pg';
 import { assertInvariant } from '../../core/errors';
+import { ledgerError } from '../ledger/ledger';
 
 /**
  * The usual path of an outgoing payment's steps (activities/outgoing-payment.steps.ts), each a
@@ -64,22 +66,29 @@ export async function findWithHoldState(
 }
 
 /**
- * Closes an open, handed-off payment as SETTLED, in the caller's transaction (its ledger posting
- * follows in the same one). False when it is not open and handed off: nothing changed.
+ * Settles an open, handed-off payment in one statement, its own transaction: the record closed as
+ * SETTLED and its hold posted (ledger_complete) together, the posting made only for the row the
+ * update closed. False when it is not open and handed off: nothing changed, and the caller decides
+ * with the record locked. The ledger's refusals raise as postTransfer's do (ledgerError).
  */
-export async function closeSettledIfHandedOff(
-  executor: EntityManager,
-  table: OutgoingPaymentTable,
-  id: string,
-  now: Date,
-): Promise<boolean> {
-  const rows = await executor.execute<Array<{ id: string }>>(
-    `update ${table} set status = 'SUCCESSFUL', stage = 'SETTLED', failure_reason = null, updated_at = ?
-      where id = ? and ${OPEN} and (handed_off_at is not null or ${REFERENCE_COLUMN[table]} is not null)
-      returning id`,
-    [now, id],
-  );
-  return rows.length === 1;
+export async function settleIfHandedOff(pool: pg.Pool, table: OutgoingPaymentTable, id: string, now: Date): Promise<boolean> {
+  let rows: Array<{ outcome: unknown }>;
+  try {
+    ({ rows } = await pool.query<{ outcome: unknown }>({
+      name: `settle_${table}`,
+      text: `with closed as (
+               update ${table} set status = 'SUCCESSFUL', stage = 'SETTLED', failure_reason = null, updated_at = $1
+                where id = $2 and ${OPEN} and (handed_off_at is not null or ${REFERENCE_COLUMN[table]} is not null)
+                returning id)
+             select ledger_complete(closed.id, 'POSTED', $1) as outcome from closed`,
+      values: [now, id],
+    }));
+  } catch (error) {
+    throw ledgerError(error);
+  }
+  const outcome = rows[0]?.outcome;
+  assertInvariant(outcome === undefined || outcome === 'CHANGED' || outcome === 'UNCHANGED', `ledger_complete answered for ${id}`);
+  return outcome !== undefined;
 }
 
 /**
