@@ -47,6 +47,9 @@ export class OperationTracker {
 
   /** Lets pending update and signal handlers finish, then gives the final progress. */
   async finish(): Promise<OperationProgress> {
+    // Usually they are (the caller's update answered long before): no scope and no condition then,
+    // whose promises the SDK would each record a stack trace for. Neither is a command.
+    if (allHandlersFinished()) return this.progress;
     // Non-cancellable: a workflow that was cancelled still lets its handlers answer.
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
     return this.progress;

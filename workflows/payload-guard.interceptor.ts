@@ -15,48 +15,53 @@ export const PAYLOAD_REFUSED = 'payload-refused';
  *   and nothing acts on it.
  */
 export const interceptors: WorkflowInterceptorsFactory = () => ({
+  // Plain functions that hand back next's promise, not async ones: the SDK records a stack trace for
+  // every promise workflow code creates, so each needless one costs (docs/benchmarks.md, issue 22).
   inbound: [
     {
-      async execute(input, next) {
+      execute(input, next) {
         const reason = refusedPayloadReason(input.args);
         if (reason !== undefined) {
-          throw ApplicationFailure.create({
-            type: PAYLOAD_REFUSED,
-            message: `the workflow's input was refused (${reason}); nothing was done. Start operations through the API`,
-            nonRetryable: true,
-          });
+          return Promise.reject(
+            ApplicationFailure.create({
+              type: PAYLOAD_REFUSED,
+              message: `the workflow's input was refused (${reason}); nothing was done. Start operations through the API`,
+              nonRetryable: true,
+            }),
+          );
         }
         return next(input);
       },
-      async handleSignal(input, next) {
+      handleSignal(input, next) {
         const reason = refusedPayloadReason(input.args);
         if (reason === undefined) return next(input);
         log.warn(`ignored signal ${input.signalName}: its input was refused (${reason})`);
+        return Promise.resolve();
       },
       validateUpdate(input, next) {
         const reason = refusedPayloadReason(input.args);
         if (reason !== undefined) throw refusedUpdate(input.name, reason);
         next(input);
       },
-      async handleUpdate(input, next) {
+      handleUpdate(input, next) {
         const reason = refusedPayloadReason(input.args);
-        if (reason !== undefined) throw refusedUpdate(input.name, reason);
+        if (reason !== undefined) return Promise.reject(refusedUpdate(input.name, reason));
         return next(input);
       },
-      async handleQuery(input, next) {
+      handleQuery(input, next) {
         const reason = refusedPayloadReason(input.args);
-        if (reason !== undefined) throw new Error(`query ${input.queryName} refused: its input was refused (${reason})`);
+        if (reason !== undefined) return Promise.reject(new Error(`query ${input.queryName} refused: its input was refused (${reason})`));
         return next(input);
       },
     },
   ],
   outbound: [
     {
-      async scheduleActivity(input, next) {
-        return acceptedResult(input.activityType, await next(input));
+      scheduleActivity(input, next) {
+        return next(input).then((result) => acceptedResult(input.activityType, result));
       },
-      async scheduleLocalActivity(input, next) {
-        return acceptedResult(input.activityType, await next(input));
+      scheduleLocalActivity(input, next) {
+        return next(input).then((result) => acceptedResult(input.activityType, result));
       },
     },
   ],
