@@ -21,11 +21,10 @@ import { keepNetworkFee } from '../db/services/kept-network-fee.service';
 import { assertWithinDailyLimit } from '../db/services/velocity-limit';
 import { RESERVED, lockReservationFacts, storeReservedRecord } from '../db/queries/reservation.queries';
 import { assertAllowlisted } from '../db/services/withdrawal-address-book';
-import type { PostingInput } from '../db/ledger/ledger';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
 import { acceptedRequest } from './accepted-operation.guard';
 import { reserveInOneStatement } from './one-statement-reservation';
-import type { ReservationPlan } from './one-statement-reservation';
+import { withdrawalReservation } from './reservation-plans';
 import { pollForAnswer } from './answer-polling';
 import type { ActivityDependencies } from './dependencies';
 import { activityFailure } from './domain-error.interceptor';
@@ -366,36 +365,4 @@ function travelRuleUnmet(withdrawal: CryptoWithdrawal, denyListedAddresses: read
   }
   if (data.requiresCompletion === true && !data.completion) return 'its travel-rule data has not been completed';
   return undefined;
-}
-
-/** What a withdrawal's reservation writes: amount + fee held from the partner, and its row (by column). */
-function withdrawalReservation(input: CryptoWithdrawalInput, now: Date): ReservationPlan {
-  const total = new Decimal(input.amount).plus(input.fee);
-  const postings: PostingInput[] = [
-    { partnerId: input.partnerId, currency: input.currency, amount: total.negated().toFixed() },
-    { systemAccount: 'CRYPTO_WITHDRAWALS', currency: input.currency, amount: input.amount },
-  ];
-  if (!new Decimal(input.fee).isZero()) postings.push({ systemAccount: 'FEE_INCOME', currency: input.currency, amount: input.fee });
-  return {
-    transfer: { transferId: input.withdrawalId, kind: 'CRYPTO_WITHDRAWAL', postings },
-    record: {
-      id: input.withdrawalId,
-      partner_id: input.partnerId,
-      user_id: input.userId,
-      currency: input.currency,
-      network: input.network,
-      amount: input.amount,
-      fee: input.fee,
-      destination: input.destination,
-      memo: input.memo,
-      wallet_type: input.walletType,
-      receiver_type: input.receiverType,
-      beneficiary_name: input.beneficiaryName,
-      status: 'IN_PROGRESS',
-      stage: 'RESERVED',
-      amount_eur: input.amountEur,
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-    },
-  };
 }

@@ -19,7 +19,7 @@ import { UnknownBankReferenceError } from './adapters/bank/bank-adapter';
 import type { BankPaymentState, SepaPayment } from './adapters/bank/bank-adapter';
 import { acceptedRequest } from './accepted-operation.guard';
 import { reserveInOneStatement } from './one-statement-reservation';
-import type { ReservationPlan } from './one-statement-reservation';
+import { sepaTransferReservation } from './reservation-plans';
 import { pollForAnswer } from './answer-polling';
 import type { ActivityDependencies } from './dependencies';
 import { activityFailure } from './domain-error.interceptor';
@@ -213,38 +213,5 @@ function sepaPaymentOf(transfer: SepaTransfer, debtorName: string, debtorIban: s
     remittanceInformation: transfer.transferTitle,
     requestedExecutionDate: transfer.createdAt.toISOString().slice(0, 10),
     createdAt: transfer.createdAt.toISOString(),
-  };
-}
-
-/**
- * What a SEPA transfer's reservation writes: the amount held from the partner's EUR account (named
- * by partner and currency: ledger_open finds it), and its row (by column).
- */
-function sepaTransferReservation(input: SepaTransferInput, now: Date): ReservationPlan {
-  return {
-    transfer: {
-      transferId: input.transferId,
-      kind: 'SEPA_TRANSFER',
-      postings: [
-        { partnerId: input.partnerId, currency: 'eur', amount: new Decimal(input.amount).negated().toFixed() },
-        { systemAccount: 'SEPA_CLEARING', currency: 'eur', amount: input.amount },
-      ],
-    },
-    record: {
-      id: input.transferId,
-      partner_id: input.partnerId,
-      currency: 'eur',
-      amount: input.amount,
-      receiver_type: input.receiverType,
-      receiver_first_name: input.receiverFirstName,
-      receiver_last_name: input.receiverLastName,
-      company_name: input.companyName,
-      destination_iban: input.destinationIban,
-      transfer_title: input.transferTitle,
-      status: 'IN_PROGRESS',
-      stage: 'RESERVED',
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-    },
   };
 }
