@@ -1,16 +1,9 @@
 import type { OperationState } from '../core/operation-status';
-import type { TransferInput } from '../db/ledger/ledger';
 import { reserveOutgoingPayment } from '../db/queries/reservation.queries';
-import type { ReservedTable } from '../db/queries/reservation.queries';
+import type { ReservationPlan, ReservedTable } from '../db/queries/reservation.queries';
 import { workflowMismatch } from './accepted-operation.guard';
 import type { AcceptedRequestCheck } from './accepted-operation.guard';
 import type { ActivityDependencies } from './dependencies';
-
-/** What an outgoing payment's reservation writes: its hold and its record (by column). */
-export interface ReservationPlan {
-  transfer: TransferInput;
-  record: Record<string, unknown>;
-}
 
 /**
  * The reserving activities' usual path: one round trip, reserve_outgoing_payment

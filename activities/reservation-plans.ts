@@ -1,7 +1,7 @@
 import { Decimal } from '../core/money';
 import type { CryptoWithdrawalInput, SepaTransferInput } from '../contracts';
 import type { PostingInput } from '../db/ledger/ledger';
-import type { ReservationPlan } from './one-statement-reservation';
+import type { ReservationPlan } from '../db/queries/reservation.queries';
 
 /*
  * What each outgoing payment's reservation writes, built once for both of its paths (the one

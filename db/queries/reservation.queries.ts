@@ -79,15 +79,15 @@ export async function lockReservationFacts(
   };
 }
 
-/** A reservation's hold and record, as stored when nothing else decides. */
-export interface PlainReservation {
+/** What an outgoing payment's reservation writes, on either path: its hold and its record. */
+export interface ReservationPlan {
   transfer: TransferInput;
   /** The record's columns by their names in the table (see storeReservedRecord). */
   record: Record<string, unknown>;
-  now: Date;
 }
 
-export interface OneStatementReservation extends PlainReservation {
+export interface OneStatementReservation extends ReservationPlan {
+  now: Date;
   table: ReservedTable;
   operationId: string;
   /** The operation's workflow, and that workflow's input: the API's record must match both, and the transfer's kind. */
