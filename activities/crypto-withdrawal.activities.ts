@@ -154,16 +154,15 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
      * into what is stored. Run twice, it stores the same data again.
      */
     async checkTravelRule(withdrawalId: string): Promise<TravelRuleOutcome> {
-      const em = deps.orm.em.fork();
-      const facts = await findTravelRuleFacts(em, withdrawalId);
+      const facts = await findTravelRuleFacts(deps.pool, withdrawalId);
       assertInvariant(facts, `crypto withdrawal ${withdrawalId} exists`);
-      const withdrawal = em.map(CryptoWithdrawal, facts.row as never);
+      const withdrawal = deps.orm.em.fork().map(CryptoWithdrawal, facts.row as never);
       // A reset that re-runs the checks of a withdrawal already handed to the chain: the coins
       // may have left, so nothing decided before the hand-off is decided again.
       const over = { deniedReason: null, requiresCompletion: false, deadlineMs: 0, handedOff: true };
       if (payments.isHandedOff(withdrawal) || isFinal(withdrawal.status)) return over;
       const data = travelRuleDataOf(withdrawal, facts, deps.compliance.travelRuleThresholdEur);
-      const stored = await storeTravelRuleDataBeforeHandOff(em, {
+      const stored = await storeTravelRuleDataBeforeHandOff(deps.pool, {
         id: withdrawalId,
         data: data as unknown as Record<string, unknown>,
         now: deps.clock.now(),
@@ -278,7 +277,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
           }
           throw error;
         });
-      await recordBroadcast(deps.orm.em.fork(), withdrawalId, result.transactionHash, deps.clock.now());
+      await recordBroadcast(deps.pool, withdrawalId, result.transactionHash, deps.clock.now());
       return result;
     },
 

@@ -110,7 +110,7 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
     ): Promise<'MARKED' | { closed: OperationState }> {
       const stage = options.stage ?? null;
       if (options.ready || !options.validate) {
-        const marked = await markHandedOffIfOpen(deps.orm.em.fork(), kind.table, {
+        const marked = await markHandedOffIfOpen(deps.pool, kind.table, {
           id,
           stage,
           now: deps.clock.now(),
@@ -137,10 +137,9 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
      * lock would end with this step anyway, before the record is sent.
      */
     async recordToHandOver(id: string): Promise<{ record: Record } | { closed: OperationState }> {
-      const em = deps.orm.em.fork();
-      const found = await findWithHoldState(em, kind.table, id);
+      const found = await findWithHoldState(deps.pool, kind.table, id);
       assertInvariant(found, `${kind.label} ${id} exists`);
-      const record: Record = em.map<Record>(kind.entity, found.row as never);
+      const record: Record = deps.orm.em.fork().map<Record>(kind.entity, found.row as never);
       return handOverOf(record, found.holdState);
     },
 

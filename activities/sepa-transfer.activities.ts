@@ -92,7 +92,7 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
      * with the record locked, as it always was.
      */
     async markSepaHandOff(transferId: string): Promise<'MARKED' | { closed: OperationState }> {
-      const found = await transferToHandOver(deps.orm.em.fork(), transferId);
+      const found = await transferToHandOver(deps, transferId);
       const open = !isFinal(found.transfer.status) && found.holdState === 'PENDING';
       return payments.markHandOff(transferId, {
         validate: async (transfer, em) => void (await paymentMessageOf(em, transfer)),
@@ -105,13 +105,12 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
      * recorded, only while the transfer is open and its funds still held.
      */
     async submitSepaTransfer(transferId: string): Promise<{ bankReference: string } | { closed: OperationState }> {
-      const em = deps.orm.em.fork();
-      const found = await transferToHandOver(em, transferId);
+      const found = await transferToHandOver(deps, transferId);
       const open = payments.handOverOf(found.transfer, found.holdState);
       if ('closed' in open) return open;
       const { payment, xml } = paymentMessage(open.record, found.debtorName, found.debtorIban);
       const { bankReference } = await deps.bank.submit(payment, xml);
-      await recordSubmission(em, { id: transferId, messageId: payment.messageId, bankReference, now: deps.clock.now() });
+      await recordSubmission(deps.pool, { id: transferId, messageId: payment.messageId, bankReference, now: deps.clock.now() });
       return { bankReference };
     },
 
@@ -156,10 +155,10 @@ interface TransferToHandOver {
   debtorIban: string | null;
 }
 
-async function transferToHandOver(em: EntityManager, transferId: string): Promise<TransferToHandOver> {
-  const found = await findSepaTransferWithDebtor(em, transferId);
+async function transferToHandOver(deps: Pick<ActivityDependencies, 'orm' | 'pool'>, transferId: string): Promise<TransferToHandOver> {
+  const found = await findSepaTransferWithDebtor(deps.pool, transferId);
   assertInvariant(found, `SEPA transfer ${transferId} exists`);
-  return { ...found, transfer: em.map(SepaTransfer, found.row as never) };
+  return { ...found, transfer: deps.orm.em.fork().map(SepaTransfer, found.row as never) };
 }
 
 function messageBuilds(found: TransferToHandOver): boolean {

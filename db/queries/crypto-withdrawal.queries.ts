@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { ROLLING_DAY_MS } from '../../core/rolling-day';
 
@@ -81,19 +80,19 @@ export interface TravelRuleFacts {
  * What the travel-rule check reads, in one statement: the withdrawal, its originator (its user,
  * else its partner) and its destination's 24-hour EUR sum. Undefined when there is no such withdrawal.
  */
-export async function findTravelRuleFacts(em: EntityManager, withdrawalId: string): Promise<TravelRuleFacts | undefined> {
+export async function findTravelRuleFacts(pool: pg.Pool, withdrawalId: string): Promise<TravelRuleFacts | undefined> {
   // The sum is served by crypto_withdrawal_destination_sum_idx (Migration20261125103000_partner_limit_sums);
   // its window starts ROLLING_DAY_MS before the withdrawal's creation, to the millisecond as rollingDayStart counts.
-  const rows = await em.execute<Array<Record<string, unknown>>>(
+  const { rows } = await pool.query<Record<string, unknown>>(
     `select w.*, p.name as tr_partner_name, to_jsonb(u) - 'pesel' - 'email' as tr_user,
             (select coalesce(sum(s.amount_eur), 0)::text from crypto_withdrawal s
               where s.partner_id = w.partner_id and lower(s.destination) = lower(w.destination)
-                and s.created_at > date_trunc('milliseconds', w.created_at) - ? * interval '1 millisecond'
+                and s.created_at > date_trunc('milliseconds', w.created_at) - $1 * interval '1 millisecond'
                 and s.status <> 'UNSUCCESSFUL') as tr_destination_eur_last24h
        from crypto_withdrawal w
        left join partner p on p.id = w.partner_id
        left join partner_user u on u.id = w.user_id
-      where w.id = ?`,
+      where w.id = $2`,
     [ROLLING_DAY_MS, withdrawalId],
   );
   const found = rows[0];
@@ -113,14 +112,14 @@ export async function findTravelRuleFacts(em: EntityManager, withdrawalId: strin
  * decided again: open, not handed off. False when it was not so: nothing written.
  */
 export async function storeTravelRuleDataBeforeHandOff(
-  em: EntityManager,
+  pool: pg.Pool,
   change: { id: string; data: Record<string, unknown>; now: Date },
 ): Promise<boolean> {
-  const rows = await em.execute<Array<{ id: string }>>(
-    `update crypto_withdrawal set travel_rule = coalesce(travel_rule, '{}'::jsonb) || ?::jsonb, updated_at = ?
-      where id = ? and handed_off_at is null and transaction_hash is null and status not in ('SUCCESSFUL', 'UNSUCCESSFUL')
+  const { rowCount } = await pool.query(
+    `update crypto_withdrawal set travel_rule = coalesce(travel_rule, '{}'::jsonb) || $1::jsonb, updated_at = $2
+      where id = $3 and handed_off_at is null and transaction_hash is null and status not in ('SUCCESSFUL', 'UNSUCCESSFUL')
       returning id`,
     [JSON.stringify(change.data), change.now, change.id],
   );
-  return rows.length === 1;
+  return rowCount === 1;
 }
