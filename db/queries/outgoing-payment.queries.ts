@@ -23,9 +23,6 @@ const REFERENCE_COLUMN: Record<OutgoingPaymentTable, string> = {
 
 const OPEN = `status not in ('SUCCESSFUL', 'UNSUCCESSFUL')`;
 
-/** Who runs the statements: the worker's pool, or a client in a transaction of the caller's. */
-type Queryable = Pick<pg.Pool, 'query'>;
-
 /** A condition on the record's own columns, with its `?` parameters (none inside the SQL text's literals). */
 export interface RecordCondition {
   sql: string;
@@ -44,12 +41,12 @@ function numbered(condition: RecordCondition, first: number): string {
  * not so (closed, released, not ready, unknown), nothing changed.
  */
 export async function markHandedOffIfOpen(
-  executor: Queryable,
+  pool: pg.Pool,
   table: OutgoingPaymentTable,
   change: { id: string; stage: string | null; now: Date; ready?: RecordCondition },
 ): Promise<boolean> {
   const ready = change.ready ?? { sql: 'true', params: [] };
-  const { rowCount } = await executor.query(
+  const { rowCount } = await pool.query(
     `update ${table} set handed_off_at = coalesce(handed_off_at, $1), stage = coalesce($2, stage), updated_at = $1
       where id = $3 and ${OPEN}
         and exists (select 1 from ledger_transfer t where t.id = ${table}.id and t.state = 'PENDING')
@@ -62,11 +59,11 @@ export async function markHandedOffIfOpen(
 
 /** The record and the state of its hold (null: no transfer under its id), read in one statement, nothing locked. */
 export async function findWithHoldState(
-  executor: Queryable,
+  pool: pg.Pool,
   table: OutgoingPaymentTable,
   id: string,
 ): Promise<{ row: Record<string, unknown>; holdState: string | null } | undefined> {
-  const { rows } = await executor.query<Record<string, unknown>>(
+  const { rows } = await pool.query<Record<string, unknown>>(
     `select r.*, t.state as hold_state from ${table} r left join ledger_transfer t on t.id = r.id where r.id = $1`,
     [id],
   );
@@ -106,8 +103,8 @@ export async function settleIfHandedOff(pool: pg.Pool, table: OutgoingPaymentTab
  * Stores what the chain answered to a broadcast: the first hash stays; the stage becomes
  * BROADCAST unless a settlement (or anything final) committed meanwhile. One statement.
  */
-export async function recordBroadcast(executor: Queryable, id: string, transactionHash: string, now: Date): Promise<void> {
-  const { rowCount } = await executor.query(
+export async function recordBroadcast(pool: pg.Pool, id: string, transactionHash: string, now: Date): Promise<void> {
+  const { rowCount } = await pool.query(
     `update crypto_withdrawal set transaction_hash = coalesce(transaction_hash, $1),
             stage = case when ${OPEN} then 'BROADCAST' else stage end, updated_at = $2
       where id = $3 returning id`,
@@ -121,10 +118,10 @@ export async function recordBroadcast(executor: Queryable, id: string, transacti
  * SUBMITTED for a transfer still RESERVED. One statement.
  */
 export async function recordSubmission(
-  executor: Queryable,
+  pool: pg.Pool,
   submission: { id: string; messageId: string; bankReference: string; now: Date },
 ): Promise<void> {
-  const { rowCount } = await executor.query(
+  const { rowCount } = await pool.query(
     `update sepa_transfer set message_id = $1, bank_reference = coalesce(bank_reference, $2),
             stage = case when stage = 'RESERVED' then 'SUBMITTED' else stage end, updated_at = $3
       where id = $4 returning id`,
@@ -135,10 +132,10 @@ export async function recordSubmission(
 
 /** A SEPA transfer with its hold's state and its debtor (the partner's name and EUR IBAN), in one statement, nothing locked. */
 export async function findSepaTransferWithDebtor(
-  executor: Queryable,
+  pool: pg.Pool,
   id: string,
 ): Promise<{ row: Record<string, unknown>; holdState: string | null; debtorName: string | null; debtorIban: string | null } | undefined> {
-  const { rows } = await executor.query<Record<string, unknown>>(
+  const { rows } = await pool.query<Record<string, unknown>>(
     `select s.*, t.state as hold_state, p.name as debtor_name, a.iban as debtor_iban
        from sepa_transfer s
        left join ledger_transfer t on t.id = s.id
