@@ -8,11 +8,12 @@ import { Exchange } from '../db/entities/exchange.entity';
 import { RateLock } from '../db/entities/rate-lock.entity';
 import { assertNotAbandoned, postTransferDirectly, tombstoneTransfer } from '../db/ledger/ledger';
 import type { TombstoneOutcome } from '../db/ledger/ledger';
-import type { PostingInput } from '../db/ledger/ledger';
+import type { PostingInput, TransferInput } from '../db/ledger/ledger';
 import { exchangeContract } from '../contracts';
 import type { ExchangeInput } from '../contracts';
-import { useValidRateLock } from '../db/queries/rate-lock.queries';
-import { acceptedRequest } from './accepted-operation.guard';
+import { executeExchangeInOneStatement } from '../db/queries/exchange.queries';
+import { findRateLockTerms, useValidRateLock } from '../db/queries/rate-lock.queries';
+import { acceptedRequest, workflowMismatch } from './accepted-operation.guard';
 import type { ActivityDependencies } from './dependencies';
 
 export interface ExchangeQuote {
@@ -57,12 +58,14 @@ export function createExchangeActivities(deps: ActivityDependencies) {
 
     /**
      * Consumes the lock and moves both currencies in one transaction; re-running finds the
-     * exchange. The usual path: the lock consumed by a conditional update, the transfer posted, the
+     * exchange. The usual path is one statement after the lock's read (exchangeInOneStatement);
+     * step by step otherwise: the lock consumed by a conditional update, the transfer posted, the
      * exchange stored (an exchange given up on is refused by the ledger, and everything rolls back).
      * When the lock cannot be used, the reasons are read in their order: the exchange stored by an
      * earlier run, the tombstone, then what is wrong with the lock.
      */
     async executeExchange(requested: ExchangeInput): Promise<{ exchangeId: string }> {
+      if (await exchangeInOneStatement(deps, requested)) return { exchangeId: requested.exchangeId };
       return deps.orm.em.fork().transactional(async (em) => {
         // Takes the operation's lock too: an earlier attempt has committed or rolled back.
         const input = await acceptedRequest(em, deps, {
@@ -86,6 +89,53 @@ export function createExchangeActivities(deps: ActivityDependencies) {
       });
     },
   };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The usual path in two round trips: the partner's lock read, the quote computed from it, then
+ * execute_exchange (db/queries/exchange.queries.ts), which uses the lock only at those rates and
+ * posts and stores only for the operation the API accepted with exactly this input. False when the
+ * activity must exchange step by step, as it always did: the workflow is not the operation's own,
+ * the lock is not the partner's or gives no quote (refused there, with the reason, in their order),
+ * or the database found something to decide (another input than the accepted one, a lock used or
+ * expired). The input is trusted for nothing: the database writes only once it has found it equal
+ * to the accepted request.
+ */
+async function exchangeInOneStatement(deps: Pick<ActivityDependencies, 'pool' | 'clock'>, input: ExchangeInput): Promise<boolean> {
+  if (workflowMismatch({ contract: exchangeContract, operationId: input.exchangeId }) !== undefined) return false;
+  if (!UUID.test(String(input.lockId)) || !UUID.test(String(input.partnerId))) return false;
+  const terms = await findRateLockTerms(deps.pool, { id: input.lockId, partnerId: input.partnerId });
+  if (!terms) return false;
+  let quote: ExchangeQuote;
+  try {
+    quote = quoteFor(input, { ...terms, lockId: input.lockId });
+  } catch {
+    return false;
+  }
+  const now = deps.clock.now();
+  const outcome = await executeExchangeInOneStatement(deps.pool, {
+    exchangeId: input.exchangeId,
+    workflowId: exchangeContract.workflowId(input.exchangeId),
+    request: input,
+    lock: { id: input.lockId, ...terms },
+    transfer: exchangeTransfer(input, quote),
+    exchange: {
+      id: input.exchangeId,
+      partner_id: input.partnerId,
+      lock_id: input.lockId,
+      currency_from: input.currencyFrom,
+      currency_to: input.currencyTo,
+      amount_from: input.amount,
+      amount_to: quote.amountTo,
+      fee_amount: quote.feeAmount,
+      status: 'SUCCESSFUL',
+      created_at: now.toISOString(),
+    },
+    now,
+  });
+  return outcome !== 'DECIDE';
 }
 
 /** With the lock read and checked under FOR UPDATE: its precise refusal, or (a lock that became usable) the exchange. */
@@ -146,17 +196,7 @@ async function moveExchange(
   { lockId, quote }: { lockId: string; quote: ExchangeQuote },
   now: Date,
 ): Promise<void> {
-  // Accounts named by partner and system code: the ledger resolves them in its one statement.
-  const postings: PostingInput[] = [
-    { partnerId: input.partnerId, currency: input.currencyFrom, amount: new Decimal(input.amount).negated().toFixed() },
-    { systemAccount: 'EXCHANGE_DESK', currency: input.currencyFrom, amount: input.amount },
-    { systemAccount: 'EXCHANGE_DESK', currency: input.currencyTo, amount: new Decimal(quote.grossAmountTo).negated().toFixed() },
-    { partnerId: input.partnerId, currency: input.currencyTo, amount: quote.amountTo },
-  ];
-  if (!new Decimal(quote.feeAmount).isZero()) {
-    postings.push({ systemAccount: 'FEE_INCOME', currency: input.currencyTo, amount: quote.feeAmount });
-  }
-  await postTransferDirectly(em, { transferId: input.exchangeId, kind: 'EXCHANGE', postings }, now);
+  await postTransferDirectly(em, exchangeTransfer(input, quote), now);
 
   em.create(Exchange, {
     id: input.exchangeId,
@@ -171,4 +211,19 @@ async function moveExchange(
     createdAt: now,
   });
   await em.flush();
+}
+
+/** The exchange's transfer at its quote, posted at once on either path. */
+function exchangeTransfer(input: ExchangeInput, quote: ExchangeQuote): TransferInput {
+  // Accounts named by partner and system code: the ledger resolves them in its one statement.
+  const postings: PostingInput[] = [
+    { partnerId: input.partnerId, currency: input.currencyFrom, amount: new Decimal(input.amount).negated().toFixed() },
+    { systemAccount: 'EXCHANGE_DESK', currency: input.currencyFrom, amount: input.amount },
+    { systemAccount: 'EXCHANGE_DESK', currency: input.currencyTo, amount: new Decimal(quote.grossAmountTo).negated().toFixed() },
+    { partnerId: input.partnerId, currency: input.currencyTo, amount: quote.amountTo },
+  ];
+  if (!new Decimal(quote.feeAmount).isZero()) {
+    postings.push({ systemAccount: 'FEE_INCOME', currency: input.currencyTo, amount: quote.feeAmount });
+  }
+  return { transferId: input.exchangeId, kind: 'EXCHANGE', postings };
 }

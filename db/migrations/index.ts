@@ -22,6 +22,7 @@ import { Migration20261127010000_evm_sweeps } from './Migration20261127010000_ev
 import { Migration20261127020000_evm_chain_identity } from './Migration20261127020000_evm_chain_identity';
 import { Migration20261128010000_deposit_webhooks } from './Migration20261128010000_deposit_webhooks';
 import { Migration20261129010000_reservation_in_one_statement } from './Migration20261129010000_reservation_in_one_statement';
+import { Migration20261130010000_exchange_in_one_statement } from './Migration20261130010000_exchange_in_one_statement';
 
 /** Listed explicitly so migrations run the same from TypeScript sources and compiled output. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261127020000_evm_chain_identity', class: Migration20261127020000_evm_chain_identity },
   { name: 'Migration20261128010000_deposit_webhooks', class: Migration20261128010000_deposit_webhooks },
   { name: 'Migration20261129010000_reservation_in_one_statement', class: Migration20261129010000_reservation_in_one_statement },
+  { name: 'Migration20261130010000_exchange_in_one_statement', class: Migration20261130010000_exchange_in_one_statement },
 ];

@@ -4,6 +4,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import pg from 'pg';
 import { SimulatedBankAdapter } from '../../activities/adapters/bank/simulated-bank.adapter';
 import { SimulatedChainAdapter } from '../../activities/adapters/chain/simulated-chain.adapter';
+import type { ActivityDependencies } from '../../activities/dependencies';
 import { createExchangeActivities } from '../../activities/exchange.activities';
 import { exchangeContract } from '../../contracts';
 import type { ExchangeInput } from '../../contracts';
@@ -11,16 +12,19 @@ import { systemClock } from '../../core/clock';
 import { DomainError } from '../../core/errors';
 import { createLogger } from '../../core/logger';
 import { recordAcceptedOperation } from '../../db/queries/accepted-operation.queries';
-import { insertRateLock } from '../../db/queries/rate-lock.queries';
+import { executeExchangeInOneStatement } from '../../db/queries/exchange.queries';
+import type { OneStatementExchange } from '../../db/queries/exchange.queries';
+import { findRateLockTerms, insertRateLock } from '../../db/queries/rate-lock.queries';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { testStack } from '../support/stack';
 
 /**
- * The exchange's step consumes its rate lock with one conditional update on its usual path
- * (issue 22) and reads why only when that matches nothing. These run it for real against the
- * run's Postgres: twice, given up on first (with a lock it could use, and with an amount it could
- * not exchange), and with an expired lock, each refused as the locked path always refused it.
+ * The exchange's step, on its usual path (issue 22), reads its rate lock and exchanges in one
+ * statement that uses the lock only at the rates it read; it reads why, step by step, only when
+ * that decides nothing. These run it for real against the run's Postgres: twice, given up on first
+ * (with a lock it could use, and with an amount it could not exchange), and with an expired lock,
+ * each refused as the locked path always refused it.
  */
 
 let orm: MikroORM;
@@ -29,7 +33,11 @@ let activities: ReturnType<typeof createExchangeActivities>;
 beforeAll(async () => {
   orm = await openTestOrm(4);
   pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 4 });
-  activities = createExchangeActivities({
+  activities = createExchangeActivities(dependencies());
+});
+
+function dependencies(): ActivityDependencies {
+  return {
     orm,
     pool,
     clock: systemClock,
@@ -37,8 +45,8 @@ beforeAll(async () => {
     chain: new SimulatedChainAdapter({ confirmationDelayMs: 0 }),
     bank: new SimulatedBankAdapter({ pool, settlementDelayMs: 0, rejectCreditorIbans: [] }),
     compliance: { travelRuleThresholdEur: '1000', travelRuleDeadlineMs: 60_000, denyListedAddresses: [] },
-  });
-});
+  };
+}
 afterAll(async () => {
   await pool.end();
   await orm.close(true);
@@ -109,6 +117,26 @@ describe('an exchange step', () => {
     expect(exchanges.rows).toEqual([{ amount_to: '0.0099' }]);
   });
 
+  it('on its usual path, reads the lock and exchanges in one statement', async () => {
+    const names: string[] = [];
+    // The same pool, telling the names of the prepared statements it is given.
+    const counting = Object.create(pool) as pg.Pool;
+    counting.query = ((config: unknown, values?: unknown) => {
+      if (typeof config === 'object' && config !== null && 'name' in config) names.push(String(config.name));
+      return (pool.query as (config: unknown, values?: unknown) => Promise<unknown>)(config, values);
+    }) as pg.Pool['query'];
+    const observed = createExchangeActivities({ ...dependencies(), pool: counting });
+    const partner = await createTestPartner(orm, { deposits: { eur: '1000' } });
+    const input = await acceptedExchange(partner, '600');
+    const run = new MockActivityEnvironment({
+      workflowType: exchangeContract.workflowType,
+      workflowExecution: { workflowId: exchangeContract.workflowId(input.exchangeId), runId: randomUUID() },
+    }).run((request: ExchangeInput) => observed.executeExchange(request), input);
+    await expect(run).resolves.toEqual({ exchangeId: input.exchangeId });
+    expect(names).toEqual(['find_rate_lock_terms', 'execute_exchange']);
+    expect(await lockUsed(input.lockId)).toBe(true);
+  });
+
   it('given up on first, is refused as abandoned, its lock left unused, whatever its amount', async () => {
     const partner = await createTestPartner(orm, { deposits: { eur: '1000' } });
     for (const amount of ['600', '0.0000001']) {
@@ -130,5 +158,103 @@ describe('an exchange step', () => {
     await execute(first);
     const reusing = await acceptedExchange(partner, '10', 40_000, first.lockId);
     expect(await refusalOf(execute(reusing))).toEqual({ kind: 'invalid-exchange-lock', message: 'the lock has already been used' });
+  });
+});
+
+/**
+ * The usual exchange in one round trip after its lock's read (execute_exchange, issue 22): the
+ * operation's lock, the accepted request, the lock used at the rates the quote came from, the
+ * transfer posted and the exchange stored, all one transaction. Whatever it cannot decide, it
+ * leaves to the step-by-step path having written nothing.
+ */
+describe('an exchange in one statement (executeExchangeInOneStatement)', () => {
+  const RATES = { eur: '1', btc: '60000' };
+
+  /** The partner's fee, as its locks store it. */
+  async function feeOf(input: ExchangeInput): Promise<string> {
+    const terms = await findRateLockTerms(pool, { id: input.lockId, partnerId: input.partnerId });
+    return terms!.feePercentage;
+  }
+
+  async function oneStatement(input: ExchangeInput, overrides: Partial<OneStatementExchange> = {}): Promise<OneStatementExchange> {
+    const now = new Date();
+    return {
+      exchangeId: input.exchangeId,
+      workflowId: exchangeContract.workflowId(input.exchangeId),
+      request: input,
+      lock: { id: input.lockId, rates: RATES, feePercentage: await feeOf(input) },
+      transfer: {
+        transferId: input.exchangeId,
+        kind: 'EXCHANGE',
+        postings: [
+          { partnerId: input.partnerId, currency: 'eur', amount: `-${input.amount}` },
+          { systemAccount: 'EXCHANGE_DESK', currency: 'eur', amount: input.amount },
+          { systemAccount: 'EXCHANGE_DESK', currency: 'btc', amount: '-0.01' },
+          { partnerId: input.partnerId, currency: 'btc', amount: '0.01' },
+        ],
+      },
+      exchange: {
+        id: input.exchangeId,
+        partner_id: input.partnerId,
+        lock_id: input.lockId,
+        currency_from: 'eur',
+        currency_to: 'btc',
+        amount_from: input.amount,
+        amount_to: '0.01',
+        fee_amount: '0',
+        status: 'SUCCESSFUL',
+        created_at: now.toISOString(),
+      },
+      now,
+      ...overrides,
+    };
+  }
+
+  async function written(input: ExchangeInput) {
+    const exchange = await pool.query('select id from exchange where id = $1', [input.exchangeId]);
+    const transfer = await pool.query<{ state: string }>('select state from ledger_transfer where id = $1', [input.exchangeId]);
+    return { exchanges: exchange.rowCount, transfer: transfer.rows[0]?.state, lockUsed: await lockUsed(input.lockId) };
+  }
+
+  it('uses the lock, posts and stores at once; run again, it finds the exchange and writes nothing more', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eur: '1000' } });
+    const input = await acceptedExchange(partner, '600');
+    await expect(executeExchangeInOneStatement(pool, await oneStatement(input))).resolves.toBe('EXCHANGED');
+    expect(await written(input)).toEqual({ exchanges: 1, transfer: 'POSTED', lockUsed: true });
+    await expect(executeExchangeInOneStatement(pool, await oneStatement(input))).resolves.toBe('EXISTS');
+    expect(await written(input)).toEqual({ exchanges: 1, transfer: 'POSTED', lockUsed: true });
+  });
+
+  it('decides nothing and writes nothing for another input, other rates, an expired or a used lock', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eur: '1000' } });
+    const cases: Array<[string, ExchangeInput, Partial<OneStatementExchange>]> = [];
+    const other = await acceptedExchange(partner, '600');
+    cases.push(['another input', other, { request: { ...other, amount: '700' } }]);
+    const rates = await acceptedExchange(partner, '600');
+    const fee = await feeOf(rates);
+    cases.push(['other rates', rates, { lock: { id: rates.lockId, rates: { eur: '1', btc: '50000' }, feePercentage: fee } }]);
+    cases.push(['another fee', rates, { lock: { id: rates.lockId, rates: RATES, feePercentage: `${fee}1` } }]);
+    cases.push(['an expired lock', await acceptedExchange(partner, '600', -1), {}]);
+    const first = await acceptedExchange(partner, '10');
+    await expect(executeExchangeInOneStatement(pool, await oneStatement(first))).resolves.toBe('EXCHANGED');
+    cases.push(['a used lock', await acceptedExchange(partner, '10', 40_000, first.lockId), {}]);
+    for (const [, input, overrides] of cases) {
+      await expect(executeExchangeInOneStatement(pool, await oneStatement(input, overrides))).resolves.toBe('DECIDE');
+      const after = await written(input);
+      expect({ exchanges: after.exchanges, transfer: after.transfer }).toEqual({ exchanges: 0, transfer: undefined });
+    }
+    expect(await lockUsed(other.lockId)).toBe(false);
+    expect(await lockUsed(rates.lockId)).toBe(false);
+  });
+
+  it('refuses what the ledger refuses and rolls the lock back: insufficient funds, an exchange given up on', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
+    const poor = await acceptedExchange(partner, '600');
+    expect(await refusalOf(executeExchangeInOneStatement(pool, await oneStatement(poor)))).toMatchObject({ kind: 'insufficient-funds' });
+    expect(await written(poor)).toEqual({ exchanges: 0, transfer: undefined, lockUsed: false });
+    const abandoned = await acceptedExchange(partner, '10');
+    expect(await activities.abandonExchange(abandoned.exchangeId)).toBe('TOMBSTONED');
+    expect((await refusalOf(executeExchangeInOneStatement(pool, await oneStatement(abandoned)))).kind).toBe('operation-abandoned');
+    expect((await written(abandoned)).lockUsed).toBe(false);
   });
 });
