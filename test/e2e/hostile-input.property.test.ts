@@ -32,13 +32,19 @@ const IN_FLIGHT = 16;
 const MAX_BODY_BYTES = 64 * 1024;
 /**
  * Hostile bodies are thousands of the generated ones: before the input bounds each cost 0.5 s or
- * more (up to 36 s), so the 99.9th percentile of event-loop delay stood far above a second. The
- * bounds sit above what a loaded 2-core machine shows on a clean run (p99.9 up to about 1.1 s,
- * max 1.7 s, with other test processes beside it: client and API share this event loop), so only
- * a request that really holds the loop fails the run; the figures are printed either way.
+ * more (up to 36 s), so the event loop's delay stood above a second for far more than 1% of the
+ * run. The bounds sit above what a loaded 2-core machine shows on a clean run, with other test
+ * processes beside it (client and API share this event loop): p99 well under a second, and a few
+ * stalls of the whole process (p99.9 up to 2.2 s, max 2.4 s, in two full runs of 2026-11-25/26)
+ * that no body causes. So what tells a body that holds the loop from a stall of the machine is
+ * sending the slowest refused bodies again, one at a time: a body that holds the loop holds it
+ * again alone; a stall does not come back with it. The figures are printed either way.
  */
-const MAX_LOOP_DELAY_P999_MS = 2_000;
+const MAX_LOOP_DELAY_P99_MS = 1_000;
 const MAX_LOOP_DELAY_MS = 5_000;
+/** The slowest refused bodies sent again alone, and the loop's delay allowed meanwhile. */
+const RESENT_SLOWEST = 5;
+const MAX_LOOP_DELAY_ALONE_MS = 1_000;
 const FINAL_STATUSES = ['SUCCESSFUL', 'UNSUCCESSFUL'];
 
 const ctx = useTestApi({ maxBodyBytes: MAX_BODY_BYTES });
@@ -66,12 +72,13 @@ interface Outcome {
 interface RouteRun {
   outcomes: Outcome[];
   maxLoopDelayMs: number;
+  p99LoopDelayMs: number;
   p999LoopDelayMs: number;
   lockFetches: number;
 }
 
-/** Sends every body, IN_FLIGHT at a time, timing each and the event loop throughout. */
-async function sendAll(partner: TestPartner, path: string, bodies: HostileBody[]): Promise<RouteRun> {
+/** Sends every body, IN_FLIGHT at a time (or as asked), timing each and the event loop throughout. */
+async function sendAll(partner: TestPartner, path: string, bodies: HostileBody[], inFlight = IN_FLIGHT): Promise<RouteRun> {
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const outcomes: Outcome[] = [];
@@ -116,7 +123,7 @@ async function sendAll(partner: TestPartner, path: string, bodies: HostileBody[]
     };
   };
   await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
+    Array.from({ length: inFlight }, async () => {
       while (next < bodies.length) {
         const body = bodies[next++]!;
         outcomes.push(await sendOne(body));
@@ -124,7 +131,41 @@ async function sendAll(partner: TestPartner, path: string, bodies: HostileBody[]
     }),
   );
   loop.disable();
-  return { outcomes, maxLoopDelayMs: loop.max / 1e6, p999LoopDelayMs: loop.percentile(99.9) / 1e6, lockFetches };
+  return {
+    outcomes,
+    maxLoopDelayMs: loop.max / 1e6,
+    p99LoopDelayMs: loop.percentile(99) / 1e6,
+    p999LoopDelayMs: loop.percentile(99.9) / 1e6,
+    lockFetches,
+  };
+}
+
+/**
+ * The slowest refused bodies of a run, sent again one at a time: none may hold the event loop
+ * (refused ones only: they move nothing, so the ledger's checks after the run are untouched).
+ */
+async function expectSlowestHoldNothingAlone(partner: TestPartner, route: string, path: string, run: RouteRun): Promise<void> {
+  const slowest = run.outcomes
+    .filter((outcome) => outcome.status >= 400)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, RESENT_SLOWEST);
+  const again = await sendAll(
+    partner,
+    path,
+    slowest.map((outcome) => outcome.body),
+    1,
+  );
+  console.log(
+    `${route} (seed ${SEED}): the ${slowest.length} slowest refused bodies (${slowest.map((outcome) => outcome.ms.toFixed(0)).join(', ')} ms) ` +
+      `sent again alone: ${again.outcomes.map((outcome) => `${outcome.status} in ${outcome.ms.toFixed(0)} ms`).join(', ')}; ` +
+      `event-loop delay max ${again.maxLoopDelayMs.toFixed(0)} ms`,
+  );
+  expect(again.outcomes.filter((outcome) => outcome.status >= 500 || outcome.status === 0)).toEqual([]);
+  // Both: a body that holds the loop makes its own answer late, and the loop's timer too.
+  expect(again.outcomes.filter((outcome) => outcome.ms >= MAX_LOOP_DELAY_ALONE_MS).map((outcome) => describeBody(outcome.body))).toEqual(
+    [],
+  );
+  expect(again.maxLoopDelayMs).toBeLessThan(MAX_LOOP_DELAY_ALONE_MS);
 }
 
 function hasRealLock(value: unknown): boolean {
@@ -188,9 +229,9 @@ function checkAnswers(route: string, run: RouteRun, textRefusalCode: string): Ou
       `(${accepted.filter((outcome) => outcome.body.kind === 'json' && outcome.body.generatedValid).length} generated valid), ` +
       `${run.lockFetches} locks fetched; answers ${JSON.stringify(codes)}; slowest request ${slowest.ms.toFixed(0)} ms ` +
       `(${slowest.status}${slowest.errorCode ? ` ${slowest.errorCode}` : ''}: ${describeBody(slowest.body).slice(0, 120)}); ` +
-      `event-loop delay p99.9 ${run.p999LoopDelayMs.toFixed(0)} ms, max ${run.maxLoopDelayMs.toFixed(0)} ms`,
+      `event-loop delay p99 ${run.p99LoopDelayMs.toFixed(0)} ms, p99.9 ${run.p999LoopDelayMs.toFixed(0)} ms, max ${run.maxLoopDelayMs.toFixed(0)} ms`,
   );
-  expect(run.p999LoopDelayMs).toBeLessThan(MAX_LOOP_DELAY_P999_MS);
+  expect(run.p99LoopDelayMs).toBeLessThan(MAX_LOOP_DELAY_P99_MS);
   expect(run.maxLoopDelayMs).toBeLessThan(MAX_LOOP_DELAY_MS);
   // The happy path ran too: some generated bodies were fully valid.
   expect(accepted.length).toBeGreaterThan(0);
@@ -259,6 +300,7 @@ describe(`hostile bodies on every money-moving POST (${BODIES_PER_ROUTE} each, s
       const run = await sendAll(partner, '/v1/partner/exchange', sample(exchangeBodies(), 1));
       checkAnswers('POST /v1/partner/exchange', run, 'P400');
       await expectCleanLedger(partner);
+      await expectSlowestHoldNothingAlone(partner, 'POST /v1/partner/exchange', '/v1/partner/exchange', run);
     },
     TIMEOUT_MS,
   );
@@ -274,6 +316,7 @@ describe(`hostile bodies on every money-moving POST (${BODIES_PER_ROUTE} each, s
         accepted.map((outcome) => outcome.id!),
       );
       await expectCleanLedger(partner);
+      await expectSlowestHoldNothingAlone(partner, 'POST /v1/partner/crypto-withdrawal', '/v1/partner/crypto-withdrawal', run);
     },
     TIMEOUT_MS,
   );
@@ -291,6 +334,7 @@ describe(`hostile bodies on every money-moving POST (${BODIES_PER_ROUTE} each, s
         accepted.map((outcome) => outcome.id!),
       );
       await expectCleanLedger(partner);
+      await expectSlowestHoldNothingAlone(partner, 'POST /v1/crypto-withdrawal', '/v1/crypto-withdrawal', run);
     },
     TIMEOUT_MS,
   );
@@ -303,6 +347,7 @@ describe(`hostile bodies on every money-moving POST (${BODIES_PER_ROUTE} each, s
       const accepted = checkAnswers('POST /v1/partner/sepa-transfer', run, 'P400');
       await awaitSepaTransfersFinal(accepted.map((outcome) => outcome.id!));
       await expectCleanLedger(partner);
+      await expectSlowestHoldNothingAlone(partner, 'POST /v1/partner/sepa-transfer', '/v1/partner/sepa-transfer', run);
     },
     TIMEOUT_MS,
   );
