@@ -105,6 +105,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  */
 async function exchangeInOneStatement(deps: Pick<ActivityDependencies, 'pool' | 'clock'>, input: ExchangeInput): Promise<boolean> {
   if (workflowMismatch({ contract: exchangeContract, operationId: input.exchangeId }) !== undefined) return false;
+  // Lower case, as Postgres prints a uuid: execute_exchange compares the request's lockId as text.
   if (!UUID.test(String(input.lockId)) || !UUID.test(String(input.partnerId))) return false;
   const terms = await findRateLockTerms(deps.pool, { id: input.lockId, partnerId: input.partnerId });
   if (!terms) return false;
