@@ -8,7 +8,8 @@ import type { AcceptedOperationKind } from '../db/queries/accepted-operation.que
 import type { WorkflowContract } from '../contracts';
 import type { ActivityDependencies } from './dependencies';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A UUID as the API issues it and Postgres prints it: lower case. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface AcceptedRequestCheck<Input> {
   kind: AcceptedOperationKind;

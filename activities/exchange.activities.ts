@@ -13,7 +13,7 @@ import { exchangeContract } from '../contracts';
 import type { ExchangeInput } from '../contracts';
 import { executeExchangeInOneStatement } from '../db/queries/exchange.queries';
 import { findRateLockTerms, useValidRateLock } from '../db/queries/rate-lock.queries';
-import { acceptedRequest, workflowMismatch } from './accepted-operation.guard';
+import { UUID, acceptedRequest, workflowMismatch } from './accepted-operation.guard';
 import type { ActivityDependencies } from './dependencies';
 
 export interface ExchangeQuote {
@@ -90,8 +90,6 @@ export function createExchangeActivities(deps: ActivityDependencies) {
     },
   };
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The usual path in two round trips: the partner's lock read, the quote computed from it, then

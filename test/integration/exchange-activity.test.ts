@@ -83,11 +83,11 @@ async function acceptedExchange(partner: TestPartner, amount: string, validForMs
   return input;
 }
 
-function execute(input: ExchangeInput): Promise<{ exchangeId: string }> {
+function execute(input: ExchangeInput, using = activities): Promise<{ exchangeId: string }> {
   return new MockActivityEnvironment({
     workflowType: exchangeContract.workflowType,
     workflowExecution: { workflowId: exchangeContract.workflowId(input.exchangeId), runId: randomUUID() },
-  }).run((request: ExchangeInput) => activities.executeExchange(request), input);
+  }).run((request: ExchangeInput) => using.executeExchange(request), input);
 }
 
 async function refusalOf(promise: Promise<unknown>): Promise<{ kind: string; message: string }> {
@@ -128,11 +128,7 @@ describe('an exchange step', () => {
     const observed = createExchangeActivities({ ...dependencies(), pool: counting });
     const partner = await createTestPartner(orm, { deposits: { eur: '1000' } });
     const input = await acceptedExchange(partner, '600');
-    const run = new MockActivityEnvironment({
-      workflowType: exchangeContract.workflowType,
-      workflowExecution: { workflowId: exchangeContract.workflowId(input.exchangeId), runId: randomUUID() },
-    }).run((request: ExchangeInput) => observed.executeExchange(request), input);
-    await expect(run).resolves.toEqual({ exchangeId: input.exchangeId });
+    await expect(execute(input, observed)).resolves.toEqual({ exchangeId: input.exchangeId });
     expect(names).toEqual(['find_rate_lock_terms', 'execute_exchange']);
     expect(await lockUsed(input.lockId)).toBe(true);
   });
