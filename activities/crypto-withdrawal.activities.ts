@@ -50,11 +50,14 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     rejectedBy: 'chain',
     externalReference: (withdrawal) => withdrawal.transactionHash,
     // Both recorded only by this worker's own steps, as the chain answered them: a failed transaction
-    // (confirmationOf) or a node that refused to take it (broadcastWithdrawal).
+    // (confirmationOf) or a node that refused to take it (broadcastWithdrawal). A refusal stops
+    // counting once a hash is stored: another run of the broadcast got the transaction taken.
     rejectionEvidence: (withdrawal) =>
       Promise.resolve(
-        withdrawal.failedOnChainAt && withdrawal.transactionHash
-          ? `transaction ${withdrawal.transactionHash} failed on chain`
+        withdrawal.transactionHash
+          ? withdrawal.failedOnChainAt
+            ? `transaction ${withdrawal.transactionHash} failed on chain`
+            : undefined
           : (withdrawal.externalRejection ?? undefined),
       ),
     // A transaction that failed on chain was mined: the network took its fee, so the partner

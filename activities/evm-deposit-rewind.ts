@@ -31,16 +31,20 @@ export async function findForkPoint(
   lastBlock: bigint,
   kept: number,
   heartbeat: () => void,
-): Promise<{ number: bigint; deeperThanKept: boolean }> {
+): Promise<{ number: bigint; deeperThanKept: boolean; lastBlockHash: string | undefined }> {
   const stored = await findStoredBlocksDescending(pool, network, lastBlock, kept);
+  // What was judged: a rewind applies only while the last block stored is still this one.
+  const lastBlockHash = stored[0]?.number === lastBlock ? stored[0].hash : undefined;
   for (const [index, block] of stored.entries()) {
     const onChain = await reader.blockHash(block.number);
     heartbeat();
     // The highest kept block still there: whatever was read above it (a block skipped as malformed) stands too.
-    if (onChain === block.hash) return { number: index === 0 ? lastBlock : block.number, deeperThanKept: false };
+    if (onChain === block.hash) return { number: index === 0 ? lastBlock : block.number, deeperThanKept: false, lastBlockHash };
   }
   const lowest = stored.at(-1);
-  return lowest ? { number: lowest.number - 1n, deeperThanKept: true } : { number: lastBlock, deeperThanKept: false };
+  return lowest
+    ? { number: lowest.number - 1n, deeperThanKept: true, lastBlockHash }
+    : { number: lastBlock, deeperThanKept: false, lastBlockHash };
 }
 
 /**
@@ -53,7 +57,8 @@ export async function rewindTo(
   deps: Pick<ActivityDependencies, 'pool' | 'clock'>,
   rewind: {
     network: string;
-    cursor: DepositCursor;
+    /** Where the cursor was found, with the hash stored for its last block when the fork point was sought. */
+    cursor: DepositCursor & { lastBlockHash?: string };
     forkPoint: bigint;
     next: DepositCursor;
     metrics: { rewound(network: string, blocks: number): void } | undefined;

@@ -181,7 +181,7 @@ export function createEvmDepositActivities(deps: EvmDepositDependencies) {
       if (forkPoint.number < cursor.lastBlock) {
         const rewound = await rewindTo(deps, {
           network,
-          cursor,
+          cursor: { ...cursor, lastBlockHash: forkPoint.lastBlockHash },
           forkPoint: forkPoint.number,
           next: { ...cursor, lastBlock: forkPoint.number },
           metrics,

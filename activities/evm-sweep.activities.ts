@@ -68,15 +68,26 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
   const waiting = (sweep: EvmSweepRecord, stage: string): EvmSweepProgress => ({ sweepId: sweep.id, status: 'IN_FLIGHT', stage });
 
   async function fail(sweep: EvmSweepRecord, reason: EvmSweepFailure, detail: string, transactionHash?: string): Promise<EvmSweepProgress> {
-    await finishEvmSweep(
+    const failed = await finishEvmSweep(
       deps.pool,
       sweep.id,
       { status: 'FAILED', reason, ...(transactionHash ? { transactionHash } : {}) },
       deps.clock.now(),
     );
-    deps.log.error(`sweep ${sweep.id} of ${sweep.currency} from ${sweep.address} on ${sweep.network} failed (${reason}): ${detail}`);
     const final = (await findEvmSweep(deps.pool, sweep.id))!;
+    // Not failed: already final, or another run of this step stored the sweep's transaction meanwhile.
+    if (!failed) return final.status === 'IN_FLIGHT' ? waiting(final, 'SIGNED') : progressOf(final, final.status);
+    deps.log.error(`sweep ${sweep.id} of ${sweep.currency} from ${sweep.address} on ${sweep.network} failed (${reason}): ${detail}`);
     return progressOf(final, final.status);
+  }
+
+  /**
+   * What the chain says before signing is stale once another run of this step (a retry beside a
+   * worker thought dead) has stored the sweep's transaction: it may have landed already, so an
+   * empty address or a nonce ahead is that run's work. The next step follows that transaction.
+   */
+  async function signedMeanwhile(config: EvmSweepConfig, sweep: EvmSweepRecord): Promise<EvmSweepProgress | undefined> {
+    return (await config.sweeper.stored(sweep.id)) ? waiting(sweep, 'SIGNED') : undefined;
   }
 
   /**
@@ -94,10 +105,8 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
     const currency = sweep.currency as EvmCurrency;
     const nonces = await sweeper.nonces(network, signer.address);
     if (nonces.stored !== nonces.chain) {
-      // This step run at the same time (a retry beside a worker thought dead) may have signed and
-      // stored the sweep's transaction between our reads: not yet sent, it is the nonce ahead.
-      const signedMeanwhile = await sweeper.stored(sweep.id);
-      if (signedMeanwhile) return signedMeanwhile;
+      const other = await signedMeanwhile(config, sweep);
+      if (other) return other;
       return fail(
         sweep,
         'NONCE_MISMATCH',
@@ -114,7 +123,10 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
         fees,
       });
       if (value.kind === 'nothing')
-        return fail(sweep, 'NOTHING_AT_ADDRESS', `the address holds ${balances.native} wei, not enough to pay a sweep's gas`);
+        return (
+          (await signedMeanwhile(config, sweep)) ??
+          fail(sweep, 'NOTHING_AT_ADDRESS', `the address holds ${balances.native} wei, not enough to pay a sweep's gas`)
+        );
       if (value.kind === 'fees-too-high') {
         deps.log.warn(`sweep ${sweep.id}: gas at ${fees.maxFeePerGas} wei costs more than the sweep moves; waiting for lower fees`);
         return waiting(sweep, 'WAITING_FOR_FEES');
@@ -122,7 +134,8 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
       amount = value.value;
     } else {
       amount = sweep.amountBaseUnits < balances.token ? sweep.amountBaseUnits : balances.token;
-      if (amount === 0n) return fail(sweep, 'NOTHING_AT_ADDRESS', `the address holds no ${currency}`);
+      if (amount === 0n)
+        return (await signedMeanwhile(config, sweep)) ?? fail(sweep, 'NOTHING_AT_ADDRESS', `the address holds no ${currency}`);
     }
     const record = await sweeper.signSweep(network, {
       sweepId: sweep.id,
@@ -176,6 +189,8 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
       }
       // Recorded before it is signed: a retry tops up under the same id, by the same amount.
       topUp = await setGasTopUp(deps.pool, sweep.id, needed);
+      // The next step reads the sweep afresh.
+      if (!topUp) return waiting(sweep, 'GAS_TOP_UP');
     }
     const stored = await config.sweeper.stored(topUp.transactionId);
     if (!stored) {

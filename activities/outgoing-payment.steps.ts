@@ -220,6 +220,9 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
         const record = await lock(em, id);
         if (record.status === 'UNSUCCESSFUL') return;
         if (record.status === 'SUCCESSFUL') throw conflict(`${kind.label} ${id} is settled: a rejection cannot release it`);
+        // Handed over since the evidence was read (another run of the hand-off): that evidence is stale.
+        if (kind.externalReference(record) !== kind.externalReference(seen))
+          throw conflict(`${kind.label} ${id} was handed to the ${kind.rejectedBy} while its rejection was read; nothing released`);
         record.externalRejection = evidence;
         // Flushed first: the database lets the void through only once the rejection is stored.
         await em.flush();

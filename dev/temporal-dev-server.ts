@@ -70,7 +70,7 @@ export async function ensureTemporal(options: TemporalOptions): Promise<RunningT
   if (!cliPath) return startDownloadedServer(options);
   const child = startDevServer(cliPath, options);
   try {
-    await waitUntilServing(address, child);
+    await waitUntilServing(address, child, path.join(options.dataDir, 'temporal.log'));
   } catch (error) {
     child.kill('SIGKILL');
     throw error;
@@ -196,10 +196,12 @@ async function isServing(address: string): Promise<boolean> {
   }
 }
 
-async function waitUntilServing(address: string, child: ChildProcess): Promise<void> {
+async function waitUntilServing(address: string, child: ChildProcess, logPath: string): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`temporal dev server exited with code ${child.exitCode}; see its log`);
+    // Its log's last lines: a test stack removes the folder it is in.
+    if (child.exitCode !== null)
+      throw new Error(`temporal dev server exited with code ${child.exitCode}; its log ends: ${lastLines(logPath, 10)}`);
     if (await isServing(address)) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -213,4 +215,12 @@ async function stopChild(child: ChildProcess): Promise<void> {
   const timeout = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await exited;
   clearTimeout(timeout);
+}
+
+function lastLines(file: string, count: number): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-count).join('\n');
+  } catch (error) {
+    return `(unreadable: ${error instanceof Error ? error.message : String(error)})`;
+  }
 }

@@ -42,15 +42,22 @@ export async function startDepositCursor(client: pg.ClientBase, cursor: DepositC
  * Moves the cursor from `expected` to `next`, or does nothing when it is no longer at `expected`
  * (another attempt of the same batch moved it first): the caller's transaction then rolls back.
  * It locks the cursor's row, so two attempts of one network's batch run one after the other.
+ * `lastBlockHash`, when given, is the hash stored for the last block when the caller looked: a
+ * cursor back at the same number over another block (rewound and read again meanwhile) is not it.
  */
 export async function moveDepositCursor(
   client: pg.ClientBase,
-  move: { network: string; expected: DepositCursor; next: { lastBlock: bigint; chainId?: number; genesisHash?: string } },
+  move: {
+    network: string;
+    expected: DepositCursor & { lastBlockHash?: string };
+    next: { lastBlock: bigint; chainId?: number; genesisHash?: string };
+  },
   now: Date,
 ): Promise<boolean> {
   const result = await client.query(
     `update evm_deposit_cursor set last_block = $5, chain_id = $6, genesis_hash = $7, updated_at = $8
-      where network = $1 and last_block = $2 and chain_id = $3 and genesis_hash = $4`,
+      where network = $1 and last_block = $2 and chain_id = $3 and genesis_hash = $4
+        and ($9::text is null or exists (select 1 from evm_scanned_block b where b.network = $1 and b.number = $2 and b.hash = $9))`,
     [
       move.network,
       move.expected.lastBlock.toString(),
@@ -60,6 +67,7 @@ export async function moveDepositCursor(
       move.next.chainId ?? move.expected.chainId,
       move.next.genesisHash ?? move.expected.genesisHash,
       now,
+      move.expected.lastBlockHash ?? null,
     ],
   );
   return result.rowCount === 1;

@@ -216,21 +216,25 @@ export async function reservedNativeAt(
   return BigInt(result.rows[0]!.units);
 }
 
-/** Records the token sweep's gas top-up before it is signed: a retry signs the same id, for the same amount. */
+/**
+ * Records the token sweep's gas top-up before it is signed: a retry signs the same id, for the
+ * same amount. Undefined when the sweep is no longer waiting for gas (ready, or final): another
+ * run of the step got there first, and its sweep may already have spent the gas it measured.
+ */
 export async function setGasTopUp(
   pool: pg.Pool,
   id: string,
   amountBaseUnits: bigint,
-): Promise<{ transactionId: string; amountBaseUnits: bigint }> {
+): Promise<{ transactionId: string; amountBaseUnits: bigint } | undefined> {
   const result = await pool.query<{ gas_top_up_transaction_id: string; gas_top_up_base_units: string }>(
     `update evm_sweep set gas_top_up_transaction_id = coalesce(gas_top_up_transaction_id, $2),
                           gas_top_up_base_units = coalesce(gas_top_up_base_units, $3)
-      where id = $1 and status = 'IN_FLIGHT' returning gas_top_up_transaction_id, gas_top_up_base_units::text`,
+      where id = $1 and status = 'IN_FLIGHT' and gas_ready_at is null
+      returning gas_top_up_transaction_id, gas_top_up_base_units::text`,
     [id, randomUUID(), amountBaseUnits.toString()],
   );
   const row = result.rows[0];
-  if (!row) throw new Error(`sweep ${id} is not in flight`);
-  return { transactionId: row.gas_top_up_transaction_id, amountBaseUnits: BigInt(row.gas_top_up_base_units) };
+  return row && { transactionId: row.gas_top_up_transaction_id, amountBaseUnits: BigInt(row.gas_top_up_base_units) };
 }
 
 /** The address can pay its gas (its top-up confirmed, or none needed); the first time counts. */
@@ -247,7 +251,11 @@ export async function markSweepSent(pool: pg.Pool, id: string, sentBaseUnits: bi
   ]);
 }
 
-/** Ends a sweep in flight; one already final is left as it is (answers false). */
+/**
+ * Ends a sweep in flight; one already final is left as it is (answers false). Only a sweep's
+ * REVERTED follows its transaction: every other failure is decided before signing, so it holds
+ * only while no transaction of the sweep's own is stored (answers false otherwise).
+ */
 export async function finishEvmSweep(
   pool: pg.Pool,
   id: string,
@@ -259,7 +267,8 @@ export async function finishEvmSweep(
   const result = await pool.query(
     `update evm_sweep set status = $2, failure_reason = $3, transaction_hash = coalesce($4, transaction_hash),
                           sent_base_units = coalesce(sent_base_units, $5), finished_at = $6
-      where id = $1 and status = 'IN_FLIGHT'`,
+      where id = $1 and status = 'IN_FLIGHT'
+        and ($3::text is null or $3::text = 'REVERTED' or not exists (select 1 from evm_transaction where withdrawal_id = $1))`,
     [
       id,
       outcome.status,

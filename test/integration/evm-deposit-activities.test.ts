@@ -12,6 +12,7 @@ import type { EvmDepositScanResult } from '../../contracts';
 import { systemClock } from '../../core/clock';
 import { createLogger } from '../../core/logger';
 import { creditCryptoDeposit } from '../../db/queries/crypto-deposit.queries';
+import { findDepositCursor, insertStoredBlocks, moveDepositCursor, startDepositCursor } from '../../db/queries/evm-deposit-scan.queries';
 import { localChain, startEvmNode } from '../../dev/evm-node';
 import type { RunningEvmNode } from '../../dev/evm-node';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
@@ -111,5 +112,29 @@ describe("the deposit watcher's batch, run twice", () => {
     );
     expect(ledger.rows[0]).toEqual({ transfers: '1', balance: '1.5' });
     expect(credits).toEqual(['pol']);
+  });
+});
+
+describe("the deposit watcher's rewind", () => {
+  it('moves the cursor only while its last block is still the one judged gone: not once it was rewound and read again', async () => {
+    const hashOf = (digit: string) => `0x${digit.repeat(64)}`;
+    const client = await pool.connect();
+    try {
+      // In a transaction rolled back at the end: the run's own cursor and blocks are left as they were.
+      await client.query('begin');
+      await startDepositCursor(client, { network: 'polygon', chainId: 31337, genesisHash: hashOf('a'), lastBlock: 10n }, new Date());
+      const cursor = (await findDepositCursor(client, 'polygon'))!;
+      // Block N as read again after another attempt's rewind: not the block this attempt found gone.
+      await insertStoredBlocks(client, 'polygon', [{ number: cursor.lastBlock, hash: hashOf('b'), parentHash: hashOf('c') }]);
+      const back = { lastBlock: cursor.lastBlock > 0n ? cursor.lastBlock - 1n : 0n };
+      const move = (lastBlockHash: string) =>
+        moveDepositCursor(client, { network: 'polygon', expected: { ...cursor, lastBlockHash }, next: back }, new Date());
+      expect(await move(hashOf('d'))).toBe(false);
+      expect(await findDepositCursor(client, 'polygon')).toEqual(cursor);
+      expect(await move(hashOf('b'))).toBe(true);
+    } finally {
+      await client.query('rollback');
+      client.release();
+    }
   });
 });

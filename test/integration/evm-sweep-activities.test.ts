@@ -20,6 +20,7 @@ import type { RunningEvmNode } from '../../dev/evm-node';
 import { testUsdcContract } from '../../dev/evm/test-usdc.contract';
 import type { CrashingSweepInput } from '../support/evm-crashing-sweep.main';
 import { blockOnTestToken } from '../support/evm-test-token';
+import { eventually } from '../support/eventually';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { killProcessGroup, spawnTsx } from '../support/processes';
@@ -199,6 +200,32 @@ async function balanceOf(partner: TestPartner, currency: Currency): Promise<stri
   return result.rows[0]!.balance;
 }
 
+/**
+ * The sweep's activities on a sweeper whose first nonce read waits until released: a run of the
+ * step held after it found no transaction stored and before it looks at the address.
+ */
+function heldStep(): { activities: ReturnType<typeof createEvmSweepActivities>; reached: Promise<void>; release(): void } {
+  let reached!: () => void;
+  let release!: () => void;
+  const reachedPromise = new Promise<void>((resolve) => (reached = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  class HeldSweeper extends EvmSweeper {
+    override async nonces(...args: Parameters<EvmSweeper['nonces']>): ReturnType<EvmSweeper['nonces']> {
+      reached();
+      await released;
+      return super.nonces(...args);
+    }
+  }
+  const sweeper = new HeldSweeper({ pool, networks: { polygon: networkConfig() }, seed: parseDepositSeed(TEST_DEPOSIT_SEED) });
+  const activities = createEvmSweepActivities({
+    pool,
+    clock: systemClock,
+    log: createLogger('evm-sweep-activities', 'error'),
+    evmSweeps: { sweeper, thresholds: THRESHOLDS, pollIntervalMs: 100 },
+  });
+  return { activities, reached: reachedPromise, release };
+}
+
 async function claimed(input: EvmSweepInput): Promise<string> {
   const result = await claim(input);
   if (result.kind !== 'claimed') throw new Error(`expected a claim, got ${JSON.stringify(result)}`);
@@ -271,6 +298,34 @@ describe('sweeping a deposit address, activity by activity', () => {
     const linked = await pool.query('select sweep_id from crypto_deposit where id = $1', [depositId]);
     expect(linked.rows).toEqual([{ sweep_id: sweepId }]);
     expect(await claim(input)).toMatchObject({ kind: 'nothing' });
+  });
+
+  it('a step held between finding nothing stored and signing, while another run signs, sends and lands the sweep: it follows that transaction and the sweep ends SWEPT', async () => {
+    const partner = await newPartner();
+    const address = partner.accounts.pol.walletAddress!;
+    await chain.setBalance({ address: address as Address, value: parseEther('2.5') });
+    await creditedDeposit(partner, 'pol', '2.5');
+    const sweepId = await claimed({ network: 'polygon', address, currency: 'pol', pollIntervalMs: 100 });
+    const hotBefore = await nativeOf(node.hotWalletAddress);
+
+    const held = heldStep();
+    const late = new MockActivityEnvironment().run<[{ sweepId: string }], EvmSweepProgress, typeof advanceEvmSweep>(
+      (input) => held.activities.advanceEvmSweep(input),
+      { sweepId },
+    );
+    await held.reached;
+    // The other run: signed, stored, sent; the node mines it, and the address holds only dust.
+    expect(await advance(sweepId)).toMatchObject({ status: 'IN_FLIGHT', stage: 'SENT' });
+    await eventually(async () => expect(await chain.getTransactionCount({ address: address as Address })).toBe(1));
+    expect(await nativeOf(address)).toBeLessThan(parseEther('0.01'));
+    held.release();
+
+    expect(await late).toMatchObject({ sweepId, status: 'IN_FLIGHT' });
+    expect(await sweepRow(sweepId)).toMatchObject({ status: 'IN_FLIGHT', failure_reason: null });
+    const final = await untilFinal(sweepId);
+    expect(final).toMatchObject({ status: 'SWEPT' });
+    expect(await storedTransactions(sweepId)).toEqual([{ from_address: address.toLowerCase(), nonce: '0', attempts: '1' }]);
+    expect((await nativeOf(node.hotWalletAddress)) - hotBefore).toBe(BigInt((await sweepRow(sweepId)).sent!));
   });
 
   it('sweeps usdc after the hot wallet tops up its gas, never spending the pol of the address that is not swept yet', async () => {

@@ -234,6 +234,26 @@ describe('a crypto withdrawal rejected otherwise', () => {
 });
 
 describe('a rejection the chain never made', () => {
+  it('releases nothing on a refusal one run of the broadcast heard while another run got the transaction taken', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: DEPOSIT } });
+    const chain = new SimulatedChainAdapter({ confirmationDelayMs: 0 });
+    const refused = ApplicationFailure.create({ type: 'broadcast-rejected', message: 'already known', nonRetryable: true });
+    let calls = 0;
+    const activities = activitiesOnChain({
+      broadcast: (request) => (++calls === 1 ? Promise.reject(refused) : chain.broadcast(request)),
+      confirmationState: () => Promise.resolve('PENDING'),
+    });
+    const { withdrawalId } = await handedOffWithdrawal(activities, partner);
+    expect((await failureOf(activities.broadcastWithdrawal(withdrawalId))).type).toBe('broadcast-rejected');
+    const taken = await activities.broadcastWithdrawal(withdrawalId);
+    if ('closed' in taken) throw new Error('the withdrawal was closed before its second broadcast');
+
+    expect((await failureOf(activities.rejectWithdrawal(withdrawalId, 'already known'))).type).toBe('operation-conflict');
+    expect(await availableEth(partner)).toBe(new Decimal(DEPOSIT).minus(AMOUNT).minus(FEE).toFixed());
+    const stored = await pool.query(`select status, transaction_hash from crypto_withdrawal where id = $1`, [withdrawalId]);
+    expect(stored.rows).toEqual([{ status: 'IN_PROGRESS', transaction_hash: taken.transactionHash }]);
+  });
+
   it('releases nothing: a workflow (ours after a bad Reset, or not ours) cannot refund coins that may have left', async () => {
     const partner = await createTestPartner(orm, { deposits: { eth: DEPOSIT } });
     const activities = activitiesOnChainAnswering('PENDING');

@@ -24,7 +24,11 @@ export type ConfirmationState = 'PENDING' | 'CONFIRMED' | 'FAILED';
  * implement this same interface and plug in by configuration.
  */
 export interface ChainAdapter {
-  /** Idempotent on withdrawalId: a repeated call returns the first call's hash and time. */
+  /**
+   * Idempotent on withdrawalId: a repeated call returns the first call's hash and time. It throws
+   * `broadcast-rejected` (which releases the funds) only when the node knows no transaction of
+   * this withdrawal: a refused resend of one it took is a send.
+   */
   broadcast(request: BroadcastRequest): Promise<BroadcastResult>;
   confirmationState(request: { network: Network; transactionHash: string; broadcastAt: string }): Promise<ConfirmationState>;
   /**
