@@ -7,14 +7,21 @@ import { CURRENCIES, CURRENCY_SCALE } from '../../core/currencies';
 
 /**
  * Below the 0.5–36 s these inputs cost when they were expanded before being checked, with room for
- * a loaded CI machine (a 59 ms pause was seen on a checked-in-microseconds input under a parallel load).
+ * a loaded CI machine (a 59 ms pause was seen on a checked-in-microseconds input under a parallel
+ * load); each is timed at its fastest of three runs (timed).
  */
 const FAST_MS = 200;
 
+/** The fastest of up to three runs, stopping at one under FAST_MS: a machine's pause slows one run, a slow algorithm every one. */
 function timed<T>(work: () => T): { result: T; ms: number } {
-  const started = performance.now();
-  const result = work();
-  return { result, ms: performance.now() - started };
+  let fastest: { result: T; ms: number } | undefined;
+  for (let run = 0; run < 3 && !(fastest && fastest.ms < FAST_MS); run += 1) {
+    const started = performance.now();
+    const result = work();
+    const ms = performance.now() - started;
+    if (!fastest || ms < fastest.ms) fastest = { result, ms };
+  }
+  return fastest!;
 }
 
 const problemOf = (text: string) => {

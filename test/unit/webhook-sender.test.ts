@@ -140,7 +140,8 @@ describe('a webhook POST', () => {
     const target = await receiver({ hang: true });
     const outcome = await send(`http://${NAME}:${target.port}/hooks`, target, LOCAL, dns('127.0.0.2'), 300);
     expect(outcome).toMatchObject({ httpStatus: null, error: 'no answer within 300 ms', interrupted: false });
-    expect(outcome.durationMs).toBeLessThan(3_000);
+    // Its 300 ms timeout, with room for a loaded machine: the receiver hangs for as long as it is let.
+    expect(outcome.durationMs).toBeLessThan(10_000);
   });
 
   it('reports a 3xx as a failure: redirects are not followed', async () => {

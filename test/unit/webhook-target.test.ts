@@ -203,6 +203,7 @@ describe('checking where a webhook URL leads', () => {
     const startedMs = Date.now();
     const result = await checkWebhookTarget(new URL('https://slow.example/in'), PRODUCTION, hanging, AbortSignal.timeout(50));
     expect(result).toEqual({ problem: 'unresolved', message: 'slow.example does not resolve (no answer in time)' });
-    expect(Date.now() - startedMs).toBeLessThan(2_000);
+    // Its 50 ms signal, with room for a loaded machine: a resolver waited for would hold it to jest's timeout.
+    expect(Date.now() - startedMs).toBeLessThan(10_000);
   });
 });
