@@ -13,8 +13,7 @@ export function quietSdkLogs(): void {
   try {
     Runtime.install({
       logger: new DefaultLogger('ERROR'),
-      // Printed by core itself, not forwarded: forwarding leaves a native handle open after the runtime shuts down (SDK 1.24).
-      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), console: {} } },
+      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
     });
   } catch {
     // Installed already by another test file in this jest worker: keep that one.

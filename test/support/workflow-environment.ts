@@ -140,10 +140,6 @@ export function useWorkflowTestEnvironment(): WorkflowTestEnvironment {
   afterAll(async () => {
     await connection?.close();
     await nativeConnection?.close();
-    // Let them be collected: the native client's handle is released only then.
-    nativeConnection = undefined;
-    connection = undefined;
-    client = undefined;
   });
 
   const ready = () => {
