@@ -90,6 +90,4 @@ module.exports = {
   // A run-wide option: jest ignores it inside a project.
   testTimeout: 60_000,
   maxWorkers: 2,
-  // The Temporal SDK keeps native handles open after tests finish (known SDK issue).
-  forceExit: true,
 };
