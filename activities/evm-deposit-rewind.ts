@@ -7,7 +7,7 @@ import {
   findStoredBlocksDescending,
   moveDepositCursor,
 } from '../db/queries/evm-deposit-scan.queries';
-import type { DepositCursor } from '../db/queries/evm-deposit-scan.queries';
+import type { DepositCursor, StoredBlock } from '../db/queries/evm-deposit-scan.queries';
 import { inPgTransaction } from '../db/pg-transaction';
 import type { EvmDepositReader } from './adapters/chain/evm/evm-deposit-reader';
 import type { ActivityDependencies } from './dependencies';
@@ -31,20 +31,20 @@ export async function findForkPoint(
   lastBlock: bigint,
   kept: number,
   heartbeat: () => void,
-): Promise<{ number: bigint; deeperThanKept: boolean; lastBlockHash: string | undefined }> {
+): Promise<{ number: bigint; deeperThanKept: boolean; highestStored: StoredBlock | undefined }> {
   const stored = await findStoredBlocksDescending(pool, network, lastBlock, kept);
-  // What was judged: a rewind applies only while the last block stored is still this one.
-  const lastBlockHash = stored[0]?.number === lastBlock ? stored[0].hash : undefined;
+  // What was judged: a rewind applies only while it is still the highest block stored.
+  const highestStored = stored[0];
   for (const [index, block] of stored.entries()) {
     const onChain = await reader.blockHash(block.number);
     heartbeat();
     // The highest kept block still there: whatever was read above it (a block skipped as malformed) stands too.
-    if (onChain === block.hash) return { number: index === 0 ? lastBlock : block.number, deeperThanKept: false, lastBlockHash };
+    if (onChain === block.hash) return { number: index === 0 ? lastBlock : block.number, deeperThanKept: false, highestStored };
   }
   const lowest = stored.at(-1);
   return lowest
-    ? { number: lowest.number - 1n, deeperThanKept: true, lastBlockHash }
-    : { number: lastBlock, deeperThanKept: false, lastBlockHash };
+    ? { number: lowest.number - 1n, deeperThanKept: true, highestStored }
+    : { number: lastBlock, deeperThanKept: false, highestStored };
 }
 
 /**
@@ -57,8 +57,8 @@ export async function rewindTo(
   deps: Pick<ActivityDependencies, 'pool' | 'clock'>,
   rewind: {
     network: string;
-    /** Where the cursor was found, with the hash stored for its last block when the fork point was sought. */
-    cursor: DepositCursor & { lastBlockHash?: string };
+    /** Where the cursor was found, with the highest block stored when the fork point was sought. */
+    cursor: DepositCursor & { highestStored?: StoredBlock | undefined };
     forkPoint: bigint;
     next: DepositCursor;
     metrics: { rewound(network: string, blocks: number): void } | undefined;

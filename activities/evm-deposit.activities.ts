@@ -181,7 +181,7 @@ export function createEvmDepositActivities(deps: EvmDepositDependencies) {
       if (forkPoint.number < cursor.lastBlock) {
         const rewound = await rewindTo(deps, {
           network,
-          cursor: { ...cursor, lastBlockHash: forkPoint.lastBlockHash },
+          cursor: { ...cursor, highestStored: forkPoint.highestStored },
           forkPoint: forkPoint.number,
           next: { ...cursor, lastBlock: forkPoint.number },
           metrics,

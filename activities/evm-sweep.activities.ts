@@ -75,8 +75,11 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
       deps.clock.now(),
     );
     const final = (await findEvmSweep(deps.pool, sweep.id))!;
-    // Not failed: already final, or another run of this step stored the sweep's transaction meanwhile.
-    if (!failed) return final.status === 'IN_FLIGHT' ? waiting(final, 'SIGNED') : progressOf(final, final.status);
+    if (!failed) {
+      // Already final, or another run of this step stored the sweep's transaction meanwhile: the next step follows it.
+      deps.log.warn(`sweep ${sweep.id}: not failed (${reason}): it is ${final.status}, or its transaction was stored meanwhile`);
+      return final.status === 'IN_FLIGHT' ? waiting(final, 'SIGNED') : progressOf(final, final.status);
+    }
     deps.log.error(`sweep ${sweep.id} of ${sweep.currency} from ${sweep.address} on ${sweep.network} failed (${reason}): ${detail}`);
     return progressOf(final, final.status);
   }
@@ -278,16 +281,17 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
       if (!sweep) throw new DomainError('not-found', `no sweep ${input.sweepId}`);
       if (sweep.status !== 'IN_FLIGHT') return progressOf(sweep, sweep.status);
       const { config, network } = configured(sweep.network);
-      const signer = config.sweeper.depositSigner(sweep.depositIndex);
-      if (signer.address.toLowerCase() !== sweep.address) {
-        return fail(
-          sweep,
-          'ADDRESS_NOT_DERIVED',
-          `EVM_DEPOSIT_SEED does not derive the address at deposit index ${sweep.depositIndex}: its coins cannot be moved from here`,
-        );
-      }
       let record = await config.sweeper.stored(sweep.id);
       if (!record) {
+        // Only signing needs the address's key: a stored transaction is sent and followed without it.
+        const signer = config.sweeper.depositSigner(sweep.depositIndex);
+        if (signer.address.toLowerCase() !== sweep.address) {
+          return fail(
+            sweep,
+            'ADDRESS_NOT_DERIVED',
+            `EVM_DEPOSIT_SEED does not derive the address at deposit index ${sweep.depositIndex}: its coins cannot be moved from here`,
+          );
+        }
         const signed = await signSweep(config, sweep, signer);
         if ('status' in signed) return signed;
         record = signed;

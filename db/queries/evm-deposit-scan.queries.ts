@@ -42,14 +42,15 @@ export async function startDepositCursor(client: pg.ClientBase, cursor: DepositC
  * Moves the cursor from `expected` to `next`, or does nothing when it is no longer at `expected`
  * (another attempt of the same batch moved it first): the caller's transaction then rolls back.
  * It locks the cursor's row, so two attempts of one network's batch run one after the other.
- * `lastBlockHash`, when given, is the hash stored for the last block when the caller looked: a
- * cursor back at the same number over another block (rewound and read again meanwhile) is not it.
+ * `highestStored`, when given, is the highest block stored at or below the last block when the
+ * caller looked: a cursor back at the same number over other blocks (rewound and read again
+ * meanwhile) is not the one it judged.
  */
 export async function moveDepositCursor(
   client: pg.ClientBase,
   move: {
     network: string;
-    expected: DepositCursor & { lastBlockHash?: string };
+    expected: DepositCursor & { highestStored?: { number: bigint; hash: string } };
     next: { lastBlock: bigint; chainId?: number; genesisHash?: string };
   },
   now: Date,
@@ -57,7 +58,8 @@ export async function moveDepositCursor(
   const result = await client.query(
     `update evm_deposit_cursor set last_block = $5, chain_id = $6, genesis_hash = $7, updated_at = $8
       where network = $1 and last_block = $2 and chain_id = $3 and genesis_hash = $4
-        and ($9::text is null or exists (select 1 from evm_scanned_block b where b.network = $1 and b.number = $2 and b.hash = $9))`,
+        and ($9::bigint is null or (exists (select 1 from evm_scanned_block b where b.network = $1 and b.number = $9 and b.hash = $10)
+                                    and not exists (select 1 from evm_scanned_block b where b.network = $1 and b.number > $9 and b.number <= $2)))`,
     [
       move.network,
       move.expected.lastBlock.toString(),
@@ -67,7 +69,8 @@ export async function moveDepositCursor(
       move.next.chainId ?? move.expected.chainId,
       move.next.genesisHash ?? move.expected.genesisHash,
       now,
-      move.expected.lastBlockHash ?? null,
+      move.expected.highestStored?.number.toString() ?? null,
+      move.expected.highestStored?.hash ?? null,
     ],
   );
   return result.rowCount === 1;

@@ -101,11 +101,14 @@ export async function settleIfHandedOff(pool: pg.Pool, table: OutgoingPaymentTab
 
 /**
  * Stores what the chain answered to a broadcast: the first hash stays; the stage becomes
- * BROADCAST unless a settlement (or anything final) committed meanwhile. One statement.
+ * BROADCAST unless a settlement (or anything final) committed meanwhile. A node's refusal another
+ * run of the broadcast heard is dropped with the first hash of an open withdrawal: the transaction
+ * was taken, so that refusal releases nothing. One statement.
  */
 export async function recordBroadcast(pool: pg.Pool, id: string, transactionHash: string, now: Date): Promise<void> {
   const { rowCount } = await pool.query(
     `update crypto_withdrawal set transaction_hash = coalesce(transaction_hash, $1),
+            external_rejection = case when transaction_hash is null and ${OPEN} then null else external_rejection end,
             stage = case when ${OPEN} then 'BROADCAST' else stage end, updated_at = $2
       where id = $3 returning id`,
     [transactionHash, now, id],

@@ -116,22 +116,30 @@ describe("the deposit watcher's batch, run twice", () => {
 });
 
 describe("the deposit watcher's rewind", () => {
-  it('moves the cursor only while its last block is still the one judged gone: not once it was rewound and read again', async () => {
+  it('moves the cursor only while the highest block stored is still the one judged: not once it was rewound and read again', async () => {
     const hashOf = (digit: string) => `0x${digit.repeat(64)}`;
     const client = await pool.connect();
     try {
       // In a transaction rolled back at the end: the run's own cursor and blocks are left as they were.
       await client.query('begin');
       await startDepositCursor(client, { network: 'polygon', chainId: 31337, genesisHash: hashOf('a'), lastBlock: 10n }, new Date());
+      // At block 10 at least, so that N-1 is a block (the run's own watcher may have left it lower).
+      await client.query(`update evm_deposit_cursor set last_block = greatest(last_block, 10) where network = 'polygon'`);
       const cursor = (await findDepositCursor(client, 'polygon'))!;
+      const last = cursor.lastBlock;
+      const back = { lastBlock: last - 1n };
+      const move = (highestStored: { number: bigint; hash: string }) =>
+        moveDepositCursor(client, { network: 'polygon', expected: { ...cursor, highestStored }, next: back }, new Date());
       // Block N as read again after another attempt's rewind: not the block this attempt found gone.
-      await insertStoredBlocks(client, 'polygon', [{ number: cursor.lastBlock, hash: hashOf('b'), parentHash: hashOf('c') }]);
-      const back = { lastBlock: cursor.lastBlock > 0n ? cursor.lastBlock - 1n : 0n };
-      const move = (lastBlockHash: string) =>
-        moveDepositCursor(client, { network: 'polygon', expected: { ...cursor, lastBlockHash }, next: back }, new Date());
-      expect(await move(hashOf('d'))).toBe(false);
+      await insertStoredBlocks(client, 'polygon', [
+        { number: last - 1n, hash: hashOf('e'), parentHash: hashOf('f') },
+        { number: last, hash: hashOf('b'), parentHash: hashOf('e') },
+      ]);
+      expect(await move({ number: last, hash: hashOf('d') })).toBe(false);
+      // Judged on a lower block (N skipped as malformed then), while N has been read since.
+      expect(await move({ number: last - 1n, hash: hashOf('e') })).toBe(false);
       expect(await findDepositCursor(client, 'polygon')).toEqual(cursor);
-      expect(await move(hashOf('b'))).toBe(true);
+      expect(await move({ number: last, hash: hashOf('b') })).toBe(true);
     } finally {
       await client.query('rollback');
       client.release();

@@ -320,7 +320,7 @@ describe('sweeping a deposit address, activity by activity', () => {
     expect(await nativeOf(address)).toBeLessThan(parseEther('0.01'));
     held.release();
 
-    expect(await late).toMatchObject({ sweepId, status: 'IN_FLIGHT' });
+    expect(await late).toMatchObject({ sweepId, status: 'IN_FLIGHT', stage: 'SIGNED' });
     expect(await sweepRow(sweepId)).toMatchObject({ status: 'IN_FLIGHT', failure_reason: null });
     const final = await untilFinal(sweepId);
     expect(final).toMatchObject({ status: 'SWEPT' });

@@ -12,6 +12,7 @@ import {
   findSuccessfulNotPosted,
   findUnsuccessfulNotVoided,
 } from '../../db/queries/reconciliation.queries';
+import { eventually } from '../support/eventually';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { reservedWithdrawal, withdrawalActivitiesOn } from '../support/withdrawal-activities';
@@ -250,8 +251,43 @@ describe('a rejection the chain never made', () => {
 
     expect((await failureOf(activities.rejectWithdrawal(withdrawalId, 'already known'))).type).toBe('operation-conflict');
     expect(await availableEth(partner)).toBe(new Decimal(DEPOSIT).minus(AMOUNT).minus(FEE).toFixed());
-    const stored = await pool.query(`select status, transaction_hash from crypto_withdrawal where id = $1`, [withdrawalId]);
-    expect(stored.rows).toEqual([{ status: 'IN_PROGRESS', transaction_hash: taken.transactionHash }]);
+    // The refusal went with the hash: nothing stored says the chain rejected it (an operator's release is refused too).
+    const stored = await pool.query(`select status, transaction_hash, external_rejection from crypto_withdrawal where id = $1`, [
+      withdrawalId,
+    ]);
+    expect(stored.rows).toEqual([{ status: 'IN_PROGRESS', transaction_hash: taken.transactionHash, external_rejection: null }]);
+  });
+
+  it('releases nothing when the hash is stored between the refusal read and the record locked', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: DEPOSIT } });
+    const refused = ApplicationFailure.create({ type: 'broadcast-rejected', message: 'already known', nonRetryable: true });
+    const activities = activitiesOnChain({ broadcast: () => Promise.reject(refused), confirmationState: () => Promise.resolve('PENDING') });
+    const { withdrawalId } = await handedOffWithdrawal(activities, partner);
+    expect((await failureOf(activities.broadcastWithdrawal(withdrawalId))).type).toBe('broadcast-rejected');
+
+    // The record held by another transaction: the rejection reads the refusal, then waits for its lock.
+    const holder = await pool.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select id from crypto_withdrawal where id = $1 for update', [withdrawalId]);
+      const rejected = failureOf(activities.rejectWithdrawal(withdrawalId, 'already known'));
+      const { pid } = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!;
+      await eventually(async () => {
+        const waiting = await pool.query(`select count(*)::int as count from pg_stat_activity where $1 = any(pg_blocking_pids(pid))`, [
+          pid,
+        ]);
+        expect(waiting.rows[0]).toEqual({ count: 1 });
+      });
+      // Another run of the broadcast: its transaction was taken, and it stores the hash.
+      await holder.query(`update crypto_withdrawal set transaction_hash = $2 where id = $1`, [withdrawalId, `0x${'ab'.repeat(32)}`]);
+      await holder.query('commit');
+      expect((await rejected).type).toBe('operation-conflict');
+    } finally {
+      holder.release();
+    }
+    expect(await availableEth(partner)).toBe(new Decimal(DEPOSIT).minus(AMOUNT).minus(FEE).toFixed());
+    const stored = await pool.query(`select status from crypto_withdrawal where id = $1`, [withdrawalId]);
+    expect(stored.rows).toEqual([{ status: 'IN_PROGRESS' }]);
   });
 
   it('releases nothing: a workflow (ours after a bad Reset, or not ours) cannot refund coins that may have left', async () => {
