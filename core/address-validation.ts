@@ -1,5 +1,6 @@
 import * as bitcoin from 'bitcoinjs-lib';
 import { isAddress } from 'viem';
+import { isBase58Check } from './address-format';
 import { chainParameters } from './chain-parameters';
 import { CURRENCY_NETWORKS } from './currencies';
 import type { CryptoCurrency, Network } from './currencies';
@@ -80,15 +81,6 @@ function isUtxoAddress(currency: 'btc' | 'ltc' | 'doge', mainnet: boolean, addre
   // Versions 2-16 have no spending rules yet: bitcoinjs-lib accepts them, but coins sent there
   // may be lost, so they are not a withdrawal destination.
   return false;
-}
-
-function isBase58Check(address: string): boolean {
-  try {
-    bitcoin.address.fromBase58Check(address);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** bitcoinjs-lib throws for a wrong version byte, bech32 prefix or program length. */

@@ -4,6 +4,7 @@ import type { Versions } from '@scure/bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import { getAddress, isAddress } from 'viem';
 import { publicKeyToAddress } from 'viem/accounts';
+import { isBech32 } from './address-format';
 import { chainParameters } from './chain-parameters';
 import type { CryptoCurrency } from './currencies';
 
@@ -132,15 +133,6 @@ export function canonicalDepositAddress(family: DepositKeyFamily, address: strin
   if (family === 'evm') return isAddress(address, { strict: false }) ? getAddress(address.toLowerCase()) : undefined;
   if (family !== 'doge' && isBech32(address)) return address.toLowerCase();
   return /^[1-9A-HJ-NP-Za-km-z]+$/.test(address) ? address : undefined;
-}
-
-function isBech32(address: string): boolean {
-  try {
-    bitcoin.address.fromBech32(address);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Serialization versions an account key may carry: BIP32's, SLIP-132's for BIP84, and the coin's own. */

@@ -1,4 +1,4 @@
-import * as bitcoin from 'bitcoinjs-lib';
+import { isBech32 } from './address-format';
 import type { Network } from './currencies';
 
 /**
@@ -43,13 +43,4 @@ const ADDRESS_CASE: Readonly<Record<Network, 'hex' | 'bech32-or-base58'>> = {
 export function addressMatchingKey(network: Network, address: string): string {
   if (ADDRESS_CASE[network] === 'hex') return address.toLowerCase();
   return isBech32(address) ? address.toLowerCase() : address;
-}
-
-function isBech32(address: string): boolean {
-  try {
-    bitcoin.address.fromBech32(address);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,0 +1,23 @@
+import * as bitcoin from 'bitcoinjs-lib';
+
+/** The two encodings of UTXO addresses (BIP 173/350 and Base58Check), recognised by bitcoinjs-lib. */
+
+/** Bech32 or bech32m of any prefix; a valid one compares in lower case (BIP 173 forbids mixed case). */
+export function isBech32(address: string): boolean {
+  try {
+    bitcoin.address.fromBech32(address);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Base58 with a valid checksum, of any version byte. */
+export function isBase58Check(address: string): boolean {
+  try {
+    bitcoin.address.fromBase58Check(address);
+    return true;
+  } catch {
+    return false;
+  }
+}
