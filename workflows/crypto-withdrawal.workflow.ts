@@ -27,7 +27,7 @@ export async function cryptoWithdrawalWorkflow(input: CryptoWithdrawalInput): Pr
     withSummary(durableLocal.settleWithdrawal, `settle: post ${amount} + fee`),
     withSummary(durable.settleWithdrawal, `settle: post ${amount} + fee`),
   );
-  const tracker = new OperationTracker(id);
+  const tracker = new OperationTracker({ earlyAnswer: id });
   const travelRule = new TravelRuleInbox(id, () => tracker.current.status);
 
   const open = await tracker.reserve(

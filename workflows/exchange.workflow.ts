@@ -1,21 +1,10 @@
-import {
-  ApplicationFailure,
-  CancellationScope,
-  isCancellation,
-  proxyActivities,
-  proxyLocalActivities,
-  setCurrentDetails,
-  setHandler,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ExchangeInput, ExchangeResult, OperationProgress } from '../contracts';
-import { OPERATION_STAGE, OPERATION_STATUS } from '../core/search-attributes';
 import { BOUNDED_DATABASE_STEP, DURABLE_DATABASE_STEP } from './activity-options';
-import { failureCause, isRefusal, isUnknownOperation, refusalOf, refusalStage } from './failure-cause';
+import { failureCause, isRefusal, isUnknownOperation } from './failure-cause';
 import { withSummary } from './activity-proxies';
-import { progressDetails } from './operation-tracker';
-import { statusQuery } from '../contracts';
+import { OperationTracker } from './operation-tracker';
 
 // A local activity: the whole exchange runs in the workflow's first task (see activity-options.ts).
 const { executeExchange } = proxyLocalActivities<Activities>(BOUNDED_DATABASE_STEP);
@@ -27,17 +16,11 @@ const { abandonExchange } = proxyActivities<Activities>(DURABLE_DATABASE_STEP);
  * unknown, is settled by the same tombstone the API uses: it either committed, or never will.
  */
 export async function exchangeWorkflow(input: ExchangeInput): Promise<ExchangeResult> {
-  let progress: OperationProgress = { status: 'IN_PROGRESS', stage: 'EXCHANGING' };
-  setHandler(statusQuery, () => progress);
-  setCurrentDetails(progressDetails(progress));
-  const report = (next: OperationProgress) => {
-    progress = next;
-    upsertSearchAttributes([
-      { key: OPERATION_STATUS, value: next.status },
-      { key: OPERATION_STAGE, value: next.stage },
-    ]);
-    setCurrentDetails(progressDetails(next));
-    return { ...next, exchangeId: input.exchangeId };
+  // No early answer: the caller waits for the exchange's end, which is this workflow's result.
+  const tracker = new OperationTracker({ first: { status: 'IN_PROGRESS', stage: 'EXCHANGING' } });
+  const report = (next?: OperationProgress): ExchangeResult => {
+    if (next) tracker.report(next);
+    return { ...tracker.current, exchangeId: input.exchangeId };
   };
   try {
     const pair = `${input.currencyFrom.toUpperCase()} → ${input.currencyTo.toUpperCase()}`;
@@ -48,8 +31,8 @@ export async function exchangeWorkflow(input: ExchangeInput): Promise<ExchangeRe
     if (isUnknownOperation(cause)) {
       // Not an exchange the API accepted: nothing moved, and its id may be a real exchange's,
       // which an abandon would report as this one's. Refused, and nothing else.
-      const refusal = refusalOf(cause);
-      return report({ status: 'UNSUCCESSFUL', stage: refusalStage(refusal), failureReason: refusal.message, refusal });
+      tracker.refuse(cause);
+      return report();
     }
     // Refused or unknown, a tombstone makes sure no attempt still on its way (or a Reset)
     // exchanges later; if one committed first, the exchange happened.
@@ -58,8 +41,8 @@ export async function exchangeWorkflow(input: ExchangeInput): Promise<ExchangeRe
       return report({ status: 'SUCCESSFUL', stage: 'SETTLED' });
     }
     if (isRefusal(cause)) {
-      const refusal = refusalOf(cause);
-      return report({ status: 'UNSUCCESSFUL', stage: refusalStage(refusal), failureReason: refusal.message, refusal });
+      tracker.refuse(cause);
+      return report();
     }
     const message = 'the exchange could not be confirmed, so it was abandoned: nothing was moved';
     report({ status: 'UNSUCCESSFUL', stage: 'ABANDONED', failureReason: message });

@@ -18,16 +18,17 @@ import { ReservationGate } from './reservation-gate';
 
 /**
  * What every money-moving workflow shares: the progress behind the `status` query and the
- * OperationStatus / OperationStage search attributes, and the reservation step that answers the
- * waiting caller.
+ * OperationStatus / OperationStage search attributes, and, for one that answers its caller once
+ * the funds are held (`earlyAnswer`: the operation's id), the reservation step that answers it.
  */
 export class OperationTracker {
-  private progress: OperationProgress = { status: 'IN_PROGRESS', stage: 'RESERVING' };
-  private readonly gate: ReservationGate;
+  private progress: OperationProgress;
+  private readonly gate: ReservationGate | undefined;
 
-  constructor(id: string) {
+  constructor(start: { earlyAnswer: string } | { first: OperationProgress }) {
+    this.progress = 'first' in start ? start.first : { status: 'IN_PROGRESS', stage: 'RESERVING' };
     setHandler(statusQuery, () => this.progress);
-    this.gate = new ReservationGate(id);
+    this.gate = 'earlyAnswer' in start ? new ReservationGate(start.earlyAnswer) : undefined;
     setCurrentDetails(progressDetails(this.progress));
   }
 
@@ -65,6 +66,8 @@ export class OperationTracker {
    * Canceled).
    */
   async reserve(reservation: () => Promise<OperationState>, abandon: () => Promise<AbandonOutcome>): Promise<boolean> {
+    const gate = this.gate;
+    if (!gate) throw new Error('reserve() belongs to a workflow that answers its caller early (earlyAnswer)');
     let state: OperationState;
     try {
       state = await reservation();
@@ -73,14 +76,14 @@ export class OperationTracker {
       if (isUnknownOperation(cause)) {
         // Not an operation the API accepted: nothing was held, and its id may be a real
         // operation's, whose money an abandon would touch. Refused, and nothing else.
-        return this.refuse(cause);
+        return this.refuse(cause, gate);
       }
       if ((await CancellationScope.nonCancellable(abandon)) === 'HANDED_OFF') {
         // An earlier run (before a Reset) reserved and handed the money off: follow it to its end.
-        this.gate.opened();
+        gate.opened();
         return true;
       }
-      if (isRefusal(cause)) return this.refuse(cause);
+      if (isRefusal(cause)) return this.refuse(cause, gate);
       const message = 'the reservation could not be confirmed, so it was abandoned: nothing was moved';
       const abandoned = ApplicationFailure.create({
         type: 'operation-abandoned',
@@ -89,11 +92,11 @@ export class OperationTracker {
         cause: cause instanceof Error ? cause : undefined,
       });
       this.report({ status: 'UNSUCCESSFUL', stage: 'ABANDONED', failureReason: message });
-      this.gate.refused(abandoned);
+      gate.refused(abandoned);
       await this.finish();
       throw isCancellation(cause) ? cause : abandoned;
     }
-    this.gate.opened();
+    gate.opened();
     if (isFinal(state.status)) {
       // A re-run (reset, or the same id after retention) of an operation that is already over.
       this.report({ status: state.status, stage: state.stage });
@@ -103,11 +106,11 @@ export class OperationTracker {
     return true;
   }
 
-  /** The refusal is the workflow's result and the waiting caller's answer; the workflow is over. */
-  private refuse(cause: ApplicationFailure): false {
+  /** The refusal is the workflow's result and the waiting caller's answer (when one waits); the workflow is over. */
+  refuse(cause: ApplicationFailure, gate = this.gate): false {
     const refusal = refusalOf(cause);
     this.report({ status: 'UNSUCCESSFUL', stage: refusalStage(refusal), failureReason: refusal.message, refusal });
-    this.gate.refused(cause);
+    gate?.refused(cause);
     return false;
   }
 }

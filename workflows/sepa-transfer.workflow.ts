@@ -17,7 +17,7 @@ export async function sepaTransferWorkflow(input: SepaTransferInput): Promise<Op
     withSummary(durableLocal.settleSepaTransfer, `settle: post ${amount}`),
     withSummary(durable.settleSepaTransfer, `settle: post ${amount}`),
   );
-  const tracker = new OperationTracker(id);
+  const tracker = new OperationTracker({ earlyAnswer: id });
   const open = await tracker.reserve(
     () => withSummary(reserving.reserveSepaTransfer, `reserve ${amount}`)(input),
     () => withSummary(durable.abandonSepaTransfer, 'abandon the reservation')(id, 'the reservation could not be confirmed'),
