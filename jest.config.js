@@ -87,7 +87,8 @@ module.exports = {
     ...(devchainAsked ? [{ ...onTheStack, displayName: 'devchain', roots: ['<rootDir>/test/devchain'] }] : []),
   ],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
-  // A run-wide option: jest ignores it inside a project.
-  testTimeout: 60_000,
+  // A run-wide option: jest ignores it inside a project. What tells a hung test from a slow one on
+  // a loaded 2-core machine (a test that starts the operator CLI eight times took over 60 s there).
+  testTimeout: 180_000,
   maxWorkers: 2,
 };

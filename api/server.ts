@@ -26,6 +26,9 @@ import { systemClock } from './dependencies';
 import type { Clock } from './dependencies';
 import { configuredRateSource } from '../operations/rate-source';
 
+/** Longer than the idle timeout of the proxies put in front of APIs (60 s on the common load balancers). */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export interface ApiOptions {
   port: number;
   /** The interface it listens on: API_HOST (production: every interface), HOST under `npm start`. */
@@ -131,6 +134,10 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
       withdrawalAddressCoolingOffMinutes: options.withdrawalAddressCoolingOffMinutes,
     });
     const server = http.createServer(app.callback());
+    // An idle connection is closed by the client first (undici after 4 s, a proxy after its 60 s),
+    // never by the API just as the client sends on it: that race answers the request with a reset.
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port, options.host, () => resolve());
