@@ -228,8 +228,11 @@ describe('an exchange whose wait runs out', () => {
 
   it('moves nothing when no worker runs it in time, keeps the lock usable, and answers 201 when it did commit', async () => {
     const idleQueue = `idle-${randomUUID()}`;
-    const impatient = await startTestApi({ taskQueue: idleQueue, responseTimeoutMs: 1_000 });
+    // Long enough for a worker started meanwhile to commit the retry, even on a loaded machine.
+    const impatient = await startTestApi({ taskQueue: idleQueue, responseTimeoutMs: 5_000 });
     let late: TestWorker | undefined;
+    let answered!: () => void;
+    const apiAnswered = new Promise<void>((resolve) => (answered = resolve));
     try {
       const partner = await createTestPartner(ctx.orm, { deposits: { eur: '1000' } });
       const lock = await impatient.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey });
@@ -241,10 +244,10 @@ describe('an exchange whose wait runs out', () => {
         taskQueue: idleQueue,
         wrapActivities: (activities) => ({
           ...activities,
-          // Commits, then answers only after the API stopped waiting.
+          // Commits, then answers only after the API stopped waiting and answered (or after 60 s).
           async executeExchange(input) {
             const result = await activities.executeExchange(input);
-            await new Promise((resolve) => setTimeout(resolve, 2_000));
+            await Promise.race([apiAnswered, new Promise((resolve) => setTimeout(resolve, 60_000).unref())]);
             return result;
           },
         }),
@@ -252,6 +255,7 @@ describe('an exchange whose wait runs out', () => {
       // The retry with the same key is a new exchange on the same, still unused lock; its answer
       // comes late, but the money moved first, so the API answers 201 as usual.
       const retry = await exchange(impatient, partner, lock.json.id);
+      answered();
       expect(retry.status).toBe(201);
       expect((await balancesOf(ctx.api, partner)).eur).toBe('700.00');
       expect((await balancesOf(ctx.api, partner)).eth).toBe('0.099000000000000000');
@@ -268,10 +272,11 @@ describe('an exchange whose wait runs out', () => {
         stage: 'ABANDONED',
       });
     } finally {
+      answered();
       await late?.stop();
       await impatient.stop();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('a refused request', () => {

@@ -451,18 +451,21 @@ describe('webhooks', () => {
     await register(other, target);
     const exchangeId = await exchange(other);
     await eventually(async () => expect(progressOf(target, exchangeId)).toEqual(['1 SUCCESSFUL SETTLED']), { timeoutMs: 30_000 });
-    // The hanging endpoint keeps each delivery for the 10 s request timeout, and an attempt is
-    // recorded when it ends: none ended yet, so this event went out while every slot the slow
-    // partner took was still held (without a per-partner cap it would have waited for one).
-    const [ended] = await ctx.orm.em
+    // Told by order, not by seconds: the slow partner's 24 events are older, so without a
+    // per-partner cap they would take every slot first (each for the 10 s request timeout) and
+    // this event would go out only after all of them had been tried. With the cap some of them
+    // have still never been tried (four at a time, 10 s each, is a minute for all of them).
+    const [untried] = await ctx.orm.em
       .fork()
       .getConnection()
       .execute(
-        `select count(*)::int as attempts from webhook_delivery_attempt a join webhook_event e on e.id = a.event_id
-          where e.partner_id = ?`,
+        `select count(*)::int as events from webhook_event e
+          where e.partner_id = ? and e.delivered_at is null and e.given_up_at is null
+            and (e.claimed_until is null or e.claimed_until <= now())
+            and not exists (select 1 from webhook_delivery_attempt a where a.event_id = e.id)`,
         [slow.partnerId],
       );
-    expect(ended).toEqual({ attempts: 0 });
+    expect(untried?.events).toBeGreaterThan(0);
     // Meanwhile the slow partner's deliveries under way stay at the cap.
     const [underWay] = await ctx.orm.em
       .fork()
