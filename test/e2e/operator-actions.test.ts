@@ -150,7 +150,8 @@ describe('resetting a broadcast withdrawal after the deny list changed', () => {
 describe('a POST whose wait runs out', () => {
   it('with no worker polling answers 503 "nothing was moved"; the worker arriving later moves nothing; the same key then succeeds', async () => {
     const idleQueue = `idle-${randomUUID()}`;
-    const impatient = await startTestApi({ taskQueue: idleQueue, responseTimeoutMs: 1_500 });
+    // Long enough for the retry to be reserved by the worker started meanwhile, even on a loaded machine.
+    const impatient = await startTestApi({ taskQueue: idleQueue, responseTimeoutMs: 5_000 });
     let late: TestWorker | undefined;
     try {
       const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
@@ -192,30 +193,35 @@ describe('a POST whose wait runs out', () => {
   }, 90_000);
 
   it('when the reservation committed before the deadline but its answer came late, answers with the withdrawal as usual', async () => {
+    let answered!: () => void;
+    const apiAnswered = new Promise<void>((resolve) => (answered = resolve));
     const slowAnswer = await startTestWorker({
       wrapActivities: (activities) => ({
         ...activities,
-        // Commits, then answers only after the API stopped waiting.
+        // Commits, then answers only after the API stopped waiting and answered (or after 60 s).
         async reserveWithdrawal(input) {
           const state = await activities.reserveWithdrawal(input);
-          await new Promise((resolve) => setTimeout(resolve, 2_500));
+          await Promise.race([apiAnswered, new Promise((resolve) => setTimeout(resolve, 60_000).unref())]);
           return state;
         },
       }),
     });
-    const impatient = await startTestApi({ taskQueue: slowAnswer.taskQueue, responseTimeoutMs: 1_000 });
+    // Long enough for the worker to commit the reservation, even on a loaded machine.
+    const impatient = await startTestApi({ taskQueue: slowAnswer.taskQueue, responseTimeoutMs: 5_000 });
     try {
       const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
       const response = await withdraw(impatient, partner, ethWithdrawalBody());
+      answered();
       expect(response.status).toBe(200);
       const withdrawalId = response.json.withdrawalId as string;
       await eventually(async () => expect((await withdrawalRow(withdrawalId)).status).toBe('SUCCESSFUL'));
       expect((await balancesOf(ctx.api, partner)).eth).toBe('0.899500000000000000');
     } finally {
+      answered();
       await impatient.stop();
       await slowAnswer.stop();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('an exchange whose wait runs out', () => {
