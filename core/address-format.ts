@@ -4,18 +4,17 @@ import * as bitcoin from 'bitcoinjs-lib';
 
 /** Bech32 or bech32m of any prefix; a valid one compares in lower case (BIP 173 forbids mixed case). */
 export function isBech32(address: string): boolean {
-  try {
-    bitcoin.address.fromBech32(address);
-    return true;
-  } catch {
-    return false;
-  }
+  return parses(() => bitcoin.address.fromBech32(address));
 }
 
 /** Base58 with a valid checksum, of any version byte. */
 export function isBase58Check(address: string): boolean {
+  return parses(() => bitcoin.address.fromBase58Check(address));
+}
+
+function parses(parse: () => unknown): boolean {
   try {
-    bitcoin.address.fromBase58Check(address);
+    parse();
     return true;
   } catch {
     return false;
