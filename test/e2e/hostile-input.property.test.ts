@@ -291,8 +291,8 @@ function sample(arbitrary: fc.Arbitrary<HostileBody>, salt: number): HostileBody
 }
 
 /**
- * Per route: about a minute alone on 2 cores; beside a second `npm test` a route took over the 5
- * minutes this once was. What the test bounds is the answers and the event loop, not the machine.
+ * Per route: beside a second `npm test` on 2 cores a route took over the 5 minutes this once was.
+ * What the test bounds is the answers and the event loop, not the machine's speed.
  */
 const TIMEOUT_MS = 20 * 60_000;
 
