@@ -50,8 +50,8 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     rejectedBy: 'chain',
     externalReference: (withdrawal) => withdrawal.transactionHash,
     // Both recorded only by this worker's own steps, as the chain answered them: a failed transaction
-    // (confirmationOf) or a node that refused to take it (broadcastWithdrawal). A refusal stops
-    // counting once a hash is stored: another run of the broadcast got the transaction taken.
+    // (confirmationOf) or a node that refused to take it (broadcastWithdrawal). A refusal counts
+    // only while no hash is stored: a stored hash means the transaction was taken.
     rejectionEvidence: (withdrawal) =>
       Promise.resolve(
         withdrawal.transactionHash

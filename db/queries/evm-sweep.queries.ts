@@ -218,8 +218,8 @@ export async function reservedNativeAt(
 
 /**
  * Records the token sweep's gas top-up before it is signed: a retry signs the same id, for the
- * same amount. Undefined when the sweep is no longer waiting for gas (ready, or final): another
- * run of the step got there first, and its sweep may already have spent the gas it measured.
+ * same amount. Undefined once the sweep no longer waits for gas (ready, or final): the gas
+ * measured then may be what its own sweep already spent.
  */
 export async function setGasTopUp(
   pool: pg.Pool,

@@ -67,14 +67,19 @@ beforeAll(async () => {
   node = await startEvmNode({ dataDir: testStack().dataDir, log: createLogger('evm-node', 'warn') });
   chain = createChainClient(node.rpcUrl, node.chainId);
   pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 10 });
-  const sweeper = new EvmSweeper({ pool, networks: { polygon: networkConfig() }, seed: parseDepositSeed(TEST_DEPOSIT_SEED) });
-  activities = createEvmSweepActivities({
+  activities = sweepActivities(EvmSweeper);
+}, 60_000);
+
+/** The sweep's activities on a sweeper of this file's node and seed (of `Sweeper`, a subclass a test may give). */
+function sweepActivities(Sweeper: typeof EvmSweeper): ReturnType<typeof createEvmSweepActivities> {
+  const sweeper = new Sweeper({ pool, networks: { polygon: networkConfig() }, seed: parseDepositSeed(TEST_DEPOSIT_SEED) });
+  return createEvmSweepActivities({
     pool,
     clock: systemClock,
     log: createLogger('evm-sweep-activities', 'error'),
     evmSweeps: { sweeper, thresholds: THRESHOLDS, pollIntervalMs: 100 },
   });
-}, 60_000);
+}
 
 afterAll(async () => {
   await pool?.end();
@@ -216,14 +221,7 @@ function heldStep(): { activities: ReturnType<typeof createEvmSweepActivities>; 
       return super.nonces(...args);
     }
   }
-  const sweeper = new HeldSweeper({ pool, networks: { polygon: networkConfig() }, seed: parseDepositSeed(TEST_DEPOSIT_SEED) });
-  const activities = createEvmSweepActivities({
-    pool,
-    clock: systemClock,
-    log: createLogger('evm-sweep-activities', 'error'),
-    evmSweeps: { sweeper, thresholds: THRESHOLDS, pollIntervalMs: 100 },
-  });
-  return { activities, reached: reachedPromise, release };
+  return { activities: sweepActivities(HeldSweeper), reached: reachedPromise, release };
 }
 
 async function claimed(input: EvmSweepInput): Promise<string> {
