@@ -18,6 +18,12 @@ import { Random } from './random';
 const MAX_ATTEMPTS = 6;
 /** Attempts of the same request once the nemesis has stopped, for a key that got no final answer. */
 const SETTLE_ATTEMPTS = 6;
+/**
+ * Keys sent again at once after the settle, as a client's reconciliation job works through its
+ * list: all of them at once (hundreds after a long fault) would be a burst the admission control
+ * refuses for longer than their attempts last.
+ */
+const SETTLE_CONCURRENCY = 8;
 const MAX_IN_FLIGHT = 400;
 
 export interface Lock {
@@ -83,7 +89,11 @@ export class OpenLoopLoad {
   /** After the settle: the keys that never got a final answer are sent again, as a client's reconciliation would. */
   async retryUnanswered(): Promise<number> {
     const unanswered = this.operations.filter((operation) => operation.status === 'gave-up');
-    await Promise.all(unanswered.map((operation) => this.perform(operation, SETTLE_ATTEMPTS, true)));
+    const queue = [...unanswered];
+    const sender = async () => {
+      for (let operation = queue.shift(); operation; operation = queue.shift()) await this.perform(operation, SETTLE_ATTEMPTS, true);
+    };
+    await Promise.all(Array.from({ length: SETTLE_CONCURRENCY }, sender));
     return unanswered.length;
   }
 

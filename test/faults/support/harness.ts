@@ -10,6 +10,8 @@ import { freePort } from '../../../dev/free-port';
 import { prepareDatabase } from '../../../db/database-setup';
 import { embeddedDatabaseUrls } from '../../../dev/embedded-postgres';
 import { startEvmNode } from '../../../dev/evm-node';
+import { findTemporalCli } from '../../../dev/temporal-dev-server';
+import { loadSettings } from '../../../core/settings';
 import type { RunningEvmNode } from '../../../dev/evm-node';
 import { killProcessGroup, killRecordedProcesses, spawnTsx } from '../../support/processes';
 import { RAILS } from '../../../core/rails';
@@ -126,6 +128,11 @@ export class FaultStack {
     const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'partner-payments-faults-'));
     // The embedded Postgres runs as the 'postgres' user when we are root: it must reach the folder.
     fs.chmodSync(dir, 0o755);
+    // A first run on a machine builds the Temporal CLI here (minutes), not within Temporal's start deadline.
+    findTemporalCli(
+      loadSettings(process.env, path.resolve(__dirname, '../../..')).development.temporalCliPath,
+      createLogger('faults-temporal', 'info'),
+    );
     const stack = new FaultStack(dir, await freePort(), await freePort(), options);
     try {
       const [, , evm] = await Promise.all([
