@@ -1,11 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { Client } from '@temporalio/client';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from '../core/logger';
 import { PLAIN_TEMPORAL_ACCESS, temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
 import type { TemporalAccess } from '../core/temporal-connection';
 import { DEFAULT_DATABASE_TIMEOUTS, poolConfig } from '../db/connection-settings';
+import { endPool, openPool } from '../db/pool';
 import type { DatabaseTimeouts } from '../db/connection-settings';
 import { connectPatiently } from '../core/patient-connect';
 import { connectClosable } from '../operations/temporal/closable-connection';
@@ -79,16 +80,16 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
   try {
     const timeouts = options.databaseTimeouts ?? DEFAULT_DATABASE_TIMEOUTS;
     const temporalAccess = options.temporal ?? PLAIN_TEMPORAL_ACCESS;
-    const pool = new pg.Pool(poolConfig(options.databaseUrl, 10, timeouts));
-    const readPool = options.databaseReadUrl ? new pg.Pool(poolConfig(options.databaseReadUrl, 20, timeouts)) : pool;
+    const pool = openPool(poolConfig(options.databaseUrl, 10, timeouts));
+    const readPool = options.databaseReadUrl ? openPool(poolConfig(options.databaseReadUrl, 20, timeouts)) : pool;
     // The tombstone that decides a timed-out POST waits as long as a late reservation holds its
     // row: a lock or statement timeout there would answer 503 without deciding, and the money
     // could still move. Its own pool, with no lock or statement timeout (connecting still times out).
-    const decisionPool = new pg.Pool(poolConfig(options.databaseUrl, 4, { ...timeouts, statementTimeoutMs: 0, lockTimeoutMs: 0 }));
+    const decisionPool = openPool(poolConfig(options.databaseUrl, 4, { ...timeouts, statementTimeoutMs: 0, lockTimeoutMs: 0 }));
     for (const each of new Set([pool, readPool, decisionPool])) {
       // An idle client that loses its server must not crash the process; the next query reports it.
       each.on('error', (error) => options.log.warn(`database pool: ${error.message}`));
-      stops.push(() => each.end());
+      stops.push(() => endPool(each));
     }
     const { connection, close: closeConnection } = await connectPatiently(
       'api',

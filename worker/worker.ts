@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkerInterceptors } from '@temporalio/worker';
-import pg from 'pg';
+import type pg from 'pg';
 import { createActivities } from '../activities';
 import { DomainErrorInterceptor } from '../activities/domain-error.interceptor';
 import { PayloadGuardInterceptor } from '../activities/payload-guard.interceptor';
@@ -29,6 +29,7 @@ import type { Logger } from '../core/logger';
 import { connectPatiently } from '../core/patient-connect';
 import type { DevelopmentSettings, ListenAddress, Settings } from '../core/settings';
 import { DEFAULT_DATABASE_TIMEOUTS, poolConfig } from '../db/connection-settings';
+import { endPool, openPool } from '../db/pool';
 import { openOrm } from '../db/orm';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
 import { startWorkerHttpServer, workerReadiness } from './health-server';
@@ -199,7 +200,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   if (!temporalAccess?.payloadKeys)
     throw new Error('the worker needs PAYLOAD_ENCRYPTION_KEYS: Temporal payloads are never read or written in clear');
   const orm = await openOrm(options.databaseUrl, 10, timeouts);
-  const pool = new pg.Pool(poolConfig(options.databaseUrl, 5, timeouts));
+  const pool = openPool(poolConfig(options.databaseUrl, 5, timeouts));
   // An idle client that loses its server (a restart, a failover) must not crash the worker.
   pool.on('error', (error) => options.log.warn(`database pool: ${error.message}`));
   const connection = await connectPatiently(
@@ -268,7 +269,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     } finally {
       // Last: readiness answers 503 while the worker drains.
       await httpServer?.stop();
-      await pool.end();
+      await endPool(pool);
       await orm.close(true);
     }
   };

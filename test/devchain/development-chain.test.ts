@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseGwei } from 'viem';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -21,6 +21,7 @@ import { runOpsCli } from '../support/ops-cli';
 import { killProcessGroup, spawnTsx } from '../support/processes';
 import { testStack } from '../support/stack';
 import { TEST_DEPOSIT_SEED } from '../support/test-config';
+import { endPool, openPool } from '../../db/pool';
 
 /**
  * `npm start`'s local chain (dev/development-chain.ts): the real geth, built with Go into ~/.cache
@@ -99,12 +100,12 @@ function chainOps(args: string[], dataDir: string, port: number) {
 }
 
 beforeAll(() => {
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 3 });
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 3 });
 });
 
 afterAll(async () => {
   for (const chain of [...running]) await chain.stop();
-  await pool?.end();
+  await (pool && endPool(pool));
   for (const dir of folders) fs.rmSync(dir, { recursive: true, force: true });
 });
 

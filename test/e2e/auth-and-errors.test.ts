@@ -2,7 +2,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
 import { connectClosable } from '../../operations/temporal/closable-connection';
-import pg from 'pg';
 import { createApp } from '../../api/app';
 import { systemClock } from '../../api/dependencies';
 import type { ApiDependencies } from '../../api/dependencies';
@@ -20,6 +19,7 @@ import { startTestApi } from '../support/http';
 import { testStack } from '../support/stack';
 import { testDataConverter } from '../support/temporal-access';
 import { useTestApi } from '../support/use-test-api';
+import { endPool, openPool } from '../../db/pool';
 
 const ctx = useTestApi({ maxBodyBytes: 1024 });
 let partner: TestPartner;
@@ -203,7 +203,7 @@ describe('errors', () => {
   });
 
   it('an unreachable database is 503 P503', async () => {
-    const unreachable = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none', connectionTimeoutMillis: 1000 });
+    const unreachable = openPool({ connectionString: 'postgres://nobody@127.0.0.1:1/none', connectionTimeoutMillis: 1000 });
     const broken = await serve({ readPool: unreachable });
     try {
       const response = await fetch(`${broken.url}/v1/partner/balances`, { headers: { authorization: `Bearer ${partner.apiKey}` } });
@@ -211,14 +211,14 @@ describe('errors', () => {
       expect(await response.json()).toMatchObject({ errorCode: 'P503', errorName: 'service-unavailable' });
     } finally {
       await broken.stop();
-      await unreachable.end();
+      await endPool(unreachable);
     }
   });
 });
 
 /** The app with some dependencies replaced, to provoke failures no real request can. */
 async function serve(overrides: Partial<ApiDependencies>): Promise<{ url: string; stop(): Promise<void> }> {
-  const readPool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 2 });
+  const readPool = openPool({ connectionString: testStack().databaseUrl, max: 2 });
   const temporalConnection = await connectClosable({ address: testStack().temporalAddress });
   const app = createApp({
     pool: readPool,
@@ -248,7 +248,7 @@ async function serve(overrides: Partial<ApiDependencies>): Promise<{ url: string
     async stop() {
       await new Promise((resolve) => server.close(resolve));
       await temporalConnection.close();
-      await readPool.end();
+      await endPool(readPool);
     },
   };
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import pg from 'pg';
+import type pg from 'pg';
 import { createPublicClient, erc20Abi, http, parseEther, parseUnits } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createLogger } from '../../core/logger';
@@ -17,6 +17,7 @@ import { OperatorActionRefused } from '../../operations/operator/operator-refusa
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import { runOpsCli } from '../support/ops-cli';
 import { testStack } from '../support/stack';
+import { endPool, openPool } from '../../db/pool';
 
 /**
  * `npm run ops -- chain …` on Hardhat nodes (no Go needed): `chain fund` sends only on the chain a
@@ -96,11 +97,11 @@ beforeAll(async () => {
     startEvmNode({ dataDir: tempDir(), log, chainId: 1 }),
     startEvmNode({ dataDir: tempDir(), log, genesisDate: new Date('2026-03-01T00:00:00Z') }),
   ]);
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 3 });
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 3 });
 }, 60_000);
 
 afterAll(async () => {
-  await pool?.end();
+  await (pool && endPool(pool));
   await Promise.all([standIn?.stop(), mainnetLike?.stop(), otherGenesis?.stop()]);
   for (const dir of folders) fs.rmSync(dir, { recursive: true, force: true });
 });

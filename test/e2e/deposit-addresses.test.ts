@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import type { HDKey } from '@scure/bip32';
 import { DEPOSIT_KEY_FAMILIES, accountKeysOf, depositAddress, parseAccountPublicKey } from '../../core/deposit-addresses';
 import type { DepositKeyFamily } from '../../core/deposit-addresses';
@@ -13,6 +13,7 @@ import { runOpsCli } from '../support/ops-cli';
 import { testStack } from '../support/stack';
 import { TEST_DEPOSIT_XPUBS } from '../support/test-config';
 import { useTestApi } from '../support/use-test-api';
+import { endPool, openPool } from '../../db/pool';
 
 const ctx = useTestApi();
 
@@ -51,9 +52,9 @@ function derivedAt(index: number): Wallets {
 describe('deposit addresses', () => {
   let pool: pg.Pool;
   beforeAll(() => {
-    pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 2 });
+    pool = openPool({ connectionString: testStack().databaseUrl, max: 2 });
   });
-  afterAll(() => pool.end());
+  afterAll(() => endPool(pool));
 
   it('are derived per partner: eth, usdc and pol one address, two partners distinct, each what the extended public keys give', async () => {
     const [first, second] = [await createTestPartner(ctx.orm), await createTestPartner(ctx.orm)];

@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import fc from 'fast-check';
-import pg from 'pg';
+import type pg from 'pg';
 import { findBalanceMismatches, findOverdrawnAccounts, findUnbalancedTransfers } from '../../db/queries/reconciliation.queries';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
@@ -20,6 +20,7 @@ import type { TestResponse } from '../support/http';
 import { registerUser } from '../support/operations';
 import { testStack } from '../support/stack';
 import { useTestApi } from '../support/use-test-api';
+import { endPool, openPool } from '../../db/pool';
 
 /**
  * Property: whatever body a money-moving POST receives, the answer is never a 5xx, nothing it
@@ -50,8 +51,8 @@ const FINAL_STATUSES = ['SUCCESSFUL', 'UNSUCCESSFUL'];
 const ctx = useTestApi({ maxBodyBytes: MAX_BODY_BYTES });
 let pool: pg.Pool;
 beforeAll(() => {
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 4 });
-  ctx.defer(() => pool.end());
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 4 });
+  ctx.defer(() => endPool(pool));
 });
 
 const fundedPartner = () =>

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { incomingSepaContract } from '../../contracts';
 import type { IncomingSepaResult } from '../../contracts';
 import { createLogger } from '../../core/logger';
@@ -15,6 +15,7 @@ import { testStack } from '../support/stack';
 import { TEST_WORKER_SETTINGS } from '../support/test-config';
 import { useTestApi } from '../support/use-test-api';
 import { startRegisteredWebhookReceiver } from '../support/webhook-receiver';
+import { endPool, openPool } from '../../db/pool';
 
 /**
  * Incoming SEPA credits through the real stack: the simulated bank books a credit
@@ -25,10 +26,10 @@ import { startRegisteredWebhookReceiver } from '../support/webhook-receiver';
 const ctx = useTestApi();
 let pool: pg.Pool;
 beforeAll(() => {
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 2 });
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 2 });
 });
 afterAll(async () => {
-  await pool.end();
+  await endPool(pool);
 });
 
 const DEBTOR_IBAN = 'FR1420041010050500013M02606';

@@ -1,6 +1,5 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import pg from 'pg';
 import type { z } from 'zod';
 import { createApp } from '../../api/app';
 import { systemClock } from '../../api/dependencies';
@@ -26,6 +25,7 @@ import { registerUser } from '../support/operations';
 import { naturalSepaTransferBody } from '../support/sepa-payment.fixture';
 import { testStack } from '../support/stack';
 import { useTestApi } from '../support/use-test-api';
+import { endPool, openPool } from '../../db/pool';
 
 const ctx = useTestApi();
 
@@ -45,8 +45,8 @@ function servedRoutes(app: Koa): string[] {
 
 /** The app the API serves, built like startApi builds it (nothing is queried or started by building it). */
 function appForIntrospection(): Koa {
-  const pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 1 });
-  ctx.defer(() => pool.end());
+  const pool = openPool({ connectionString: testStack().databaseUrl, max: 1 });
+  ctx.defer(() => endPool(pool));
   return createApp({
     pool,
     readPool: pool,

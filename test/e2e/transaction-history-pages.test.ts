@@ -1,14 +1,15 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { testStack } from '../support/stack';
 import { useTestApi } from '../support/use-test-api';
+import { endPool, openPool } from '../../db/pool';
 
 const ctx = useTestApi();
 let pool: pg.Pool;
 beforeAll(() => {
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 2 });
-  ctx.defer(() => pool.end());
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 2 });
+  ctx.defer(() => endPool(pool));
 });
 
 const now = new Date();

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import pg from 'pg';
 import { createWebhookDeliveryActivities } from '../../activities/webhook-delivery.activities';
 import type { WebhookDeliveryRound } from '../../contracts';
 import type { OperationWebhookEvent } from '../../core/webhook-event';
@@ -19,6 +18,7 @@ import { TEST_WORKER_SETTINGS } from '../support/test-config';
 import { useTestApi } from '../support/use-test-api';
 import { registerWebhookReceiver, startWebhookReceiver } from '../support/webhook-receiver';
 import type { ReceivedWebhook, WebhookReceiver } from '../support/webhook-receiver';
+import { endPool, openPool } from '../../db/pool';
 
 const ctx = useTestApi();
 const ops = (...args: string[]) => runOpsCli(args);
@@ -199,8 +199,8 @@ describe('webhooks', () => {
     const target = await receiver({ delayMs: 150 });
     await register(partner, target);
     // Two more dispatchers beside the worker's, in this process, on a pool of their own.
-    const pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 4 });
-    ctx.defer(() => pool.end());
+    const pool = openPool({ connectionString: testStack().databaseUrl, max: 4 });
+    ctx.defer(() => endPool(pool));
     const dispatchers = [new MockActivityEnvironment(), new MockActivityEnvironment()];
     const activities = createWebhookDeliveryActivities({
       pool,
@@ -375,8 +375,8 @@ describe('webhooks', () => {
     // (today, the system resolver) never touches them.
     const dayMs = 24 * 60 * 60_000;
     const clock = { now: () => new Date(Date.now() + dayMs + 60_000) };
-    const pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 2 });
-    ctx.defer(() => pool.end());
+    const pool = openPool({ connectionString: testStack().databaseUrl, max: 2 });
+    ctx.defer(() => endPool(pool));
     const activities = createWebhookDeliveryActivities({
       pool,
       clock,

@@ -10,12 +10,13 @@ import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
 import { testStack } from '../support/stack';
 import { useTestApi } from '../support/use-test-api';
+import { endPool, openPool } from '../../db/pool';
 
 const ctx = useTestApi({ api: false });
 let pool: pg.Pool;
 beforeAll(() => {
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 3 });
-  ctx.defer(() => pool.end());
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 3 });
+  ctx.defer(() => endPool(pool));
 });
 
 let caches = 0;

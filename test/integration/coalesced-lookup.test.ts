@@ -1,15 +1,16 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { findAccountsOfPartners } from '../../db/queries/account.queries';
 import { coalescedLookup } from '../../db/coalesced-lookup';
 import { createTestPartner } from '../support/fixtures';
 import { testStack } from '../support/stack';
 import { useTestApi } from '../support/use-test-api';
+import { endPool, openPool } from '../../db/pool';
 
 const ctx = useTestApi({ api: false });
 let pool: pg.Pool;
 beforeAll(() => {
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 2 });
-  ctx.defer(() => pool.end());
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 2 });
+  ctx.defer(() => endPool(pool));
 });
 
 /** Partners' accounts through a coalesced lookup that records the partner ids of each query. */

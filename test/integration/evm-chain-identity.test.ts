@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import pg from 'pg';
+import type pg from 'pg';
 import { createTestClient, createWalletClient, http, parseEther, parseGwei, publicActions } from 'viem';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -24,6 +24,7 @@ import { workerReadiness } from '../../worker/health-server';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import { testStack } from '../support/stack';
 import { TEST_DEPOSIT_SEED } from '../support/test-config';
+import { endPool, openPool } from '../../db/pool';
 
 /**
  * The chain identity of a network (chain id + genesis hash, recorded at first use) against two
@@ -81,11 +82,11 @@ beforeAll(async () => {
     startEvmNode({ dataDir: path.join(dataDir, 'recorded'), log }),
     startEvmNode({ dataDir: path.join(dataDir, 'reset'), log, genesisDate: new Date('2026-06-01T00:00:00Z') }),
   ]);
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 5 });
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 5 });
 }, 60_000);
 
 afterAll(async () => {
-  await pool?.end();
+  await (pool && endPool(pool));
   await Promise.all([recorded?.stop(), reset?.stop()]);
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });

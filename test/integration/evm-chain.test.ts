@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { createTestClient, erc20Abi, http, parseEther, parseGwei, parseUnits, publicActions } from 'viem';
 import type { Address, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -16,6 +16,7 @@ import type { CrashingBroadcastInput } from '../support/evm-crashing-broadcast.m
 import { killProcessGroup, spawnTsx } from '../support/processes';
 import { testStack } from '../support/stack';
 import { blockOnTestToken } from '../support/evm-test-token';
+import { endPool, openPool } from '../../db/pool';
 
 /**
  * The EVM adapter against a real Hardhat node started for this file, and the run's Postgres.
@@ -120,11 +121,11 @@ async function broadcastAndCrash(request: BroadcastRequest, crashAt: CrashingBro
 beforeAll(async () => {
   node = await startEvmNode({ dataDir: testStack().dataDir, log: createLogger('evm-node', 'warn') });
   chain = createChainClient(node.rpcUrl, node.chainId);
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 10 });
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 10 });
 });
 
 afterAll(async () => {
-  await pool?.end();
+  await (pool && endPool(pool));
   await node?.stop();
 });
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import pg from 'pg';
+import type pg from 'pg';
 import { createTestClient, createWalletClient, http, parseEther, publicActions } from 'viem';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -17,6 +17,7 @@ import { localChain, startEvmNode } from '../../dev/evm-node';
 import type { RunningEvmNode } from '../../dev/evm-node';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import { testStack } from '../support/stack';
+import { endPool, openPool } from '../../db/pool';
 
 /**
  * The deposit watcher's batch below Temporal, at its boundaries: attempts of one batch that run at
@@ -51,7 +52,7 @@ beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'evm-deposit-activities-'));
   node = await startEvmNode({ dataDir, log: createLogger('evm-node', 'warn') });
   chain = createChainClient(node.rpcUrl, node.chainId);
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 10 });
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 10 });
   const activities = createEvmDepositActivities({
     pool,
     clock: systemClock,
@@ -68,7 +69,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await pool?.end();
+  await (pool && endPool(pool));
   await node?.stop();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });

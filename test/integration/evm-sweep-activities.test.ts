@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import pg from 'pg';
+import type pg from 'pg';
 import { createTestClient, createWalletClient, erc20Abi, http, parseEther, parseGwei, parseUnits, publicActions } from 'viem';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -26,6 +26,7 @@ import type { TestPartner } from '../support/fixtures';
 import { killProcessGroup, spawnTsx } from '../support/processes';
 import { testStack } from '../support/stack';
 import { TEST_DEPOSIT_SEED } from '../support/test-config';
+import { endPool, openPool } from '../../db/pool';
 
 /**
  * The sweep's activities below Temporal, on a Hardhat node of this file and the run's Postgres:
@@ -66,7 +67,7 @@ function networkConfig(): EvmNetworkConfig {
 beforeAll(async () => {
   node = await startEvmNode({ dataDir: testStack().dataDir, log: createLogger('evm-node', 'warn') });
   chain = createChainClient(node.rpcUrl, node.chainId);
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 10 });
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 10 });
   activities = sweepActivities(EvmSweeper);
 }, 60_000);
 
@@ -82,7 +83,7 @@ function sweepActivities(Sweeper: typeof EvmSweeper): ReturnType<typeof createEv
 }
 
 afterAll(async () => {
-  await pool?.end();
+  await (pool && endPool(pool));
   await node?.stop();
 });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import pg from 'pg';
+import type pg from 'pg';
 import { SimulatedBankAdapter } from '../../activities/adapters/bank/simulated-bank.adapter';
 import { SimulatedChainAdapter } from '../../activities/adapters/chain/simulated-chain.adapter';
 import type { ActivityDependencies } from '../../activities/dependencies';
@@ -18,6 +18,7 @@ import { findRateLockTerms, insertRateLock } from '../../db/queries/rate-lock.qu
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { testStack } from '../support/stack';
+import { endPool, openPool } from '../../db/pool';
 
 /**
  * The exchange's step, on its usual path (issue 22), reads its rate lock and exchanges in one
@@ -32,7 +33,7 @@ let pool: pg.Pool;
 let activities: ReturnType<typeof createExchangeActivities>;
 beforeAll(async () => {
   orm = await openTestOrm(4);
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 4 });
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 4 });
   activities = createExchangeActivities(dependencies());
 });
 
@@ -48,7 +49,7 @@ function dependencies(): ActivityDependencies {
   };
 }
 afterAll(async () => {
-  await pool.end();
+  await endPool(pool);
   await orm.close(true);
 });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { BankAdapter } from '../../activities/adapters/bank/bank-adapter';
 import { buildCamt054 } from '../../activities/adapters/bank/camt054';
 import type { IncomingCredit } from '../../activities/adapters/bank/camt054';
@@ -13,6 +13,7 @@ import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { testStack } from '../support/stack';
 import { useTestApi } from '../support/use-test-api';
+import { endPool, openPool } from '../../db/pool';
 
 /**
  * The ingest at its boundaries, against the run's Postgres, on a scripted bank: a run that dies
@@ -23,10 +24,10 @@ import { useTestApi } from '../support/use-test-api';
 const ctx = useTestApi({ api: false });
 let pool: pg.Pool;
 beforeAll(() => {
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 6 });
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 6 });
 });
 afterAll(async () => {
-  await pool.end();
+  await endPool(pool);
 });
 
 const DEBTOR = 'FR1420041010050500013M02606';

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/common';
-import pg from 'pg';
+import type pg from 'pg';
 import type { ChainAdapter, ConfirmationState } from '../../activities/adapters/chain/chain-adapter';
 import { SimulatedChainAdapter } from '../../activities/adapters/chain/simulated-chain.adapter';
 import { Decimal } from '../../core/money';
@@ -18,6 +18,7 @@ import type { TestPartner } from '../support/fixtures';
 import { reservedWithdrawal, withdrawalActivitiesOn } from '../support/withdrawal-activities';
 import type { WithdrawalActivities } from '../support/withdrawal-activities';
 import { testStack } from '../support/stack';
+import { endPool, openPool } from '../../db/pool';
 
 /**
  * A crypto withdrawal rejected because its transaction failed on chain: the network took its fee,
@@ -34,10 +35,10 @@ let orm: MikroORM;
 let pool: pg.Pool;
 beforeAll(async () => {
   orm = await openTestOrm(4);
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 4 });
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 4 });
 });
 afterAll(async () => {
-  await pool.end();
+  await endPool(pool);
   await orm.close(true);
 });
 

@@ -11,7 +11,7 @@ import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { useTestApi } from '../support/use-test-api';
 import { testStack } from '../support/stack';
-import pg from 'pg';
+import { endPool, openPool } from '../../db/pool';
 
 const ctx = useTestApi({ api: false, poolMax: 40 });
 
@@ -214,7 +214,7 @@ describe('ledger', () => {
 
   it('through a pg pool, each call is its own transaction with the same guarantees', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
-    const pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 2 });
+    const pool = openPool({ connectionString: testStack().databaseUrl, max: 2 });
     try {
       const input = await withdrawalInput(partner, '0.6');
       expect(await reserveTransfer(pool, input, new Date())).toBe('CREATED');
@@ -230,7 +230,7 @@ describe('ledger', () => {
       expect(new Decimal(eth.postedAmount).toFixed()).toBe('0.4');
       expect(new Decimal(eth.pendingOutAmount).toFixed()).toBe('0');
     } finally {
-      await pool.end();
+      await endPool(pool);
     }
   });
 

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import pg from 'pg';
+import type pg from 'pg';
 import { reserveTransfer, voidTransfer } from '../../db/ledger/ledger';
 import { settleIfHandedOff } from '../../db/queries/outgoing-payment.queries';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import { testStack } from '../support/stack';
+import { endPool, openPool } from '../../db/pool';
 
 /**
  * An outgoing payment's usual settlement in one statement (issue 22): the record closed as SETTLED
@@ -15,10 +16,10 @@ let orm: MikroORM;
 let pool: pg.Pool;
 beforeAll(async () => {
   orm = await openTestOrm(2);
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 2 });
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 2 });
 });
 afterAll(async () => {
-  await pool.end();
+  await endPool(pool);
   await orm.close(true);
 });
 

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/common';
-import pg from 'pg';
+import type pg from 'pg';
 import { SimulatedChainAdapter } from '../../activities/adapters/chain/simulated-chain.adapter';
 import { createCryptoWithdrawalActivities } from '../../activities/crypto-withdrawal.activities';
 import { SimulatedBankAdapter } from '../../activities/adapters/bank/simulated-bank.adapter';
@@ -11,6 +11,7 @@ import { registerUser } from '../support/operations';
 import { testStack } from '../support/stack';
 import { reservedWithdrawal, withdrawalActivitiesOn } from '../support/withdrawal-activities';
 import type { WithdrawalActivities } from '../support/withdrawal-activities';
+import { endPool, openPool } from '../../db/pool';
 
 /**
  * The outgoing payment's steps take one conditional statement on their usual path (issue 22) and
@@ -24,11 +25,11 @@ let pool: pg.Pool;
 let activities: WithdrawalActivities;
 beforeAll(async () => {
   orm = await openTestOrm(4);
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 4 });
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 4 });
   activities = withdrawalActivitiesOn(orm, pool, new SimulatedChainAdapter({ confirmationDelayMs: 0 }));
 });
 afterAll(async () => {
-  await pool.end();
+  await endPool(pool);
   await orm.close(true);
 });
 

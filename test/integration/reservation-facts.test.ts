@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import pg from 'pg';
+import type pg from 'pg';
 import { DomainError } from '../../core/errors';
 import { lockReservationFacts, reserveOutgoingPayment } from '../../db/queries/reservation.queries';
 import type { OneStatementReservation, ReservationFacts } from '../../db/queries/reservation.queries';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import { testStack } from '../support/stack';
+import { endPool, openPool } from '../../db/pool';
 
 /**
  * A reservation reads what it decides on in one statement that may wait for the partner's policy
@@ -21,10 +22,10 @@ let orm: MikroORM;
 let pool: pg.Pool;
 beforeAll(async () => {
   orm = await openTestOrm(2);
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 4 });
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 4 });
 });
 afterAll(async () => {
-  await pool.end();
+  await endPool(pool);
   await orm.close(true);
 });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { parseCamt054 } from '../../activities/adapters/bank/camt054-parser';
 import { buildPain001 } from '../../activities/adapters/bank/pain001';
 import { receiveSimulatedCredit } from '../../activities/adapters/bank/simulated-bank-credits';
@@ -8,6 +8,7 @@ import type { SepaPayment } from '../../activities/adapters/bank/bank-adapter';
 import { openTestOrm } from '../support/fixtures';
 import { samplePayment } from '../support/sepa-payment.fixture';
 import { testStack } from '../support/stack';
+import { endPool, openPool } from '../../db/pool';
 
 const DELAY_MS = 60_000;
 const REJECTED_IBAN = 'NL91ABNA0417164300';
@@ -16,9 +17,9 @@ const REJECTED_IBAN = 'NL91ABNA0417164300';
 describe('SimulatedBankAdapter', () => {
   let pool: pg.Pool;
   beforeAll(() => {
-    pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 4 });
+    pool = openPool({ connectionString: testStack().databaseUrl, max: 4 });
   });
-  afterAll(() => pool.end());
+  afterAll(() => endPool(pool));
 
   const bank = (settlementDelayMs = DELAY_MS) =>
     new SimulatedBankAdapter({ pool, settlementDelayMs, rejectCreditorIbans: [REJECTED_IBAN] });
@@ -57,7 +58,7 @@ describe('SimulatedBankAdapter', () => {
 
     // Another worker process, configured otherwise (no reject list, no delay): another adapter
     // and another pool on the same table. The bank answers the same, whoever asks.
-    const otherPool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 2 });
+    const otherPool = openPool({ connectionString: testStack().databaseUrl, max: 2 });
     try {
       const other = new SimulatedBankAdapter({ pool: otherPool, settlementDelayMs: 0, rejectCreditorIbans: [] });
       const again = await Promise.all([other.submit(sepa, first), bank().submit(sepa, first), other.submit(sepa, first)]);
@@ -69,7 +70,7 @@ describe('SimulatedBankAdapter', () => {
       await expect(other.paymentState(`SIMBANK-${sepa.transferId}`)).resolves.toEqual(rejected);
       await expect(bank().paymentState(`SIMBANK-${sepa.transferId}`)).resolves.toEqual(rejected);
     } finally {
-      await otherPool.end();
+      await endPool(otherPool);
     }
   });
 

@@ -1,11 +1,12 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import pg from 'pg';
+import type pg from 'pg';
 import { SimulatedChainAdapter } from '../../activities/adapters/chain/simulated-chain.adapter';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import { testStack } from '../support/stack';
 import { auditedCompletion } from '../support/travel-rule-completion';
 import { reservedWithdrawal, withdrawalActivitiesOn } from '../support/withdrawal-activities';
 import type { WithdrawalActivities } from '../support/withdrawal-activities';
+import { endPool, openPool } from '../../db/pool';
 
 /**
  * The hand-off of a withdrawal that needs travel-rule data reads the database, not the workflow:
@@ -20,11 +21,11 @@ let activities: WithdrawalActivities;
 beforeAll(async () => {
   orm = await openTestOrm(4);
   // The service's role: what a compromised API or worker could do in SQL.
-  pool = new pg.Pool({ connectionString: testStack().databaseUrl, max: 4 });
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 4 });
   activities = withdrawalActivitiesOn(orm, pool, new SimulatedChainAdapter({ confirmationDelayMs: 0 }));
 });
 afterAll(async () => {
-  await pool.end();
+  await endPool(pool);
   await orm.close(true);
 });
 

@@ -1,4 +1,3 @@
-import pg from 'pg';
 import {
   findBalanceMismatches,
   findHoldsWithoutOpenOperation,
@@ -6,6 +5,7 @@ import {
   findUnbalancedTransfers,
 } from '../../db/queries/reconciliation.queries';
 import type { BalanceMismatchRow, HoldWithoutOpenOperationRow, UnbalancedTransferRow } from '../../db/queries/reconciliation.queries';
+import { endPool, openPool } from '../../db/pool';
 
 /**
  * The ledger check the suite runs at its end (global-teardown.ts) and the fault campaign after
@@ -21,7 +21,7 @@ export interface LedgerCheck {
 }
 
 export async function checkLedger(databaseUrl: string): Promise<LedgerCheck> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
+  const pool = openPool({ connectionString: databaseUrl, max: 3 });
   try {
     const [unbalanced, mismatches, overdrawn, unexplainedHolds, transfers] = await Promise.all([
       findUnbalancedTransfers(pool),
@@ -32,7 +32,7 @@ export async function checkLedger(databaseUrl: string): Promise<LedgerCheck> {
     ]);
     return { transfers: Number(transfers.rows[0]?.count ?? 0), unbalanced, mismatches, overdrawn, unexplainedHolds };
   } finally {
-    await pool.end();
+    await endPool(pool);
   }
 }
 
