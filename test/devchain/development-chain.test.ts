@@ -105,7 +105,7 @@ beforeAll(() => {
 
 afterAll(async () => {
   for (const chain of [...running]) await chain.stop();
-  await (pool && endPool(pool));
+  if (pool) await endPool(pool);
   for (const dir of folders) fs.rmSync(dir, { recursive: true, force: true });
 });
 

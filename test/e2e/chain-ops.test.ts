@@ -101,7 +101,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await (pool && endPool(pool));
+  if (pool) await endPool(pool);
   await Promise.all([standIn?.stop(), mainnetLike?.stop(), otherGenesis?.stop()]);
   for (const dir of folders) fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -86,7 +86,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await (pool && endPool(pool));
+  if (pool) await endPool(pool);
   await Promise.all([recorded?.stop(), reset?.stop()]);
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });

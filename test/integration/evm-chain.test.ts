@@ -125,7 +125,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await (pool && endPool(pool));
+  if (pool) await endPool(pool);
   await node?.stop();
 });
 

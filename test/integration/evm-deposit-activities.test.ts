@@ -69,7 +69,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await (pool && endPool(pool));
+  if (pool) await endPool(pool);
   await node?.stop();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });

@@ -83,7 +83,7 @@ function sweepActivities(Sweeper: typeof EvmSweeper): ReturnType<typeof createEv
 }
 
 afterAll(async () => {
-  await (pool && endPool(pool));
+  if (pool) await endPool(pool);
   await node?.stop();
 });
 
