@@ -12,6 +12,7 @@ import type { EvmNetworkConfig } from '../../activities/adapters/chain/evm/evm-n
 import { EvmSweeper } from '../../activities/adapters/chain/evm/evm-sweeper';
 import { parseDepositSeed } from '../../core/deposit-seed';
 import { createLogger } from '../../core/logger';
+import { ensureGethBuild } from '../../dev/geth-build';
 import { developmentChainDir, GETH_PID_FILE, readDevelopmentChain, startDevelopmentChain } from '../../dev/development-chain';
 import type { RunningDevelopmentChain } from '../../dev/development-chain';
 import { localChain } from '../../dev/evm-node';
@@ -99,9 +100,12 @@ function chainOps(args: string[], dataDir: string, port: number) {
   return runOpsCli(args, { DATA_DIR: dataDir, CHAIN: 'local-evm', EVM_NODE_PORT: String(port), HOST: '127.0.0.1' });
 }
 
+// A fresh machine builds geth here (about 5 minutes on 2 cores, more beside other builds), not
+// inside the first test, whose time is the chain's.
 beforeAll(() => {
+  ensureGethBuild(undefined, log);
   pool = openPool({ connectionString: testStack().databaseUrl, max: 3 });
-});
+}, 20 * 60_000);
 
 afterAll(async () => {
   for (const chain of [...running]) await chain.stop();
