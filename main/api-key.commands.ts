@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { API_KEY_SCOPES } from '../core/api-keys';
 import { createApiKey, listApiKeys, MAX_LISTED_API_KEYS, revokeApiKey, rotateApiKey } from '../db/services/api-key.service';
 import type { Command } from './ops-command';
-import { CliFailure, parseFlags } from './ops-command';
+import { CliFailure, command, uuidFlag } from './ops-command';
 
 /** Partners' API keys in the operator CLI (main/ops.cli.ts); keys are only ever issued here. */
 export const KEY_USAGE = `  key create --partner ID [--scope read|payments] [--expires-in-days 1..3650]
@@ -11,8 +11,6 @@ export const KEY_USAGE = `  key create --partner ID [--scope read|payments] [--e
                 (a new key of the same partner and scope; the old one works for the overlap, default 1440)
   key revoke --key API_KEY_ID
   key list --partner ID   (newest first; never the keys themselves)`;
-
-const uuid = z.uuid('must be a UUID');
 
 /** A whole number from `min` to `max` as a flag's text (no sign, no decimals, no exponent). */
 const wholeNumber = (min: number, max: number, unit: string) =>
@@ -33,36 +31,30 @@ const DEFAULT_OVERLAP_MINUTES = 24 * 60;
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
 export const keyCommands: Record<string, Command> = {
-  'key create': {
+  'key create': command({
     changesState: true,
+    flags: {
+      partner: uuidFlag,
+      scope: z.enum(API_KEY_SCOPES, { error: `must be one of ${API_KEY_SCOPES.join(', ')}` }).optional(),
+      'expires-in-days': wholeNumber(1, MAX_EXPIRES_IN_DAYS, 'days').optional(),
+    },
     async run({ em, flags, now }) {
-      const input = parseFlags(
-        z.object({
-          partner: uuid,
-          scope: z.enum(API_KEY_SCOPES, { error: `must be one of ${API_KEY_SCOPES.join(', ')}` }).optional(),
-          'expires-in-days': wholeNumber(1, MAX_EXPIRES_IN_DAYS, 'days').optional(),
-        }),
-        flags,
-      );
-      const days = input['expires-in-days'];
+      const days = flags['expires-in-days'];
       const expiresAt = days === undefined ? null : new Date(now.getTime() + days * MS_PER_DAY);
-      const key = await createApiKey(em, input.partner, now, { scope: input.scope ?? 'payments', expiresAt });
+      const key = await createApiKey(em, flags.partner, now, { scope: flags.scope ?? 'payments', expiresAt });
       const details = { scope: key.scope, expiresAt: iso(key.expiresAt) };
       return {
         output: { apiKey: key.apiKey, apiKeyId: key.apiKeyId, ...details },
-        audit: { action: 'key-create', subject: { type: 'api-key', id: key.apiKeyId, partnerId: input.partner }, details },
+        audit: { action: 'key-create', subject: { type: 'api-key', id: key.apiKeyId, partnerId: flags.partner }, details },
       };
     },
-  },
-  'key rotate': {
+  }),
+  'key rotate': command({
     changesState: true,
+    flags: { key: uuidFlag, 'overlap-minutes': wholeNumber(0, MAX_OVERLAP_MINUTES, 'minutes').optional() },
     async run({ em, flags, now }) {
-      const input = parseFlags(
-        z.object({ key: uuid, 'overlap-minutes': wholeNumber(0, MAX_OVERLAP_MINUTES, 'minutes').optional() }),
-        flags,
-      );
-      const overlapMinutes = input['overlap-minutes'] ?? DEFAULT_OVERLAP_MINUTES;
-      const rotated = await rotateApiKey(em, input.key, overlapMinutes * MS_PER_MINUTE, now);
+      const overlapMinutes = flags['overlap-minutes'] ?? DEFAULT_OVERLAP_MINUTES;
+      const rotated = await rotateApiKey(em, flags.key, overlapMinutes * MS_PER_MINUTE, now);
       // Refused: nothing was written, and the transaction rolls back with this throw anyway.
       if ('refused' in rotated) throw new CliFailure({ error: 'refused', reason: rotated.refused, message: rotated.message });
       const details = {
@@ -80,15 +72,15 @@ export const keyCommands: Record<string, Command> = {
           expiresAt: details.expiresAt,
           oldKeyExpiresAt: details.oldKeyExpiresAt,
         },
-        audit: { action: 'key-rotate', subject: { type: 'api-key', id: input.key, partnerId: rotated.partnerId }, details },
+        audit: { action: 'key-rotate', subject: { type: 'api-key', id: flags.key, partnerId: rotated.partnerId }, details },
       };
     },
-  },
-  'key revoke': {
+  }),
+  'key revoke': command({
     changesState: true,
+    flags: { key: uuidFlag },
     async run({ em, flags, now }) {
-      const input = parseFlags(z.object({ key: uuid }), flags);
-      const key = await revokeApiKey(em, input.key, now);
+      const key = await revokeApiKey(em, flags.key, now);
       const revokedAt = key.revokedAt?.toISOString();
       return {
         output: { apiKeyId: key.id, revokedAt },
@@ -99,12 +91,12 @@ export const keyCommands: Record<string, Command> = {
         },
       };
     },
-  },
-  'key list': {
+  }),
+  'key list': command({
     changesState: false,
+    flags: { partner: uuidFlag },
     async run({ em, flags }) {
-      const input = parseFlags(z.object({ partner: uuid }), flags);
-      const keys = await listApiKeys(em, input.partner);
+      const keys = await listApiKeys(em, flags.partner);
       return {
         apiKeys: keys.map((key) => ({
           apiKeyId: key.apiKeyId,
@@ -119,5 +111,5 @@ export const keyCommands: Record<string, Command> = {
         ...(keys.length === MAX_LISTED_API_KEYS ? { truncated: true } : {}),
       };
     },
-  },
+  }),
 };

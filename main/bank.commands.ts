@@ -6,7 +6,7 @@ import type { Settings } from '../core/settings';
 import { listOpenIncomingCredits } from '../db/queries/incoming-sepa-credit.queries';
 import { assignIncomingCredit, returnIncomingCredit } from '../operations/operator/incoming-sepa-credit';
 import type { Command } from './ops-command';
-import { parseFlags, requiredText, UsageMistake } from './ops-command';
+import { command, limitFlag, requiredText, UsageMistake, uuidFlag } from './ops-command';
 
 /** The incoming-SEPA commands of the operator CLI (main/ops.cli.ts); each that changes something writes its audit row with its effect. */
 export const BANK_USAGE = `  bank receive --iban IBAN --amount A --debtor-name N --debtor-iban I [--remittance R] [--entry-ref REF]
@@ -51,71 +51,60 @@ function requireSimulatedBank(settings: Settings): void {
 }
 
 export const bankCommands: Record<string, Command> = {
-  'bank receive': {
+  'bank receive': command({
     changesState: true,
+    flags: {
+      iban,
+      amount: z.string().regex(/^\d+(\.\d{1,2})?$/, 'must be a plain decimal with at most 2 decimals, e.g. 125.5'),
+      'debtor-name': requiredText,
+      'debtor-iban': iban,
+      remittance: requiredText.optional(),
+      'entry-ref': requiredText.optional(),
+    },
     async run({ em, flags, now, settings }) {
       requireSimulatedBank(settings);
-      const input = parseFlags(
-        z.object({
-          iban,
-          amount: z.string().regex(/^\d+(\.\d{1,2})?$/, 'must be a plain decimal with at most 2 decimals, e.g. 125.5'),
-          'debtor-name': requiredText,
-          'debtor-iban': iban,
-          remittance: requiredText.optional(),
-          'entry-ref': requiredText.optional(),
-        }),
-        flags,
-      );
       const received = await receiveSimulatedCredit(
         em,
         {
-          accountIban: input.iban,
-          amount: input.amount,
-          debtorName: input['debtor-name'],
-          debtorIban: input['debtor-iban'],
-          remittance: input.remittance ?? null,
-          ...(input['entry-ref'] === undefined ? {} : { entryRef: input['entry-ref'] }),
+          accountIban: flags.iban,
+          amount: flags.amount,
+          debtorName: flags['debtor-name'],
+          debtorIban: flags['debtor-iban'],
+          remittance: flags.remittance ?? null,
+          ...(flags['entry-ref'] === undefined ? {} : { entryRef: flags['entry-ref'] }),
         },
         now,
       );
       return {
-        output: { ...received, iban: input.iban, amount: input.amount },
+        output: { ...received, iban: flags.iban, amount: flags.amount },
         audit: {
           action: 'bank-receive',
           subject: { type: 'simulated-bank-notification', id: received.notificationId, partnerId: null },
           // Our account and the money; the debtor's name and IBAN are personal data, kept out of the trail.
-          details: { entryRef: received.entryRef, iban: input.iban, amount: input.amount, redelivery: received.redelivery },
+          details: { entryRef: received.entryRef, iban: flags.iban, amount: flags.amount, redelivery: received.redelivery },
         },
       };
     },
-  },
+  }),
 
-  'bank unmatched': {
+  'bank unmatched': command({
     changesState: false,
-    async run({ em, flags }) {
-      const input = parseFlags(
-        z.object({
-          limit: z
-            .string()
-            .regex(/^\d{1,4}$/, `must be a whole number from 1 to ${UNMATCHED_LIMIT.max}`)
-            .transform(Number)
-            .refine((limit) => limit >= 1 && limit <= UNMATCHED_LIMIT.max, `must be from 1 to ${UNMATCHED_LIMIT.max}`)
-            .optional(),
-        }),
-        flags,
-      );
-      return { unmatched: await listOpenIncomingCredits(em, input.limit ?? UNMATCHED_LIMIT.default) };
+    flags: {
+      limit: limitFlag(UNMATCHED_LIMIT.max),
     },
-  },
+    async run({ em, flags }) {
+      return { unmatched: await listOpenIncomingCredits(em, flags.limit ?? UNMATCHED_LIMIT.default) };
+    },
+  }),
 
-  'bank assign': {
+  'bank assign': command({
     changesState: true,
     takesArgument: 'ENTRY_REF',
+    flags: { partner: uuidFlag },
     async run({ em, flags, args, now, reason }) {
-      const input = parseFlags(z.object({ partner: z.uuid('must be a UUID') }), flags);
       const entryRef = entryRefOf(args);
       requiredReason(reason, 'bank assign');
-      const { credit, depositId } = await assignIncomingCredit(em, { entryRef, partnerId: input.partner.toLowerCase() }, now);
+      const { credit, depositId } = await assignIncomingCredit(em, { entryRef, partnerId: flags.partner.toLowerCase() }, now);
       return {
         output: { entryRef, status: credit.status, partnerId: credit.partnerId, amount: credit.amount, transactionId: depositId },
         audit: {
@@ -131,13 +120,12 @@ export const bankCommands: Record<string, Command> = {
         },
       };
     },
-  },
+  }),
 
-  'bank return': {
+  'bank return': command({
     changesState: true,
     takesArgument: 'ENTRY_REF',
-    async run({ em, flags, args, now, reason }) {
-      parseFlags(z.object({}), flags);
+    async run({ em, args, now, reason }) {
       const entryRef = entryRefOf(args);
       requiredReason(reason, 'bank return');
       const { credit, returnId } = await returnIncomingCredit(em, entryRef, now);
@@ -156,5 +144,5 @@ export const bankCommands: Record<string, Command> = {
         },
       };
     },
-  },
+  }),
 };

@@ -13,7 +13,7 @@ import { DEVELOPMENT_CHAIN_ID, readDevelopmentChain } from '../dev/development-c
 import { adoptChain } from '../operations/operator/chain-adoption';
 import { OperatorActionRefused } from '../operations/operator/operator-refusal';
 import type { Command } from './ops-command';
-import { CliFailure, parseFlags, UsageMistake } from './ops-command';
+import { CliFailure, command, UsageMistake } from './ops-command';
 
 /** The chain commands of the operator CLI (main/ops.cli.ts): the networks' recorded chains, adopting a new one, and test funds on `npm start`'s chain. */
 export const CHAIN_USAGE = `  chain identity                         (each EVM network's recorded chain, and the chain its node is on now)
@@ -121,10 +121,9 @@ function fundAmount(amount: string, currency: keyof typeof FUND_LIMITS): bigint 
 }
 
 export const chainCommands: Record<string, Command> = {
-  'chain identity': {
+  'chain identity': command({
     changesState: false,
-    async run({ em, flags, settings }) {
-      parseFlags(z.object({}), flags);
+    async run({ em, settings }) {
       const recorded = new Map((await findChainIdentities(em)).map((identity) => [identity.network, identity]));
       const networks = [];
       for (const network of EVM_NETWORK_NAMES) {
@@ -146,24 +145,24 @@ export const chainCommands: Record<string, Command> = {
       }
       return { networks };
     },
-  },
+  }),
 
-  'chain adopt': {
+  'chain adopt': command({
     changesState: true,
+    flags: { network: z.enum(EVM_NETWORK_NAMES) },
     async run({ em, flags, now, settings, operator, reason }) {
-      const input = parseFlags(z.object({ network: z.enum(EVM_NETWORK_NAMES) }), flags);
       if (reason === null) throw new UsageMistake('chain adopt needs --reason: why, for the audit trail');
-      const node = evmNodeOf(settings, input.network);
+      const node = evmNodeOf(settings, flags.network);
       if (!node)
         throw new OperatorActionRefused(
           'no-evm-node',
-          `${input.network} has no node here (no EVM_RPC_URL_${input.network.toUpperCase()}${input.network === 'ethereum' ? ', and no development chain in DATA_DIR' : ''}): nothing to adopt`,
+          `${flags.network} has no node here (no EVM_RPC_URL_${flags.network.toUpperCase()}${flags.network === 'ethereum' ? ', and no development chain in DATA_DIR' : ''}): nothing to adopt`,
         );
       const identity = await identityOf(node);
       const client = clientOf(node);
       const adoption = await adoptChain(
         em,
-        input.network,
+        flags.network,
         {
           identity,
           hotWalletAddress: node.hotWalletAddress.toLowerCase(),
@@ -176,31 +175,28 @@ export const chainCommands: Record<string, Command> = {
       const previous = adoption.previous ? shownIdentity(adoption.previous) : null;
       const adopted = shownIdentity(adoption.adopted);
       return {
-        output: { network: input.network, previous, adopted, ...(adoption.walletNonce ? { walletNonce: adoption.walletNonce } : {}) },
+        output: { network: flags.network, previous, adopted, ...(adoption.walletNonce ? { walletNonce: adoption.walletNonce } : {}) },
         audit: {
           action: 'chain-adopt',
           subject: { type: 'evm-chain-identity', id: adoption.adopted.id, partnerId: null },
-          details: { network: input.network, previous, adopted, walletNonce: adoption.walletNonce ?? null },
+          details: { network: flags.network, previous, adopted, walletNonce: adoption.walletNonce ?? null },
         },
       };
     },
-  },
+  }),
 
-  'chain fund': {
+  'chain fund': command({
     changesState: true,
+    flags: {
+      address: z
+        .string()
+        .refine((address) => isAddress(address), 'must be an EVM address (0x and 40 hex digits; mixed case must be its checksum)'),
+      currency: z.enum(['eth', 'usdc']),
+      amount: z.string(),
+    },
     async run({ flags, settings }) {
-      const input = parseFlags(
-        z.object({
-          address: z
-            .string()
-            .refine((address) => isAddress(address), 'must be an EVM address (0x and 40 hex digits; mixed case must be its checksum)'),
-          currency: z.enum(['eth', 'usdc']),
-          amount: z.string(),
-        }),
-        flags,
-      );
-      const units = fundAmount(input.amount, input.currency);
-      const to = getAddress(input.address);
+      const units = fundAmount(flags.amount, flags.currency);
+      const to = getAddress(flags.address);
       // Only `npm start`'s own chain: chain id 31337 and the genesis its marker in DATA_DIR recorded when it made the chain.
       const development = readDevelopmentChain(settings.development.dataDir);
       const node = evmNodeOf(settings, 'ethereum');
@@ -224,7 +220,7 @@ export const chainCommands: Record<string, Command> = {
       const transport = http(node.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 0 });
       const faucet = createWalletClient({ chain, transport, account: privateKeyToAccount(development.keys.faucetPrivateKey) });
       const hash =
-        input.currency === 'eth'
+        flags.currency === 'eth'
           ? await faucet.sendTransaction({ to, value: units })
           : await faucet.writeContract({
               address: development.marker.usdcAddress,
@@ -239,10 +235,10 @@ export const chainCommands: Record<string, Command> = {
       });
       if (receipt.status !== 'success')
         throw new CliFailure({ error: 'chain-transfer-failed', message: `transaction ${hash} reverted`, transactionHash: hash });
-      const amount = input.amount.includes('.') ? input.amount.replace(/\.?0+$/, '') : input.amount;
+      const amount = flags.amount.includes('.') ? flags.amount.replace(/\.?0+$/, '') : flags.amount;
       const output = {
         network: 'ethereum',
-        currency: input.currency,
+        currency: flags.currency,
         amount,
         address: to,
         transactionHash: hash,
@@ -257,5 +253,5 @@ export const chainCommands: Record<string, Command> = {
         },
       };
     },
-  },
+  }),
 };

@@ -3,7 +3,7 @@ import { CURRENCIES } from '../core/currencies';
 import { findCryptoDeposits } from '../db/queries/crypto-deposit.queries';
 import { approveManualCredit, depositByOperator } from '../operations/operator/manual-credit';
 import type { Command } from './ops-command';
-import { parseFlags, UsageMistake } from './ops-command';
+import { command, limitFlag, UsageMistake, uuidFlag } from './ops-command';
 
 /** The deposit commands of the operator CLI (main/ops.cli.ts): manual credits, each writing its audit row with its effect, and the list of deposits found on chain. */
 export const DEPOSIT_USAGE = `  deposit --partner ID --currency C --amount A [--type sepaDeposit|fiatDeposit|cryptoDeposit]
@@ -18,50 +18,39 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LIST_LIMIT = 100;
 
 export const depositCommands: Record<string, Command> = {
-  'deposit list': {
+  'deposit list': command({
     changesState: false,
+    flags: {
+      'below-minimum': z.boolean().optional(),
+      partner: uuidFlag.optional(),
+      limit: limitFlag(1000),
+    },
     async run({ em, flags }) {
-      const input = parseFlags(
-        z.object({
-          'below-minimum': z.boolean().optional(),
-          partner: z.uuid('must be a UUID').optional(),
-          limit: z
-            .string()
-            .regex(/^\d{1,4}$/, `must be a whole number from 1 to 1000`)
-            .transform(Number)
-            .refine((limit) => limit >= 1 && limit <= 1000, 'must be a whole number from 1 to 1000')
-            .optional(),
-        }),
-        flags,
-      );
-      const belowMinimum = input['below-minimum'] ?? false;
+      const belowMinimum = flags['below-minimum'] ?? false;
       const deposits = await findCryptoDeposits(em, {
         belowMinimum,
-        partnerId: input.partner?.toLowerCase(),
-        limit: input.limit ?? LIST_LIMIT,
+        partnerId: flags.partner?.toLowerCase(),
+        limit: flags.limit ?? LIST_LIMIT,
       });
       return belowMinimum ? { belowMinimum: deposits } : { deposits };
     },
-  },
+  }),
 
-  deposit: {
+  deposit: command({
     changesState: true,
+    flags: {
+      partner: uuidFlag,
+      currency: z.enum(CURRENCIES),
+      amount: z.string().regex(/^\d+(\.\d+)?$/, 'must be a plain decimal, e.g. 12.5'),
+      type: z.enum(['sepaDeposit', 'fiatDeposit', 'cryptoDeposit']).optional(),
+    },
     async run({ em, flags, now, settings, operator, reason }) {
-      const input = parseFlags(
-        z.object({
-          partner: z.uuid('must be a UUID'),
-          currency: z.enum(CURRENCIES),
-          amount: z.string().regex(/^\d+(\.\d+)?$/, 'must be a plain decimal, e.g. 12.5'),
-          type: z.enum(['sepaDeposit', 'fiatDeposit', 'cryptoDeposit']).optional(),
-        }),
-        flags,
-      );
-      const type = input.type ?? (input.currency === 'eur' ? 'sepaDeposit' : 'cryptoDeposit');
+      const type = flags.type ?? (flags.currency === 'eur' ? 'sepaDeposit' : 'cryptoDeposit');
       const approvalAboveEur = settings.operatorCli.manualCreditApprovalAboveEur;
       const outcome = await depositByOperator(
         em,
         operator,
-        { partnerId: input.partner, currency: input.currency, amount: input.amount, type, reason },
+        { partnerId: flags.partner, currency: flags.currency, amount: flags.amount, type, reason },
         { eurRates: settings.eurRates, approvalAboveEur },
         now,
       );
@@ -95,13 +84,12 @@ export const depositCommands: Record<string, Command> = {
         },
       };
     },
-  },
+  }),
 
-  'deposit approve': {
+  'deposit approve': command({
     changesState: true,
     takesArgument: 'pending credit ID',
-    async run({ em, flags, args, now, settings, operator }) {
-      parseFlags(z.object({}), flags);
+    async run({ em, args, now, settings, operator }) {
       const id = args[0] ?? '';
       if (!UUID.test(id)) throw new UsageMistake(`"${id}" is not a pending credit id (a UUID, as deposit printed it)`);
       const { credit, deposit } = await approveManualCredit(
@@ -133,5 +121,5 @@ export const depositCommands: Record<string, Command> = {
         },
       };
     },
-  },
+  }),
 };

@@ -9,7 +9,7 @@ import { OperatorActionRefused } from '../operations/operator/operator-refusal';
 import { resolveOperation } from '../operations/operator/resolve-operation';
 import { operationWorkflowId } from '../core/operation-types';
 import type { OperatorCommand, OperatorContext } from './ops-command';
-import { asUsageMistake, parseFlags, UsageMistake } from './ops-command';
+import { asUsageMistake, operatorCommand, UsageMistake } from './ops-command';
 
 /** Looking at one operation and closing it by hand (main/ops.cli.ts); resolve writes its own audit row. */
 export const OPERATION_USAGE = `  operation show ID                      (ID: the operation id, or its workflow id)
@@ -50,11 +50,10 @@ function operationView(operation: OperationRecord): Record<string, unknown> {
 }
 
 export const operationCommands: Record<string, OperatorCommand> = {
-  'operation show': {
+  'operation show': operatorCommand({
     changesState: false,
     takesArgument: 'operation ID',
     async run(context) {
-      parseFlags(z.object({}), context.flags);
       const id = asUsageMistake(() => operationIdFrom(context.args[0]!));
       const em = context.orm.em.fork();
       const operation = await findOperation(em, id);
@@ -63,15 +62,16 @@ export const operationCommands: Record<string, OperatorCommand> = {
       const workflow = await workflowStateOf(context, operationWorkflowId(operation.type, id));
       return { type: operation.type, operation: operationView(operation), ledgerTransfer, operatorActions, workflow };
     },
-  },
+  }),
 
-  'operation resolve': {
+  'operation resolve': operatorCommand({
     changesState: true,
     takesArgument: 'operation ID',
+    flags: { release: z.boolean().optional(), settle: z.boolean().optional() },
     async run(context) {
       const id = asUsageMistake(() => operationIdFrom(context.args[0]!));
-      const input = parseFlags(z.object({ release: z.boolean().optional(), settle: z.boolean().optional() }), context.flags);
-      if (Boolean(input.release) === Boolean(input.settle)) throw new UsageMistake('give exactly one of --release or --settle');
+      const { release, settle } = context.flags;
+      if (Boolean(release) === Boolean(settle)) throw new UsageMistake('give exactly one of --release or --settle');
       if (context.reason === null) throw new UsageMistake('--reason is required: say why the operation is closed by hand');
       const reason = context.reason;
       const operator = context.operator!;
@@ -79,7 +79,7 @@ export const operationCommands: Record<string, OperatorCommand> = {
       return context.orm.em.fork().transactional((em) =>
         resolveOperation(
           em,
-          { operationId: id, action: input.release ? 'release' : 'settle', reason, ...operator },
+          { operationId: id, action: release ? 'release' : 'settle', reason, ...operator },
           new Date(),
           async (operation) => {
             const workflowId = operationWorkflowId(operation.type, operation.id);
@@ -107,5 +107,5 @@ export const operationCommands: Record<string, OperatorCommand> = {
         ),
       );
     },
-  },
+  }),
 };

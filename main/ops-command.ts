@@ -14,34 +14,47 @@ import type { AuditEntry, Operator } from '../db/services/operator-audit.service
  * `OperatorCommand` reads Temporal or acts on a workflow as well, and writes its own audit row.
  */
 
+/** The command line's flags as given, before a command's schema reads them. */
 export type Flags = Readonly<Record<string, string | boolean | undefined>>;
 
-export interface ReadContext {
+/** A command's flags, each declared once, by name: the command line's options are derived from them. */
+export type FlagShape = z.ZodRawShape;
+type Input<Shape extends FlagShape> = z.output<z.ZodObject<Shape>>;
+
+export interface ReadContext<Parsed = Record<string, unknown>> {
   /** In the command's transaction. */
   em: EntityManager;
-  flags: Flags;
+  /** Its flags, read by their schemas. */
+  flags: Parsed;
   /** The positionals after the command's name (e.g. the ID of `deposit approve ID`). */
   args: readonly string[];
   now: Date;
   settings: Settings;
 }
 
-export interface WriteContext extends ReadContext {
+export interface WriteContext<Parsed = Record<string, unknown>> extends ReadContext<Parsed> {
   operator: Operator;
   /** `--reason TEXT`, checked; null when not given. */
   reason: string | null;
 }
 
-export type Command =
-  | { changesState: false; takesArgument?: string; run(context: ReadContext): Promise<object> }
-  | { changesState: true; takesArgument?: string; run(context: WriteContext): Promise<{ output: object; audit: AuditEntry }> };
+interface Declared<Shape extends FlagShape> {
+  takesArgument?: string;
+  flags?: Shape;
+}
+
+export type Command<Shape extends FlagShape = FlagShape> = Declared<Shape> &
+  (
+    | { changesState: false; run(context: ReadContext<Input<Shape>>): Promise<object> }
+    | { changesState: true; run(context: WriteContext<Input<Shape>>): Promise<{ output: object; audit: AuditEntry }> }
+  );
 
 export type TemporalAccess =
   { address: string; client: Client; connection: Connection; close: () => Promise<void> } | { address: string; unreachable: string };
 
-export interface OperatorContext {
+export interface OperatorContext<Parsed = Record<string, unknown>> {
   orm: MikroORM;
-  flags: Flags;
+  flags: Parsed;
   /** The positionals after the command's name (e.g. the ID of `operation show ID`). */
   args: readonly string[];
   /** Connects on first use; never throws (an unreachable Temporal is an answer too). */
@@ -51,10 +64,19 @@ export interface OperatorContext {
   reason: string | null;
 }
 
-export interface OperatorCommand {
+export interface OperatorCommand<Shape extends FlagShape = FlagShape> extends Declared<Shape> {
   changesState: boolean;
-  takesArgument?: string;
-  run(context: OperatorContext): Promise<object>;
+  run(context: OperatorContext<Input<Shape>>): Promise<object>;
+}
+
+/** A database command whose `run` gets its flags typed by their schemas. */
+export function command<Shape extends FlagShape = Record<never, never>>(declared: Command<Shape>): Command {
+  return declared;
+}
+
+/** An operator command whose `run` gets its flags typed by their schemas. */
+export function operatorCommand<Shape extends FlagShape = Record<never, never>>(declared: OperatorCommand<Shape>): OperatorCommand {
+  return declared;
 }
 
 /** A failure the CLI reports as is: `{"error": code, "message", …}`. */
@@ -88,6 +110,39 @@ export function asUsageMistake<T>(check: () => T): T {
 
 /** A flag that must be given, and not blank. */
 export const requiredText = z.string().trim().min(1, 'is required');
+
+export const uuidFlag = z.uuid('must be a UUID');
+
+/** `--limit N`: how many rows a list shows, a whole number from 1 to `max`. */
+export function limitFlag(max: number) {
+  const message = `must be a whole number from 1 to ${max}`;
+  return z
+    .string()
+    .regex(/^\d{1,9}$/, message)
+    .transform(Number)
+    .refine((limit) => limit >= 1 && limit <= max, message)
+    .optional();
+}
+
+type CommandLineOptions = Record<string, { type: 'string' | 'boolean' }>;
+
+/**
+ * The command line's options: every flag a command declares (a switch where its schema is a
+ * boolean), and the actor and reason a change takes. A name declared as a switch by one command
+ * and with a value by another could not be read before the command is known: refused at start.
+ */
+export function commandLineOptions(commands: Iterable<{ flags?: FlagShape }>): CommandLineOptions {
+  const options: CommandLineOptions = { operator: { type: 'string' }, reason: { type: 'string' } };
+  for (const { flags } of commands) {
+    for (const [name, schema] of Object.entries(flags ?? {})) {
+      const inner = schema instanceof z.ZodOptional ? schema.unwrap() : schema;
+      const type = inner instanceof z.ZodBoolean ? 'boolean' : 'string';
+      if (options[name] && options[name].type !== type) throw new Error(`--${name} is declared both as a switch and with a value`);
+      options[name] = { type };
+    }
+  }
+  return options;
+}
 
 /** Only the flags a command declares, each in its format: a stray one (a typo, or --reason on a read) is a usage mistake, not ignored. */
 export function parseFlags<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>, flags: Flags): z.output<z.ZodObject<Shape>> {

@@ -7,6 +7,7 @@
  * It connects as payments_app, like the API and the worker, and never migrates.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { z } from 'zod';
 import { DomainError } from '../core/errors';
 import { createLogger } from '../core/logger';
 import type { Settings } from '../core/settings';
@@ -22,8 +23,8 @@ import { BANK_USAGE, bankCommands } from './bank.commands';
 import { CHAIN_USAGE, chainCommands } from './chain.commands';
 import { DEPOSIT_USAGE, depositCommands } from './deposit.commands';
 import { SWEEP_USAGE, sweepCommands } from './sweep.commands';
-import type { Command, Flags, OperatorCommand, TemporalAccess } from './ops-command';
-import { CliFailure, parseCommandLine, UsageMistake } from './ops-command';
+import type { Command, OperatorCommand, TemporalAccess } from './ops-command';
+import { CliFailure, commandLineOptions, parseCommandLine, parseFlags, UsageMistake } from './ops-command';
 import { operatorOf, reasonOf } from './ops-operator';
 import { connectTemporal } from './ops-temporal';
 import { OPERATION_USAGE, operationCommands } from './operation.commands';
@@ -48,52 +49,6 @@ ${WEBHOOK_USAGE}
 ${RECONCILIATION_USAGE}
 ${AUDIT_USAGE}`;
 
-const OPTIONS = {
-  name: { type: 'string' },
-  'fee-percentage': { type: 'string' },
-  allowlist: { type: 'string' },
-  'cooling-off-minutes': { type: 'string' },
-  'daily-limit-eur': { type: 'string' },
-  partner: { type: 'string' },
-  key: { type: 'string' },
-  scope: { type: 'string' },
-  'expires-in-days': { type: 'string' },
-  'overlap-minutes': { type: 'string' },
-  currency: { type: 'string' },
-  status: { type: 'string' },
-  'external-user-id': { type: 'string' },
-  email: { type: 'string' },
-  'first-name': { type: 'string' },
-  'last-name': { type: 'string' },
-  address: { type: 'string' },
-  city: { type: 'string' },
-  country: { type: 'string' },
-  'document-type': { type: 'string' },
-  'document-number': { type: 'string' },
-  pesel: { type: 'string' },
-  'birth-country': { type: 'string' },
-  'birth-date': { type: 'string' },
-  amount: { type: 'string' },
-  type: { type: 'string' },
-  release: { type: 'boolean' },
-  settle: { type: 'boolean' },
-  reason: { type: 'string' },
-  operator: { type: 'string' },
-  withdrawal: { type: 'string' },
-  'completed-by': { type: 'string' },
-  'beneficiary-json': { type: 'string' },
-  url: { type: 'string' },
-  limit: { type: 'string' },
-  action: { type: 'string' },
-  iban: { type: 'string' },
-  'debtor-name': { type: 'string' },
-  'debtor-iban': { type: 'string' },
-  remittance: { type: 'string' },
-  'entry-ref': { type: 'string' },
-  'below-minimum': { type: 'boolean' },
-  network: { type: 'string' },
-} as const;
-
 /** Commands that only use the database, each in one transaction (with its audit row when it changes something). */
 const databaseCommands: Record<string, Command> = {
   ...partnerCommands,
@@ -111,6 +66,8 @@ const databaseCommands: Record<string, Command> = {
 const operatorCommands: Record<string, OperatorCommand> = { ...operationCommands, ...travelRuleCommands };
 
 const COMMANDS: Record<string, Command | OperatorCommand> = { ...databaseCommands, ...operatorCommands };
+
+const OPTIONS = commandLineOptions(Object.values(COMMANDS));
 
 /** The command the positionals name (the longest name that starts them) and what follows its name. */
 function commandOf(positionals: readonly string[]): { name: string; args: string[] } {
@@ -139,11 +96,11 @@ async function main(): Promise<number> {
   const { operator: operatorFlag, reason: reasonFlag, ...commandFlags } = allFlags;
   const changes = command.changesState
     ? {
-        flags: commandFlags,
+        flags: parseFlags(z.object(command.flags ?? {}), commandFlags),
         operator: operatorOf(operatorFlag as string | undefined, settings.operatorCli.operator),
         reason: reasonOf(reasonFlag as string | undefined),
       }
-    : { flags: allFlags, operator: undefined, reason: null };
+    : { flags: parseFlags(z.object(command.flags ?? {}), allFlags), operator: undefined, reason: null };
   const log = createLogger('ops', settings.logLevel === 'info' ? 'warn' : settings.logLevel);
   const postgres = await ensurePostgres({
     configured: configuredDatabaseUrls(settings),
@@ -176,7 +133,13 @@ async function main(): Promise<number> {
 async function runDatabaseCommand(
   orm: MikroORM,
   command: Command,
-  context: { flags: Flags; args: readonly string[]; settings: Settings; operator: Operator | undefined; reason: string | null },
+  context: {
+    flags: Record<string, unknown>;
+    args: readonly string[];
+    settings: Settings;
+    operator: Operator | undefined;
+    reason: string | null;
+  },
 ): Promise<object> {
   const now = new Date();
   return orm.em.fork().transactional(async (em) => {

@@ -10,7 +10,7 @@ import { upsertUser } from '../db/services/partner-user.service';
 import { MissingDepositKeysError, depositAccountKeys } from './deposit-keys';
 import { withDevelopmentDepositSeed } from './development-deposit-seed';
 import type { Command } from './ops-command';
-import { CliFailure, parseFlags, requiredText } from './ops-command';
+import { CliFailure, command, requiredText, uuidFlag } from './ops-command';
 
 /** Partners and what they own (accounts, users; keys: main/api-key.commands.ts) in the operator CLI (main/ops.cli.ts); each writes its audit row with its effect. */
 export const PARTNER_USAGE = `  partner create --name NAME [--fee-percentage P]
@@ -20,7 +20,6 @@ export const PARTNER_USAGE = `  partner create --name NAME [--fee-percentage P]
               --city C --country CC --document-type T --document-number N
               [--pesel P] [--birth-country CC] [--birth-date YYYY-MM-DD]`;
 
-const uuid = z.uuid('must be a UUID');
 const decimalText = z.string().regex(/^\d+(\.\d+)?$/, 'must be a plain decimal, e.g. 12.5');
 /** Whole minutes, 0 to a week, as a flag's text. */
 const coolingOffMinutes = z
@@ -47,12 +46,12 @@ function partnerDepositKeys(settings: Settings): DepositAccountKeys {
 }
 
 export const partnerCommands: Record<string, Command> = {
-  'partner create': {
+  'partner create': command({
     changesState: true,
+    flags: { name: requiredText.max(200), 'fee-percentage': decimalText.optional() },
     async run({ em, flags, now, settings }) {
-      const input = parseFlags(z.object({ name: requiredText.max(200), 'fee-percentage': decimalText.optional() }), flags);
-      const feePercentage = input['fee-percentage'] ?? settings.defaultFeePercentage;
-      const partner = await createPartner(em, { name: input.name, feePercentage }, now, partnerDepositKeys(settings));
+      const feePercentage = flags['fee-percentage'] ?? settings.defaultFeePercentage;
+      const partner = await createPartner(em, { name: flags.name, feePercentage }, now, partnerDepositKeys(settings));
       const key = await createApiKey(em, partner.id, now);
       return {
         output: { partnerId: partner.id, apiKey: key.apiKey },
@@ -63,94 +62,85 @@ export const partnerCommands: Record<string, Command> = {
         },
       };
     },
-  },
-  'partner set-policy': {
+  }),
+  'partner set-policy': command({
     changesState: true,
+    flags: {
+      partner: uuidFlag,
+      allowlist: z.enum(['required', 'off'], 'must be required or off').optional(),
+      'cooling-off-minutes': coolingOffMinutes.optional(),
+      'daily-limit-eur': dailyLimitEur.optional(),
+    },
     async run({ em, flags, now, settings }) {
-      const input = parseFlags(
-        z.object({
-          partner: uuid,
-          allowlist: z.enum(['required', 'off'], 'must be required or off').optional(),
-          'cooling-off-minutes': coolingOffMinutes.optional(),
-          'daily-limit-eur': dailyLimitEur.optional(),
-        }),
-        flags,
-      );
       const change = {
-        allowlist: input.allowlist,
-        coolingOffMinutes: input['cooling-off-minutes'],
-        dailyLimitEur: input['daily-limit-eur'] === undefined ? undefined : input['daily-limit-eur'],
+        allowlist: flags.allowlist,
+        coolingOffMinutes: flags['cooling-off-minutes'],
+        dailyLimitEur: flags['daily-limit-eur'] === undefined ? undefined : flags['daily-limit-eur'],
       };
-      const policy = await setPartnerPolicy(em, input.partner, change, settings.withdrawalAddressCoolingOffMinutes, now);
+      const policy = await setPartnerPolicy(em, flags.partner, change, settings.withdrawalAddressCoolingOffMinutes, now);
       return {
         output: policy,
         audit: {
           action: 'partner-set-policy',
-          subject: { type: 'partner', id: input.partner, partnerId: input.partner },
+          subject: { type: 'partner', id: flags.partner, partnerId: flags.partner },
           details: { ...change },
         },
       };
     },
-  },
-  'account set-status': {
+  }),
+  'account set-status': command({
     changesState: true,
+    flags: { partner: uuidFlag, currency: z.enum(['eur']), status: z.enum(['ACTIVE', 'WAITING_TO_BE_ACTIVATED']) },
     async run({ em, flags }) {
-      const input = parseFlags(
-        z.object({ partner: uuid, currency: z.enum(['eur']), status: z.enum(['ACTIVE', 'WAITING_TO_BE_ACTIVATED']) }),
-        flags,
-      );
-      const previous = (await findPartnerAccount(em, input.partner, input.currency))?.fiatStatus ?? null;
-      const account = await setFiatAccountStatus(em, input.partner, input.currency, input.status);
+      const previous = (await findPartnerAccount(em, flags.partner, flags.currency))?.fiatStatus ?? null;
+      const account = await setFiatAccountStatus(em, flags.partner, flags.currency, flags.status);
       return {
         output: { accountId: account.id, currency: account.currency, status: account.fiatStatus },
         audit: {
           action: 'account-set-status',
-          subject: { type: 'account', id: account.id, partnerId: input.partner },
+          subject: { type: 'account', id: account.id, partnerId: flags.partner },
           details: { currency: account.currency, from: previous, to: account.fiatStatus },
         },
       };
     },
-  },
-  'user upsert': {
+  }),
+  'user upsert': command({
     changesState: true,
+    flags: {
+      partner: uuidFlag,
+      'external-user-id': requiredText.max(255),
+      email: z.email('must be an email address'),
+      'first-name': requiredText,
+      'last-name': requiredText,
+      address: requiredText,
+      city: requiredText,
+      country: countryCode,
+      'document-type': requiredText,
+      'document-number': requiredText,
+      pesel: z
+        .string()
+        .regex(/^\d{11}$/, 'must be 11 digits')
+        .optional(),
+      'birth-country': countryCode.optional(),
+      'birth-date': z.iso.date('must be YYYY-MM-DD').optional(),
+    },
     async run({ em, flags, now }) {
-      const input = parseFlags(
-        z.object({
-          partner: uuid,
-          'external-user-id': requiredText.max(255),
-          email: z.email('must be an email address'),
-          'first-name': requiredText,
-          'last-name': requiredText,
-          address: requiredText,
-          city: requiredText,
-          country: countryCode,
-          'document-type': requiredText,
-          'document-number': requiredText,
-          pesel: z
-            .string()
-            .regex(/^\d{11}$/, 'must be 11 digits')
-            .optional(),
-          'birth-country': countryCode.optional(),
-          'birth-date': z.iso.date('must be YYYY-MM-DD').optional(),
-        }),
-        flags,
-      );
       const user = await upsertUser(
         em,
-        input.partner,
+        flags.partner,
         {
-          externalUserId: input['external-user-id'],
-          email: input.email,
-          firstName: input['first-name'],
-          lastName: input['last-name'],
-          address: input.address,
-          city: input.city,
-          country: input.country,
-          documentType: input['document-type'],
-          documentNumber: input['document-number'],
-          pesel: input.pesel ?? null,
-          birthCountry: input['birth-country'] ?? null,
-          birthDate: input['birth-date'] ?? null,
+          externalUserId: flags['external-user-id'],
+          email: flags.email,
+          firstName: flags['first-name'],
+          lastName: flags['last-name'],
+          address: flags.address,
+          city: flags.city,
+          country: flags.country,
+          documentType: flags['document-type'],
+          documentNumber: flags['document-number'],
+          pesel: flags.pesel ?? null,
+          birthCountry: flags['birth-country'] ?? null,
+          birthDate: flags['birth-date'] ?? null,
         },
         now,
       );
@@ -158,11 +148,11 @@ export const partnerCommands: Record<string, Command> = {
         output: { userId: user.id },
         audit: {
           action: 'user-upsert',
-          subject: { type: 'partner-user', id: user.id, partnerId: input.partner },
+          subject: { type: 'partner-user', id: user.id, partnerId: flags.partner },
           // The partner's id for its user; the KYC fields themselves are personal data and stay out.
           details: { externalUserId: user.externalUserId, created: user.createdAt.getTime() === now.getTime() },
         },
       };
     },
-  },
+  }),
 };

@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import type { ReconciliationResult } from '../contracts';
 import { DomainError } from '../core/errors';
 import { findLatestReconciliationReport } from '../db/queries/reconciliation-report.queries';
 import type { Command } from './ops-command';
-import { parseFlags } from './ops-command';
+import { command } from './ops-command';
 
 /** The reconciliation commands of the operator CLI (main/ops.cli.ts). */
 export const RECONCILIATION_USAGE = `  reconciliation latest                  (the newest report: counts per kind of finding, then the findings)`;
@@ -33,10 +32,9 @@ export const reconciliationCommands: Record<string, Command> = {
    * The newest report as the Schedule stored it, counts first: `ok` false means the run failed
    * in the Temporal UI too. The findings carry ids, states and amounts, no personal data.
    */
-  'reconciliation latest': {
+  'reconciliation latest': command({
     changesState: false,
-    async run({ em, flags }) {
-      parseFlags(z.object({}), flags);
+    async run({ em }) {
       const row = await findLatestReconciliationReport(em);
       if (!row)
         throw new DomainError('not-found', 'no reconciliation report yet: the ledger-reconciliation Schedule runs every 15 minutes');
@@ -56,7 +54,7 @@ export const reconciliationCommands: Record<string, Command> = {
         report: row.report,
       };
     },
-  },
+  }),
 };
 
 /** A list's length; each list in a report holds at most 100 rows, so a count of 100 means "100 or more". */

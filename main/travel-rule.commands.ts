@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { z } from 'zod';
 import { describeWorkflow, isRunning } from '../activities/workflow-inspection';
 import { DomainError } from '../core/errors';
 import { parseTravelRuleCompletion } from '../core/travel-rule-completion';
@@ -11,7 +10,7 @@ import { OperatorActionRefused } from '../operations/operator/operator-refusal';
 import { recordOperatorAction } from '../db/services/operator-audit.service';
 import { completeTravelRuleUpdate, cryptoWithdrawalContract } from '../contracts';
 import type { OperatorCommand } from './ops-command';
-import { asUsageMistake, CliFailure, parseFlags, requiredText } from './ops-command';
+import { asUsageMistake, CliFailure, operatorCommand, requiredText } from './ops-command';
 
 /** Completing a withdrawal's travel-rule data by an operator (main/ops.cli.ts), audited before the workflow hears of it. */
 export const TRAVEL_RULE_USAGE = `  travel-rule complete --withdrawal ID --completed-by EMAIL [--beneficiary-json FILE]`;
@@ -43,13 +42,11 @@ export const travelRuleCommands: Record<string, OperatorCommand> = {
    * workflow acts only on a completion whose row exists, so an Update sent any other way changes
    * nothing. A row whose Update then fails stays unused, and the failure names it.
    */
-  'travel-rule complete': {
+  'travel-rule complete': operatorCommand({
     changesState: true,
+    flags: { withdrawal: requiredText, 'completed-by': requiredText, 'beneficiary-json': requiredText.optional() },
     async run(context) {
-      const input = parseFlags(
-        z.object({ withdrawal: requiredText, 'completed-by': requiredText, 'beneficiary-json': requiredText.optional() }),
-        context.flags,
-      );
+      const input = context.flags;
       const operator = context.operator!;
       const id = asUsageMistake(() => operationIdFrom(input.withdrawal));
       const operation = await findOperation(context.orm.em.fork(), id);
@@ -123,5 +120,5 @@ export const travelRuleCommands: Record<string, OperatorCommand> = {
       }
       return { withdrawalId: id, workflowId, result, operatorActionId };
     },
-  },
+  }),
 };

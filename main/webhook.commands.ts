@@ -7,24 +7,23 @@ import { systemHostResolver } from '../core/webhook-target';
 import type { Settings } from '../core/settings';
 import { requirePartner } from '../db/services/partner.service';
 import type { Command } from './ops-command';
-import { parseFlags } from './ops-command';
+import { command, limitFlag, uuidFlag } from './ops-command';
 
 /** The webhook commands of the operator CLI (main/ops.cli.ts), each run in one transaction with its audit row. */
 export const WEBHOOK_USAGE = `  webhook set --partner ID --url URL      (prints the signing secret, once; again = a new secret)
   webhook remove --partner ID
   webhook deliveries --partner ID [--limit N]`;
 
-const partner = z.uuid('must be a UUID');
 /** Events per page of the log; each comes with its attempts. */
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 500;
 
 export const webhookCommands: Record<string, Command> = {
-  'webhook set': {
+  'webhook set': command({
     changesState: true,
+    flags: { partner: uuidFlag, url: z.string('is required') },
     async run({ em, flags, now, settings }) {
-      const input = parseFlags(z.object({ partner, url: z.string('is required') }), flags);
-      const set = await setWebhookEndpoint(em, input.partner, input.url, now, webhookTargets(settings));
+      const set = await setWebhookEndpoint(em, flags.partner, flags.url, now, webhookTargets(settings));
       return {
         output: set,
         audit: {
@@ -35,13 +34,13 @@ export const webhookCommands: Record<string, Command> = {
         },
       };
     },
-  },
+  }),
 
-  'webhook remove': {
+  'webhook remove': command({
     changesState: true,
+    flags: { partner: uuidFlag },
     async run({ em, flags, now }) {
-      const input = parseFlags(z.object({ partner }), flags);
-      const removed = await removeWebhookEndpoint(em, input.partner, now);
+      const removed = await removeWebhookEndpoint(em, flags.partner, now);
       return {
         output: removed,
         audit: {
@@ -51,28 +50,20 @@ export const webhookCommands: Record<string, Command> = {
         },
       };
     },
-  },
+  }),
 
-  'webhook deliveries': {
+  'webhook deliveries': command({
     changesState: false,
+    flags: {
+      partner: uuidFlag,
+      limit: limitFlag(MAX_LIMIT),
+    },
     async run({ em, flags }) {
-      const input = parseFlags(
-        z.object({
-          partner,
-          limit: z
-            .string()
-            .regex(/^\d{1,4}$/, `must be a whole number from 1 to ${MAX_LIMIT}`)
-            .transform(Number)
-            .refine((value) => value >= 1 && value <= MAX_LIMIT, `must be a whole number from 1 to ${MAX_LIMIT}`)
-            .optional(),
-        }),
-        flags,
-      );
-      await requirePartner(em, input.partner);
-      const endpoint = await em.findOne(WebhookEndpoint, { partnerId: input.partner });
-      const events = await findWebhookDeliveryLog(em, input.partner, input.limit ?? DEFAULT_LIMIT);
+      await requirePartner(em, flags.partner);
+      const endpoint = await em.findOne(WebhookEndpoint, { partnerId: flags.partner });
+      const events = await findWebhookDeliveryLog(em, flags.partner, flags.limit ?? DEFAULT_LIMIT);
       return {
-        partnerId: input.partner,
+        partnerId: flags.partner,
         // Never the secret: it was shown once, by `webhook set`.
         endpoint: endpoint && {
           url: endpoint.url,
@@ -82,7 +73,7 @@ export const webhookCommands: Record<string, Command> = {
         events,
       };
     },
-  },
+  }),
 };
 
 /** The URL as stored, without its query string. */

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { z } from 'zod';
 import { DomainError } from '../../core/errors';
-import { asUsageMistake, parseCommandLine, parseFlags, UsageMistake } from '../../main/ops-command';
+import { asUsageMistake, commandLineOptions, limitFlag, parseCommandLine, parseFlags, UsageMistake } from '../../main/ops-command';
 import { operatorOf, reasonOf } from '../../main/ops-operator';
 
 const OPTIONS = { partner: { type: 'string' }, release: { type: 'boolean' } } as const;
@@ -37,6 +37,39 @@ describe('the operator CLI command line', () => {
     const valueOnSwitch = refusal(() => parseCommandLine(['--release=yes'], OPTIONS));
     expect(valueOnSwitch).toBeInstanceOf(UsageMistake);
     expect(valueOnSwitch).toMatchObject({ kind: 'invalid-request', detail: expect.stringContaining('--release') });
+  });
+
+  it("derives the options from the commands' flags: a switch where the schema is a boolean, a value otherwise, and the actor and reason", () => {
+    const options = commandLineOptions([
+      { flags: { partner: z.uuid(), release: z.boolean().optional() } },
+      { flags: { partner: z.uuid().optional(), limit: limitFlag(10) } },
+      {},
+    ]);
+    expect(options).toEqual({
+      operator: { type: 'string' },
+      reason: { type: 'string' },
+      partner: { type: 'string' },
+      release: { type: 'boolean' },
+      limit: { type: 'string' },
+    });
+    expect(parseCommandLine(['operation', 'resolve', 'x', '--release', '--partner', 'p'], options).flags).toEqual({
+      release: true,
+      partner: 'p',
+    });
+  });
+
+  it('refuses at start a flag one command declares as a switch and another with a value', () => {
+    expect(() => commandLineOptions([{ flags: { settle: z.boolean() } }, { flags: { settle: z.string() } }])).toThrow(
+      '--settle is declared both as a switch and with a value',
+    );
+  });
+
+  it('reads --limit as a whole number from 1 to its maximum', () => {
+    const schema = z.object({ limit: limitFlag(500) });
+    expect(parseFlags(schema, { limit: '500' })).toEqual({ limit: 500 });
+    expect(parseFlags(schema, {})).toEqual({});
+    for (const limit of ['0', '501', '1.5', '-1', '1e2'])
+      expect(refusal(() => parseFlags(schema, { limit }))).toMatchObject({ detail: '--limit must be a whole number from 1 to 500' });
   });
 
   it('answers a flag the command does not declare as a usage mistake naming it', () => {
