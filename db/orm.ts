@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { Options } from '@mikro-orm/postgresql';
@@ -35,32 +37,29 @@ export async function openOrm(
   return MikroORM.init(ormOptions(databaseUrl, poolMax, timeouts));
 }
 
-/** The grants, once the migration that defines them has run (a DO block: no error while it has not). */
-const APPLY_APP_PRIVILEGES = `do $$ begin
-  if to_regprocedure('public.apply_payments_app_privileges()') is not null then
-    perform public.apply_payments_app_privileges();
-  end if;
-end $$`;
+/** What payments_app may do, re-applied after every run of migrations (idempotent). Beside this file in the Docker image too (`COPY db`). */
+const PRIVILEGES_FILE = path.join(__dirname, 'privileges.sql');
 
 /** Any constant works; it only has to be the same for every process of this service. */
 const MIGRATION_ADVISORY_LOCK = 727_001;
 
 /**
  * Applies pending migrations as the schema's owner (payments_migrator: DATABASE_MIGRATOR_URL), then
- * grants payments_app what it may do on every table that now exists (apply_payments_app_privileges,
- * Migration20261124090000_least_privilege), so a table any migration created is covered. An
- * advisory lock makes concurrent runs take turns.
+ * grants payments_app what it may do on every table that now exists (db/privileges.sql), so a
+ * table any migration created is covered. An advisory lock makes concurrent runs take turns.
  */
 export async function migrate(migratorUrl: string): Promise<string[]> {
+  const privileges = fs.readFileSync(PRIVILEGES_FILE, 'utf8');
   const lockClient = new pg.Client({ connectionString: migratorUrl });
   await lockClient.connect();
   try {
     await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_ADVISORY_LOCK]);
+    await refuseDatabaseBeforeBaseline(lockClient);
     // A migration may build an index for minutes: no statement timeout (locks still time out).
     const orm = await openOrm(migratorUrl, 2, { ...DEFAULT_DATABASE_TIMEOUTS, statementTimeoutMs: 0 });
     try {
       const applied = await orm.getMigrator().up();
-      await lockClient.query(APPLY_APP_PRIVILEGES);
+      await lockClient.query(privileges);
       return applied.map((migration) => migration.name);
     } finally {
       await orm.close(true);
@@ -69,4 +68,22 @@ export async function migrate(migratorUrl: string): Promise<string[]> {
     await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_ADVISORY_LOCK]).catch(() => undefined);
     await lockClient.end();
   }
+}
+
+/**
+ * A database migrated by the migrations the baseline replaced has applied migrations but not the
+ * baseline: MikroORM would apply the baseline on top and fail on the first table. Refused, with
+ * what to do, before anything is changed.
+ */
+async function refuseDatabaseBeforeBaseline(client: pg.Client): Promise<void> {
+  const baseline = MIGRATIONS[0]!.name;
+  const table = await client.query<{ exists: boolean }>(`select to_regclass('public.mikro_orm_migrations') is not null as exists`);
+  if (!table.rows[0]?.exists) return;
+  const applied = await client.query<{ name: string }>('select name from mikro_orm_migrations');
+  if (applied.rows.length === 0 || applied.rows.some((row) => row.name === baseline)) return;
+  throw new Error(
+    `the database predates the schema's baseline ${baseline}, which replaced the migrations it was migrated with: nothing was changed. ` +
+      "For npm start's development data, delete its data folder (DATA_DIR: .data, or .data/cluster for npm run start:cluster) and start again; " +
+      'any other database: migrate a new, empty one',
+  );
 }

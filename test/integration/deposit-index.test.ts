@@ -11,11 +11,11 @@ import { testStack } from '../support/stack';
 import { TEST_DEPOSIT_KEYS } from '../support/test-config';
 
 /**
- * Migration20261126010000_deposit_addresses on a database whose partners came before it (their
- * wallets random), then what `npm start` does next: re-derive their addresses with the
- * development seed. Runs on a database of its own, created and dropped here.
+ * Deposit indexes come from one sequence, whoever writes the partner; `npm start` then gives
+ * partners whose wallets another seed derived (or none did) the addresses of its development
+ * seed. Runs on a database of its own, created and dropped here, since it re-derives every partner.
  */
-const database = `deposit_index_migration_${randomUUID().replaceAll('-', '')}`;
+const database = `deposit_index_${randomUUID().replaceAll('-', '')}`;
 const urlOf = (name: string): string => {
   const url = new URL(testStack().databaseAdminUrl!);
   url.pathname = `/${name}`;
@@ -42,9 +42,10 @@ afterAll(async () => {
   await admin.end();
 });
 
-async function insertOldPartner(createdAt: string): Promise<string> {
+/** A partner whose wallets no deposit key derived. */
+async function insertPartnerWithRandomWallets(): Promise<string> {
   const partnerId = randomUUID();
-  await db.query(`insert into partner (id, name, fee_percentage, created_at) values ($1, 'Old partner', 1, $2)`, [partnerId, createdAt]);
+  await db.query(`insert into partner (id, name, fee_percentage) values ($1, 'Random wallets', 1)`, [partnerId]);
   for (const currency of CRYPTO_CURRENCIES) {
     await db.query(`insert into account (id, kind, partner_id, currency, wallet_address) values ($1, 'PARTNER', $2, $3, $4)`, [
       randomUUID(),
@@ -64,33 +65,30 @@ async function walletsOf(partnerId: string): Promise<Record<string, string>> {
   return Object.fromEntries(rows.map((row) => [row.currency, row.wallet_address]));
 }
 
-it('numbers existing partners in creation order, continues the sequence, and npm start then derives their addresses once', async () => {
-  const migrator = orm!.getMigrator();
-  await migrator.up({ to: 'Migration20261125090000_partner_policy' });
-  const latest = await insertOldPartner('2026-11-20T12:00:00Z');
-  const earliest = await insertOldPartner('2026-11-01T12:00:00Z');
-  const between = await insertOldPartner('2026-11-10T12:00:00Z');
-
-  await migrator.up();
+it('numbers partners from one sequence, and npm start derives the addresses of those it did not derive, once', async () => {
+  await orm!.getMigrator().up();
+  const first = await insertPartnerWithRandomWallets();
+  const second = await insertPartnerWithRandomWallets();
+  const third = await insertPartnerWithRandomWallets();
 
   const { rows } = await db.query<{ id: string; deposit_index: number }>(`select id, deposit_index from partner order by deposit_index`);
   expect(rows).toEqual([
-    { id: earliest, deposit_index: 0 },
-    { id: between, deposit_index: 1 },
-    { id: latest, deposit_index: 2 },
+    { id: first, deposit_index: 0 },
+    { id: second, deposit_index: 1 },
+    { id: third, deposit_index: 2 },
   ]);
   const created = await orm!.em
     .fork()
     .transactional((em) => createPartner(em, { name: 'New partner', feePercentage: '1' }, new Date(), TEST_DEPOSIT_KEYS));
   expect(created.depositIndex).toBe(3);
-  // Indexes are the sequence's alone: a partner written without one gets the next.
+  // The sequence's alone, whoever writes: after createPartner, plain SQL gets the next.
   await db.query(`insert into partner (id, name, fee_percentage) values ($1, 'Raw', 1)`, [randomUUID()]);
   expect((await db.query(`select max(deposit_index) as max from partner`)).rows[0].max).toBe(4);
 
-  const before = await walletsOf(between);
+  const before = await walletsOf(second);
   const changed = await orm!.em.fork().transactional((em) => rederiveDevelopmentDepositAddresses(em, TEST_DEPOSIT_KEYS));
   expect(changed).toBe(3 * CRYPTO_CURRENCIES.length);
-  const after = await walletsOf(between);
+  const after = await walletsOf(second);
   expect(after).toEqual(depositAddresses(TEST_DEPOSIT_KEYS, 1, () => true));
   expect(after.eth).not.toBe(before.eth);
   expect(await walletsOf(created.id)).toEqual(depositAddresses(TEST_DEPOSIT_KEYS, 3, () => true));

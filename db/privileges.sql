@@ -1,14 +1,19 @@
-import { Migration } from '@mikro-orm/migrations';
+-- What payments_app, the role of the API, the worker and the operator CLI, may do: rows, and
+-- nothing else (docs/production.md, "Database roles"). payments_migrator owns the schema.
+-- `npm run migrate` runs this file after every run of migrations (db/orm.ts), as payments_migrator,
+-- so every table that exists then is covered. Idempotent.
+--
+-- apply_payments_app_privileges() grants DML on every table, then takes back by table name:
+-- - never: DDL (not the owner, no CREATE on the schema), TRUNCATE, REFERENCES, TRIGGER, and so no
+--   way to disable a trigger; nothing but SELECT on the migrations' own bookkeeping; views are read;
+-- - history, written once: no UPDATE or DELETE (the postings, deposits, audit trail, reports,
+--   delivery attempts, accepted and refused operations, the simulated bank's notifications);
+-- - rows that change state but never disappear: no DELETE on the other tables of money and
+--   partners. DELETE stays where rows are meant to go: idempotency_record (a claim given back),
+--   webhook_endpoint (removed), and tables not named.
+-- A new table gets DML at once (the default privileges at the end); one that needs a restriction
+-- is named in the list. A function, so that the owner can re-apply the whole in one call.
 
-/**
- * What the API accepted and what a worker refused are written once: payments_app may insert them
- * and never change them, so a compromised service cannot rewrite an accepted request to match a
- * forged workflow's input, nor hide a refusal from reconciliation. The function of
- * Migration20261124090000_least_privilege is replaced with the whole list, as it says to.
- */
-export class Migration20261124110000_write_once_operations extends Migration {
-  override async up(): Promise<void> {
-    this.addSql(`
 create or replace function apply_payments_app_privileges() returns void language plpgsql as $$
 declare
   v_restriction record;
@@ -42,6 +47,7 @@ begin
       ('webhook_delivery_attempt', 'update, delete'),
       ('accepted_operation', 'update, delete'),
       ('refused_operation', 'update, delete'),
+      ('simulated_bank_notification', 'update, delete'),
       ('ledger_transfer', 'delete'),
       ('account', 'delete'),
       ('partner', 'delete'),
@@ -57,7 +63,15 @@ begin
       ('simulated_bank_payment', 'delete'),
       ('evm_wallet_nonce', 'delete'),
       ('evm_transaction', 'delete'),
-      ('evm_transaction_attempt', 'delete')
+      ('evm_transaction_attempt', 'delete'),
+      ('incoming_sepa_credit', 'delete'),
+      ('bank_notification_cursor', 'delete'),
+      ('withdrawal_address', 'delete'),
+      ('partner_policy', 'delete'),
+      ('crypto_deposit', 'delete'),
+      ('evm_deposit_cursor', 'delete'),
+      ('evm_sweep', 'delete'),
+      ('evm_chain_identity', 'delete')
     ) as restriction(table_name, privileges)
   loop
     if to_regclass('public.' || v_restriction.table_name) is not null then
@@ -72,6 +86,3 @@ begin
 end $$;
 
 select apply_payments_app_privileges();
-`);
-  }
-}
