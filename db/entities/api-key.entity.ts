@@ -12,7 +12,7 @@ export const ApiKey = defineEntity({
     keyHash: p.text().fieldName('key_hash'),
     /** First characters of the key, so operators can tell keys apart without the secret. */
     keyPrefix: p.text().fieldName('key_prefix'),
-    /** `read`: GET only; `payments`: everything (Migration20261125100000_scoped_keys). */
+    /** `read`: GET only; `payments`: everything. */
     scope: p.enum([...API_KEY_SCOPES]).default('payments'),
     createdAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('created_at'),
     /** Null: never. From this instant on the key is refused like a revoked one. */

@@ -16,7 +16,7 @@ export type UnmatchedReason = (typeof UNMATCHED_REASONS)[number];
 
 /**
  * A SEPA credit the bank booked on one of our accounts (a camt.054 entry), recorded once per entry
- * reference (Migration20261126090000_incoming_sepa: the moves its status may make, and what may
+ * reference (the baseline migration: the moves its status may make, and what may
  * never change).
  */
 export const IncomingSepaCredit = defineEntity({

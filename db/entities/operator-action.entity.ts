@@ -5,7 +5,7 @@ export type OperatorActionOperationType = 'crypto-withdrawal' | 'sepa-transfer';
 
 /**
  * Every action an operator can take through `npm run ops`, one per state-changing command. The
- * database checks only the shape of the name (Migration20261124020000_operator_audit), so a new
+ * database checks only the shape of the name, so a new
  * command adds its action here and needs no migration.
  */
 export const OPERATOR_ACTIONS = [

@@ -2,7 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import type { InferEntity } from '@mikro-orm/core';
 import { DecimalStringType } from '../types/decimal-string.type';
 
-/** A partner's controls, set by operators (Migration20261125090000_partner_policy); no row: the defaults. */
+/** A partner's controls, set by operators; no row: the defaults. */
 export const PartnerPolicy = defineEntity({
   name: 'PartnerPolicy',
   tableName: 'partner_policy',

@@ -8,9 +8,8 @@ import type { SystemAccountCode } from './accounts';
 
 /**
  * The double-entry ledger, one statement per operation: the work is done by the database
- * functions `ledger_open` and `ledger_complete` (Migration20261122020000_fast_ledger), so each
- * call is one round trip. Each one is idempotent on the transfer id: running a step twice never
- * moves money twice.
+ * functions `ledger_open` and `ledger_complete`, so each call is one round trip. Each one is
+ * idempotent on the transfer id: running a step twice never moves money twice.
  *
  * Every function takes an executor: an EntityManager already inside a transaction (the caller
  * stores its business record in the same commit), or a pg pool or client (the statement is its

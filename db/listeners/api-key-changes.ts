@@ -1,8 +1,7 @@
 import pg from 'pg';
 
 /**
- * Notified by the api_key trigger when a change commits (Migration20261122030000_fast_reads; key
- * creation since Migration20261124100000_api_key_created).
+ * Notified by the api_key trigger when a change (creation, revocation, expiry) commits.
  */
 const CHANNEL = 'api_key_changed';
 

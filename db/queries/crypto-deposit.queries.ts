@@ -5,7 +5,7 @@ import { postTransferDirectly } from '../ledger/ledger';
 import { inPgTransaction } from '../pg-transaction';
 
 /**
- * Crypto deposits found on chain (Migration20261126100000_evm_deposits), in plain SQL: the batch of
+ * Crypto deposits found on chain, in plain SQL: the batch of
  * a watcher is inserted in one statement, and each credit is one transaction of its own with the
  * ledger. Statuses: IN_PROGRESS/SEEN, SUCCESSFUL/CREDITED, UNSUCCESSFUL/BELOW_MINIMUM or ORPHANED.
  */

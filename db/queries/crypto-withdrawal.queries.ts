@@ -81,7 +81,7 @@ export interface TravelRuleFacts {
  * else its partner) and its destination's 24-hour EUR sum. Undefined when there is no such withdrawal.
  */
 export async function findTravelRuleFacts(pool: pg.Pool, withdrawalId: string): Promise<TravelRuleFacts | undefined> {
-  // The sum is served by crypto_withdrawal_destination_sum_idx (Migration20261125103000_partner_limit_sums);
+  // The sum is served by crypto_withdrawal_destination_sum_idx;
   // its window starts ROLLING_DAY_MS before the withdrawal's creation, to the millisecond as rollingDayStart counts.
   const { rows } = await pool.query<Record<string, unknown>>(
     `select w.*, p.name as tr_partner_name, to_jsonb(u) - 'pesel' - 'email' as tr_user,

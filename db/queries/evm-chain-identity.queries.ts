@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 
 /**
- * The chain each EVM network is on (Migration20261127020000_evm_chain_identity): recorded at first
+ * The chain each EVM network is on: recorded at first
  * use, replaced only by an operator's adoption. Genesis hashes are stored in lower case.
  */
 

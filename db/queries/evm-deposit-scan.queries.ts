@@ -1,7 +1,7 @@
 import type pg from 'pg';
 
 /**
- * Where the deposit watcher stands on each network (Migration20261126100000_evm_deposits): the
+ * Where the deposit watcher stands on each network: the
  * cursor (the last block read, and the chain it was read on) and the hashes of the blocks read,
  * for finding the fork point of a reorganisation. Hashes are stored in lower case.
  */

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { inPgTransaction } from '../pg-transaction';
 
 /**
- * Sweeps of credited deposits to the hot wallet (Migration20261127010000_evm_sweeps), in plain
+ * Sweeps of credited deposits to the hot wallet, in plain
  * SQL. Amounts are integers in the currency's smallest unit (wei, the token's millionths), as
  * signed; deposits keep their exact decimals, converted here with the currency's decimals.
  */

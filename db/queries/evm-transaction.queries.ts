@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { inPgTransaction } from '../pg-transaction';
 
 /**
- * The EVM adapter's tables (Migration20261122060000_evm_chain): hot wallet nonces, one signed
+ * The EVM adapter's tables: hot wallet nonces, one signed
  * transaction per withdrawal and its attempts (the first and each fee-raising replacement).
  * Addresses and hashes are stored in lower case.
  */

@@ -17,7 +17,7 @@ export interface OneStatementExchange {
 }
 
 /**
- * The usual exchange in one round trip: execute_exchange (Migration20261130010000_exchange_in_one_statement)
+ * The usual exchange in one round trip: execute_exchange
  * takes the operation's lock, checks the accepted request, finds no exchange stored, uses the
  * partner's lock at the rates and fee the quote was computed from, then posts the transfer and
  * stores the exchange, all one transaction. EXISTS when an earlier run stored it; DECIDE when it

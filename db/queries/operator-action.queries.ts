@@ -28,7 +28,7 @@ interface Row {
 
 /**
  * The newest operator actions first, optionally of one partner and one action (`ops audit list`);
- * each filter has its index (Migration20261124020000_operator_audit). `limit` is the caller's, bounded.
+ * each filter has its index. `limit` is the caller's, bounded.
  */
 export async function listOperatorActions(
   em: EntityManager,

@@ -97,7 +97,7 @@ export interface OneStatementReservation extends ReservationPlan {
 
 /**
  * The usual reservation in one round trip: reserve_outgoing_payment
- * (Migration20261129010000_reservation_in_one_statement) takes the operation's lock, checks the
+ * takes the operation's lock, checks the
  * accepted request, finds no earlier record and nothing in the partner's policy or EUR account to
  * decide, then holds the money and stores the record, all one transaction. Its state when a
  * record was there (EXISTS); DECIDE when it wrote nothing and the caller reserves step by step.

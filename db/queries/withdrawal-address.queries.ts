@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { inPgTransaction } from '../pg-transaction';
 
 /**
- * The withdrawal-address book (Migration20261125110000_withdrawal_address_book): a partner's
+ * The withdrawal-address book: a partner's
  * entries, written and read with plain SQL (the API has no ORM). A deleted entry keeps its row.
  */
 

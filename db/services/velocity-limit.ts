@@ -29,7 +29,7 @@ export interface DailyLimitCheck {
 export async function assertWithinDailyLimit(em: EntityManager, check: DailyLimitCheck): Promise<void> {
   if (check.limitEur === null) return;
   const since = rollingDayStart(check.now);
-  // Served by the partial indexes of Migration20261125103000_partner_limit_sums.
+  // Served by its partial indexes.
   const [sum] = await em.execute<{ used_eur: string }[]>(
     `select (coalesce((select sum(amount_eur) from crypto_withdrawal
                         where partner_id = ? and created_at > ? and status <> 'UNSUCCESSFUL'), 0)

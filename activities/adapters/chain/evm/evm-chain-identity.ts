@@ -6,7 +6,7 @@ import type { ChainIdentity, RecordedChainIdentity } from '../../../../db/querie
 
 /**
  * Which chain an EVM network is on, as the service first met it: the chain id and the genesis
- * hash, recorded per network at first use (Migration20261127020000_evm_chain_identity) and checked
+ * hash, recorded per network at first use and checked
  * before every broadcast, every confirmation and every batch of the deposit watcher. The chain id
  * alone does not tell a development chain that was reset (same id, a new genesis) from the one the
  * ledger remembers; a node on another chain is refused with a reason rather than trusted: its

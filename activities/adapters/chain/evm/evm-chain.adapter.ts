@@ -18,7 +18,7 @@ import { sendLatest } from './evm-sending';
 import { checkSameWithdrawal, signFirst } from './evm-signing';
 
 export interface EvmChainAdapterOptions {
-  /** Where nonces and signed transactions live (Migration20261122060000_evm_chain). */
+  /** Where nonces and signed transactions live. */
   pool: pg.Pool;
   /** The networks this adapter sends on; a request for another network is refused. */
   networks: Partial<Record<EvmNetwork, EvmNetworkConfig>>;
