@@ -35,21 +35,7 @@ export async function acceptedRequest<Input>(
   deps: Pick<ActivityDependencies, 'pool' | 'log'>,
   check: AcceptedRequestCheck<Input>,
 ): Promise<Input> {
-  const { info } = Context.current();
-  // Empty for an activity no workflow runs (a standalone activity): no workflow id can match.
-  const workflowId = info.workflowExecution?.workflowId ?? '';
-  const runId = info.workflowExecution?.runId ?? '';
-  const refuse = async (reason: string): Promise<never> => {
-    await recordRefusedOperation(deps.pool, {
-      workflowId,
-      runId,
-      workflowType: info.workflowType ?? '',
-      operationId: typeof check.operationId === 'string' ? check.operationId : null,
-      reason,
-    });
-    deps.log.warn(`refused workflow ${workflowId}: ${reason}`);
-    throw new DomainError('unknown-operation', reason);
-  };
+  const refuse = (reason: string): Promise<never> => refuseUnknownOperation(deps, check.operationId, reason);
   const mismatch = workflowMismatch(check);
   if (mismatch !== undefined) return refuse(mismatch);
   const expectedWorkflowId = check.contract.workflowId(check.operationId);
@@ -62,6 +48,29 @@ export async function acceptedRequest<Input>(
     return refuse(`the workflow input differs from the request the API accepted for operation ${check.operationId}`);
   }
   return accepted.request as Input;
+}
+
+/**
+ * Refuses the running workflow's operation as `unknown-operation`: kept in refused_operation for
+ * reconciliation, and logged. Nothing was held.
+ */
+export async function refuseUnknownOperation(
+  deps: Pick<ActivityDependencies, 'pool' | 'log'>,
+  operationId: unknown,
+  reason: string,
+): Promise<never> {
+  const { info } = Context.current();
+  // Empty for an activity no workflow runs (a standalone activity): no workflow id can match.
+  const workflowId = info.workflowExecution?.workflowId ?? '';
+  await recordRefusedOperation(deps.pool, {
+    workflowId,
+    runId: info.workflowExecution?.runId ?? '',
+    workflowType: info.workflowType ?? '',
+    operationId: typeof operationId === 'string' ? operationId : null,
+    reason,
+  });
+  deps.log.warn(`refused workflow ${workflowId}: ${reason}`);
+  throw new DomainError('unknown-operation', reason);
 }
 
 /**

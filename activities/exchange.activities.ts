@@ -1,19 +1,16 @@
-import { LockMode } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { CURRENCY_SCALE } from '../core/currencies';
 import type { Currency } from '../core/currencies';
 import { DomainError, assertInvariant } from '../core/errors';
 import { Decimal, MAX_AMOUNT, roundDown } from '../core/money';
-import { Exchange } from '../db/entities/exchange.entity';
-import { RateLock } from '../db/entities/rate-lock.entity';
-import { assertNotAbandoned, postTransferDirectly, tombstoneTransfer } from '../db/ledger/ledger';
+import { tombstoneTransfer } from '../db/ledger/ledger';
 import type { TombstoneOutcome } from '../db/ledger/ledger';
 import type { PostingInput, TransferInput } from '../db/ledger/ledger';
 import { exchangeContract } from '../contracts';
 import type { ExchangeInput } from '../contracts';
-import { executeExchangeInOneStatement } from '../db/queries/exchange.queries';
-import { findRateLockTerms, useValidRateLock } from '../db/queries/rate-lock.queries';
-import { UUID, acceptedRequest, workflowMismatch } from './accepted-operation.guard';
+import { executeExchange } from '../db/queries/exchange.queries';
+import type { ExchangeExecution } from '../db/queries/exchange.queries';
+import { findRateLockTerms } from '../db/queries/rate-lock.queries';
+import { refuseUnknownOperation, workflowMismatch } from './accepted-operation.guard';
 import type { ActivityDependencies } from './dependencies';
 
 export interface ExchangeQuote {
@@ -57,68 +54,46 @@ export function createExchangeActivities(deps: ActivityDependencies) {
     },
 
     /**
-     * Consumes the lock and moves both currencies in one transaction; re-running finds the
-     * exchange. The usual path is one statement after the lock's read (exchangeInOneStatement);
-     * step by step otherwise: the lock consumed by a conditional update, the transfer posted, the
-     * exchange stored (an exchange given up on is refused by the ledger, and everything rolls back).
-     * When the lock cannot be used, the reasons are read in their order: the exchange stored by an
-     * earlier run, the tombstone, then what is wrong with the lock.
+     * Consumes the lock and moves both currencies, one transaction in one statement after the
+     * lock's read (execute_exchange decides everything, the order of the refusals included);
+     * re-running finds the exchange. The quote is computed here from the lock as read, and used
+     * only while the lock still has those rates and fee.
      */
-    async executeExchange(requested: ExchangeInput): Promise<{ exchangeId: string }> {
-      if (await exchangeInOneStatement(deps, requested)) return { exchangeId: requested.exchangeId };
-      return deps.orm.em.fork().transactional(async (em) => {
-        // Takes the operation's lock too: an earlier attempt has committed or rolled back.
-        const input = await acceptedRequest(em, deps, {
-          kind: 'EXCHANGE',
-          contract: exchangeContract,
-          operationId: requested.exchangeId,
-          input: requested,
-        });
-        const now = deps.clock.now();
-        const lock = await useValidRateLock(em, { id: input.lockId, partnerId: input.partnerId, requestedAt: input.requestedAt, now });
-        if (lock) {
-          const quote = await quoteOrAbandoned(em, input, { ...lock, lockId: input.lockId });
-          await moveExchange(em, input, { lockId: input.lockId, quote }, now);
-          return { exchangeId: input.exchangeId };
-        }
-        const existing = await em.findOne(Exchange, { id: input.exchangeId });
-        if (existing) return { exchangeId: existing.id };
-        await assertNotAbandoned(em, input.exchangeId);
-        await performExchange(em, input, now);
-        return { exchangeId: input.exchangeId };
+    async executeExchange(input: ExchangeInput): Promise<{ exchangeId: string }> {
+      const mismatch = workflowMismatch({ contract: exchangeContract, operationId: input.exchangeId });
+      if (mismatch !== undefined) return refuseUnknownOperation(deps, input.exchangeId, mismatch);
+      // Read only for ids Postgres can cast; the statement judges the rest against the accepted request.
+      const lock =
+        ANY_UUID.test(String(input.lockId)) && ANY_UUID.test(String(input.partnerId))
+          ? await findRateLockTerms(deps.pool, { id: input.lockId, partnerId: input.partnerId })
+          : undefined;
+      const now = deps.clock.now();
+      const executed = await executeExchange(deps.pool, {
+        exchangeId: input.exchangeId,
+        workflowId: exchangeContract.workflowId(input.exchangeId),
+        request: input,
+        lock,
+        quote: lock && quoted(input, { ...lock, lockId: input.lockId }, now),
+        now,
       });
+      if (executed.outcome === 'UNKNOWN') return refuseUnknownOperation(deps, input.exchangeId, executed.reason);
+      return { exchangeId: input.exchangeId };
     },
   };
 }
 
-/**
- * The usual path in two round trips: the partner's lock read, the quote computed from it, then
- * execute_exchange (db/queries/exchange.queries.ts), which uses the lock only at those rates and
- * posts and stores only for the operation the API accepted with exactly this input. False when the
- * activity must exchange step by step, as it always did: the workflow is not the operation's own,
- * the lock is not the partner's or gives no quote (refused there, with the reason, in their order),
- * or the database found something to decide (another input than the accepted one, a lock used or
- * expired). The input is trusted for nothing: the database writes only once it has found it equal
- * to the accepted request.
- */
-async function exchangeInOneStatement(deps: Pick<ActivityDependencies, 'pool' | 'clock'>, input: ExchangeInput): Promise<boolean> {
-  if (workflowMismatch({ contract: exchangeContract, operationId: input.exchangeId }) !== undefined) return false;
-  // Lower case, as Postgres prints a uuid: execute_exchange compares the request's lockId as text.
-  if (!UUID.test(String(input.lockId)) || !UUID.test(String(input.partnerId))) return false;
-  const terms = await findRateLockTerms(deps.pool, { id: input.lockId, partnerId: input.partnerId });
-  if (!terms) return false;
+const ANY_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The transfer and the row at the lock's rates, or why the amount cannot be exchanged at them. */
+function quoted(input: ExchangeInput, lock: LockTerms, now: Date): ExchangeExecution['quote'] {
   let quote: ExchangeQuote;
   try {
-    quote = quoteFor(input, { ...terms, lockId: input.lockId });
-  } catch {
-    return false;
+    quote = quoteFor(input, lock);
+  } catch (error) {
+    if (error instanceof DomainError) return { problem: error.detail ?? error.message };
+    throw error;
   }
-  const now = deps.clock.now();
-  const outcome = await executeExchangeInOneStatement(deps.pool, {
-    exchangeId: input.exchangeId,
-    workflowId: exchangeContract.workflowId(input.exchangeId),
-    request: input,
-    lock: { id: input.lockId, ...terms },
+  return {
     transfer: exchangeTransfer(input, quote),
     exchange: {
       id: input.exchangeId,
@@ -132,37 +107,7 @@ async function exchangeInOneStatement(deps: Pick<ActivityDependencies, 'pool' | 
       status: 'SUCCESSFUL',
       created_at: now.toISOString(),
     },
-    now,
-  });
-  return outcome !== 'DECIDE';
-}
-
-/** With the lock read and checked under FOR UPDATE: its precise refusal, or (a lock that became usable) the exchange. */
-async function performExchange(em: EntityManager, input: ExchangeInput, now: Date): Promise<void> {
-  const lock = await em.findOne(RateLock, { id: input.lockId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  // Unknown, foreign, used and expired locks all look the same to the partner (DESIGN.md).
-  if (!lock || lock.partnerId !== input.partnerId) throw new DomainError('invalid-exchange-lock', 'the lock does not exist');
-  if (lock.usedAt) throw new DomainError('invalid-exchange-lock', 'the lock has already been used');
-  if (lock.validUntil.getTime() <= new Date(input.requestedAt).getTime()) {
-    throw new DomainError('invalid-exchange-lock', 'the lock has expired');
-  }
-  const quote = quoteFor(input, { rates: lock.rates, feePercentage: lock.feePercentage, lockId: lock.id });
-  lock.usedAt = now;
-  await moveExchange(em, input, { lockId: lock.id, quote }, now);
-}
-
-/**
- * The usual path's quote: an amount the lock's rates cannot exchange is refused as such, unless
- * the exchange was given up on, which is refused first, as the locked path does (nothing has
- * failed in the transaction yet, so the tombstone can still be read).
- */
-async function quoteOrAbandoned(em: EntityManager, input: ExchangeInput, lock: LockTerms): Promise<ExchangeQuote> {
-  try {
-    return quoteFor(input, lock);
-  } catch (error) {
-    if (error instanceof DomainError) await assertNotAbandoned(em, input.exchangeId);
-    throw error;
-  }
+  };
 }
 
 interface LockTerms {
@@ -188,31 +133,7 @@ function quoteFor(input: ExchangeInput, lock: LockTerms): ExchangeQuote {
   return quote;
 }
 
-/** Posts the exchange's transfer at its quote and stores the exchange; the lock is already marked used. */
-async function moveExchange(
-  em: EntityManager,
-  input: ExchangeInput,
-  { lockId, quote }: { lockId: string; quote: ExchangeQuote },
-  now: Date,
-): Promise<void> {
-  await postTransferDirectly(em, exchangeTransfer(input, quote), now);
-
-  em.create(Exchange, {
-    id: input.exchangeId,
-    partnerId: input.partnerId,
-    lockId,
-    currencyFrom: input.currencyFrom,
-    currencyTo: input.currencyTo,
-    amountFrom: input.amount,
-    amountTo: quote.amountTo,
-    feeAmount: quote.feeAmount,
-    status: 'SUCCESSFUL',
-    createdAt: now,
-  });
-  await em.flush();
-}
-
-/** The exchange's transfer at its quote, posted at once on either path. */
+/** The exchange's transfer at its quote, posted at once. */
 function exchangeTransfer(input: ExchangeInput, quote: ExchangeQuote): TransferInput {
   // Accounts named by partner and system code: the ledger resolves them in its one statement.
   const postings: PostingInput[] = [

@@ -124,12 +124,6 @@ export async function lockOperation(em: EntityManager, operationId: string): Pro
 export const OPERATION_LOCK_COLUMNS = `set_config('lock_timeout', '20s', true), set_config('statement_timeout', '25s', true),
             pg_advisory_xact_lock(hashtextextended(?, 0))`;
 
-/** Refuses early, before any other check, an operation that was given up on (see tombstoneTransfer). */
-export async function assertNotAbandoned(em: EntityManager, transferId: string): Promise<void> {
-  const rows = await em.execute<{ state: string }[]>('select state from ledger_transfer where id = ?', [transferId]);
-  if (rows[0]?.state === 'VOIDED') throw abandoned();
-}
-
 function abandoned(): DomainError {
   return new DomainError('operation-abandoned', 'this operation was given up on before anything was moved; nothing was or will be moved');
 }

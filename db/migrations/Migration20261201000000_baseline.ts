@@ -11,6 +11,7 @@ import { Migration } from '@mikro-orm/migrations';
  *
  * Errors the service maps carry their own SQLSTATE: PP001 a void refused after hand-off, PP002
  * insufficient funds, PP003 a transfer given up on, PP009 a broken invariant (a bug upstream),
+ * PP010 a rate lock an exchange cannot use, PP011 an exchange its lock's rates cannot quote,
  * PP020 an append-only table, PP021 a manual credit, PP022 an incoming credit, PP030 an address
  * book entry.
  */
@@ -657,28 +658,41 @@ begin
   outcome := 'RESERVED';
 end $$;
 
--- An exchange's usual path in one round trip, on the same terms: the lock, the accepted request,
--- no exchange yet (else EXISTS), the partner's rate lock unused and valid at the request's time
--- (by a millisecond's margin, as useValidRateLock) with the quote's rates and fee, marked used;
--- then the transfer posted and the exchange stored. Anything else answers DECIDE having written
--- nothing. What is cast is cast only once the request is found accepted, so a workflow input that
--- is not the API's fails nothing here: it is refused step by step, with the precise reason.
+-- An exchange, every decision in one round trip after its lock's read, in the order the partner is
+-- told: the operation's lock (lockOperation's key); the request the API accepted for this id, as
+-- an exchange, for this workflow, equal to the workflow's input (else UNKNOWN with the reason, for
+-- the caller to record); the exchange an earlier run stored (EXISTS); an exchange given up on
+-- (PP003); the partner's rate lock: unknown or another's, used, expired at the request's time as
+-- JavaScript reads it, to the millisecond (PP010, the refusal's words); an amount its rates cannot
+-- exchange (p_quote_problem, the caller's quote: PP011); then the lock marked used at the rates and
+-- fee the quote came from, the transfer posted and the exchange stored. What is cast is cast only
+-- once the request is found accepted: a workflow input that is not the API's fails nothing here.
 create function execute_exchange(
-  p_id text, p_workflow_id text, p_request jsonb, p_lock_id uuid, p_rates jsonb, p_fee_percentage numeric,
-  p_postings jsonb, p_exchange jsonb, p_now timestamptz,
-  out outcome text
+  p_id text, p_workflow_id text, p_request jsonb, p_rates jsonb, p_fee_percentage numeric,
+  p_quote_problem text, p_postings jsonb, p_exchange jsonb, p_now timestamptz,
+  out outcome text, out reason text
 ) language plpgsql as $$
 declare
-  v_partner uuid;
+  v_accepted accepted_operation;
+  v_lock rate_lock;
 begin
-  -- As lockOperation: the same key, waits bounded below the activity's 30 s.
   perform set_config('lock_timeout', '20s', true);
   perform pg_advisory_xact_lock(hashtextextended(p_id, 0));
 
-  select a.partner_id into v_partner from accepted_operation a
-   where a.id = p_id::uuid and a.kind = 'EXCHANGE' and a.workflow_id = p_workflow_id and a.request = p_request;
+  select * into v_accepted from accepted_operation where id = p_id::uuid;
   if not found then
-    outcome := 'DECIDE';
+    outcome := 'UNKNOWN';
+    reason := format('the API accepted no operation %s', p_id);
+    return;
+  end if;
+  if v_accepted.kind <> 'EXCHANGE' or v_accepted.workflow_id <> p_workflow_id then
+    outcome := 'UNKNOWN';
+    reason := format('operation %s is a %s, not a EXCHANGE', p_id, v_accepted.kind);
+    return;
+  end if;
+  if v_accepted.request <> p_request then
+    outcome := 'UNKNOWN';
+    reason := format('the workflow input differs from the request the API accepted for operation %s', p_id);
     return;
   end if;
 
@@ -686,23 +700,34 @@ begin
     outcome := 'EXISTS';
     return;
   end if;
-  if (p_request->>'lockId') is distinct from p_lock_id::text then
-    raise exception 'invariant violated: exchange % names another lock', p_id using errcode = 'PP009';
+  if exists (select 1 from ledger_transfer where id = p_id::uuid and state = 'VOIDED') then
+    raise exception 'transfer % was given up on', p_id using errcode = 'PP003';
   end if;
 
-  update rate_lock set used_at = p_now
-   where id = p_lock_id and partner_id = v_partner and used_at is null
-     and valid_until > (p_request->>'requestedAt')::timestamptz + interval '1 millisecond'
-     and rates = p_rates and fee_percentage = p_fee_percentage;
-  if not found then
-    outcome := 'DECIDE';
-    return;
+  -- Any text is a lockId to the API (the spec's P432 for one that names no lock).
+  if p_request->>'lockId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+    select * into v_lock from rate_lock where id = (p_request->>'lockId')::uuid for update;
+  end if;
+  if v_lock.id is null or v_lock.partner_id <> v_accepted.partner_id then
+    raise exception 'the lock does not exist' using errcode = 'PP010';
+  end if;
+  if v_lock.used_at is not null then
+    raise exception 'the lock has already been used' using errcode = 'PP010';
+  end if;
+  if date_trunc('milliseconds', v_lock.valid_until) <= (p_request->>'requestedAt')::timestamptz then
+    raise exception 'the lock has expired' using errcode = 'PP010';
+  end if;
+  if p_quote_problem is not null then
+    raise exception '%', p_quote_problem using errcode = 'PP011';
   end if;
 
-  if (p_exchange->>'id') is distinct from p_id or (p_exchange->>'partner_id')::uuid is distinct from v_partner
-     or (p_exchange->>'lock_id')::uuid is distinct from p_lock_id then
-    raise exception 'invariant violated: the exchange % is another operation''s', p_id using errcode = 'PP009';
+  if p_postings is null or v_lock.rates <> p_rates or v_lock.fee_percentage <> p_fee_percentage
+     or (p_exchange->>'id')::uuid is distinct from p_id::uuid
+     or (p_exchange->>'partner_id')::uuid is distinct from v_accepted.partner_id
+     or (p_exchange->>'lock_id')::uuid is distinct from v_lock.id then
+    raise exception 'invariant violated: exchange % was quoted on other terms than its lock''s', p_id using errcode = 'PP009';
   end if;
+  update rate_lock set used_at = p_now where id = v_lock.id;
   perform ledger_open(p_id::uuid, 'EXCHANGE', 'POSTED', p_postings, p_now);
   insert into exchange select * from jsonb_populate_record(null::exchange, p_exchange);
   outcome := 'EXCHANGED';

@@ -1,54 +1,55 @@
 import type pg from 'pg';
-import { assertInvariant } from '../../core/errors';
+import { assertInvariant, DomainError } from '../../core/errors';
 import { ledgerError, ledgerPostings } from '../ledger/ledger';
 import type { TransferInput } from '../ledger/ledger';
+import { postgresErrorOf } from '../sql-errors';
 
-export interface OneStatementExchange {
+export interface ExchangeExecution {
   exchangeId: string;
   /** The operation's workflow, and that workflow's input: the API's record must match both. */
   workflowId: string;
   request: unknown;
-  /** The lock as read before the quote: it is used only if its rates and fee are still these. */
-  lock: { id: string; rates: Record<string, string>; feePercentage: string };
-  transfer: TransferInput;
-  /** The exchange's columns by their names in the table. */
-  exchange: Record<string, unknown>;
+  /** The partner's lock as read before the quote; none when it is not the partner's. */
+  lock: { rates: Record<string, string>; feePercentage: string } | undefined;
+  /** The quote, or why the lock's rates cannot quote this amount. */
+  quote: { transfer: TransferInput; exchange: Record<string, unknown> } | { problem: string } | undefined;
   now: Date;
 }
 
+export type ExchangeOutcome = { outcome: 'EXCHANGED' | 'EXISTS' } | { outcome: 'UNKNOWN'; reason: string };
+
 /**
- * The usual exchange in one round trip: execute_exchange
- * takes the operation's lock, checks the accepted request, finds no exchange stored, uses the
- * partner's lock at the rates and fee the quote was computed from, then posts the transfer and
- * stores the exchange, all one transaction. EXISTS when an earlier run stored it; DECIDE when it
- * wrote nothing and the caller exchanges step by step. Insufficient funds and an exchange given up
- * on are refused as postTransferDirectly refuses them.
+ * execute_exchange (the baseline migration): every decision of an exchange in one statement, its
+ * own transaction. EXISTS when an earlier run stored it; UNKNOWN, with the reason, for a workflow
+ * whose input is not a request the API accepted for it. Refusals as the partner is told them: an
+ * exchange given up on, a lock it cannot use, an amount the lock's rates cannot quote, insufficient funds.
  */
-export async function executeExchangeInOneStatement(
-  pool: pg.Pool,
-  exchange: OneStatementExchange,
-): Promise<'EXCHANGED' | 'EXISTS' | 'DECIDE'> {
-  let rows: Array<{ outcome: 'EXCHANGED' | 'EXISTS' | 'DECIDE' }>;
+export async function executeExchange(pool: pg.Pool, execution: ExchangeExecution): Promise<ExchangeOutcome> {
+  const quote = execution.quote && 'transfer' in execution.quote ? execution.quote : undefined;
+  let rows: Array<{ outcome: 'EXCHANGED' | 'EXISTS' | 'UNKNOWN'; reason: string | null }>;
   try {
     ({ rows } = await pool.query({
       name: 'execute_exchange',
-      text: 'select outcome from execute_exchange($1, $2, $3::jsonb, $4, $5::jsonb, $6, $7::jsonb, $8::jsonb, $9)',
+      text: 'select outcome, reason from execute_exchange($1, $2, $3::jsonb, $4::jsonb, $5, $6, $7::jsonb, $8::jsonb, $9)',
       values: [
-        exchange.exchangeId,
-        exchange.workflowId,
-        JSON.stringify(exchange.request),
-        exchange.lock.id,
-        JSON.stringify(exchange.lock.rates),
-        exchange.lock.feePercentage,
-        ledgerPostings(exchange.transfer),
-        JSON.stringify(exchange.exchange),
-        exchange.now,
+        execution.exchangeId,
+        execution.workflowId,
+        JSON.stringify(execution.request),
+        execution.lock ? JSON.stringify(execution.lock.rates) : null,
+        execution.lock?.feePercentage ?? null,
+        execution.quote && 'problem' in execution.quote ? execution.quote.problem : null,
+        quote ? ledgerPostings(quote.transfer) : null,
+        quote ? JSON.stringify(quote.exchange) : null,
+        execution.now,
       ],
     }));
   } catch (error) {
+    const postgres = postgresErrorOf(error);
+    if (postgres?.code === 'PP010') throw new DomainError('invalid-exchange-lock', postgres.message);
+    if (postgres?.code === 'PP011') throw new DomainError('invalid-request', postgres.message);
     throw ledgerError(error);
   }
-  const outcome = rows[0]?.outcome;
-  assertInvariant(outcome, `execute_exchange answered for ${exchange.exchangeId}`);
-  return outcome;
+  const row = rows[0];
+  assertInvariant(row, `execute_exchange answered for ${execution.exchangeId}`);
+  return row.outcome === 'UNKNOWN' ? { outcome: 'UNKNOWN', reason: row.reason ?? '' } : { outcome: row.outcome };
 }

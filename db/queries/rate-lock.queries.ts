@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 
 export interface RateLockRow {
@@ -21,26 +20,6 @@ export async function insertRateLock(
     [lock.id, lock.partnerId, JSON.stringify(lock.rates), lock.createdAt, lock.validUntil],
   );
   return result.rows[0];
-}
-
-/**
- * The usual exchange's use of its lock, in its transaction: marks the partner's lock used when it
- * is unused and valid at `requestedAt` (by a millisecond's margin, so the check in JavaScript,
- * which reads the time to the millisecond, would agree), and answers its rates and fee. Undefined
- * when anything is not so: nothing changed, and the caller finds out why with the lock read.
- */
-export async function useValidRateLock(
-  em: EntityManager,
-  use: { id: string; partnerId: string; requestedAt: string; now: Date },
-): Promise<{ rates: Record<string, string>; feePercentage: string } | undefined> {
-  const rows = await em.execute<Array<{ rates: Record<string, string>; fee_percentage: string }>>(
-    `update rate_lock set used_at = ?
-      where id = ? and partner_id = ? and used_at is null and valid_until > ?::timestamptz + interval '1 millisecond'
-      returning rates, fee_percentage::text as fee_percentage`,
-    [use.now, use.id, use.partnerId, use.requestedAt],
-  );
-  const row = rows[0];
-  return row && { rates: row.rates, feePercentage: row.fee_percentage };
 }
 
 /** A partner's lock as stored (its rates and fee never change), whether used or not; undefined when it is not this partner's. */

@@ -12,8 +12,8 @@ import { systemClock } from '../../core/clock';
 import { DomainError } from '../../core/errors';
 import { createLogger } from '../../core/logger';
 import { recordAcceptedOperation } from '../../db/queries/accepted-operation.queries';
-import { executeExchangeInOneStatement } from '../../db/queries/exchange.queries';
-import type { OneStatementExchange } from '../../db/queries/exchange.queries';
+import { executeExchange } from '../../db/queries/exchange.queries';
+import type { ExchangeExecution } from '../../db/queries/exchange.queries';
 import { findRateLockTerms, insertRateLock } from '../../db/queries/rate-lock.queries';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
@@ -21,11 +21,10 @@ import { testStack } from '../support/stack';
 import { endPool, openPool } from '../../db/pool';
 
 /**
- * The exchange's step, on its usual path (issue 22), reads its rate lock and exchanges in one
- * statement that uses the lock only at the rates it read; it reads why, step by step, only when
- * that decides nothing. These run it for real against the run's Postgres: twice, given up on first
- * (with a lock it could use, and with an amount it could not exchange), and with an expired lock,
- * each refused as the locked path always refused it.
+ * The exchange's step reads its rate lock and exchanges in one statement that uses the lock only
+ * at the rates it read. These run it for real against the run's Postgres: twice, given up on first
+ * (with a lock it could use, and with an amount it could not exchange), with an expired, a used
+ * and an unknown lock.
  */
 
 let orm: MikroORM;
@@ -118,7 +117,7 @@ describe('an exchange step', () => {
     expect(exchanges.rows).toEqual([{ amount_to: '0.0099' }]);
   });
 
-  it('on its usual path, reads the lock and exchanges in one statement', async () => {
+  it('reads the lock and exchanges in one statement', async () => {
     const names: string[] = [];
     // The same pool, telling the names of the prepared statements it is given.
     const counting = Object.create(pool) as pg.Pool;
@@ -144,7 +143,7 @@ describe('an exchange step', () => {
     }
   });
 
-  it('with an expired or used lock, or an amount that buys nothing, is refused as before', async () => {
+  it('with an expired, used or unknown lock, or an amount that buys nothing, is refused with the reason', async () => {
     const partner = await createTestPartner(orm, { deposits: { eur: '1000' } });
     const expired = await acceptedExchange(partner, '10', -1);
     expect(await refusalOf(execute(expired))).toEqual({ kind: 'invalid-exchange-lock', message: 'the lock has expired' });
@@ -155,16 +154,19 @@ describe('an exchange step', () => {
     await execute(first);
     const reusing = await acceptedExchange(partner, '10', 40_000, first.lockId);
     expect(await refusalOf(execute(reusing))).toEqual({ kind: 'invalid-exchange-lock', message: 'the lock has already been used' });
+    for (const lockId of [randomUUID(), 'not-a-lock']) {
+      const unknown = await acceptedExchange(partner, '10', 40_000, lockId);
+      expect(await refusalOf(execute(unknown))).toEqual({ kind: 'invalid-exchange-lock', message: 'the lock does not exist' });
+    }
   });
 });
 
 /**
- * The usual exchange in one round trip after its lock's read (execute_exchange, issue 22): the
- * operation's lock, the accepted request, the lock used at the rates the quote came from, the
- * transfer posted and the exchange stored, all one transaction. Whatever it cannot decide, it
- * leaves to the step-by-step path having written nothing.
+ * execute_exchange decides everything in one statement after the lock's read: the operation's
+ * lock, the accepted request, the refusals in the order the partner is told them, the lock used at
+ * the rates the quote came from, the transfer posted and the exchange stored, all one transaction.
  */
-describe('an exchange in one statement (executeExchangeInOneStatement)', () => {
+describe('an exchange in one statement (executeExchange)', () => {
   const RATES = { eur: '1', btc: '60000' };
 
   /** The partner's fee, as its locks store it. */
@@ -173,34 +175,36 @@ describe('an exchange in one statement (executeExchangeInOneStatement)', () => {
     return terms!.feePercentage;
   }
 
-  async function oneStatement(input: ExchangeInput, overrides: Partial<OneStatementExchange> = {}): Promise<OneStatementExchange> {
+  async function execution(input: ExchangeInput, overrides: Partial<ExchangeExecution> = {}): Promise<ExchangeExecution> {
     const now = new Date();
     return {
       exchangeId: input.exchangeId,
       workflowId: exchangeContract.workflowId(input.exchangeId),
       request: input,
-      lock: { id: input.lockId, rates: RATES, feePercentage: await feeOf(input) },
-      transfer: {
-        transferId: input.exchangeId,
-        kind: 'EXCHANGE',
-        postings: [
-          { partnerId: input.partnerId, currency: 'eur', amount: `-${input.amount}` },
-          { systemAccount: 'EXCHANGE_DESK', currency: 'eur', amount: input.amount },
-          { systemAccount: 'EXCHANGE_DESK', currency: 'btc', amount: '-0.01' },
-          { partnerId: input.partnerId, currency: 'btc', amount: '0.01' },
-        ],
-      },
-      exchange: {
-        id: input.exchangeId,
-        partner_id: input.partnerId,
-        lock_id: input.lockId,
-        currency_from: 'eur',
-        currency_to: 'btc',
-        amount_from: input.amount,
-        amount_to: '0.01',
-        fee_amount: '0',
-        status: 'SUCCESSFUL',
-        created_at: now.toISOString(),
+      lock: 'lock' in overrides ? overrides.lock : { rates: RATES, feePercentage: await feeOf(input) },
+      quote: {
+        transfer: {
+          transferId: input.exchangeId,
+          kind: 'EXCHANGE',
+          postings: [
+            { partnerId: input.partnerId, currency: 'eur', amount: `-${input.amount}` },
+            { systemAccount: 'EXCHANGE_DESK', currency: 'eur', amount: input.amount },
+            { systemAccount: 'EXCHANGE_DESK', currency: 'btc', amount: '-0.01' },
+            { partnerId: input.partnerId, currency: 'btc', amount: '0.01' },
+          ],
+        },
+        exchange: {
+          id: input.exchangeId,
+          partner_id: input.partnerId,
+          lock_id: input.lockId,
+          currency_from: 'eur',
+          currency_to: 'btc',
+          amount_from: input.amount,
+          amount_to: '0.01',
+          fee_amount: '0',
+          status: 'SUCCESSFUL',
+          created_at: now.toISOString(),
+        },
       },
       now,
       ...overrides,
@@ -216,42 +220,82 @@ describe('an exchange in one statement (executeExchangeInOneStatement)', () => {
   it('uses the lock, posts and stores at once; run again, it finds the exchange and writes nothing more', async () => {
     const partner = await createTestPartner(orm, { deposits: { eur: '1000' } });
     const input = await acceptedExchange(partner, '600');
-    await expect(executeExchangeInOneStatement(pool, await oneStatement(input))).resolves.toBe('EXCHANGED');
+    await expect(executeExchange(pool, await execution(input))).resolves.toEqual({ outcome: 'EXCHANGED' });
     expect(await written(input)).toEqual({ exchanges: 1, transfer: 'POSTED', lockUsed: true });
-    await expect(executeExchangeInOneStatement(pool, await oneStatement(input))).resolves.toBe('EXISTS');
+    await expect(executeExchange(pool, await execution(input))).resolves.toEqual({ outcome: 'EXISTS' });
     expect(await written(input)).toEqual({ exchanges: 1, transfer: 'POSTED', lockUsed: true });
   });
 
-  it('decides nothing and writes nothing for another input, other rates, an expired or a used lock', async () => {
+  it('answers UNKNOWN, with the reason, for an input the API did not accept or another workflow, and writes nothing', async () => {
     const partner = await createTestPartner(orm, { deposits: { eur: '1000' } });
-    const cases: Array<[string, ExchangeInput, Partial<OneStatementExchange>]> = [];
-    const other = await acceptedExchange(partner, '600');
-    cases.push(['another input', other, { request: { ...other, amount: '700' } }]);
-    const rates = await acceptedExchange(partner, '600');
-    const fee = await feeOf(rates);
-    cases.push(['other rates', rates, { lock: { id: rates.lockId, rates: { eur: '1', btc: '50000' }, feePercentage: fee } }]);
-    cases.push(['another fee', rates, { lock: { id: rates.lockId, rates: RATES, feePercentage: `${fee}1` } }]);
-    cases.push(['an expired lock', await acceptedExchange(partner, '600', -1), {}]);
-    const first = await acceptedExchange(partner, '10');
-    await expect(executeExchangeInOneStatement(pool, await oneStatement(first))).resolves.toBe('EXCHANGED');
-    cases.push(['a used lock', await acceptedExchange(partner, '10', 40_000, first.lockId), {}]);
-    for (const [, input, overrides] of cases) {
-      await expect(executeExchangeInOneStatement(pool, await oneStatement(input, overrides))).resolves.toBe('DECIDE');
-      const after = await written(input);
-      expect({ exchanges: after.exchanges, transfer: after.transfer }).toEqual({ exchanges: 0, transfer: undefined });
-    }
-    expect(await lockUsed(other.lockId)).toBe(false);
-    expect(await lockUsed(rates.lockId)).toBe(false);
+    const input = await acceptedExchange(partner, '600');
+    const forged = { ...input, exchangeId: randomUUID() };
+    const cases: Array<[Partial<ExchangeExecution>, string]> = [
+      [
+        { request: { ...input, amount: '700' } },
+        `the workflow input differs from the request the API accepted for operation ${input.exchangeId}`,
+      ],
+      [{ workflowId: `sepa-transfer-${input.exchangeId}` }, `operation ${input.exchangeId} is a EXCHANGE, not a EXCHANGE`],
+    ];
+    for (const [overrides, reason] of cases)
+      await expect(executeExchange(pool, await execution(input, overrides))).resolves.toEqual({ outcome: 'UNKNOWN', reason });
+    await expect(executeExchange(pool, await execution(forged))).resolves.toEqual({
+      outcome: 'UNKNOWN',
+      reason: `the API accepted no operation ${forged.exchangeId}`,
+    });
+    expect(await written(input)).toEqual({ exchanges: 0, transfer: undefined, lockUsed: false });
   });
 
-  it('refuses what the ledger refuses and rolls the lock back: insufficient funds, an exchange given up on', async () => {
+  it('refuses in the order the partner is told: given up on, then the lock (unknown, used, expired), then the amount', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eur: '1000' } });
+    const expiredAndAbandoned = await acceptedExchange(partner, '600', -1);
+    expect(await activities.abandonExchange(expiredAndAbandoned.exchangeId)).toBe('TOMBSTONED');
+    expect(await refusalOf(executeExchange(pool, await execution(expiredAndAbandoned)))).toMatchObject({ kind: 'operation-abandoned' });
+    const first = await acceptedExchange(partner, '10');
+    await executeExchange(pool, await execution(first));
+    const used = await acceptedExchange(partner, '10', 40_000, first.lockId);
+    const expired = await acceptedExchange(partner, '600', -1);
+    const unknown = await acceptedExchange(partner, '10', 40_000, randomUUID());
+    const tooSmall = { problem: 'amount is too small: it buys no btc after rounding' };
+    for (const [input, message] of [
+      [used, 'the lock has already been used'],
+      [expired, 'the lock has expired'],
+      [unknown, 'the lock does not exist'],
+    ] as const) {
+      const lock = input === unknown ? { lock: undefined } : {};
+      const refusal = await refusalOf(executeExchange(pool, await execution(input, { quote: tooSmall, ...lock })));
+      expect(refusal).toEqual({ kind: 'invalid-exchange-lock', message });
+    }
+    const small = await acceptedExchange(partner, '0.0000001');
+    expect(await refusalOf(executeExchange(pool, await execution(small, { quote: tooSmall })))).toEqual({
+      kind: 'invalid-request',
+      message: tooSmall.problem,
+    });
+    expect(await written(small)).toEqual({ exchanges: 0, transfer: undefined, lockUsed: false });
+  });
+
+  it("writes nothing for a quote made at other terms than its lock's (a bug upstream, not a refusal)", async () => {
+    const partner = await createTestPartner(orm, { deposits: { eur: '1000' } });
+    const input = await acceptedExchange(partner, '600');
+    const fee = await feeOf(input);
+    for (const lock of [
+      { rates: { eur: '1', btc: '50000' }, feePercentage: fee },
+      { rates: RATES, feePercentage: `${fee}1` },
+    ]) {
+      const error = await executeExchange(pool, await execution(input, { lock })).then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      expect(error).not.toBeInstanceOf(DomainError);
+      expect(String(error)).toContain('quoted on other terms than its lock');
+    }
+    expect(await written(input)).toEqual({ exchanges: 0, transfer: undefined, lockUsed: false });
+  });
+
+  it('refuses what the ledger refuses and rolls the lock back: insufficient funds', async () => {
     const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
     const poor = await acceptedExchange(partner, '600');
-    expect(await refusalOf(executeExchangeInOneStatement(pool, await oneStatement(poor)))).toMatchObject({ kind: 'insufficient-funds' });
+    expect(await refusalOf(executeExchange(pool, await execution(poor)))).toMatchObject({ kind: 'insufficient-funds' });
     expect(await written(poor)).toEqual({ exchanges: 0, transfer: undefined, lockUsed: false });
-    const abandoned = await acceptedExchange(partner, '10');
-    expect(await activities.abandonExchange(abandoned.exchangeId)).toBe('TOMBSTONED');
-    expect((await refusalOf(executeExchangeInOneStatement(pool, await oneStatement(abandoned)))).kind).toBe('operation-abandoned');
-    expect((await written(abandoned)).lockUsed).toBe(false);
   });
 });
