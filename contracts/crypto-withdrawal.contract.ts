@@ -1,4 +1,4 @@
-import { defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineUpdate } from '@temporalio/workflow';
 import type { ReceiverType, WalletType } from '../core/counterparty';
 import type { CryptoCurrency, Network } from '../core/currencies';
 import type { OperationStatus } from '../core/operation-status';
@@ -40,5 +40,3 @@ export const cryptoWithdrawalContract: WorkflowContract<CryptoWithdrawalWorkflow
 export const completeTravelRuleUpdate = defineUpdate<{ withdrawalId: string; status: OperationStatus }, [TravelRuleCompletion]>(
   'completeTravelRule',
 );
-/** Kept for senders of the first version: validated the same way; an invalid payload is ignored. */
-export const travelRuleDataCompletedSignal = defineSignal<[unknown]>('travelRuleDataCompleted');

@@ -1,8 +1,8 @@
-import { ApplicationFailure, CancellationScope, condition, log, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, setHandler } from '@temporalio/workflow';
 import type { OperationStatus } from '../core/operation-status';
 import type { TravelRuleCompletion } from '../core/travel-rule-completion';
 import type * as TravelRuleCompletionModule from '../core/travel-rule-completion';
-import { completeTravelRuleUpdate, travelRuleDataCompletedSignal } from '../contracts';
+import { completeTravelRuleUpdate } from '../contracts';
 
 /** How a pending completion ended for its caller. */
 type Answer = 'RECORDED' | 'CLOSED' | { refused: string };
@@ -17,7 +17,7 @@ type Answer = 'RECORDED' | 'CLOSED' | { refused: string };
  */
 export class TravelRuleInbox {
   private waiting = false;
-  /** The completion being recorded, and which Update brought it (0: the legacy signal, nobody waits). */
+  /** The completion being recorded, and which Update brought it. */
   private received: { completion: TravelRuleCompletion; attempt: number } | undefined;
   private attempts = 0;
   private readonly answers = new Map<number, Answer>();
@@ -43,13 +43,6 @@ export class TravelRuleInbox {
       },
       { validator: (input) => void this.parse(input) },
     );
-    setHandler(travelRuleDataCompletedSignal, (input) => {
-      try {
-        this.received ??= { completion: this.parse(input), attempt: 0 };
-      } catch (error) {
-        log.warn('ignored an invalid travelRuleDataCompleted signal', { reason: error instanceof Error ? error.message : String(error) });
-      }
-    });
   }
 
   /** Waits for a valid completion until the deadline; undefined when none came in time. */
