@@ -13,17 +13,12 @@ import { CryptoWithdrawal } from '../db/entities/crypto-withdrawal.entity';
 import type { CryptoWithdrawalStage } from '../db/entities/crypto-withdrawal.entity';
 import { cryptoWithdrawalContract } from '../contracts';
 import type { CryptoWithdrawalInput } from '../contracts';
-import { reserveTransfer } from '../db/ledger/ledger';
 import { recordBroadcast } from '../db/queries/outgoing-payment.queries';
 import { findTravelRuleFacts, storeTravelRuleDataBeforeHandOff } from '../db/queries/crypto-withdrawal.queries';
 import type { RecordCondition } from '../db/queries/outgoing-payment.queries';
 import { keepNetworkFee } from '../db/services/kept-network-fee.service';
-import { assertWithinDailyLimit } from '../db/services/velocity-limit';
-import { RESERVED, lockReservationFacts, storeReservedRecord } from '../db/queries/reservation.queries';
-import { assertAllowlisted } from '../db/services/withdrawal-address-book';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
-import { acceptedRequest } from './accepted-operation.guard';
-import { reserveInOneStatement } from './one-statement-reservation';
+import { reserve } from './reservation';
 import { withdrawalReservation } from './reservation-plans';
 import { pollForAnswer } from './answer-polling';
 import type { ActivityDependencies } from './dependencies';
@@ -117,34 +112,18 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
 
   return {
     /** Stores the withdrawal and holds amount + fee in one transaction, the allowlist checked first; re-running returns its state. */
-    async reserveWithdrawal(requested: CryptoWithdrawalInput): Promise<OperationState> {
-      const check = {
-        kind: 'CRYPTO_WITHDRAWAL' as const,
-        contract: cryptoWithdrawalContract,
-        operationId: requested.withdrawalId,
-        input: requested,
-      };
-      const reserved = await reserveInOneStatement(deps, { ...check, table: 'crypto_withdrawal' }, withdrawalReservation);
-      if (reserved) return reserved;
-      return inTransaction(async (em) => {
-        const input = await acceptedRequest(em, deps, check);
-        // The operation's lock is held (acceptedRequest): what an earlier attempt committed is seen.
-        const facts = await lockReservationFacts(em, {
-          table: 'crypto_withdrawal',
+    reserveWithdrawal: (input: CryptoWithdrawalInput): Promise<OperationState> =>
+      reserve(
+        deps,
+        {
+          kind: 'CRYPTO_WITHDRAWAL',
+          contract: cryptoWithdrawalContract,
           operationId: input.withdrawalId,
-          partnerId: input.partnerId,
-          withEurAccount: false,
-        });
-        if (facts.existing) return facts.existing;
-        const now = deps.clock.now();
-        const { transfer, record } = withdrawalReservation(input, now);
-        await assertAllowlisted(em, input, now, facts.allowlistRequired);
-        await reserveTransfer(em, transfer, now);
-        await assertWithinDailyLimit(em, { partnerId: input.partnerId, limitEur: facts.limitEur, amountEur: input.amountEur, now });
-        await storeReservedRecord(em, 'crypto_withdrawal', record);
-        return RESERVED;
-      });
-    },
+          input,
+          table: 'crypto_withdrawal',
+        },
+        withdrawalReservation,
+      ),
 
     /** After a reservation whose outcome is unknown: see outgoingPaymentSteps.abandon. */
     abandonWithdrawal: (withdrawalId: string, reason: string): Promise<AbandonOutcome> => payments.abandon(withdrawalId, reason),

@@ -1,12 +1,10 @@
 import { Decimal } from '../core/money';
+import { addressMatchingKey } from '../core/withdrawal-address-book';
 import type { CryptoWithdrawalInput, SepaTransferInput } from '../contracts';
 import type { PostingInput } from '../db/ledger/ledger';
 import type { ReservationPlan } from '../db/queries/reservation.queries';
 
-/*
- * What each outgoing payment's reservation writes, built once for both of its paths (the one
- * statement and the step-by-step one): its ledger hold and its record, by column.
- */
+/* What each outgoing payment's reservation writes: its ledger hold and its record, by column. */
 
 /** What a withdrawal's reservation writes: amount + fee held from the partner, and its row (by column). */
 export function withdrawalReservation(input: CryptoWithdrawalInput, now: Date): ReservationPlan {
@@ -18,6 +16,9 @@ export function withdrawalReservation(input: CryptoWithdrawalInput, now: Date): 
   if (!new Decimal(input.fee).isZero()) postings.push({ systemAccount: 'FEE_INCOME', currency: input.currency, amount: input.fee });
   return {
     transfer: { transferId: input.withdrawalId, kind: 'CRYPTO_WITHDRAWAL', postings },
+    // The partner's limit counts the amount at the rates of its acceptance, the fee excluded.
+    amountEur: input.amountEur,
+    addressKey: addressMatchingKey(input.network, input.destination),
     record: {
       id: input.withdrawalId,
       partner_id: input.partnerId,
@@ -54,6 +55,8 @@ export function sepaTransferReservation(input: SepaTransferInput, now: Date): Re
         { systemAccount: 'SEPA_CLEARING', currency: 'eur', amount: input.amount },
       ],
     },
+    amountEur: input.amount,
+    addressKey: null,
     record: {
       id: input.transferId,
       partner_id: input.partnerId,

@@ -8,17 +8,13 @@ import { Partner } from '../db/entities/partner.entity';
 import { SepaTransfer } from '../db/entities/sepa-transfer.entity';
 import { sepaTransferContract } from '../contracts';
 import type { SepaTransferInput } from '../contracts';
-import { reserveTransfer } from '../db/ledger/ledger';
 import { findPartnerAccount } from '../db/ledger/accounts';
 import { findSepaTransferWithDebtor, recordSubmission } from '../db/queries/outgoing-payment.queries';
 import type { RecordCondition } from '../db/queries/outgoing-payment.queries';
-import { assertWithinDailyLimit } from '../db/services/velocity-limit';
-import { RESERVED, lockReservationFacts, storeReservedRecord } from '../db/queries/reservation.queries';
 import { buildPain001 } from './adapters/bank/pain001';
 import { UnknownBankReferenceError } from './adapters/bank/bank-adapter';
 import type { BankPaymentState, SepaPayment } from './adapters/bank/bank-adapter';
-import { acceptedRequest } from './accepted-operation.guard';
-import { reserveInOneStatement } from './one-statement-reservation';
+import { reserve } from './reservation';
 import { sepaTransferReservation } from './reservation-plans';
 import { pollForAnswer } from './answer-polling';
 import type { ActivityDependencies } from './dependencies';
@@ -26,7 +22,6 @@ import { activityFailure } from './domain-error.interceptor';
 import { outgoingPaymentSteps } from './outgoing-payment.steps';
 
 export function createSepaTransferActivities(deps: ActivityDependencies) {
-  const inTransaction = <T>(work: (em: EntityManager) => Promise<T>) => deps.orm.em.fork().transactional(work);
   const payments = outgoingPaymentSteps(deps, {
     entity: SepaTransfer,
     table: 'sepa_transfer',
@@ -55,31 +50,12 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
 
   return {
     /** Needs an ACTIVE eur account (else partner-not-found, per DESIGN.md); holds the amount. */
-    async reserveSepaTransfer(requested: SepaTransferInput): Promise<OperationState> {
-      const check = { kind: 'SEPA_TRANSFER' as const, contract: sepaTransferContract, operationId: requested.transferId, input: requested };
-      const reserved = await reserveInOneStatement(deps, { ...check, table: 'sepa_transfer' }, sepaTransferReservation);
-      if (reserved) return reserved;
-      return inTransaction(async (em) => {
-        const input = await acceptedRequest(em, deps, check);
-        // The operation's lock is held (acceptedRequest): what an earlier attempt committed is seen.
-        const facts = await lockReservationFacts(em, {
-          table: 'sepa_transfer',
-          operationId: input.transferId,
-          partnerId: input.partnerId,
-          withEurAccount: true,
-        });
-        if (facts.existing) return facts.existing;
-        if (!facts.eurAccount || facts.eurAccount.fiatStatus !== 'ACTIVE') {
-          throw new DomainError('partner-not-found', 'the partner has no active EUR account');
-        }
-        const now = deps.clock.now();
-        const { transfer, record } = sepaTransferReservation(input, now);
-        await reserveTransfer(em, transfer, now);
-        await assertWithinDailyLimit(em, { partnerId: input.partnerId, limitEur: facts.limitEur, amountEur: input.amount, now });
-        await storeReservedRecord(em, 'sepa_transfer', record);
-        return RESERVED;
-      });
-    },
+    reserveSepaTransfer: (input: SepaTransferInput): Promise<OperationState> =>
+      reserve(
+        deps,
+        { kind: 'SEPA_TRANSFER', contract: sepaTransferContract, operationId: input.transferId, input, table: 'sepa_transfer' },
+        sepaTransferReservation,
+      ),
 
     /** After a reservation whose outcome is unknown: see outgoingPaymentSteps.abandon. */
     abandonSepaTransfer: (transferId: string, reason: string): Promise<AbandonOutcome> => payments.abandon(transferId, reason),

@@ -3,8 +3,3 @@
  * travel-rule sum per destination. Rolling, not a calendar day: splitting around midnight gains nothing.
  */
 export const ROLLING_DAY_MS = 24 * 60 * 60 * 1000;
-
-/** The start of the 24 hours that end at `end` (excluded from the window: it is `(start, end]`). */
-export function rollingDayStart(end: Date): Date {
-  return new Date(end.getTime() - ROLLING_DAY_MS);
-}

@@ -16,14 +16,14 @@ export function sqlStateOf(error: unknown): string | undefined {
  * The Postgres error itself (SQLSTATE and the server's message, without the statement MikroORM
  * prefixes to it), found through the wrappers' `previous` / `cause` chain.
  */
-export function postgresErrorOf(error: unknown): { code: string; message: string } | undefined {
-  let found: { code: string; message: string } | undefined;
+export function postgresErrorOf(error: unknown): { code: string; message: string; detail?: string } | undefined {
+  let found: { code: string; message: string; detail?: string } | undefined;
   for (const each of errorChain(error)) {
-    const { code, sqlState, message } = each as { code?: unknown; sqlState?: unknown; message?: unknown };
+    const { code, sqlState, message, detail } = each as { code?: unknown; sqlState?: unknown; message?: unknown; detail?: unknown };
     const state = typeof sqlState === 'string' ? sqlState : code;
     // The innermost error with a SQLSTATE is pg's, whose message is the server's own.
     if (typeof state === 'string' && /^[0-9A-Z]{5}$/.test(state))
-      found = { code: state, message: typeof message === 'string' ? message : '' };
+      found = { code: state, message: typeof message === 'string' ? message : '', ...(typeof detail === 'string' ? { detail } : {}) };
   }
   return found;
 }

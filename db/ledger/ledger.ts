@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { Currency } from '../../core/currencies';
-import { DomainError, assertInvariant } from '../../core/errors';
+import { DomainError, assertInvariant, isDomainErrorKind } from '../../core/errors';
 import type { LedgerTransferKind } from '../entities/ledger-transfer.entity';
 import { postgresErrorOf } from '../sql-errors';
 import type { SystemAccountCode } from './accounts';
@@ -112,17 +112,14 @@ function postingRecord(posting: PostingInput): Record<string, string> {
  * judging the balance or the lock on what the first one is about to change.
  */
 export async function lockOperation(em: EntityManager, operationId: string): Promise<void> {
-  await em.execute(`select ${OPERATION_LOCK_COLUMNS}`, [operationId]);
+  // Bounded below the activity's 30 s, so an attempt the workflow gave up on cannot commit much
+  // later (and if it does, the tombstone refuses it). The database functions take the same key.
+  await em.execute(
+    `select set_config('lock_timeout', '20s', true), set_config('statement_timeout', '25s', true),
+            pg_advisory_xact_lock(hashtextextended(?, 0))`,
+    [operationId],
+  );
 }
-
-/**
- * lockOperation's select list, for a statement that reads something else beside it (the accepted
- * request: db/queries/accepted-operation.queries.ts); its one parameter is the operation id.
- * Bounded below the activity's 30 s, so an attempt the workflow gave up on cannot commit much
- * later (and if it does, the tombstone refuses it). One round trip for all three.
- */
-export const OPERATION_LOCK_COLUMNS = `set_config('lock_timeout', '20s', true), set_config('statement_timeout', '25s', true),
-            pg_advisory_xact_lock(hashtextextended(?, 0))`;
 
 function abandoned(): DomainError {
   return new DomainError('operation-abandoned', 'this operation was given up on before anything was moved; nothing was or will be moved');
@@ -160,7 +157,7 @@ async function ledgerStatement(executor: LedgerExecutor, name: string, sql: stri
   }
 }
 
-/** The ledger functions' SQLSTATEs in the domain's terms (see ledgerStatement); anything else as it was. */
+/** The database functions' SQLSTATEs in the domain's terms (see ledgerStatement); anything else as it was. */
 export function ledgerError(error: unknown): unknown {
   const postgres = postgresErrorOf(error);
   // Through MikroORM, knex has prefixed the statement and its values to the message: keep only ours.
@@ -170,6 +167,8 @@ export function ledgerError(error: unknown): unknown {
       /not enough [a-z]{1,10} available/.exec(postgres.message)?.[0] ?? 'not enough funds available',
     );
   if (postgres?.code === 'PP003') return abandoned();
+  // A refusal a database function decided, its kind named by the function.
+  if (postgres?.code === 'PP010' && isDomainErrorKind(postgres.detail)) return new DomainError(postgres.detail, postgres.message);
   if (postgres?.code === 'PP009') return new Error(postgres.message, { cause: error });
   return error;
 }

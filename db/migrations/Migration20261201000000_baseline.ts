@@ -11,9 +11,9 @@ import { Migration } from '@mikro-orm/migrations';
  *
  * Errors the service maps carry their own SQLSTATE: PP001 a void refused after hand-off, PP002
  * insufficient funds, PP003 a transfer given up on, PP009 a broken invariant (a bug upstream),
- * PP010 a rate lock an exchange cannot use, PP011 an exchange its lock's rates cannot quote,
- * PP020 an append-only table, PP021 a manual credit, PP022 an incoming credit, PP030 an address
- * book entry.
+ * PP010 a refusal the partner is told (its DETAIL is the domain's kind: `invalid-exchange-lock`,
+ * `limit-exceeded`, …), PP020 an append-only table, PP021 a manual credit, PP022 an incoming
+ * credit, PP030 an address book entry.
  */
 export class Migration20261201000000_baseline extends Migration {
   override async up(): Promise<void> {
@@ -594,32 +594,51 @@ create table refused_operation (
 );
 create index refused_operation_refused_at_idx on refused_operation (refused_at);
 
--- An outgoing payment's usual reservation in one round trip, for the case where nothing else has
--- to be decided: the operation's advisory lock (lockOperation's key), its accepted request equal
--- to the workflow's input, no record yet (else EXISTS), no daily limit or required address book,
--- for SEPA an ACTIVE EUR account; then the hold and the record. Anything else answers DECIDE
--- having written nothing, and the activity reserves step by step. Each statement reads with a
--- snapshot of its own (VOLATILE, READ COMMITTED), so it sees what an earlier attempt committed.
--- The record is JSON with the table's column names; columns it does not name are null.
+-- An outgoing payment's reservation, every decision in one round trip, in the order the partner is
+-- told: the operation's advisory lock (lockOperation's key); the request the API accepted for this
+-- id, of this kind, for this workflow, equal to the workflow's input (else UNKNOWN with the
+-- reason, for the caller to record); the record of an earlier run (EXISTS, with its state); the
+-- partner's policy, its row locked while it has a daily limit, so the partner's reservations take
+-- turns, before the hold locks its account row; for a SEPA transfer an ACTIVE EUR account; for a
+-- withdrawal whose partner requires it, a live, active entry of its address book for the
+-- destination (p_address_key), locked FOR SHARE so a deletion committing meanwhile waits or is
+-- seen; the hold (ledger_open: PP003 given up on, PP002 insufficient funds); the daily limit over
+-- the last 24 hours, this one included, exactly the limit passing; then the record (JSON by column
+-- names; columns it does not name are null). Refusals raise PP010 with the domain's kind as DETAIL.
+-- Each statement reads with a snapshot of its own (VOLATILE, READ COMMITTED), so it sees what an
+-- earlier attempt, or the reservation it waited for, committed.
 create function reserve_outgoing_payment(
   p_table text, p_id text, p_kind text, p_workflow_id text, p_request jsonb,
-  p_postings jsonb, p_record jsonb, p_now timestamptz,
-  out outcome text, out existing_status text, out existing_stage text
+  p_postings jsonb, p_record jsonb, p_amount_eur numeric, p_address_key text, p_now timestamptz,
+  out outcome text, out reason text, out existing_status text, out existing_stage text
 ) language plpgsql as $$
 declare
-  v_partner uuid;
+  v_accepted accepted_operation;
+  v_policy partner_policy;
+  v_entry record;
+  v_book text;
+  v_used numeric;
 begin
   if p_table not in ('crypto_withdrawal', 'sepa_transfer') then
     raise exception 'invariant violated: % is no outgoing payment', p_table using errcode = 'PP009';
   end if;
-  -- As lockOperation: the same key, waits bounded below the activity's 30 s.
   perform set_config('lock_timeout', '20s', true);
   perform pg_advisory_xact_lock(hashtextextended(p_id, 0));
 
-  select a.partner_id into v_partner from accepted_operation a
-   where a.id = p_id::uuid and a.kind = p_kind and a.workflow_id = p_workflow_id and a.request = p_request;
+  select * into v_accepted from accepted_operation where id = p_id::uuid;
   if not found then
-    outcome := 'DECIDE';
+    outcome := 'UNKNOWN';
+    reason := format('the API accepted no operation %s', p_id);
+    return;
+  end if;
+  if v_accepted.kind <> p_kind or v_accepted.workflow_id <> p_workflow_id then
+    outcome := 'UNKNOWN';
+    reason := format('operation %s is a %s, not a %s', p_id, v_accepted.kind, p_kind);
+    return;
+  end if;
+  if v_accepted.request <> p_request then
+    outcome := 'UNKNOWN';
+    reason := format('the workflow input differs from the request the API accepted for operation %s', p_id);
     return;
   end if;
 
@@ -633,23 +652,54 @@ begin
     return;
   end if;
 
-  -- A daily limit (its lock and sums) or a required address book is decided step by step.
-  if exists (select 1 from partner_policy
-              where partner_id = v_partner and (daily_limit_eur is not null or allowlist_required)) then
-    outcome := 'DECIDE';
-    return;
-  end if;
-  if p_table = 'sepa_transfer' and not exists (
-       select 1 from account
-        where kind = 'PARTNER' and partner_id = v_partner and currency = 'eur' and fiat_status = 'ACTIVE') then
-    outcome := 'DECIDE';
-    return;
+  select * into v_policy from partner_policy where partner_id = v_accepted.partner_id;
+  if v_policy.daily_limit_eur is not null then
+    select * into v_policy from partner_policy where partner_id = v_accepted.partner_id for update;
   end if;
 
-  if (p_record->>'id') is distinct from p_id or (p_record->>'partner_id')::uuid is distinct from v_partner then
+  if p_table = 'sepa_transfer' and not exists (
+       select 1 from account
+        where kind = 'PARTNER' and partner_id = v_accepted.partner_id and currency = 'eur' and fiat_status = 'ACTIVE') then
+    raise exception 'the partner has no active EUR account' using errcode = 'PP010', detail = 'partner-not-found';
+  end if;
+  if p_table = 'crypto_withdrawal' and v_policy.allowlist_required then
+    v_book := format('the withdrawal-address book (%s on %s)', p_request->>'currency', p_request->>'network');
+    select active_from <= p_now as active, active_from into v_entry from withdrawal_address
+     where partner_id = v_accepted.partner_id and currency = p_request->>'currency' and network = p_request->>'network'
+       and address_key = p_address_key and deleted_at is null
+       for share;
+    if not found then
+      raise exception 'walletAddress is not an ACTIVE entry of %, and this partner''s policy requires one', v_book
+        using errcode = 'PP010', detail = 'address-not-allowlisted';
+    elsif not v_entry.active then
+      raise exception 'walletAddress is in % but PENDING until % (its cooling-off)', v_book,
+        to_char(v_entry.active_from at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+        using errcode = 'PP010', detail = 'address-not-allowlisted';
+    end if;
+  end if;
+
+  if (p_record->>'id') is distinct from p_id or (p_record->>'partner_id')::uuid is distinct from v_accepted.partner_id then
     raise exception 'invariant violated: the record of % is another operation''s', p_id using errcode = 'PP009';
   end if;
   perform ledger_open(p_id::uuid, p_kind, 'PENDING', p_postings, p_now);
+
+  if v_policy.daily_limit_eur is not null then
+    -- The partner's withdrawals (its own and its users') and SEPA transfers of the 24 hours before
+    -- p_now, not UNSUCCESSFUL (refused ones have no row; released ones give their share back).
+    select coalesce((select sum(amount_eur) from crypto_withdrawal
+                      where partner_id = v_accepted.partner_id and created_at > p_now - interval '24 hours'
+                        and status <> 'UNSUCCESSFUL'), 0)
+         + coalesce((select sum(amount) from sepa_transfer
+                      where partner_id = v_accepted.partner_id and created_at > p_now - interval '24 hours'
+                        and status <> 'UNSUCCESSFUL'), 0)
+      into v_used;
+    if v_used + p_amount_eur > v_policy.daily_limit_eur then
+      -- Rounded down: never more than is really left.
+      raise exception '% EUR left in the last 24 h', trunc(greatest(0, v_policy.daily_limit_eur - v_used), 2)
+        using errcode = 'PP010', detail = 'limit-exceeded';
+    end if;
+  end if;
+
   if p_table = 'crypto_withdrawal' then
     insert into crypto_withdrawal select * from jsonb_populate_record(null::crypto_withdrawal, p_record);
   else
@@ -663,8 +713,8 @@ end $$;
 -- an exchange, for this workflow, equal to the workflow's input (else UNKNOWN with the reason, for
 -- the caller to record); the exchange an earlier run stored (EXISTS); an exchange given up on
 -- (PP003); the partner's rate lock: unknown or another's, used, expired at the request's time as
--- JavaScript reads it, to the millisecond (PP010, the refusal's words); an amount its rates cannot
--- exchange (p_quote_problem, the caller's quote: PP011); then the lock marked used at the rates and
+-- JavaScript reads it, to the millisecond; an amount its rates cannot exchange (p_quote_problem,
+-- from the caller's quote): each raised as PP010 with the domain's kind as DETAIL; then the lock marked used at the rates and
 -- fee the quote came from, the transfer posted and the exchange stored. What is cast is cast only
 -- once the request is found accepted: a workflow input that is not the API's fails nothing here.
 create function execute_exchange(
@@ -709,16 +759,16 @@ begin
     select * into v_lock from rate_lock where id = (p_request->>'lockId')::uuid for update;
   end if;
   if v_lock.id is null or v_lock.partner_id <> v_accepted.partner_id then
-    raise exception 'the lock does not exist' using errcode = 'PP010';
+    raise exception 'the lock does not exist' using errcode = 'PP010', detail = 'invalid-exchange-lock';
   end if;
   if v_lock.used_at is not null then
-    raise exception 'the lock has already been used' using errcode = 'PP010';
+    raise exception 'the lock has already been used' using errcode = 'PP010', detail = 'invalid-exchange-lock';
   end if;
   if date_trunc('milliseconds', v_lock.valid_until) <= (p_request->>'requestedAt')::timestamptz then
-    raise exception 'the lock has expired' using errcode = 'PP010';
+    raise exception 'the lock has expired' using errcode = 'PP010', detail = 'invalid-exchange-lock';
   end if;
   if p_quote_problem is not null then
-    raise exception '%', p_quote_problem using errcode = 'PP011';
+    raise exception '%', p_quote_problem using errcode = 'PP010', detail = 'invalid-request';
   end if;
 
   if p_postings is null or v_lock.rates <> p_rates or v_lock.fee_percentage <> p_fee_percentage

@@ -1,7 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { assertInvariant } from '../../core/errors';
-import { OPERATION_LOCK_COLUMNS } from '../ledger/ledger';
 import type { OperationTypeFacts } from '../../core/operation-types';
 
 /** The operations a workflow can move money for (the kinds of their ledger transfers). */
@@ -51,22 +49,6 @@ async function findRow(pool: pg.Pool, id: string): Promise<AcceptedOperationRow 
     values: [id],
   });
   return found.rows[0];
-}
-
-/**
- * The accepted operation with this id (a UUID), read in the caller's transaction (undefined when
- * the API never accepted it), with lockOperation's lock (db/ledger/ledger.ts) taken in the same
- * statement: the operation's attempts are serialised from here on. The row is written once,
- * before the workflow started, so reading it beside the lock sees what it would see after.
- */
-export async function lockOperationAndFindAccepted(em: EntityManager, id: string): Promise<AcceptedOperation | undefined> {
-  const rows = await em.execute<AcceptedOperationRow[]>(
-    `select ${OPERATION_LOCK_COLUMNS}, a.kind, a.partner_id, a.workflow_id, a.request
-       from (values (1)) as one (n) left join accepted_operation a on a.id = ?`,
-    [id, id],
-  );
-  const row = rows[0];
-  return row?.kind ? { id, kind: row.kind, partnerId: row.partner_id, workflowId: row.workflow_id, request: row.request } : undefined;
 }
 
 export interface RefusedOperation {

@@ -1,8 +1,7 @@
 import type pg from 'pg';
-import { assertInvariant, DomainError } from '../../core/errors';
+import { assertInvariant } from '../../core/errors';
 import { ledgerError, ledgerPostings } from '../ledger/ledger';
 import type { TransferInput } from '../ledger/ledger';
-import { postgresErrorOf } from '../sql-errors';
 
 export interface ExchangeExecution {
   exchangeId: string;
@@ -44,9 +43,6 @@ export async function executeExchange(pool: pg.Pool, execution: ExchangeExecutio
       ],
     }));
   } catch (error) {
-    const postgres = postgresErrorOf(error);
-    if (postgres?.code === 'PP010') throw new DomainError('invalid-exchange-lock', postgres.message);
-    if (postgres?.code === 'PP011') throw new DomainError('invalid-request', postgres.message);
     throw ledgerError(error);
   }
   const row = rows[0];

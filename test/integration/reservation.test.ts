@@ -3,37 +3,37 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { DomainError } from '../../core/errors';
-import { lockReservationFacts, reserveOutgoingPayment } from '../../db/queries/reservation.queries';
-import type { OneStatementReservation, ReservationFacts } from '../../db/queries/reservation.queries';
+import type { OperationState } from '../../core/operation-status';
+import { reserveOutgoingPayment } from '../../db/queries/reservation.queries';
+import type { Reservation } from '../../db/queries/reservation.queries';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import { testStack } from '../support/stack';
 import { endPool, openPool } from '../../db/pool';
 
 /**
- * A reservation reads what it decides on in one statement that may wait for the partner's policy
- * lock (while the partner has a daily limit). Postgres takes that statement's snapshot before the
- * wait, so what an operator commits while it waits (the allowlist made required, the EUR account
- * deactivated) must still decide it, as it did when those were reads of their own after the lock.
- * Found by review of issue 22's change; these hold the lock, queue the operator's change, then the
- * reservation, and release in that order.
+ * reserve_outgoing_payment decides a reservation in one statement. While the partner has a daily
+ * limit it waits for the partner's policy row; what an operator commits during that wait (the
+ * allowlist made required, the EUR account deactivated) must still decide it. These hold the
+ * policy row, queue the operator's change, then the reservation, and release in that order.
  */
 
 let orm: MikroORM;
 let pool: pg.Pool;
 beforeAll(async () => {
   orm = await openTestOrm(2);
-  pool = openPool({ connectionString: testStack().databaseUrl, max: 4 });
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 6 });
 });
 afterAll(async () => {
   await endPool(pool);
   await orm.close(true);
 });
 
-/** How many sessions wait for a row lock in a statement on the partner's policy (the queue the test builds). */
-async function waitersOnPolicy(): Promise<number> {
+/** How many sessions wait for a lock in a statement whose text matches `pattern` (the queue the test builds). */
+async function waiters(pattern: string): Promise<number> {
   const { rows } = await pool.query<{ n: string }>(
     `select count(*)::text as n from pg_stat_activity
-      where wait_event_type = 'Lock' and query ilike '%partner_policy%' and pid <> pg_backend_pid()`,
+      where wait_event_type in ('Lock', 'advisory') and query ilike $1 and pid <> pg_backend_pid()`,
+    [pattern],
   );
   return Number(rows[0]!.n);
 }
@@ -46,15 +46,21 @@ async function until(check: () => Promise<boolean>): Promise<void> {
   }
 }
 
+/** What the reservation answered, or the refusal it raised. */
+async function outcomeOf(reserving: Promise<OperationState | { unknown: string }>): Promise<unknown> {
+  try {
+    return await reserving;
+  } catch (error) {
+    if (error instanceof DomainError) return { refused: error.kind, message: error.detail };
+    throw error;
+  }
+}
+
 /**
- * The policy row locked by another reservation; the operator's statement queued behind it; then
- * this reservation's read queued too; the lock released. Returns what the read saw.
+ * The policy row locked by another session; the operator's statement queued behind it; then the
+ * reservation queued too; the lock released. Returns what the reservation answered.
  */
-async function factsAfterOperatorChangeDuringWait(
-  partnerId: string,
-  operatorChange: string,
-  withEurAccount: boolean,
-): Promise<ReservationFacts> {
+async function reservedAfterOperatorChangeDuringWait(partnerId: string, operatorChange: string, operation: Reservation): Promise<unknown> {
   const holder = await pool.connect();
   const operator = await pool.connect();
   try {
@@ -67,15 +73,12 @@ async function factsAfterOperatorChangeDuringWait(
       await operator.query(operatorChange, [partnerId]);
       await operator.query('commit');
     })();
-    await until(async () => (await waitersOnPolicy()) >= 1);
-    const em = orm.em.fork();
-    const read = em.transactional((tx) =>
-      lockReservationFacts(tx, { table: 'crypto_withdrawal', operationId: randomUUID(), partnerId, withEurAccount }),
-    );
-    await until(async () => (await waitersOnPolicy()) >= 2);
+    await until(async () => (await waiters('%partner_policy%')) >= 1);
+    const reserving = outcomeOf(reserveOutgoingPayment(pool, operation));
+    await until(async () => (await waiters('%reserve_outgoing_payment%')) >= 1);
     await holder.query('commit');
     await change;
-    return await read;
+    return await reserving;
   } finally {
     // A failed run must not leave its lock held on a pooled connection.
     await holder.query('rollback').catch(() => undefined);
@@ -85,59 +88,20 @@ async function factsAfterOperatorChangeDuringWait(
   }
 }
 
-describe("a reservation's facts read while it waited for the partner's policy lock", () => {
-  it('see the allowlist an operator required during the wait', async () => {
-    const partner = await createTestPartner(orm);
-    await pool.query(`insert into partner_policy (partner_id, allowlist_required, daily_limit_eur) values ($1, false, 100000)`, [
-      partner.partnerId,
-    ]);
-    const facts = await factsAfterOperatorChangeDuringWait(
-      partner.partnerId,
-      'update partner_policy set allowlist_required = true where partner_id = $1',
-      false,
-    );
-    expect(facts).toMatchObject({ limitEur: '100000.00', allowlistRequired: true });
-  });
-
-  it('see the EUR account an operator deactivated during the wait', async () => {
-    const partner = await createTestPartner(orm);
-    await pool.query(`insert into partner_policy (partner_id, daily_limit_eur) values ($1, 100000)`, [partner.partnerId]);
-    const facts = await factsAfterOperatorChangeDuringWait(
-      partner.partnerId,
-      `update account set fiat_status = 'WAITING_TO_BE_ACTIVATED' where partner_id = $1 and kind = 'PARTNER' and currency = 'eur'`,
-      true,
-    );
-    expect(facts.eurAccount).toMatchObject({ fiatStatus: 'WAITING_TO_BE_ACTIVATED' });
-  });
-
-  it('without a limit nothing waits and the policy is read as it is', async () => {
-    const partner = await createTestPartner(orm);
-    await pool.query(`insert into partner_policy (partner_id, allowlist_required) values ($1, true)`, [partner.partnerId]);
-    const facts = await orm.em
-      .fork()
-      .transactional((tx) =>
-        lockReservationFacts(tx, { table: 'sepa_transfer', operationId: randomUUID(), partnerId: partner.partnerId, withEurAccount: true }),
-      );
-    expect(facts).toMatchObject({ existing: null, limitEur: null, allowlistRequired: true, eurAccount: { fiatStatus: 'ACTIVE' } });
-  });
-});
-
 /**
- * The usual reservation in one round trip (reserve_outgoing_payment, issue 22): the operation's
- * lock, the accepted request, the facts, and when nothing else decides, the hold and the record,
- * all one transaction. When something does decide, nothing is written and the activity reserves
- * step by step (its own tests in test/e2e cover that path).
+ * The reservation in one round trip: the operation's lock, the accepted request, the partner's
+ * controls, the hold and the record, all one transaction (the refusals end to end: test/e2e).
  */
 describe('a reservation in one round trip (reserveOutgoingPayment)', () => {
   const NOW = new Date('2026-11-25T10:00:00.123Z');
 
-  function withdrawal(partnerId: string, amount = '0.5'): OneStatementReservation {
+  function withdrawal(partnerId: string, amount = '0.5'): Reservation {
     const id = randomUUID();
     return {
       table: 'crypto_withdrawal',
       operationId: id,
       workflowId: `crypto-withdrawal-${id}`,
-      request: { withdrawalId: id, partnerId, amount, note: 'the request as the API accepted it' },
+      request: { withdrawalId: id, partnerId, currency: 'eth', network: 'ethereum', amount, note: 'the request as the API accepted it' },
       transfer: {
         transferId: id,
         kind: 'CRYPTO_WITHDRAWAL',
@@ -165,11 +129,13 @@ describe('a reservation in one round trip (reserveOutgoingPayment)', () => {
         created_at: NOW.toISOString(),
         updated_at: NOW.toISOString(),
       },
+      amountEur: '1234.567890123456789',
+      addressKey: '0x1111111111111111111111111111111111111111',
       now: NOW,
     };
   }
 
-  function sepaTransfer(partnerId: string): OneStatementReservation {
+  function sepaTransfer(partnerId: string): Reservation {
     const id = randomUUID();
     return {
       table: 'sepa_transfer',
@@ -200,12 +166,14 @@ describe('a reservation in one round trip (reserveOutgoingPayment)', () => {
         created_at: NOW.toISOString(),
         updated_at: NOW.toISOString(),
       },
+      amountEur: '10.00',
+      addressKey: null,
       now: NOW,
     };
   }
 
   /** What the API records before it starts the workflow. */
-  async function accept(operation: OneStatementReservation, request: unknown = operation.request): Promise<void> {
+  async function accept(operation: Reservation, request: unknown = operation.request): Promise<void> {
     await pool.query(`insert into accepted_operation (id, kind, partner_id, workflow_id, request) values ($1, $2, $3, $4, $5::jsonb)`, [
       operation.operationId,
       operation.transfer.kind,
@@ -215,7 +183,7 @@ describe('a reservation in one round trip (reserveOutgoingPayment)', () => {
     ]);
   }
 
-  async function written(operation: OneStatementReservation) {
+  async function written(operation: Reservation) {
     const record = await pool.query(`select * from ${operation.table} where id = $1`, [operation.operationId]);
     const hold = await pool.query<{ state: string }>('select state from ledger_transfer where id = $1', [operation.operationId]);
     return { record: record.rows[0] as Record<string, unknown> | undefined, hold: hold.rows[0]?.state };
@@ -270,24 +238,66 @@ describe('a reservation in one round trip (reserveOutgoingPayment)', () => {
     const unaccepted = withdrawal(partner.partnerId);
     const otherWorkflow = withdrawal(partner.partnerId);
     await accept(otherWorkflow);
-    for (const operation of [other, unaccepted, { ...otherWorkflow, workflowId: `exchange-${otherWorkflow.operationId}` }]) {
-      await expect(reserveOutgoingPayment(pool, operation)).resolves.toBe('DECIDE');
+    for (const [operation, reason] of [
+      [other, `the workflow input differs from the request the API accepted for operation ${other.operationId}`],
+      [unaccepted, `the API accepted no operation ${unaccepted.operationId}`],
+      [
+        { ...otherWorkflow, workflowId: `exchange-${otherWorkflow.operationId}` },
+        `operation ${otherWorkflow.operationId} is a CRYPTO_WITHDRAWAL, not a CRYPTO_WITHDRAWAL`,
+      ],
+    ] as const) {
+      await expect(reserveOutgoingPayment(pool, operation)).resolves.toEqual({ unknown: reason });
       expect(await written(operation)).toEqual({ record: undefined, hold: undefined });
     }
     expect(await available(partner.partnerId, 'eth')).toBe('1.500000000000000000');
   });
 
-  it.each([
-    ['a daily limit', `insert into partner_policy (partner_id, daily_limit_eur) values ($1, 100000)`],
-    ['a required address book', `insert into partner_policy (partner_id, allowlist_required) values ($1, true)`],
-  ])('writes nothing and answers DECIDE when the partner has %s', async (_name, policy) => {
+  it('passes exactly the daily limit, and refuses past it saying what is left, having written nothing', async () => {
     const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
-    await pool.query(policy, [partner.partnerId]);
-    const operation = withdrawal(partner.partnerId);
-    await accept(operation);
-    await expect(reserveOutgoingPayment(pool, operation)).resolves.toBe('DECIDE');
-    expect(await written(operation)).toEqual({ record: undefined, hold: undefined });
-    expect(await available(partner.partnerId, 'eth')).toBe('2.000000000000000000');
+    await pool.query(`insert into partner_policy (partner_id, daily_limit_eur) values ($1, 2000.50)`, [partner.partnerId]);
+    const first = { ...withdrawal(partner.partnerId), amountEur: '1000.25' };
+    await accept(first);
+    await expect(reserveOutgoingPayment(pool, first)).resolves.toEqual({ status: 'IN_PROGRESS', stage: 'RESERVED' });
+    const over = { ...withdrawal(partner.partnerId), amountEur: '1000.26' };
+    await accept(over);
+    // The first counts by its record's amount_eur (1234.56…): 765.93… is left, rounded down.
+    expect(await outcomeOf(reserveOutgoingPayment(pool, over))).toEqual({
+      refused: 'limit-exceeded',
+      message: '765.93 EUR left in the last 24 h',
+    });
+    expect(await written(over)).toEqual({ record: undefined, hold: undefined });
+    const exact = { ...withdrawal(partner.partnerId), amountEur: '765.932109876543211' };
+    await accept(exact);
+    await expect(reserveOutgoingPayment(pool, exact)).resolves.toEqual({ status: 'IN_PROGRESS', stage: 'RESERVED' });
+  });
+
+  it('sees the allowlist an operator required, and the EUR account an operator deactivated, while it waited for the policy', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '2', eur: '100' } });
+    await pool.query(`insert into partner_policy (partner_id, daily_limit_eur) values ($1, 100000)`, [partner.partnerId]);
+    const crypto = withdrawal(partner.partnerId);
+    await accept(crypto);
+    expect(
+      await reservedAfterOperatorChangeDuringWait(
+        partner.partnerId,
+        'update partner_policy set allowlist_required = true where partner_id = $1',
+        crypto,
+      ),
+    ).toEqual({
+      refused: 'address-not-allowlisted',
+      message:
+        "walletAddress is not an ACTIVE entry of the withdrawal-address book (eth on ethereum), and this partner's policy requires one",
+    });
+    const sepa = sepaTransfer(partner.partnerId);
+    await accept(sepa);
+    expect(
+      await reservedAfterOperatorChangeDuringWait(
+        partner.partnerId,
+        `update account set fiat_status = 'WAITING_TO_BE_ACTIVATED' where partner_id = $1 and kind = 'PARTNER' and currency = 'eur'`,
+        sepa,
+      ),
+    ).toEqual({ refused: 'partner-not-found', message: 'the partner has no active EUR account' });
+    expect(await written(crypto)).toEqual({ record: undefined, hold: undefined });
+    expect(await written(sepa)).toEqual({ record: undefined, hold: undefined });
   });
 
   it('refuses short funds as the ledger does, and writes nothing', async () => {
@@ -310,7 +320,7 @@ describe('a reservation in one round trip (reserveOutgoingPayment)', () => {
     expect(await written(operation)).toEqual({ record: undefined, hold: undefined });
   });
 
-  it('holds a SEPA transfer from an active EUR account; an inactive one is decided step by step', async () => {
+  it('holds a SEPA transfer from an active EUR account, and refuses one from an inactive account', async () => {
     const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
     const first = sepaTransfer(partner.partnerId);
     await accept(first);
@@ -326,7 +336,10 @@ describe('a reservation in one round trip (reserveOutgoingPayment)', () => {
     ]);
     const second = sepaTransfer(partner.partnerId);
     await accept(second);
-    await expect(reserveOutgoingPayment(pool, second)).resolves.toBe('DECIDE');
+    expect(await outcomeOf(reserveOutgoingPayment(pool, second))).toEqual({
+      refused: 'partner-not-found',
+      message: 'the partner has no active EUR account',
+    });
     expect(await written(second)).toEqual({ record: undefined, hold: undefined });
     expect(await available(partner.partnerId, 'eur')).toBe('90.000000000000000000');
   });
