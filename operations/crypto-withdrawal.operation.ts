@@ -7,6 +7,7 @@ import { DomainError, assertInvariant } from '../core/errors';
 import { Decimal } from '../core/money';
 import { operationSearchAttributes } from '../core/search-attributes';
 import { findNetworkConfigCached } from '../db/queries/network-config.queries';
+import type { NetworkConfigRow } from '../db/queries/network-config.queries';
 import { findUserIdByExternalId } from '../db/queries/partner-user.queries';
 import type { OperationDependencies } from './dependencies';
 import { startAndAwaitReservation } from './temporal/workflow-runner';
@@ -81,7 +82,26 @@ async function checkAgainstNetworkConfig(deps: OperationDependencies, request: C
   const addressProblem = withdrawalAddressProblem(request.currency, request.network, config.mainnet, request.walletAddress);
   if (addressProblem) problems.push(`walletAddress: ${addressProblem}`);
   if (problems.length > 0) throw new DomainError('invalid-currency', problems.join('\n'));
-  return { fee: new Decimal(config.fee_withdrawal).toFixed() };
+  return { fee: withdrawalFeeOf(config) };
+}
+
+/**
+ * The withdrawal fee: what a withdrawal of the currency on the network pays on top of its amount
+ * (the spec's `networkFee` and `feeWithdrawal`). get-network-fee quotes it and a withdrawal is
+ * charged it from the same per-process read, so the fee quoted is the fee charged.
+ */
+export async function withdrawalFee(
+  deps: Pick<OperationDependencies, 'pool'>,
+  currency: CryptoCurrency,
+  network: Network,
+): Promise<string> {
+  const config = await findNetworkConfigCached(deps.pool, currency, network);
+  assertInvariant(config, `network_config has ${currency}/${network}`);
+  return withdrawalFeeOf(config);
+}
+
+function withdrawalFeeOf(config: NetworkConfigRow): string {
+  return new Decimal(config.fee_withdrawal).toFixed();
 }
 
 /** The primary, not a replica: a user registered a moment ago must be found. */

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { assertInvariant } from '../../core/errors';
-import { Decimal } from '../../core/money';
-import { findNetworkConfigCached } from '../../db/queries/network-config.queries';
+import { withdrawalFee } from '../../operations/crypto-withdrawal.operation';
 import type { ApiDependencies } from '../dependencies';
 import { jsonNumber } from '../http/exact-json';
 import { respond } from '../http/respond';
@@ -42,9 +40,7 @@ export const networkFeeRoute: Route = {
 function networkFeeHandler(deps: ApiDependencies) {
   return async (ctx: ApiContext): Promise<void> => {
     const query = parseOrThrow(networkFeeQuerySchema, ctx.query, 'invalid-currency');
-    // The same per-process read the withdrawal charges from: the fee quoted is the fee charged.
-    const config = await findNetworkConfigCached(deps.pool, query.currency, query.network);
-    assertInvariant(config, `network_config has ${query.currency}/${query.network}`);
-    respond(ctx, networkFeeRoute.response.status, { networkFee: jsonNumber(new Decimal(config.fee_withdrawal)) });
+    const fee = await withdrawalFee(deps, query.currency, query.network);
+    respond(ctx, networkFeeRoute.response.status, { networkFee: jsonNumber(fee) });
   };
 }
