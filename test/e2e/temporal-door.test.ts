@@ -4,12 +4,7 @@ import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
-import {
-  cryptoWithdrawalContract,
-  exchangeContract,
-  sepaTransferContract,
-  statusQuery,
-} from '../../contracts';
+import { cryptoWithdrawalContract, exchangeContract, sepaTransferContract, statusQuery } from '../../contracts';
 import type { CryptoWithdrawalInput, OperationProgress, SepaTransferInput } from '../../contracts';
 import { newWalletAddress } from '../../db/services/account-identifiers';
 import { eventually } from '../support/eventually';
