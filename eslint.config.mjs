@@ -50,6 +50,7 @@ export default tseslint.config(
       'eslint.config.mjs',
       'jest.config.js',
       'test/support/summary-reporter.js',
+      'test/support/esbuild-transform.js',
     ],
   },
   eslint.configs.recommended,

@@ -17,7 +17,7 @@ const shared = {
   testMatch: ['**/*.test.ts'],
   transform: {
     // Type checking runs once in `npm run typecheck`; here TypeScript is only transpiled.
-    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+    '^.+\\.ts$': '<rootDir>/test/support/esbuild-transform.js',
   },
 };
 
