@@ -6,7 +6,16 @@
 const crypto = require('node:crypto');
 const { transformSync, version } = require('esbuild');
 
-const OPTIONS = { loader: 'ts', format: 'cjs', target: 'es2022', sourcemap: 'external', sourcesContent: false };
+// import() becomes a require, as TypeScript writes it for CommonJS: jest's module registry loads
+// nothing else without --experimental-vm-modules.
+const OPTIONS = {
+  loader: 'ts',
+  format: 'cjs',
+  target: 'es2022',
+  supported: { 'dynamic-import': false },
+  sourcemap: 'external',
+  sourcesContent: false,
+};
 
 module.exports = {
   process(source, filename) {
