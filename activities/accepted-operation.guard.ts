@@ -2,7 +2,6 @@ import { Context } from '@temporalio/activity';
 import type { Workflow } from '@temporalio/common';
 import { DomainError } from '../core/errors';
 import { recordRefusedOperation } from '../db/queries/accepted-operation.queries';
-import type { AcceptedOperationKind } from '../db/queries/accepted-operation.queries';
 import type { WorkflowContract } from '../contracts';
 import type { ActivityDependencies } from './dependencies';
 
@@ -18,7 +17,6 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
  * before anything is held (refuseUnknownOperation).
  */
 export interface AcceptedRequestCheck<Input> {
-  kind: AcceptedOperationKind;
   contract: WorkflowContract<Workflow>;
   /** The operation id the workflow input names. */
   operationId: string;

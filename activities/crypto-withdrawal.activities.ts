@@ -116,7 +116,6 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       reserve(
         deps,
         {
-          kind: 'CRYPTO_WITHDRAWAL',
           contract: cryptoWithdrawalContract,
           operationId: input.withdrawalId,
           input,

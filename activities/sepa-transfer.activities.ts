@@ -53,7 +53,7 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
     reserveSepaTransfer: (input: SepaTransferInput): Promise<OperationState> =>
       reserve(
         deps,
-        { kind: 'SEPA_TRANSFER', contract: sepaTransferContract, operationId: input.transferId, input, table: 'sepa_transfer' },
+        { contract: sepaTransferContract, operationId: input.transferId, input, table: 'sepa_transfer' },
         sepaTransferReservation,
       ),
 
