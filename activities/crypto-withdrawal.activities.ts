@@ -11,20 +11,25 @@ import { travelRuleCompletionDigest } from '../core/travel-rule-completion-diges
 import { consumeOperatorAction } from '../db/services/operator-audit.service';
 import { CryptoWithdrawal } from '../db/entities/crypto-withdrawal.entity';
 import type { CryptoWithdrawalStage } from '../db/entities/crypto-withdrawal.entity';
-import { cryptoWithdrawalContract } from '../contracts';
-import type { CryptoWithdrawalInput } from '../contracts';
 import { recordBroadcast } from '../db/queries/outgoing-payment.queries';
 import { findTravelRuleFacts, storeTravelRuleDataBeforeHandOff } from '../db/queries/crypto-withdrawal.queries';
 import type { RecordCondition } from '../db/queries/outgoing-payment.queries';
 import { keepNetworkFee } from '../db/services/kept-network-fee.service';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
 import { reserve } from './reservation';
-import { withdrawalReservation } from './reservation-plans';
+import type { Reservation } from '../db/queries/reservation.queries';
 import { pollForAnswer } from './answer-polling';
 import type { ActivityDependencies } from './dependencies';
 import { activityFailure } from './domain-error.interceptor';
 import { outgoingPaymentSteps } from './outgoing-payment.steps';
 import { travelRuleDataOf } from './travel-rule-data';
+
+/** A broadcast transaction whose confirmation is awaited. */
+export interface BroadcastToConfirm {
+  network: Network;
+  transactionHash: string;
+  broadcastAt: string;
+}
 
 export interface TravelRuleOutcome {
   /** Set when the destination is deny-listed: the withdrawal must not be broadcast. */
@@ -74,7 +79,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
   };
 
   /** CONFIRMED or PENDING; a failed transaction is the chain's definite answer that the coins did not leave. */
-  const confirmationOf = async (input: { network: Network; transactionHash: string; broadcastAt: string }) => {
+  const confirmationOf = async (input: BroadcastToConfirm) => {
     const state = await deps.chain.confirmationState(input);
     if (state === 'PENDING') return 'PENDING' as const;
     // Confirmed or reverted, the transaction on chain may be a replacement: the withdrawal shows that one.
@@ -112,17 +117,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
 
   return {
     /** Stores the withdrawal and holds amount + fee in one transaction, the allowlist checked first; re-running returns its state. */
-    reserveWithdrawal: (input: CryptoWithdrawalInput): Promise<OperationState> =>
-      reserve(
-        deps,
-        {
-          contract: cryptoWithdrawalContract,
-          operationId: input.withdrawalId,
-          input,
-          table: 'crypto_withdrawal',
-        },
-        withdrawalReservation,
-      ),
+    reserveWithdrawal: (withdrawalId: string): Promise<Reservation> => reserve(deps, 'crypto_withdrawal', withdrawalId),
 
     /** After a reservation whose outcome is unknown: see outgoingPaymentSteps.abandon. */
     abandonWithdrawal: (withdrawalId: string, reason: string): Promise<AbandonOutcome> => payments.abandon(withdrawalId, reason),
@@ -266,11 +261,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
      * Polls the chain for one window (see pollForAnswer): CONFIRMED, or PENDING for the workflow to
      * ask again later. A failed transaction is the chain's definite answer that the coins did not leave.
      */
-    async pollWithdrawalConfirmation(input: {
-      network: Network;
-      transactionHash: string;
-      broadcastAt: string;
-    }): Promise<'CONFIRMED' | 'PENDING'> {
+    async pollWithdrawalConfirmation(_withdrawalId: string, input: BroadcastToConfirm): Promise<'CONFIRMED' | 'PENDING'> {
       return pollForAnswer(() => confirmationOf(input));
     },
 
@@ -280,7 +271,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
      * workflows started before pollWithdrawalConfirmation existed (their histories call this name,
      * with this behaviour: a completion means confirmed).
      */
-    async awaitWithdrawalConfirmation(input: { network: Network; transactionHash: string; broadcastAt: string }): Promise<void> {
+    async awaitWithdrawalConfirmation(_withdrawalId: string, input: BroadcastToConfirm): Promise<void> {
       if ((await confirmationOf(input)) === 'PENDING') {
         throw activityFailure('not-confirmed-yet', `transaction ${input.transactionHash} not confirmed yet`);
       }

@@ -221,7 +221,8 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
      * currency are above its threshold get their sweep workflow, started or joined (USE_EXISTING
      * on an id fixed by network, address and currency), so a round run twice starts nothing twice.
      */
-    async startDueEvmSweeps(input: EvmSweepRoundInput): Promise<EvmSweepRoundResult> {
+    // A property, not a method: the sweeper's workflow runs it, apart from the sweep's two (activities/index.ts).
+    startDueEvmSweeps: async (input: EvmSweepRoundInput): Promise<EvmSweepRoundResult> => {
       const { config, network } = configured(input.network);
       const due = await findDueSweeps(deps.pool, network, thresholdsOn(config, network), EVM_SWEEP.duePerRound);
       const context = Context.current();

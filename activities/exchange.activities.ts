@@ -5,12 +5,9 @@ import { Decimal, MAX_AMOUNT, roundDown } from '../core/money';
 import { tombstoneTransfer } from '../db/ledger/ledger';
 import type { TombstoneOutcome } from '../db/ledger/ledger';
 import type { PostingInput, TransferInput } from '../db/ledger/ledger';
-import { exchangeContract } from '../contracts';
-import type { ExchangeInput } from '../contracts';
-import { executeExchange } from '../db/queries/exchange.queries';
-import type { ExchangeExecution } from '../db/queries/exchange.queries';
-import { findRateLockTerms } from '../db/queries/rate-lock.queries';
-import { refuseUnknownOperation, workflowMismatch } from './accepted-operation.guard';
+import { executeExchange, findExchangeTerms } from '../db/queries/exchange.queries';
+import type { ExchangeExecution, ExchangeTerms } from '../db/queries/exchange.queries';
+import { refuseUnknownOperation } from './workflow-binding';
 import type { ActivityDependencies } from './dependencies';
 
 export interface ExchangeQuote {
@@ -54,41 +51,54 @@ export function createExchangeActivities(deps: ActivityDependencies) {
     },
 
     /**
-     * Consumes the lock and moves both currencies, one transaction in one statement after the
-     * lock's read (execute_exchange decides everything, the order of the refusals included);
-     * re-running finds the exchange. The quote is computed here from the lock as read, and used
-     * only while the lock still has those rates and fee.
+     * Consumes the lock and moves both currencies, one transaction in one statement after one read
+     * of the accepted request and its lock (execute_exchange decides everything, the order of the
+     * refusals included); re-running finds the exchange. The quote is computed here from the lock
+     * as read, and used only while the lock still has those rates and fee.
      */
-    async executeExchange(input: ExchangeInput): Promise<{ exchangeId: string }> {
-      const mismatch = workflowMismatch({ contract: exchangeContract, operationId: input.exchangeId });
-      if (mismatch !== undefined) return refuseUnknownOperation(deps, input.exchangeId, mismatch);
-      // Read only for ids Postgres can cast; the statement judges the rest against the accepted request.
-      const lock =
-        ANY_UUID.test(String(input.lockId)) && ANY_UUID.test(String(input.partnerId))
-          ? await findRateLockTerms(deps.pool, { id: input.lockId, partnerId: input.partnerId })
-          : undefined;
+    async executeExchange(exchangeId: string): Promise<{ exchangeId: string }> {
+      const terms = await findExchangeTerms(deps.pool, exchangeId);
       const now = deps.clock.now();
+      const order = terms && orderOf(exchangeId, terms);
       const executed = await executeExchange(deps.pool, {
-        exchangeId: input.exchangeId,
-        workflowId: exchangeContract.workflowId(input.exchangeId),
-        request: input,
-        lock,
-        quote: lock && quoted(input, { ...lock, lockId: input.lockId }, now),
+        exchangeId,
+        lock: terms?.lock,
+        quote: order && terms.lock && quoted(order, terms.lock, now),
         now,
       });
-      if (executed.outcome === 'UNKNOWN') return refuseUnknownOperation(deps, input.exchangeId, executed.reason);
-      return { exchangeId: input.exchangeId };
+      if (executed.outcome === 'UNKNOWN') return refuseUnknownOperation(deps, exchangeId, executed.reason);
+      return { exchangeId };
     },
   };
 }
 
-const ANY_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** An accepted exchange, as the quote reads it. */
+interface ExchangeOrder {
+  exchangeId: string;
+  partnerId: string;
+  lockId: string;
+  currencyFrom: Currency;
+  currencyTo: Currency;
+  amount: string;
+}
+
+function orderOf(exchangeId: string, terms: ExchangeTerms): ExchangeOrder {
+  const { request } = terms;
+  return {
+    exchangeId,
+    partnerId: terms.partnerId,
+    lockId: request.lock_id,
+    currencyFrom: request.currency_from as Currency,
+    currencyTo: request.currency_to as Currency,
+    amount: request.amount_from,
+  };
+}
 
 /** The transfer and the row at the lock's rates, or why the amount cannot be exchanged at them. */
-function quoted(input: ExchangeInput, lock: LockTerms, now: Date): ExchangeExecution['quote'] {
+function quoted(input: ExchangeOrder, lock: NonNullable<ExchangeTerms['lock']>, now: Date): ExchangeExecution['quote'] {
   let quote: ExchangeQuote;
   try {
-    quote = quoteFor(input, lock);
+    quote = quoteFor(input, { ...lock, lockId: input.lockId });
   } catch (error) {
     if (error instanceof DomainError) return { problem: error.detail ?? error.message };
     throw error;
@@ -117,7 +127,7 @@ interface LockTerms {
 }
 
 /** The exchange's quote at the lock's rates; refused when it credits nothing or more than a balance may hold. */
-function quoteFor(input: ExchangeInput, lock: LockTerms): ExchangeQuote {
+function quoteFor(input: ExchangeOrder, lock: LockTerms): ExchangeQuote {
   const rateFrom = lock.rates[input.currencyFrom];
   const rateTo = lock.rates[input.currencyTo];
   assertInvariant(rateFrom && rateTo, `lock ${lock.lockId} has rates for ${input.currencyFrom} and ${input.currencyTo}`);
@@ -134,7 +144,7 @@ function quoteFor(input: ExchangeInput, lock: LockTerms): ExchangeQuote {
 }
 
 /** The exchange's transfer at its quote, posted at once. */
-function exchangeTransfer(input: ExchangeInput, quote: ExchangeQuote): TransferInput {
+function exchangeTransfer(input: ExchangeOrder, quote: ExchangeQuote): TransferInput {
   // Accounts named by partner and system code: the ledger resolves them in its one statement.
   const postings: PostingInput[] = [
     { partnerId: input.partnerId, currency: input.currencyFrom, amount: new Decimal(input.amount).negated().toFixed() },

@@ -1,3 +1,14 @@
+import {
+  cryptoWithdrawalContract,
+  evmDepositWatcherContract,
+  evmSweepContract,
+  evmSweeperContract,
+  exchangeContract,
+  incomingSepaContract,
+  reconciliationContract,
+  sepaTransferContract,
+  webhookDispatcherContract,
+} from '../contracts';
 import { createCryptoWithdrawalActivities } from './crypto-withdrawal.activities';
 import type { CustodyDependencies } from './custody-reconciliation';
 import type { ActivityDependencies } from './dependencies';
@@ -12,7 +23,9 @@ import { createSepaReturnActivities } from './sepa-return.activities';
 import { createSepaTransferActivities } from './sepa-transfer.activities';
 import { createWebhookDeliveryActivities } from './webhook-delivery.activities';
 import type { WebhookDeliveryDependencies } from './webhook-delivery.activities';
+import { boundTo } from './workflow-binding';
 
+/** Every activity, each bound to the workflow that runs it (workflow-binding.ts). */
 export function createActivities(
   deps: ActivityDependencies &
     Pick<WebhookDeliveryDependencies, 'webhookDelivery' | 'webhookTargets'> &
@@ -20,16 +33,17 @@ export function createActivities(
     Pick<EvmSweepDependencies, 'evmSweeps'> &
     CustodyDependencies,
 ) {
+  const { startDueEvmSweeps, ...sweep } = createEvmSweepActivities(deps);
   return {
-    ...createReconciliationActivities(deps),
-    ...createExchangeActivities(deps),
-    ...createCryptoWithdrawalActivities(deps),
-    ...createSepaTransferActivities(deps),
-    ...createWebhookDeliveryActivities(deps),
-    ...createIncomingSepaActivities(deps),
-    ...createSepaReturnActivities(deps),
-    ...createEvmDepositActivities(deps),
-    ...createEvmSweepActivities(deps),
+    ...boundTo(reconciliationContract, deps, createReconciliationActivities(deps)),
+    ...boundTo(exchangeContract, deps, createExchangeActivities(deps)),
+    ...boundTo(cryptoWithdrawalContract, deps, createCryptoWithdrawalActivities(deps)),
+    ...boundTo(sepaTransferContract, deps, createSepaTransferActivities(deps)),
+    ...boundTo(webhookDispatcherContract, deps, createWebhookDeliveryActivities(deps)),
+    ...boundTo(incomingSepaContract, deps, { ...createIncomingSepaActivities(deps), ...createSepaReturnActivities(deps) }),
+    ...boundTo(evmDepositWatcherContract, deps, createEvmDepositActivities(deps)),
+    ...boundTo(evmSweeperContract, deps, { startDueEvmSweeps }),
+    ...boundTo(evmSweepContract, deps, sweep),
   };
 }
 

@@ -6,8 +6,6 @@ import { Decimal } from '../core/money';
 import { SEPA_NAME_MAX_LENGTH, sepaNaturalPersonName } from '../core/payment-limits';
 import { Partner } from '../db/entities/partner.entity';
 import { SepaTransfer } from '../db/entities/sepa-transfer.entity';
-import { sepaTransferContract } from '../contracts';
-import type { SepaTransferInput } from '../contracts';
 import { findPartnerAccount } from '../db/ledger/accounts';
 import { findSepaTransferWithDebtor, recordSubmission } from '../db/queries/outgoing-payment.queries';
 import type { RecordCondition } from '../db/queries/outgoing-payment.queries';
@@ -15,7 +13,7 @@ import { buildPain001 } from './adapters/bank/pain001';
 import { UnknownBankReferenceError } from './adapters/bank/bank-adapter';
 import type { BankPaymentState, SepaPayment } from './adapters/bank/bank-adapter';
 import { reserve } from './reservation';
-import { sepaTransferReservation } from './reservation-plans';
+import type { Reservation } from '../db/queries/reservation.queries';
 import { pollForAnswer } from './answer-polling';
 import type { ActivityDependencies } from './dependencies';
 import { activityFailure } from './domain-error.interceptor';
@@ -50,12 +48,7 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
 
   return {
     /** Needs an ACTIVE eur account (else partner-not-found, per DESIGN.md); holds the amount. */
-    reserveSepaTransfer: (input: SepaTransferInput): Promise<OperationState> =>
-      reserve(
-        deps,
-        { contract: sepaTransferContract, operationId: input.transferId, input, table: 'sepa_transfer' },
-        sepaTransferReservation,
-      ),
+    reserveSepaTransfer: (transferId: string): Promise<Reservation> => reserve(deps, 'sepa_transfer', transferId),
 
     /** After a reservation whose outcome is unknown: see outgoingPaymentSteps.abandon. */
     abandonSepaTransfer: (transferId: string, reason: string): Promise<AbandonOutcome> => payments.abandon(transferId, reason),
@@ -91,7 +84,7 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
     },
 
     /** Polls the bank for one window (see pollForAnswer): its answer, or PENDING for the workflow to ask again later. */
-    async pollBankAnswer(bankReference: string): Promise<BankPaymentState> {
+    async pollBankAnswer(_transferId: string, bankReference: string): Promise<BankPaymentState> {
       const answer = await pollForAnswer(async () => {
         const state = await bankAnswerOf(bankReference);
         return state.state === 'PENDING' ? 'PENDING' : state;
@@ -104,7 +97,7 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
      * loop, and retries add nothing to the history. For a wait that outlasted the polling phase, and
      * for workflows started before pollBankAnswer existed (their histories call this name).
      */
-    async awaitBankAnswer(bankReference: string): Promise<Exclude<BankPaymentState, { state: 'PENDING' }>> {
+    async awaitBankAnswer(_transferId: string, bankReference: string): Promise<Exclude<BankPaymentState, { state: 'PENDING' }>> {
       const answer = await bankAnswerOf(bankReference);
       if (answer.state === 'PENDING') throw activityFailure('bank-answer-pending', `no answer yet for ${bankReference}`);
       return answer;

@@ -1,5 +1,4 @@
 import { defineUpdate } from '@temporalio/workflow';
-import type { ReceiverType, WalletType } from '../core/counterparty';
 import type { CryptoCurrency, Network } from '../core/currencies';
 import type { OperationStatus } from '../core/operation-status';
 import type { TravelRuleCompletion } from '../core/travel-rule-completion';
@@ -8,21 +7,11 @@ import { OPERATION_TYPES, operationWorkflowId } from '../core/operation-types';
 
 export type { TravelRuleCompletion } from '../core/travel-rule-completion';
 
+/** The withdrawal's id (its first step reads what the API accepted), and where it goes for the Temporal UI. */
 export interface CryptoWithdrawalInput {
   withdrawalId: string;
-  partnerId: string;
-  /** The partner's user the withdrawal is made for; null when the partner withdraws. */
-  userId: string | null;
   currency: CryptoCurrency;
   network: Network;
-  amount: string;
-  fee: string;
-  destination: string;
-  memo: string | null;
-  walletType: WalletType;
-  receiverType: ReceiverType;
-  beneficiaryName: string;
-  amountEur: string;
 }
 
 export type CryptoWithdrawalWorkflow = (input: CryptoWithdrawalInput) => Promise<OperationProgress>;

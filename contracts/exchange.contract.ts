@@ -2,16 +2,11 @@ import type { Currency } from '../core/currencies';
 import type { OperationProgress, WorkflowContract } from './operation.contract';
 import { OPERATION_TYPES, operationWorkflowId } from '../core/operation-types';
 
+/** The exchange's id (its first step reads what the API accepted), and its pair for the Temporal UI. */
 export interface ExchangeInput {
   exchangeId: string;
-  partnerId: string;
-  lockId: string;
   currencyFrom: Currency;
   currencyTo: Currency;
-  /** In currencyFrom, exact decimal string. */
-  amount: string;
-  /** When the API received the request (ISO 8601): the lock must be valid at that moment. */
-  requestedAt: string;
 }
 
 export type ExchangeResult = OperationProgress & { exchangeId: string };

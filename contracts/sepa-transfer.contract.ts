@@ -1,17 +1,9 @@
-import type { ReceiverType } from '../core/counterparty';
 import type { OperationProgress, WorkflowContract } from './operation.contract';
 import { OPERATION_TYPES, operationWorkflowId } from '../core/operation-types';
 
+/** The transfer's id: its first step reads what the API accepted. */
 export interface SepaTransferInput {
   transferId: string;
-  partnerId: string;
-  amount: string;
-  receiverType: ReceiverType;
-  receiverFirstName: string | null;
-  receiverLastName: string | null;
-  companyName: string | null;
-  destinationIban: string;
-  transferTitle: string;
 }
 
 export type SepaTransferWorkflow = (input: SepaTransferInput) => Promise<OperationProgress>;

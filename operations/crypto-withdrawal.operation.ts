@@ -1,11 +1,12 @@
 import { cryptoWithdrawalContract } from '../contracts';
-import type { CryptoWithdrawalInput } from '../contracts';
 import { withdrawalAddressProblem } from '../core/address-validation';
 import type { ReceiverType, WalletType } from '../core/counterparty';
 import type { CryptoCurrency, Network } from '../core/currencies';
 import { DomainError, assertInvariant } from '../core/errors';
 import { Decimal } from '../core/money';
 import { operationSearchAttributes } from '../core/search-attributes';
+import { addressMatchingKey } from '../core/withdrawal-address-book';
+import type { AcceptedWithdrawal } from '../db/queries/accepted-operation.queries';
 import { findNetworkConfigCached } from '../db/queries/network-config.queries';
 import type { NetworkConfigRow } from '../db/queries/network-config.queries';
 import { findUserIdByExternalId } from '../db/queries/partner-user.queries';
@@ -41,25 +42,24 @@ export async function withdrawCrypto(deps: OperationDependencies, request: Crypt
   const { fee } = await checkAgainstNetworkConfig(deps, request);
   const userId = request.sourceExternalUserId === null ? null : await userIdOf(deps, partnerId, request.sourceExternalUserId);
   const rates = await deps.rateSource.currentEurRates();
-  const input: CryptoWithdrawalInput = {
-    withdrawalId,
-    partnerId,
-    userId,
+  const accepted: AcceptedWithdrawal = {
+    user_id: userId,
     currency: request.currency,
     network: request.network,
     amount: request.amount,
     fee,
     destination: request.walletAddress,
     memo: request.memo,
-    walletType: request.walletType,
-    receiverType: request.receiverType,
-    beneficiaryName: request.name,
-    amountEur: new Decimal(request.amount).times(rates[request.currency]).toFixed(),
+    wallet_type: request.walletType,
+    receiver_type: request.receiverType,
+    beneficiary_name: request.name,
+    amount_eur: new Decimal(request.amount).times(rates[request.currency]).toFixed(),
+    address_key: addressMatchingKey(request.network, request.walletAddress),
   };
-  const metadata = cryptoWithdrawalMetadata(input, await partnerLabel);
+  const metadata = cryptoWithdrawalMetadata(withdrawalId, accepted, await partnerLabel);
   await startAndAwaitReservation(deps.temporal, {
     contract: cryptoWithdrawalContract,
-    args: [input],
+    args: [{ withdrawalId, currency: request.currency, network: request.network }],
     searchAttributes: operationSearchAttributes(
       partnerId,
       userId === null ? 'crypto-withdrawal' : 'user-crypto-withdrawal',
@@ -68,6 +68,7 @@ export async function withdrawCrypto(deps: OperationDependencies, request: Crypt
     ),
     metadata,
     operation: { type: 'crypto-withdrawal', id: withdrawalId, partnerId },
+    request: accepted,
   });
   return { withdrawalId };
 }

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { exchangeContract } from '../contracts';
-import type { ExchangeInput } from '../contracts';
 import type { Currency } from '../core/currencies';
 import { DomainError } from '../core/errors';
 import { operationSearchAttributes } from '../core/search-attributes';
+import type { AcceptedExchange } from '../db/queries/accepted-operation.queries';
 import type { OperationDependencies } from './dependencies';
 import { executeWorkflow } from './temporal/workflow-runner';
 import { exchangeMetadata, partnerLabelOf } from './temporal/workflow-summary';
@@ -31,22 +31,21 @@ export function assertLockIdShape(lockId: string): void {
 export async function exchange(deps: OperationDependencies, request: ExchangeRequest): Promise<{ exchangeId: string }> {
   assertLockIdShape(request.lockId);
   const { partnerId, exchangeId } = request;
-  const input: ExchangeInput = {
-    exchangeId,
-    partnerId,
-    lockId: request.lockId,
-    currencyFrom: request.currencyFrom,
-    currencyTo: request.currencyTo,
-    amount: request.amount,
-    requestedAt: request.requestedAt.toISOString(),
+  const accepted: AcceptedExchange = {
+    lock_id: request.lockId,
+    currency_from: request.currencyFrom,
+    currency_to: request.currencyTo,
+    amount_from: request.amount,
+    requested_at: request.requestedAt.toISOString(),
   };
-  const metadata = exchangeMetadata(input, await partnerLabelOf(deps.pool, partnerId));
+  const metadata = exchangeMetadata(exchangeId, accepted, await partnerLabelOf(deps.pool, partnerId));
   await executeWorkflow(deps.temporal, {
     contract: exchangeContract,
-    args: [input],
+    args: [{ exchangeId, currencyFrom: request.currencyFrom, currencyTo: request.currencyTo }],
     searchAttributes: operationSearchAttributes(partnerId, 'exchange', request.currencyFrom, metadata.plainSummary),
     metadata,
     operation: { type: 'exchange', id: exchangeId, partnerId },
+    request: accepted,
   });
   return { exchangeId };
 }

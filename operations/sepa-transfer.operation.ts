@@ -1,7 +1,7 @@
 import { sepaTransferContract } from '../contracts';
-import type { SepaTransferInput } from '../contracts';
 import type { ReceiverType } from '../core/counterparty';
 import { operationSearchAttributes } from '../core/search-attributes';
+import type { AcceptedSepaTransfer } from '../db/queries/accepted-operation.queries';
 import type { OperationDependencies } from './dependencies';
 import { startAndAwaitReservation } from './temporal/workflow-runner';
 import { partnerLabelOf, sepaTransferMetadata } from './temporal/workflow-summary';
@@ -22,24 +22,23 @@ export interface SepaTransferRequest {
 /** Sends a SEPA credit transfer; returns once the amount is reserved (the bank is not awaited). */
 export async function sendSepaTransfer(deps: OperationDependencies, request: SepaTransferRequest): Promise<{ transferId: string }> {
   const { partnerId, transferId } = request;
-  const input: SepaTransferInput = {
-    transferId,
-    partnerId,
+  const accepted: AcceptedSepaTransfer = {
     amount: request.amount,
-    receiverType: request.receiverType,
-    receiverFirstName: request.receiverFirstName ?? null,
-    receiverLastName: request.receiverLastName ?? null,
-    companyName: request.companyName ?? null,
-    destinationIban: request.destinationIban,
-    transferTitle: request.transferTitle,
+    receiver_type: request.receiverType,
+    receiver_first_name: request.receiverFirstName ?? null,
+    receiver_last_name: request.receiverLastName ?? null,
+    company_name: request.companyName ?? null,
+    destination_iban: request.destinationIban,
+    transfer_title: request.transferTitle,
   };
-  const metadata = sepaTransferMetadata(input, await partnerLabelOf(deps.pool, partnerId));
+  const metadata = sepaTransferMetadata(transferId, accepted, await partnerLabelOf(deps.pool, partnerId));
   await startAndAwaitReservation(deps.temporal, {
     contract: sepaTransferContract,
-    args: [input],
+    args: [{ transferId }],
     searchAttributes: operationSearchAttributes(partnerId, 'sepa-transfer', 'eur', metadata.plainSummary),
     metadata,
     operation: { type: 'sepa-transfer', id: transferId, partnerId },
+    request: accepted,
   });
   return { transferId };
 }

@@ -7,7 +7,6 @@ import { createActivities } from '../activities';
 import { DomainErrorInterceptor } from '../activities/domain-error.interceptor';
 import { PayloadGuardInterceptor } from '../activities/payload-guard.interceptor';
 import { requestIdInterceptors } from '../activities/request-id.interceptor';
-import { WorkflowBindingInterceptor } from '../activities/workflow-binding.interceptor';
 import type { Activities } from '../activities';
 import type { Clock } from '../activities/dependencies';
 import { SimulatedBankAdapter } from '../activities/adapters/bank/simulated-bank.adapter';
@@ -76,12 +75,7 @@ export interface RunningWorker {
  * line first, so what the domain-error interceptor and the activity log carries it too.
  */
 export const WORKER_INTERCEPTORS: WorkerInterceptors = {
-  activity: [
-    () => ({ inbound: new PayloadGuardInterceptor() }),
-    () => ({ inbound: new WorkflowBindingInterceptor() }),
-    requestIdInterceptors,
-    () => ({ inbound: new DomainErrorInterceptor() }),
-  ],
+  activity: [() => ({ inbound: new PayloadGuardInterceptor() }), requestIdInterceptors, () => ({ inbound: new DomainErrorInterceptor() })],
 };
 
 /**

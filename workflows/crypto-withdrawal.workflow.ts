@@ -20,21 +20,26 @@ const markHandOff = localFirst(
  */
 export async function cryptoWithdrawalWorkflow(input: CryptoWithdrawalInput): Promise<OperationProgress> {
   const id = input.withdrawalId;
-  // For the steps' summaries in the Temporal UI (see withSummary).
-  const amount = `${input.amount} ${input.currency.toUpperCase()}`;
+  const currency = input.currency.toUpperCase();
   const network = input.network;
+  const tracker = new OperationTracker({ earlyAnswer: id });
+  const travelRule = new TravelRuleInbox(id, () => tracker.current.status);
+
+  // The steps' summaries in the Temporal UI (see withSummary) name what the reservation held.
+  let amount = `the ${currency} amount`;
+  const open = await tracker.reserve(
+    async () => {
+      const reserved = await withSummary(reserving.reserveWithdrawal, `reserve ${amount} + fee`)(id);
+      amount = `${reserved.amount} ${currency}`;
+      return reserved;
+    },
+    () => withSummary(durable.abandonWithdrawal, 'abandon the reservation')(id, 'the reservation could not be confirmed'),
+  );
+  if (!open) return tracker.finish();
   const settle = localFirst(
     withSummary(durableLocal.settleWithdrawal, `settle: post ${amount} + fee`),
     withSummary(durable.settleWithdrawal, `settle: post ${amount} + fee`),
   );
-  const tracker = new OperationTracker({ earlyAnswer: id });
-  const travelRule = new TravelRuleInbox(id, () => tracker.current.status);
-
-  const open = await tracker.reserve(
-    () => withSummary(reserving.reserveWithdrawal, `reserve ${amount} + fee ${input.fee}`)(input),
-    () => withSummary(durable.abandonWithdrawal, 'abandon the reservation')(id, 'the reservation could not be confirmed'),
-  );
-  if (!open) return tracker.finish();
 
   return runOutgoingPayment(tracker, {
     async checks() {
@@ -53,14 +58,14 @@ export async function cryptoWithdrawalWorkflow(input: CryptoWithdrawalInput): Pr
     },
     handedOffStage: 'BROADCAST',
     async askForAnswer(broadcast) {
-      const state = await withSummary(
-        answering.pollWithdrawalConfirmation,
-        `ask ${network} for the confirmation`,
-      )({ network, ...broadcast });
+      const state = await withSummary(answering.pollWithdrawalConfirmation, `ask ${network} for the confirmation`)(id, {
+        network,
+        ...broadcast,
+      });
       return state === 'CONFIRMED' ? { state: 'SETTLED' } : 'PENDING';
     },
     async awaitAnswerPatiently(broadcast) {
-      await withSummary(patient.awaitWithdrawalConfirmation, `await the confirmation on ${network}`)({ network, ...broadcast });
+      await withSummary(patient.awaitWithdrawalConfirmation, `await the confirmation on ${network}`)(id, { network, ...broadcast });
       return { state: 'SETTLED' };
     },
     settle: () => settle(id),

@@ -24,7 +24,7 @@ export async function exchangeWorkflow(input: ExchangeInput): Promise<ExchangeRe
   };
   try {
     const pair = `${input.currencyFrom.toUpperCase()} → ${input.currencyTo.toUpperCase()}`;
-    await withSummary(executeExchange, `exchange ${input.amount} ${pair} at the locked rate`)(input);
+    await withSummary(executeExchange, `exchange ${pair} at the locked rate`)(input.exchangeId);
     return report({ status: 'SUCCESSFUL', stage: 'SETTLED' });
   } catch (error) {
     const cause = failureCause(error);

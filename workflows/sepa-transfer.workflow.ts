@@ -11,18 +11,22 @@ import { runOutgoingPayment } from './outgoing-payment';
  */
 export async function sepaTransferWorkflow(input: SepaTransferInput): Promise<OperationProgress> {
   const id = input.transferId;
-  // For the steps' summaries in the Temporal UI (see withSummary).
-  const amount = `${input.amount} EUR`;
+  const tracker = new OperationTracker({ earlyAnswer: id });
+  // The steps' summaries in the Temporal UI (see withSummary) name what the reservation held.
+  let amount = 'the amount';
+  const open = await tracker.reserve(
+    async () => {
+      const reserved = await withSummary(reserving.reserveSepaTransfer, `reserve ${amount}`)(id);
+      amount = `${reserved.amount} EUR`;
+      return reserved;
+    },
+    () => withSummary(durable.abandonSepaTransfer, 'abandon the reservation')(id, 'the reservation could not be confirmed'),
+  );
+  if (!open) return tracker.finish();
   const settle = localFirst(
     withSummary(durableLocal.settleSepaTransfer, `settle: post ${amount}`),
     withSummary(durable.settleSepaTransfer, `settle: post ${amount}`),
   );
-  const tracker = new OperationTracker({ earlyAnswer: id });
-  const open = await tracker.reserve(
-    () => withSummary(reserving.reserveSepaTransfer, `reserve ${amount}`)(input),
-    () => withSummary(durable.abandonSepaTransfer, 'abandon the reservation')(id, 'the reservation could not be confirmed'),
-  );
-  if (!open) return tracker.finish();
 
   return runOutgoingPayment(tracker, {
     // Nothing to check before the pain.001 validation that marking the hand-off does.
@@ -37,12 +41,12 @@ export async function sepaTransferWorkflow(input: SepaTransferInput): Promise<Op
     },
     handedOffStage: 'SUBMITTED',
     async askForAnswer(bankReference) {
-      const answer = await withSummary(answering.pollBankAnswer, 'ask the bank for its answer')(bankReference);
+      const answer = await withSummary(answering.pollBankAnswer, 'ask the bank for its answer')(id, bankReference);
       if (answer.state === 'PENDING') return 'PENDING';
       return answer.state === 'SETTLED' ? { state: 'SETTLED' } : { state: 'REJECTED', reason: answer.reason };
     },
     async awaitAnswerPatiently(bankReference) {
-      const answer = await withSummary(patient.awaitBankAnswer, 'await the bank answer')(bankReference);
+      const answer = await withSummary(patient.awaitBankAnswer, 'await the bank answer')(id, bankReference);
       return answer.state === 'SETTLED' ? { state: 'SETTLED' } : { state: 'REJECTED', reason: answer.reason };
     },
     settle: () => settle(id),

@@ -571,9 +571,9 @@ create table idempotency_record (
 );
 
 -- Temporal is a door to the money too: what the API accepted is written before it starts the
--- workflow, and the first money-moving activity moves money only for a row here whose request
--- equals its input (activities/accepted-operation.guard.ts). Workflows refused for lack of one
--- are kept for reconciliation and operators.
+-- workflow, which carries only the id; the first money-moving step writes from this row (the
+-- operation's record by its column names), never from the workflow's input. Workflows refused for
+-- lack of one are kept for reconciliation and operators.
 create table accepted_operation (
   id uuid primary key,
   kind text not null check (kind in ('EXCHANGE', 'SEPA_TRANSFER', 'CRYPTO_WITHDRAWAL')),
@@ -596,57 +596,62 @@ create index refused_operation_refused_at_idx on refused_operation (refused_at);
 
 -- An outgoing payment's reservation, every decision in one round trip, in the order the partner is
 -- told: the operation's advisory lock (lockOperation's key); the request the API accepted for this
--- id, of this kind, for this workflow, equal to the workflow's input (else UNKNOWN with the
--- reason, for the caller to record); the record of an earlier run (EXISTS, with its state); the
--- partner's policy, its row locked while it has a daily limit, so the partner's reservations take
--- turns, before the hold locks its account row; for a SEPA transfer an ACTIVE EUR account; for a
--- withdrawal whose partner requires it, a live, active entry of its address book for the
--- destination (p_address_key), locked FOR SHARE so a deletion committing meanwhile waits or is
--- seen; the hold (ledger_open: PP003 given up on, PP002 insufficient funds); the daily limit over
--- the last 24 hours, this one included, exactly the limit passing; then the record (JSON by column
--- names; columns it does not name are null). Refusals raise PP010 with the domain's kind as DETAIL.
--- Each statement reads with a snapshot of its own (VOLATILE, READ COMMITTED), so it sees what an
--- earlier attempt, or the reservation it waited for, committed.
+-- id, of this kind (else UNKNOWN with the reason, for the caller to record); the record of an
+-- earlier run (EXISTS, with its state); the partner's policy, its row locked while it has a daily
+-- limit, so the partner's reservations take turns, before the hold locks its account row; for a
+-- SEPA transfer an ACTIVE EUR account; for a withdrawal whose partner requires it, a live, active
+-- entry of its address book for the destination's address_key, locked FOR SHARE so a deletion
+-- committing meanwhile waits or is seen; the hold, amount (+ fee) from the partner (ledger_open:
+-- PP003 given up on, PP002 insufficient funds); the daily limit over the last 24 hours, this one
+-- included, exactly the limit passing; then the record, from the accepted request's columns of it;
+-- it answers the amount and fee held.
+-- Refusals raise PP010 with the domain's kind as DETAIL. Each statement reads with a snapshot of
+-- its own (VOLATILE, READ COMMITTED), so it sees what an earlier attempt, or the reservation it
+-- waited for, committed.
 create function reserve_outgoing_payment(
-  p_table text, p_id text, p_kind text, p_workflow_id text, p_request jsonb,
-  p_postings jsonb, p_record jsonb, p_amount_eur numeric, p_address_key text, p_now timestamptz,
-  out outcome text, out reason text, out existing_status text, out existing_stage text
+  p_table text, p_id uuid, p_now timestamptz,
+  out outcome text, out reason text, out existing_status text, out existing_stage text, out held_amount text, out held_fee text
 ) language plpgsql as $$
 declare
+  v_kind text := case p_table when 'crypto_withdrawal' then 'CRYPTO_WITHDRAWAL' when 'sepa_transfer' then 'SEPA_TRANSFER' end;
   v_accepted accepted_operation;
+  v_request jsonb;
+  v_currency text := 'eur';
+  v_amount numeric;
+  v_fee numeric := 0;
+  v_clearing text := 'SEPA_CLEARING';
+  v_postings jsonb;
   v_policy partner_policy;
   v_entry record;
   v_book text;
   v_used numeric;
 begin
-  if p_table not in ('crypto_withdrawal', 'sepa_transfer') then
+  if v_kind is null then
     raise exception 'invariant violated: % is no outgoing payment', p_table using errcode = 'PP009';
   end if;
   perform set_config('lock_timeout', '20s', true);
-  perform pg_advisory_xact_lock(hashtextextended(p_id, 0));
+  perform pg_advisory_xact_lock(hashtextextended(p_id::text, 0));
 
-  select * into v_accepted from accepted_operation where id = p_id::uuid;
-  if not found then
+  select * into v_accepted from accepted_operation where id = p_id;
+  if not found or v_accepted.kind <> v_kind then
     outcome := 'UNKNOWN';
-    reason := format('the API accepted no operation %s', p_id);
+    reason := case when found then format('operation %s is a %s, not a %s', p_id, v_accepted.kind, v_kind)
+                   else format('the API accepted no operation %s', p_id) end;
     return;
   end if;
-  if v_accepted.kind <> p_kind or v_accepted.workflow_id <> p_workflow_id then
-    outcome := 'UNKNOWN';
-    reason := format('operation %s is a %s, not a %s', p_id, v_accepted.kind, p_kind);
-    return;
-  end if;
-  if v_accepted.request <> p_request then
-    outcome := 'UNKNOWN';
-    reason := format('the workflow input differs from the request the API accepted for operation %s', p_id);
-    return;
-  end if;
-
+  v_request := v_accepted.request;
+  v_amount := (v_request->>'amount')::numeric;
   if p_table = 'crypto_withdrawal' then
-    select r.status, r.stage into existing_status, existing_stage from crypto_withdrawal r where r.id = p_id::uuid;
+    v_currency := v_request->>'currency';
+    v_fee := (v_request->>'fee')::numeric;
+    v_clearing := 'CRYPTO_WITHDRAWALS';
+    select r.status, r.stage into existing_status, existing_stage from crypto_withdrawal r where r.id = p_id;
   else
-    select r.status, r.stage into existing_status, existing_stage from sepa_transfer r where r.id = p_id::uuid;
+    select r.status, r.stage into existing_status, existing_stage from sepa_transfer r where r.id = p_id;
   end if;
+  -- What is held, as accepted: for the workflow's step summaries.
+  held_amount := v_amount::text;
+  held_fee := v_fee::text;
   if existing_status is not null then
     outcome := 'EXISTS';
     return;
@@ -663,10 +668,10 @@ begin
     raise exception 'the partner has no active EUR account' using errcode = 'PP010', detail = 'partner-not-found';
   end if;
   if p_table = 'crypto_withdrawal' and v_policy.allowlist_required then
-    v_book := format('the withdrawal-address book (%s on %s)', p_request->>'currency', p_request->>'network');
+    v_book := format('the withdrawal-address book (%s on %s)', v_currency, v_request->>'network');
     select active_from <= p_now as active, active_from into v_entry from withdrawal_address
-     where partner_id = v_accepted.partner_id and currency = p_request->>'currency' and network = p_request->>'network'
-       and address_key = p_address_key and deleted_at is null
+     where partner_id = v_accepted.partner_id and currency = v_currency and network = v_request->>'network'
+       and address_key = v_request->>'address_key' and deleted_at is null
        for share;
     if not found then
       raise exception 'walletAddress is not an ACTIVE entry of %, and this partner''s policy requires one', v_book
@@ -678,14 +683,18 @@ begin
     end if;
   end if;
 
-  if (p_record->>'id') is distinct from p_id or (p_record->>'partner_id')::uuid is distinct from v_accepted.partner_id then
-    raise exception 'invariant violated: the record of % is another operation''s', p_id using errcode = 'PP009';
+  v_postings := jsonb_build_array(
+    jsonb_build_object('p', v_accepted.partner_id, 'c', v_currency, 'm', (-(v_amount + v_fee))::text),
+    jsonb_build_object('s', v_clearing, 'c', v_currency, 'm', v_amount::text));
+  if v_fee <> 0 then
+    v_postings := v_postings || jsonb_build_array(jsonb_build_object('s', 'FEE_INCOME', 'c', v_currency, 'm', v_fee::text));
   end if;
-  perform ledger_open(p_id::uuid, p_kind, 'PENDING', p_postings, p_now);
+  perform ledger_open(p_id, v_kind, 'PENDING', v_postings, p_now);
 
   if v_policy.daily_limit_eur is not null then
     -- The partner's withdrawals (its own and its users') and SEPA transfers of the 24 hours before
-    -- p_now, not UNSUCCESSFUL (refused ones have no row; released ones give their share back).
+    -- p_now, not UNSUCCESSFUL (refused ones have no row; released ones give their share back); a
+    -- withdrawal counts its amount at the rates of its acceptance, the fee excluded.
     select coalesce((select sum(amount_eur) from crypto_withdrawal
                       where partner_id = v_accepted.partner_id and created_at > p_now - interval '24 hours'
                         and status <> 'UNSUCCESSFUL'), 0)
@@ -693,32 +702,38 @@ begin
                       where partner_id = v_accepted.partner_id and created_at > p_now - interval '24 hours'
                         and status <> 'UNSUCCESSFUL'), 0)
       into v_used;
-    if v_used + p_amount_eur > v_policy.daily_limit_eur then
+    if v_used + coalesce((v_request->>'amount_eur')::numeric, v_amount) > v_policy.daily_limit_eur then
       -- Rounded down: never more than is really left.
       raise exception '% EUR left in the last 24 h', trunc(greatest(0, v_policy.daily_limit_eur - v_used), 2)
         using errcode = 'PP010', detail = 'limit-exceeded';
     end if;
   end if;
 
+  -- Only the columns a partner's request sets; the state is the reservation's.
+  v_request := jsonb_build_object('id', p_id, 'partner_id', v_accepted.partner_id, 'currency', v_currency,
+                                  'status', 'IN_PROGRESS', 'stage', 'RESERVED', 'created_at', p_now, 'updated_at', p_now)
+            || (select coalesce(jsonb_object_agg(key, value), '{}') from jsonb_each(v_request)
+                 where key in ('user_id', 'network', 'amount', 'fee', 'destination', 'memo', 'wallet_type', 'receiver_type',
+                               'beneficiary_name', 'amount_eur', 'receiver_first_name', 'receiver_last_name', 'company_name',
+                               'destination_iban', 'transfer_title'));
   if p_table = 'crypto_withdrawal' then
-    insert into crypto_withdrawal select * from jsonb_populate_record(null::crypto_withdrawal, p_record);
+    insert into crypto_withdrawal select * from jsonb_populate_record(null::crypto_withdrawal, v_request);
   else
-    insert into sepa_transfer select * from jsonb_populate_record(null::sepa_transfer, p_record);
+    insert into sepa_transfer select * from jsonb_populate_record(null::sepa_transfer, v_request);
   end if;
   outcome := 'RESERVED';
 end $$;
 
--- An exchange, every decision in one round trip after its lock's read, in the order the partner is
--- told: the operation's lock (lockOperation's key); the request the API accepted for this id, as
--- an exchange, for this workflow, equal to the workflow's input (else UNKNOWN with the reason, for
--- the caller to record); the exchange an earlier run stored (EXISTS); an exchange given up on
--- (PP003); the partner's rate lock: unknown or another's, used, expired at the request's time as
--- JavaScript reads it, to the millisecond; an amount its rates cannot exchange (p_quote_problem,
--- from the caller's quote): each raised as PP010 with the domain's kind as DETAIL; then the lock marked used at the rates and
--- fee the quote came from, the transfer posted and the exchange stored. What is cast is cast only
--- once the request is found accepted: a workflow input that is not the API's fails nothing here.
+-- An exchange, every decision in one round trip after the caller's read of its request and lock
+-- (its quote), in the order the partner is told: the operation's lock (lockOperation's key); the
+-- request the API accepted for this id, as an exchange (else UNKNOWN with the reason, for the
+-- caller to record); the exchange an earlier run stored (EXISTS); an exchange given up on (PP003);
+-- the partner's rate lock: unknown or another's, used, expired at the request's time as JavaScript
+-- reads it, to the millisecond; an amount its rates cannot exchange (p_quote_problem, from the
+-- caller's quote): each raised as PP010 with the domain's kind as DETAIL; then the lock marked used
+-- at the rates and fee the quote came from, the transfer posted and the exchange stored.
 create function execute_exchange(
-  p_id text, p_workflow_id text, p_request jsonb, p_rates jsonb, p_fee_percentage numeric,
+  p_id uuid, p_rates jsonb, p_fee_percentage numeric,
   p_quote_problem text, p_postings jsonb, p_exchange jsonb, p_now timestamptz,
   out outcome text, out reason text
 ) language plpgsql as $$
@@ -727,36 +742,27 @@ declare
   v_lock rate_lock;
 begin
   perform set_config('lock_timeout', '20s', true);
-  perform pg_advisory_xact_lock(hashtextextended(p_id, 0));
+  perform pg_advisory_xact_lock(hashtextextended(p_id::text, 0));
 
-  select * into v_accepted from accepted_operation where id = p_id::uuid;
-  if not found then
+  select * into v_accepted from accepted_operation where id = p_id;
+  if not found or v_accepted.kind <> 'EXCHANGE' then
     outcome := 'UNKNOWN';
-    reason := format('the API accepted no operation %s', p_id);
-    return;
-  end if;
-  if v_accepted.kind <> 'EXCHANGE' or v_accepted.workflow_id <> p_workflow_id then
-    outcome := 'UNKNOWN';
-    reason := format('operation %s is a %s, not a EXCHANGE', p_id, v_accepted.kind);
-    return;
-  end if;
-  if v_accepted.request <> p_request then
-    outcome := 'UNKNOWN';
-    reason := format('the workflow input differs from the request the API accepted for operation %s', p_id);
+    reason := case when found then format('operation %s is a %s, not a EXCHANGE', p_id, v_accepted.kind)
+                   else format('the API accepted no operation %s', p_id) end;
     return;
   end if;
 
-  if exists (select 1 from exchange where id = p_id::uuid) then
+  if exists (select 1 from exchange where id = p_id) then
     outcome := 'EXISTS';
     return;
   end if;
-  if exists (select 1 from ledger_transfer where id = p_id::uuid and state = 'VOIDED') then
+  if exists (select 1 from ledger_transfer where id = p_id and state = 'VOIDED') then
     raise exception 'transfer % was given up on', p_id using errcode = 'PP003';
   end if;
 
   -- Any text is a lockId to the API (the spec's P432 for one that names no lock).
-  if p_request->>'lockId' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-    select * into v_lock from rate_lock where id = (p_request->>'lockId')::uuid for update;
+  if v_accepted.request->>'lock_id' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+    select * into v_lock from rate_lock where id = (v_accepted.request->>'lock_id')::uuid for update;
   end if;
   if v_lock.id is null or v_lock.partner_id <> v_accepted.partner_id then
     raise exception 'the lock does not exist' using errcode = 'PP010', detail = 'invalid-exchange-lock';
@@ -764,7 +770,7 @@ begin
   if v_lock.used_at is not null then
     raise exception 'the lock has already been used' using errcode = 'PP010', detail = 'invalid-exchange-lock';
   end if;
-  if date_trunc('milliseconds', v_lock.valid_until) <= (p_request->>'requestedAt')::timestamptz then
+  if date_trunc('milliseconds', v_lock.valid_until) <= (v_accepted.request->>'requested_at')::timestamptz then
     raise exception 'the lock has expired' using errcode = 'PP010', detail = 'invalid-exchange-lock';
   end if;
   if p_quote_problem is not null then
@@ -772,13 +778,13 @@ begin
   end if;
 
   if p_postings is null or v_lock.rates <> p_rates or v_lock.fee_percentage <> p_fee_percentage
-     or (p_exchange->>'id')::uuid is distinct from p_id::uuid
+     or (p_exchange->>'id')::uuid is distinct from p_id
      or (p_exchange->>'partner_id')::uuid is distinct from v_accepted.partner_id
      or (p_exchange->>'lock_id')::uuid is distinct from v_lock.id then
     raise exception 'invariant violated: exchange % was quoted on other terms than its lock''s', p_id using errcode = 'PP009';
   end if;
   update rate_lock set used_at = p_now where id = v_lock.id;
-  perform ledger_open(p_id::uuid, 'EXCHANGE', 'POSTED', p_postings, p_now);
+  perform ledger_open(p_id, 'EXCHANGE', 'POSTED', p_postings, p_now);
   insert into exchange select * from jsonb_populate_record(null::exchange, p_exchange);
   outcome := 'EXCHANGED';
 end $$;

@@ -5,32 +5,70 @@ import type { OperationTypeFacts } from '../../core/operation-types';
 /** The operations a workflow can move money for (the kinds of their ledger transfers). */
 export type AcceptedOperationKind = OperationTypeFacts['ledgerKind'];
 
+/**
+ * What the API accepted, named by the columns of the record its first money-moving step writes
+ * (reserve_outgoing_payment, execute_exchange): that step reads it here, never from the workflow.
+ */
+export interface AcceptedWithdrawal {
+  user_id: string | null;
+  currency: string;
+  network: string;
+  amount: string;
+  fee: string;
+  destination: string;
+  memo: string | null;
+  wallet_type: string;
+  receiver_type: string;
+  beneficiary_name: string;
+  /** The amount at the rates of its acceptance: what it adds to the partner's daily limit. */
+  amount_eur: string;
+  /** The destination as the partner's address book matches it. */
+  address_key: string;
+}
+
+export interface AcceptedSepaTransfer {
+  amount: string;
+  receiver_type: string;
+  receiver_first_name: string | null;
+  receiver_last_name: string | null;
+  company_name: string | null;
+  destination_iban: string;
+  transfer_title: string;
+}
+
+export interface AcceptedExchange {
+  lock_id: string;
+  currency_from: string;
+  currency_to: string;
+  amount_from: string;
+  /** When the API received it (ISO 8601): the lock must be valid at that moment. */
+  requested_at: string;
+}
+
 export interface AcceptedOperation {
   id: string;
   kind: AcceptedOperationKind;
   partnerId: string;
   workflowId: string;
-  /** The workflow input the API built from the partner's request, as it was stored. */
-  request: unknown;
+  request: AcceptedWithdrawal | AcceptedSepaTransfer | AcceptedExchange;
 }
 
 interface AcceptedOperationRow {
   kind: AcceptedOperationKind;
   partner_id: string;
   workflow_id: string;
-  request: unknown;
 }
 
 /**
  * Records what the API accepted, before it starts the workflow. A replay of the same
- * Idempotency-Key (same operation id) finds the first record and gets its request back, so the
- * workflow always starts with what was first accepted, whatever rates or fees say now.
+ * Idempotency-Key (same operation id) keeps the first record, so the operation moves what was
+ * first accepted, whatever rates or fees say now.
  */
-export async function recordAcceptedOperation(pool: pg.Pool, operation: AcceptedOperation): Promise<unknown> {
+export async function recordAcceptedOperation(pool: pg.Pool, operation: AcceptedOperation): Promise<void> {
   const inserted = await pool.query<AcceptedOperationRow>({
     name: 'record_accepted_operation',
     text: `insert into accepted_operation (id, kind, partner_id, workflow_id, request) values ($1, $2, $3, $4, $5::jsonb)
-           on conflict (id) do nothing returning kind, partner_id, workflow_id, request`,
+           on conflict (id) do nothing returning kind, partner_id, workflow_id`,
     values: [operation.id, operation.kind, operation.partnerId, operation.workflowId, JSON.stringify(operation.request)],
   });
   const row = inserted.rows[0] ?? (await findRow(pool, operation.id));
@@ -39,13 +77,12 @@ export async function recordAcceptedOperation(pool: pg.Pool, operation: Accepted
     row.kind === operation.kind && row.partner_id === operation.partnerId && row.workflow_id === operation.workflowId,
     `accepted operation ${operation.id} is the same ${operation.kind} of the same partner`,
   );
-  return row.request;
 }
 
 async function findRow(pool: pg.Pool, id: string): Promise<AcceptedOperationRow | undefined> {
   const found = await pool.query<AcceptedOperationRow>({
     name: 'find_accepted_operation',
-    text: 'select kind, partner_id, workflow_id, request from accepted_operation where id = $1',
+    text: 'select kind, partner_id, workflow_id from accepted_operation where id = $1',
     values: [id],
   });
   return found.rows[0];

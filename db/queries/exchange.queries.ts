@@ -2,14 +2,43 @@ import type pg from 'pg';
 import { assertInvariant } from '../../core/errors';
 import { ledgerError, ledgerPostings } from '../ledger/ledger';
 import type { TransferInput } from '../ledger/ledger';
+import type { AcceptedExchange } from './accepted-operation.queries';
+
+/** What an exchange is quoted from: the request the API accepted, and its partner's rate lock as it reads now. */
+export interface ExchangeTerms {
+  partnerId: string;
+  request: AcceptedExchange;
+  /** None when the request names no lock of its partner's. */
+  lock: { rates: Record<string, string>; feePercentage: string } | undefined;
+}
+
+/** The accepted exchange and its lock in one read; undefined when the API accepted no exchange with this id. */
+export async function findExchangeTerms(pool: pg.Pool, exchangeId: string): Promise<ExchangeTerms | undefined> {
+  const { rows } = await pool.query<{
+    partner_id: string;
+    request: AcceptedExchange;
+    rates: Record<string, string> | null;
+    fee_percentage: string | null;
+  }>({
+    name: 'find_exchange_terms',
+    text: `select a.partner_id, a.request, l.rates, l.fee_percentage::text as fee_percentage
+             from accepted_operation a
+             left join rate_lock l on l.partner_id = a.partner_id and l.id = case
+               when a.request->>'lock_id' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+               then (a.request->>'lock_id')::uuid end
+            where a.id = $1 and a.kind = 'EXCHANGE'`,
+    values: [exchangeId],
+  });
+  const row = rows[0];
+  if (!row) return undefined;
+  const lock = row.rates && row.fee_percentage !== null ? { rates: row.rates, feePercentage: row.fee_percentage } : undefined;
+  return { partnerId: row.partner_id, request: row.request, lock };
+}
 
 export interface ExchangeExecution {
   exchangeId: string;
-  /** The operation's workflow, and that workflow's input: the API's record must match both. */
-  workflowId: string;
-  request: unknown;
-  /** The partner's lock as read before the quote; none when it is not the partner's. */
-  lock: { rates: Record<string, string>; feePercentage: string } | undefined;
+  /** The lock's terms the quote came from; none when the request names no lock of its partner's. */
+  lock: ExchangeTerms['lock'];
   /** The quote, or why the lock's rates cannot quote this amount. */
   quote: { transfer: TransferInput; exchange: Record<string, unknown> } | { problem: string } | undefined;
   now: Date;
@@ -19,9 +48,9 @@ export type ExchangeOutcome = { outcome: 'EXCHANGED' | 'EXISTS' } | { outcome: '
 
 /**
  * execute_exchange (the baseline migration): every decision of an exchange in one statement, its
- * own transaction. EXISTS when an earlier run stored it; UNKNOWN, with the reason, for a workflow
- * whose input is not a request the API accepted for it. Refusals as the partner is told them: an
- * exchange given up on, a lock it cannot use, an amount the lock's rates cannot quote, insufficient funds.
+ * own transaction. EXISTS when an earlier run stored it; UNKNOWN, with the reason, when the API
+ * accepted no such exchange. Refusals as the partner is told them: an exchange given up on, a lock
+ * it cannot use, an amount the lock's rates cannot quote, insufficient funds.
  */
 export async function executeExchange(pool: pg.Pool, execution: ExchangeExecution): Promise<ExchangeOutcome> {
   const quote = execution.quote && 'transfer' in execution.quote ? execution.quote : undefined;
@@ -29,11 +58,9 @@ export async function executeExchange(pool: pg.Pool, execution: ExchangeExecutio
   try {
     ({ rows } = await pool.query({
       name: 'execute_exchange',
-      text: 'select outcome, reason from execute_exchange($1, $2, $3::jsonb, $4::jsonb, $5, $6, $7::jsonb, $8::jsonb, $9)',
+      text: 'select outcome, reason from execute_exchange($1, $2::jsonb, $3, $4, $5::jsonb, $6::jsonb, $7)',
       values: [
         execution.exchangeId,
-        execution.workflowId,
-        JSON.stringify(execution.request),
         execution.lock ? JSON.stringify(execution.lock.rates) : null,
         execution.lock?.feePercentage ?? null,
         execution.quote && 'problem' in execution.quote ? execution.quote.problem : null,

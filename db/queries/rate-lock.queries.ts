@@ -21,17 +21,3 @@ export async function insertRateLock(
   );
   return result.rows[0];
 }
-
-/** A partner's lock as stored (its rates and fee never change), whether used or not; undefined when it is not this partner's. */
-export async function findRateLockTerms(
-  pool: pg.Pool,
-  lock: { id: string; partnerId: string },
-): Promise<{ rates: Record<string, string>; feePercentage: string } | undefined> {
-  const { rows } = await pool.query<{ rates: Record<string, string>; fee_percentage: string }>({
-    name: 'find_rate_lock_terms',
-    text: 'select rates, fee_percentage::text as fee_percentage from rate_lock where id = $1 and partner_id = $2',
-    values: [lock.id, lock.partnerId],
-  });
-  const row = rows[0];
-  return row && { rates: row.rates, feePercentage: row.fee_percentage };
-}

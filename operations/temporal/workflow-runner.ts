@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { DomainError, isDomainErrorKind } from '../../core/errors';
 import { currentLogContext } from '../../core/logger';
 import { recordAcceptedOperation } from '../../db/queries/accepted-operation.queries';
+import type { AcceptedOperation } from '../../db/queries/accepted-operation.queries';
 import { OPERATION_TYPES } from '../../core/operation-types';
 import type { OperationType } from '../../core/operation-types';
 import { tombstoneOperation } from '../../db/queries/ledger-tombstone.queries';
@@ -38,6 +39,8 @@ export interface WorkflowStart<W extends Workflow> {
   metadata?: WorkflowMetadata;
   /** The operation (its type says the kind of its ledger transfer), its id (the workflow id derives from it) and whose it is. */
   operation: { type: OperationType; id: string; partnerId: string };
+  /** What the API accepted: recorded before the workflow starts, and all its first step moves money by. */
+  request: AcceptedOperation['request'];
 }
 
 /**
@@ -47,9 +50,9 @@ export interface WorkflowStart<W extends Workflow> {
 const ID_POLICIES = { workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'REJECT_DUPLICATE' } as const;
 
 /** Starts (or joins) a workflow whose result is final (the exchange) and waits for it. */
-export async function executeWorkflow<W extends Workflow>(target: WorkflowTarget, requested: WorkflowStart<W>): Promise<void> {
+export async function executeWorkflow<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): Promise<void> {
   const { client } = target;
-  const start = await accepted(target, requested);
+  await recordAccepted(target, start);
   let progress: OperationProgress | undefined;
   try {
     progress = await withinResponseTime(
@@ -69,9 +72,9 @@ export async function executeWorkflow<W extends Workflow>(target: WorkflowTarget
  * Starts (or joins) a workflow and returns as soon as it has reserved the funds
  * (Update-With-Start on the fundsReserved update); the workflow goes on without the caller.
  */
-export async function startAndAwaitReservation<W extends Workflow>(target: WorkflowTarget, requested: WorkflowStart<W>): Promise<void> {
+export async function startAndAwaitReservation<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): Promise<void> {
   const { client } = target;
-  const start = await accepted(target, requested);
+  await recordAccepted(target, start);
   const operation = new WithStartWorkflowOperation<W>(start.contract.workflowType, {
     ...startOptions(target, start),
     workflowIdConflictPolicy: 'USE_EXISTING',
@@ -88,22 +91,20 @@ export async function startAndAwaitReservation<W extends Workflow>(target: Workf
 }
 
 /**
- * Records the operation as accepted before its workflow exists: the workflow moves money only for
- * what is recorded (activities/accepted-operation.guard.ts). A replay of the key finds the first
- * record, and the workflow starts with that request, however rates or fees have moved since.
+ * Records the operation as accepted before its workflow exists: the workflow carries only the id,
+ * and moves money only by what is recorded. A replay of the key keeps the first record, however
+ * rates or fees have moved since.
  */
-async function accepted<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): Promise<WorkflowStart<W>> {
+async function recordAccepted(target: WorkflowTarget, start: WorkflowStart<Workflow>): Promise<void> {
   // Before anything is recorded: a refused request leaves no trace and adds no work.
   target.admission?.admit();
-  const [input, ...rest] = start.args as unknown[];
-  const request = await recordAcceptedOperation(target.pool, {
+  await recordAcceptedOperation(target.pool, {
     id: start.operation.id,
     kind: OPERATION_TYPES[start.operation.type].ledgerKind,
     partnerId: start.operation.partnerId,
     workflowId: workflowIdOf(start),
-    request: input,
+    request: start.request,
   });
-  return { ...start, args: [request, ...rest] as Parameters<W> };
 }
 
 /**

@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import type { CryptoWithdrawalInput, ExchangeInput, SepaTransferInput } from '../../contracts';
 import { cryptoWithdrawalContract, exchangeContract, sepaTransferContract } from '../../contracts';
 import { Decimal } from '../../core/money';
 import { cachedPartnerName } from '../../db/caches/partner-name-cache';
+import type { AcceptedExchange, AcceptedSepaTransfer, AcceptedWithdrawal } from '../../db/queries/accepted-operation.queries';
 
 /**
  * What the Temporal UI shows of a workflow before anyone opens it: a one-line summary in the
@@ -36,50 +36,50 @@ export async function partnerLabelOf(pool: pg.Pool, partnerId: string): Promise<
 
 const PERSONAL_DATA_NOTE = 'Beneficiary data is personal data and is not shown here: `npm run ops -- operation show ID`.';
 
-export function cryptoWithdrawalMetadata(input: CryptoWithdrawalInput, partner: PartnerLabel): WorkflowMetadata {
-  const currency = input.currency.toUpperCase();
-  const held = new Decimal(input.amount).plus(input.fee).toFixed();
-  const forWhom = input.userId === null ? partnerText(partner) : `${partnerText(partner)} (user ${input.userId})`;
+export function cryptoWithdrawalMetadata(withdrawalId: string, accepted: AcceptedWithdrawal, partner: PartnerLabel): WorkflowMetadata {
+  const currency = accepted.currency.toUpperCase();
+  const held = new Decimal(accepted.amount).plus(accepted.fee).toFixed();
+  const forWhom = accepted.user_id === null ? partnerText(partner) : `${partnerText(partner)} (user ${accepted.user_id})`;
   return {
-    ...summaryOf(`Crypto withdrawal ${input.amount} ${currency} on ${input.network} for ${forWhom}`),
-    staticDetails: detailsOf(`Crypto withdrawal \`${cryptoWithdrawalContract.workflowId(input.withdrawalId)}\``, [
-      ['Withdrawal id', code(input.withdrawalId)],
+    ...summaryOf(`Crypto withdrawal ${accepted.amount} ${currency} on ${accepted.network} for ${forWhom}`),
+    staticDetails: detailsOf(`Crypto withdrawal \`${cryptoWithdrawalContract.workflowId(withdrawalId)}\``, [
+      ['Withdrawal id', code(withdrawalId)],
       ['Partner', partnerDetail(partner)],
-      ['User', input.userId === null ? 'none: the partner withdraws for itself' : code(input.userId)],
-      ['Amount', `${input.amount} ${currency} on ${input.network}`],
-      ['Network fee', `${input.fee} ${currency}`],
+      ['User', accepted.user_id === null ? 'none: the partner withdraws for itself' : code(accepted.user_id)],
+      ['Amount', `${accepted.amount} ${currency} on ${accepted.network}`],
+      ['Network fee', `${accepted.fee} ${currency}`],
       ['Held', `${held} ${currency} (amount + fee)`],
-      ['Value', `${input.amountEur} EUR (travel-rule threshold check)`],
-      ['Wallet', `${input.walletType}, receiver ${input.receiverType}`],
+      ['Value', `${accepted.amount_eur} EUR (travel-rule threshold check)`],
+      ['Wallet', `${accepted.wallet_type}, receiver ${accepted.receiver_type}`],
     ]),
   };
 }
 
-export function sepaTransferMetadata(input: SepaTransferInput, partner: PartnerLabel): WorkflowMetadata {
+export function sepaTransferMetadata(transferId: string, accepted: AcceptedSepaTransfer, partner: PartnerLabel): WorkflowMetadata {
   return {
-    ...summaryOf(`SEPA transfer ${input.amount} EUR for ${partnerText(partner)}`),
-    staticDetails: detailsOf(`SEPA transfer \`${sepaTransferContract.workflowId(input.transferId)}\``, [
-      ['Transfer id', code(input.transferId)],
+    ...summaryOf(`SEPA transfer ${accepted.amount} EUR for ${partnerText(partner)}`),
+    staticDetails: detailsOf(`SEPA transfer \`${sepaTransferContract.workflowId(transferId)}\``, [
+      ['Transfer id', code(transferId)],
       ['Partner', partnerDetail(partner)],
-      ['Amount', `${input.amount} EUR (held until the bank answers)`],
-      ['Receiver', input.receiverType],
+      ['Amount', `${accepted.amount} EUR (held until the bank answers)`],
+      ['Receiver', accepted.receiver_type],
     ]),
   };
 }
 
-export function exchangeMetadata(input: ExchangeInput, partner: PartnerLabel): WorkflowMetadata {
-  const from = input.currencyFrom.toUpperCase();
-  const to = input.currencyTo.toUpperCase();
+export function exchangeMetadata(exchangeId: string, accepted: AcceptedExchange, partner: PartnerLabel): WorkflowMetadata {
+  const from = accepted.currency_from.toUpperCase();
+  const to = accepted.currency_to.toUpperCase();
   return {
-    ...summaryOf(`Exchange ${input.amount} ${from} → ${to} for ${partnerText(partner)}`),
+    ...summaryOf(`Exchange ${accepted.amount_from} ${from} → ${to} for ${partnerText(partner)}`),
     staticDetails: detailsOf(
-      `Exchange \`${exchangeContract.workflowId(input.exchangeId)}\``,
+      `Exchange \`${exchangeContract.workflowId(exchangeId)}\``,
       [
-        ['Exchange id', code(input.exchangeId)],
+        ['Exchange id', code(exchangeId)],
         ['Partner', partnerDetail(partner)],
-        ['Amount', `${input.amount} ${from} into ${to}`],
-        ['Rate lock', `${code(input.lockId)} (its rates and fee percentage apply)`],
-        ['Requested at', input.requestedAt],
+        ['Amount', `${accepted.amount_from} ${from} into ${to}`],
+        ['Rate lock', `${code(accepted.lock_id)} (its rates and fee percentage apply)`],
+        ['Requested at', accepted.requested_at],
       ],
       false,
     ),

@@ -165,19 +165,9 @@ it('stores what partners send only encrypted in Temporal, and the codec endpoint
       const clear = decoded.payloads.map((payload) => Buffer.from(payload.data, 'base64').toString('utf8')).join('\n');
       found.push(...everything.filter((secret) => clear.includes(secret)));
     }
-    // The beneficiary's name, the memo and the IVMS101 data are in the withdrawal; the creditor, title and IBAN in the SEPA transfer.
-    expect(new Set(found)).toEqual(
-      new Set([
-        secrets.beneficiaryName,
-        secrets.memo,
-        secrets.ivmsLastName,
-        secrets.documentNumber,
-        secrets.creditorFirst,
-        secrets.creditorLast,
-        secrets.title,
-        iban,
-      ]),
-    );
+    // Only the operator's travel-rule completion (the IVMS101 data) goes through Temporal: the
+    // workflows carry ids, and the partners' requests (names, memo, creditor, title, IBAN) stay in Postgres.
+    expect(new Set(found)).toEqual(new Set([secrets.ivmsLastName, secrets.documentNumber]));
   } finally {
     await server.stop();
   }

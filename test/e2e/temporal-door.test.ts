@@ -9,7 +9,6 @@ import type { CryptoWithdrawalInput, OperationProgress, SepaTransferInput } from
 import { newWalletAddress } from '../../db/services/account-identifiers';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
-import type { TestPartner } from '../support/fixtures';
 import { balancesOf } from '../support/operations';
 import { testStack } from '../support/stack';
 import { testDataConverter } from '../support/temporal-access';
@@ -34,23 +33,9 @@ afterAll(async () => {
   await plaintextConnection?.close();
 });
 
-function forgedWithdrawal(partner: TestPartner, overrides: Partial<CryptoWithdrawalInput> = {}): CryptoWithdrawalInput {
-  return {
-    withdrawalId: randomUUID(),
-    partnerId: partner.partnerId,
-    userId: null,
-    currency: 'eth',
-    network: 'ethereum',
-    amount: '2.5',
-    fee: '0',
-    destination: newWalletAddress('eth'),
-    memo: null,
-    walletType: 'CUSTODIAL',
-    receiverType: 'NATURAL',
-    beneficiaryName: 'Mallory',
-    amountEur: '1',
-    ...overrides,
-  };
+/** A withdrawal's workflow input for an id the API never accepted. */
+function forgedWithdrawal(): CryptoWithdrawalInput {
+  return { withdrawalId: randomUUID(), currency: 'eth', network: 'ethereum' };
 }
 
 async function ledgerTransferOf(id: string): Promise<unknown> {
@@ -69,7 +54,7 @@ async function resultOf(handle: WorkflowHandle): Promise<OperationProgress> {
 describe('a workflow started straight on Temporal', () => {
   it('with plaintext input (the bare CLI) fails before its code runs: nothing held, nothing sent', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eth: '5' } });
-    const input = forgedWithdrawal(partner);
+    const input = forgedWithdrawal();
     const handle = await plaintext.workflow.start(cryptoWithdrawalContract.workflowType, {
       taskQueue: testStack().taskQueue,
       workflowId: cryptoWithdrawalContract.workflowId(input.withdrawalId),
@@ -85,7 +70,7 @@ describe('a workflow started straight on Temporal', () => {
 
   it('encrypted with the payload key, for an operation the API never accepted, is refused as REFUSED_UNKNOWN_OPERATION', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eth: '5' } });
-    const input = forgedWithdrawal(partner);
+    const input = forgedWithdrawal();
     const workflowId = cryptoWithdrawalContract.workflowId(input.withdrawalId);
     const handle = await ctx.temporal.workflow.start(cryptoWithdrawalContract.workflowType, {
       taskQueue: testStack().taskQueue,
@@ -106,17 +91,7 @@ describe('a workflow started straight on Temporal', () => {
 
   it('refuses a SEPA transfer and an exchange the API never accepted the same way', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eur: '500', btc: '1' } });
-    const transfer: SepaTransferInput = {
-      transferId: randomUUID(),
-      partnerId: partner.partnerId,
-      amount: '400',
-      receiverType: 'NATURAL',
-      receiverFirstName: 'Mallory',
-      receiverLastName: 'Mule',
-      companyName: null,
-      destinationIban: 'DE89370400440532013000',
-      transferTitle: 'forged',
-    };
+    const transfer: SepaTransferInput = { transferId: randomUUID() };
     const sepa = await ctx.temporal.workflow.execute(sepaTransferContract.workflowType, {
       taskQueue: testStack().taskQueue,
       workflowId: sepaTransferContract.workflowId(transfer.transferId),
@@ -127,23 +102,13 @@ describe('a workflow started straight on Temporal', () => {
     const exchange = await ctx.temporal.workflow.execute(exchangeContract.workflowType, {
       taskQueue: testStack().taskQueue,
       workflowId: exchangeContract.workflowId(exchangeId),
-      args: [
-        {
-          exchangeId,
-          partnerId: partner.partnerId,
-          lockId: randomUUID(),
-          currencyFrom: 'btc',
-          currencyTo: 'eur',
-          amount: '1',
-          requestedAt: new Date().toISOString(),
-        },
-      ],
+      args: [{ exchangeId, currencyFrom: 'btc', currencyTo: 'eur' }],
     });
     expect(exchange).toMatchObject({ status: 'UNSUCCESSFUL', stage: 'REFUSED_UNKNOWN_OPERATION' });
     expect(await balancesOf(ctx.api, partner)).toMatchObject({ eur: '500.00', btc: '1.00000000' });
   });
 
-  it('with the id of a real withdrawal but altered input, or under another workflow id, changes nothing of it', async () => {
+  it('with the id of a real withdrawal under another workflow id changes nothing of it', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eth: '5' } });
     const response = await ctx.api.request('POST', '/v1/partner/crypto-withdrawal', {
       apiKey: partner.apiKey,
@@ -163,17 +128,16 @@ describe('a workflow started straight on Temporal', () => {
     // Waiting for its data before anything is forged: "still waits" below then means something.
     await eventually(async () => expect(await real.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA' }));
     const balanceWhileHeld = (await balancesOf(ctx.api, partner)).eth;
-    const accepted = await acceptedRequestOf(withdrawalId);
 
     const elsewhere = `crypto-withdrawal-${randomUUID()}`;
     const altered = await ctx.temporal.workflow.execute(cryptoWithdrawalContract.workflowType, {
       taskQueue: testStack().taskQueue,
       workflowId: elsewhere,
-      args: [{ ...accepted, destination: newWalletAddress('eth'), walletType: 'CUSTODIAL' }],
+      args: [{ withdrawalId, currency: 'eth', network: 'ethereum' }],
     });
     expect(altered).toMatchObject({ stage: 'REFUSED_UNKNOWN_OPERATION' });
     expect((await refusedRowsOf(elsewhere))[0]?.reason).toBe(
-      `operation ${withdrawalId} runs only as workflow ${cryptoWithdrawalContract.workflowId(withdrawalId)} (cryptoWithdrawalWorkflow)`,
+      `reserveWithdrawal for operation ${withdrawalId} runs only in workflow ${cryptoWithdrawalContract.workflowId(withdrawalId)} (cryptoWithdrawalWorkflow)`,
     );
     // The real one still waits, its money still held: a refusal releases nothing of it.
     expect(await real.query(statusQuery)).toMatchObject({ status: 'IN_PROGRESS_TR_DATA' });
@@ -214,8 +178,7 @@ describe('a signal or update sent to a running workflow without the payload key'
 
 describe('reconciliation', () => {
   it('reports the workflows refused as unknown since its previous report', async () => {
-    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
-    const input = forgedWithdrawal(partner);
+    const input = forgedWithdrawal();
     await ctx.temporal.workflow.execute(cryptoWithdrawalContract.workflowType, {
       taskQueue: testStack().taskQueue,
       workflowId: cryptoWithdrawalContract.workflowId(input.withdrawalId),
@@ -242,14 +205,6 @@ describe('reconciliation', () => {
     expect(rows.every((row) => !row.ok)).toBe(true);
   });
 });
-
-async function acceptedRequestOf(id: string): Promise<CryptoWithdrawalInput> {
-  const rows = await ctx.orm.em
-    .fork()
-    .getConnection()
-    .execute<Array<{ request: CryptoWithdrawalInput }>>(`select request from accepted_operation where id = ?`, [id]);
-  return rows[0]!.request;
-}
 
 describe("a worker that is not ours, holding the payload key, scheduling the service's activities", () => {
   const rogueQueue = `rogue-${randomUUID()}`;

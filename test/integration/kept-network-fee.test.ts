@@ -106,7 +106,7 @@ describe('a crypto withdrawal whose transaction failed on chain', () => {
 
     // The chain's answer, as the workflow hears it (the patient wait: the polling one needs an activity context); then the workflow's reject step, run twice (a
     // retry after a lost completion, a Reset) and once more concurrently with a third run.
-    const failure = await failureOf(activities.awaitWithdrawalConfirmation({ network: 'ethereum', ...broadcast }));
+    const failure = await failureOf(activities.awaitWithdrawalConfirmation(withdrawalId, { network: 'ethereum', ...broadcast }));
     expect(failure.type).toBe('transaction-failed');
     const reason = failure.message;
     await activities.rejectWithdrawal(withdrawalId, reason);
@@ -143,7 +143,7 @@ describe('a crypto withdrawal whose transaction failed on chain', () => {
     const partner = await createTestPartner(orm, { deposits: { eth: DEPOSIT } });
     const activities = activitiesOnChainAnswering('FAILED');
     const { withdrawalId, broadcast } = await broadcastWithdrawal(activities, partner);
-    const failure = await failureOf(activities.awaitWithdrawalConfirmation({ network: 'ethereum', ...broadcast }));
+    const failure = await failureOf(activities.awaitWithdrawalConfirmation(withdrawalId, { network: 'ethereum', ...broadcast }));
     await activities.rejectWithdrawal(withdrawalId, failure.message);
 
     const request = {
@@ -192,7 +192,7 @@ describe('a crypto withdrawal whose transaction failed on chain', () => {
     const partner = await createTestPartner(orm, { deposits: { eth: DEPOSIT } });
     const activities = activitiesOnChainAnswering('FAILED');
     const { withdrawalId, broadcast } = await broadcastWithdrawal(activities, partner);
-    const failure = await failureOf(activities.awaitWithdrawalConfirmation({ network: 'ethereum', ...broadcast }));
+    const failure = await failureOf(activities.awaitWithdrawalConfirmation(withdrawalId, { network: 'ethereum', ...broadcast }));
     await activities.rejectWithdrawal(withdrawalId, failure.message);
 
     const ours = new Set([withdrawalId, derivedTransferId(withdrawalId, 'kept-network-fee')]);

@@ -126,13 +126,13 @@ describe("a crypto withdrawal's travel-rule check, one read and one conditional 
     const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
     const userId = await registerUser(orm, partner, 'user-travel-rule');
     const destination = '0x52908400098527886E0F7030069857D2E4169EE8';
-    await reservedWithdrawal(activities, pool, partner, { userId, destination, amountEur: '600', walletType: 'NON_CUSTODIAL' });
+    await reservedWithdrawal(activities, pool, partner, { user_id: userId, destination, amount_eur: '600', wallet_type: 'NON_CUSTODIAL' });
     // 600 + 600 EUR to one destination (in another letter case) within 24 hours: above the 1000 EUR threshold.
     const { withdrawalId } = await reservedWithdrawal(activities, pool, partner, {
-      userId,
+      user_id: userId,
       destination: destination.toLowerCase(),
-      amountEur: '600',
-      walletType: 'NON_CUSTODIAL',
+      amount_eur: '600',
+      wallet_type: 'NON_CUSTODIAL',
     });
     const stored = await pool.query(`select travel_rule from crypto_withdrawal where id = $1`, [withdrawalId]);
     const travelRule = stored.rows[0].travel_rule;

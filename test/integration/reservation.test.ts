@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
+import { cryptoWithdrawalContract, sepaTransferContract } from '../../contracts';
 import { DomainError } from '../../core/errors';
 import type { OperationState } from '../../core/operation-status';
+import type { AcceptedSepaTransfer, AcceptedWithdrawal } from '../../db/queries/accepted-operation.queries';
 import { reserveOutgoingPayment } from '../../db/queries/reservation.queries';
-import type { Reservation } from '../../db/queries/reservation.queries';
+import type { ReservedTable } from '../../db/queries/reservation.queries';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import { testStack } from '../support/stack';
 import { endPool, openPool } from '../../db/pool';
@@ -16,6 +18,9 @@ import { endPool, openPool } from '../../db/pool';
  * allowlist made required, the EUR account deactivated) must still decide it. These hold the
  * policy row, queue the operator's change, then the reservation, and release in that order.
  */
+
+/** What a reservation is given: the table, the operation's id and the time. */
+type Reservation = Parameters<typeof reserveOutgoingPayment>[1];
 
 let orm: MikroORM;
 let pool: pg.Pool;
@@ -95,65 +100,46 @@ async function reservedAfterOperatorChangeDuringWait(partnerId: string, operator
 describe('a reservation in one round trip (reserveOutgoingPayment)', () => {
   const NOW = new Date('2026-11-25T10:00:00.123Z');
 
-  function withdrawal(partnerId: string, amount = '0.5'): Reservation {
-    const id = randomUUID();
+  /** A reservation of an operation the API accepted as `request`, under its kind. */
+  interface AcceptedPayment extends Reservation {
+    table: ReservedTable;
+    kind: 'CRYPTO_WITHDRAWAL' | 'SEPA_TRANSFER';
+    partnerId: string;
+    request: AcceptedWithdrawal | AcceptedSepaTransfer;
+  }
+
+  function withdrawal(partnerId: string, overrides: Partial<AcceptedWithdrawal> = {}): AcceptedPayment {
     return {
       table: 'crypto_withdrawal',
-      operationId: id,
-      workflowId: `crypto-withdrawal-${id}`,
-      request: { withdrawalId: id, partnerId, currency: 'eth', network: 'ethereum', amount, note: 'the request as the API accepted it' },
-      transfer: {
-        transferId: id,
-        kind: 'CRYPTO_WITHDRAWAL',
-        postings: [
-          { partnerId, currency: 'eth', amount: `-${amount}` },
-          { systemAccount: 'CRYPTO_WITHDRAWALS', currency: 'eth', amount },
-        ],
-      },
-      record: {
-        id,
-        partner_id: partnerId,
+      kind: 'CRYPTO_WITHDRAWAL',
+      operationId: randomUUID(),
+      partnerId,
+      request: {
         user_id: null,
         currency: 'eth',
         network: 'ethereum',
-        amount,
+        amount: '0.5',
         fee: '0',
         destination: '0x1111111111111111111111111111111111111111',
         memo: null,
         wallet_type: 'CUSTODIAL',
         receiver_type: 'NATURAL',
         beneficiary_name: 'Ada Lovelace',
-        status: 'IN_PROGRESS',
-        stage: 'RESERVED',
         amount_eur: '1234.567890123456789',
-        created_at: NOW.toISOString(),
-        updated_at: NOW.toISOString(),
+        address_key: '0x1111111111111111111111111111111111111111',
+        ...overrides,
       },
-      amountEur: '1234.567890123456789',
-      addressKey: '0x1111111111111111111111111111111111111111',
       now: NOW,
     };
   }
 
-  function sepaTransfer(partnerId: string): Reservation {
-    const id = randomUUID();
+  function sepaTransfer(partnerId: string): AcceptedPayment {
     return {
       table: 'sepa_transfer',
-      operationId: id,
-      workflowId: `sepa-transfer-${id}`,
-      request: { transferId: id, partnerId, amount: '10.00' },
-      transfer: {
-        transferId: id,
-        kind: 'SEPA_TRANSFER',
-        postings: [
-          { partnerId, currency: 'eur', amount: '-10.00' },
-          { systemAccount: 'SEPA_CLEARING', currency: 'eur', amount: '10.00' },
-        ],
-      },
-      record: {
-        id,
-        partner_id: partnerId,
-        currency: 'eur',
+      kind: 'SEPA_TRANSFER',
+      operationId: randomUUID(),
+      partnerId,
+      request: {
         amount: '10.00',
         receiver_type: 'LEGAL',
         receiver_first_name: null,
@@ -161,24 +147,19 @@ describe('a reservation in one round trip (reserveOutgoingPayment)', () => {
         company_name: 'ACME',
         destination_iban: 'DE89370400440532013000',
         transfer_title: 'invoice 1',
-        status: 'IN_PROGRESS',
-        stage: 'RESERVED',
-        created_at: NOW.toISOString(),
-        updated_at: NOW.toISOString(),
       },
-      amountEur: '10.00',
-      addressKey: null,
       now: NOW,
     };
   }
 
   /** What the API records before it starts the workflow. */
-  async function accept(operation: Reservation, request: unknown = operation.request): Promise<void> {
+  async function accept(operation: AcceptedPayment, request: object = operation.request): Promise<void> {
+    const contract = operation.kind === 'CRYPTO_WITHDRAWAL' ? cryptoWithdrawalContract : sepaTransferContract;
     await pool.query(`insert into accepted_operation (id, kind, partner_id, workflow_id, request) values ($1, $2, $3, $4, $5::jsonb)`, [
       operation.operationId,
-      operation.transfer.kind,
-      operation.record.partner_id,
-      operation.workflowId,
+      operation.kind,
+      operation.partnerId,
+      contract.workflowId(operation.operationId),
       JSON.stringify(request),
     ]);
   }
@@ -198,16 +179,20 @@ describe('a reservation in one round trip (reserveOutgoingPayment)', () => {
     return rows[0]!.available;
   }
 
-  it('holds and stores the withdrawal exactly as given; run again, it answers its state and writes nothing', async () => {
+  it('holds and stores the withdrawal exactly as accepted; run again, it answers its state and writes nothing', async () => {
     const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
-    const operation = withdrawal(partner.partnerId, '0.123456789012345678');
+    const operation = withdrawal(partner.partnerId, { amount: '0.123456789012345678' });
     await accept(operation);
-    await expect(reserveOutgoingPayment(pool, operation)).resolves.toEqual({ status: 'IN_PROGRESS', stage: 'RESERVED' });
+    await expect(reserveOutgoingPayment(pool, operation)).resolves.toMatchObject({ status: 'IN_PROGRESS', stage: 'RESERVED' });
     const { record, hold } = await written(operation);
     expect(hold).toBe('PENDING');
     expect(record).toMatchObject({
       partner_id: partner.partnerId,
       user_id: null,
+      currency: 'eth',
+      network: 'ethereum',
+      destination: '0x1111111111111111111111111111111111111111',
+      beneficiary_name: 'Ada Lovelace',
       amount: '0.123456789012345678',
       fee: '0.000000000000000000',
       amount_eur: '1234.567890123456789000',
@@ -223,42 +208,42 @@ describe('a reservation in one round trip (reserveOutgoingPayment)', () => {
     expect(await available(partner.partnerId, 'eth')).toBe('1.876543210987654322');
 
     await pool.query(`update crypto_withdrawal set stage = 'BROADCAST' where id = $1`, [operation.operationId]);
-    await expect(reserveOutgoingPayment(pool, operation)).resolves.toEqual({ status: 'IN_PROGRESS', stage: 'BROADCAST' });
+    await expect(reserveOutgoingPayment(pool, operation)).resolves.toEqual({
+      status: 'IN_PROGRESS',
+      stage: 'BROADCAST',
+      amount: '0.123456789012345678',
+      fee: '0',
+    });
     expect(await available(partner.partnerId, 'eth')).toBe('1.876543210987654322');
   });
 
-  it('takes the accepted request in any key order, and nothing that differs from it', async () => {
-    const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
-    const reordered = withdrawal(partner.partnerId);
-    await accept(reordered, Object.fromEntries(Object.entries(reordered.request as object).reverse()));
-    await expect(reserveOutgoingPayment(pool, reordered)).resolves.toEqual({ status: 'IN_PROGRESS', stage: 'RESERVED' });
-
-    const other = withdrawal(partner.partnerId);
-    await accept(other, { ...(other.request as object), amount: '0.6' });
+  it('answers UNKNOWN, with the reason, for an id the API never accepted or an operation of another kind, and writes nothing', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '2', eur: '100' } });
     const unaccepted = withdrawal(partner.partnerId);
-    const otherWorkflow = withdrawal(partner.partnerId);
-    await accept(otherWorkflow);
+    // Accepted, but as the other kind of payment than the one reserved.
+    const sepa = sepaTransfer(partner.partnerId);
+    await accept(sepa);
+    const crypto = withdrawal(partner.partnerId);
+    await accept(crypto);
     for (const [operation, reason] of [
-      [other, `the workflow input differs from the request the API accepted for operation ${other.operationId}`],
       [unaccepted, `the API accepted no operation ${unaccepted.operationId}`],
-      [
-        { ...otherWorkflow, workflowId: `exchange-${otherWorkflow.operationId}` },
-        `operation ${otherWorkflow.operationId} is a CRYPTO_WITHDRAWAL, not a CRYPTO_WITHDRAWAL`,
-      ],
+      [{ ...sepa, table: 'crypto_withdrawal' }, `operation ${sepa.operationId} is a SEPA_TRANSFER, not a CRYPTO_WITHDRAWAL`],
+      [{ ...crypto, table: 'sepa_transfer' }, `operation ${crypto.operationId} is a CRYPTO_WITHDRAWAL, not a SEPA_TRANSFER`],
     ] as const) {
       await expect(reserveOutgoingPayment(pool, operation)).resolves.toEqual({ unknown: reason });
       expect(await written(operation)).toEqual({ record: undefined, hold: undefined });
     }
-    expect(await available(partner.partnerId, 'eth')).toBe('1.500000000000000000');
+    expect(await available(partner.partnerId, 'eth')).toBe('2.000000000000000000');
+    expect(await available(partner.partnerId, 'eur')).toBe('100.000000000000000000');
   });
 
   it('passes exactly the daily limit, and refuses past it saying what is left, having written nothing', async () => {
     const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
     await pool.query(`insert into partner_policy (partner_id, daily_limit_eur) values ($1, 2000.50)`, [partner.partnerId]);
-    const first = { ...withdrawal(partner.partnerId), amountEur: '1000.25' };
+    const first = withdrawal(partner.partnerId);
     await accept(first);
-    await expect(reserveOutgoingPayment(pool, first)).resolves.toEqual({ status: 'IN_PROGRESS', stage: 'RESERVED' });
-    const over = { ...withdrawal(partner.partnerId), amountEur: '1000.26' };
+    await expect(reserveOutgoingPayment(pool, first)).resolves.toMatchObject({ status: 'IN_PROGRESS', stage: 'RESERVED' });
+    const over = withdrawal(partner.partnerId, { amount_eur: '765.94' });
     await accept(over);
     // The first counts by its record's amount_eur (1234.56…): 765.93… is left, rounded down.
     expect(await outcomeOf(reserveOutgoingPayment(pool, over))).toEqual({
@@ -266,9 +251,9 @@ describe('a reservation in one round trip (reserveOutgoingPayment)', () => {
       message: '765.93 EUR left in the last 24 h',
     });
     expect(await written(over)).toEqual({ record: undefined, hold: undefined });
-    const exact = { ...withdrawal(partner.partnerId), amountEur: '765.932109876543211' };
+    const exact = withdrawal(partner.partnerId, { amount_eur: '765.932109876543211' });
     await accept(exact);
-    await expect(reserveOutgoingPayment(pool, exact)).resolves.toEqual({ status: 'IN_PROGRESS', stage: 'RESERVED' });
+    await expect(reserveOutgoingPayment(pool, exact)).resolves.toMatchObject({ status: 'IN_PROGRESS', stage: 'RESERVED' });
   });
 
   it('sees the allowlist an operator required, and the EUR account an operator deactivated, while it waited for the policy', async () => {
@@ -302,7 +287,7 @@ describe('a reservation in one round trip (reserveOutgoingPayment)', () => {
 
   it('refuses short funds as the ledger does, and writes nothing', async () => {
     const partner = await createTestPartner(orm, { deposits: { eth: '0.1' } });
-    const operation = withdrawal(partner.partnerId, '0.5');
+    const operation = withdrawal(partner.partnerId, { amount: '0.5' });
     await accept(operation);
     const refusal = await reserveOutgoingPayment(pool, operation).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(DomainError);
@@ -310,21 +295,34 @@ describe('a reservation in one round trip (reserveOutgoingPayment)', () => {
     expect(await written(operation)).toEqual({ record: undefined, hold: undefined });
   });
 
-  it('refuses a record that is not the operation named', async () => {
+  it("stores the operation named, whatever else its request says: the id, partner and state are the reservation's", async () => {
     const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
+    const other = await createTestPartner(orm);
     const operation = withdrawal(partner.partnerId);
-    await accept(operation);
-    await expect(reserveOutgoingPayment(pool, { ...operation, record: { ...operation.record, id: randomUUID() } })).rejects.toThrow(
-      /the record of .* is another operation's/,
-    );
-    expect(await written(operation)).toEqual({ record: undefined, hold: undefined });
+    // Keys the API never writes into a request: the record's own columns are not the request's to set.
+    await accept(operation, {
+      ...operation.request,
+      id: randomUUID(),
+      partner_id: other.partnerId,
+      status: 'SUCCESSFUL',
+      stage: 'CONFIRMED',
+      transaction_hash: '0xabc',
+    });
+    await expect(reserveOutgoingPayment(pool, operation)).resolves.toMatchObject({ status: 'IN_PROGRESS', stage: 'RESERVED' });
+    expect((await written(operation)).record).toMatchObject({
+      id: operation.operationId,
+      partner_id: partner.partnerId,
+      status: 'IN_PROGRESS',
+      stage: 'RESERVED',
+      transaction_hash: null,
+    });
   });
 
   it('holds a SEPA transfer from an active EUR account, and refuses one from an inactive account', async () => {
     const partner = await createTestPartner(orm, { deposits: { eur: '100' } });
     const first = sepaTransfer(partner.partnerId);
     await accept(first);
-    await expect(reserveOutgoingPayment(pool, first)).resolves.toEqual({ status: 'IN_PROGRESS', stage: 'RESERVED' });
+    await expect(reserveOutgoingPayment(pool, first)).resolves.toMatchObject({ status: 'IN_PROGRESS', stage: 'RESERVED' });
     expect(await written(first)).toMatchObject({
       hold: 'PENDING',
       record: { amount: '10.000000000000000000', company_name: 'ACME', receiver_first_name: null, message_id: null, stage: 'RESERVED' },
@@ -362,10 +360,8 @@ describe('a reservation in one round trip (reserveOutgoingPayment)', () => {
       });
       await holder.query('commit');
       const outcomes = await Promise.all(attempts);
-      expect(outcomes).toEqual([
-        { status: 'IN_PROGRESS', stage: 'RESERVED' },
-        { status: 'IN_PROGRESS', stage: 'RESERVED' },
-      ]);
+      const held = { status: 'IN_PROGRESS', stage: 'RESERVED', amount: '0.5', fee: '0' };
+      expect(outcomes).toEqual([held, held]);
     } finally {
       await holder.query('rollback').catch(() => undefined);
       holder.release();

@@ -32,7 +32,7 @@ afterAll(async () => {
 /** Above 1000 EUR to a wallet of its own: waits for travel-rule data. */
 async function waitingWithdrawal() {
   const partner = await createTestPartner(orm, { deposits: { eth: '2' } });
-  const input = await reservedWithdrawal(activities, pool, partner, { amount: '1', amountEur: '3100', walletType: 'NON_CUSTODIAL' });
+  const input = await reservedWithdrawal(activities, pool, partner, { amount: '1', amount_eur: '3100', wallet_type: 'NON_CUSTODIAL' });
   const stored = await pool.query(`select travel_rule->'requiresCompletion' as requires from crypto_withdrawal where id = $1`, [
     input.withdrawalId,
   ]);

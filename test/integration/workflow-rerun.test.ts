@@ -60,21 +60,7 @@ describe('a withdrawal run again after it is over', () => {
     // starts only once the first run is closed, as an operator's reset or a later start would.
     await ctx.temporal.workflow.getHandle(cryptoWithdrawalContract.workflowId(withdrawalId)).result();
 
-    const rerun = await runAgain({
-      withdrawalId,
-      partnerId: partner.partnerId,
-      userId: null,
-      currency: 'eth',
-      network: 'ethereum',
-      amount: '0.5',
-      fee: '0.0005',
-      destination,
-      memo: null,
-      walletType: 'CUSTODIAL',
-      receiverType: 'NATURAL',
-      beneficiaryName: 'Jan Kowalski',
-      amountEur: '1500',
-    });
+    const rerun = await runAgain({ withdrawalId, currency: 'eth', network: 'ethereum' });
     expect(rerun.status).toBe(finalStatus);
     expect(await withdrawalRow(withdrawalId)).toEqual(before);
     expect((await balancesOf(ctx.api, partner)).eth).toBe(finalBalance);

@@ -30,6 +30,8 @@ function dependencies(chainState: ConfirmationState, bankState: BankPaymentState
 }
 
 const TRANSACTION = { network: 'ethereum', transactionHash: '0xabc', broadcastAt: '2026-11-22T10:00:00.000Z' } as const;
+const WITHDRAWAL_ID = '5e6aba0b-fbaa-4e6f-aa3a-76436dc95935';
+const TRANSFER_ID = 'ca594c93-93e4-425a-88f0-f8010f844bdb';
 
 async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
   const error = await promise.then(
@@ -43,13 +45,19 @@ async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure>
 describe('awaitWithdrawalConfirmation (patient)', () => {
   it('completes only once the chain confirms', async () => {
     await expect(
-      createCryptoWithdrawalActivities(dependencies('CONFIRMED', { state: 'PENDING' })).awaitWithdrawalConfirmation(TRANSACTION),
+      createCryptoWithdrawalActivities(dependencies('CONFIRMED', { state: 'PENDING' })).awaitWithdrawalConfirmation(
+        WITHDRAWAL_ID,
+        TRANSACTION,
+      ),
     ).resolves.toBeUndefined();
   });
 
   it('fails retryably while the transaction is pending', async () => {
     const failure = await failureOf(
-      createCryptoWithdrawalActivities(dependencies('PENDING', { state: 'PENDING' })).awaitWithdrawalConfirmation(TRANSACTION),
+      createCryptoWithdrawalActivities(dependencies('PENDING', { state: 'PENDING' })).awaitWithdrawalConfirmation(
+        WITHDRAWAL_ID,
+        TRANSACTION,
+      ),
     );
     expect(failure.type).toBe('not-confirmed-yet');
     expect(failure.nonRetryable).toBe(false);
@@ -57,7 +65,10 @@ describe('awaitWithdrawalConfirmation (patient)', () => {
 
   it('fails for good, as a definite answer, when the transaction failed on chain', async () => {
     const failure = await failureOf(
-      createCryptoWithdrawalActivities(dependencies('FAILED', { state: 'PENDING' })).awaitWithdrawalConfirmation(TRANSACTION),
+      createCryptoWithdrawalActivities(dependencies('FAILED', { state: 'PENDING' })).awaitWithdrawalConfirmation(
+        WITHDRAWAL_ID,
+        TRANSACTION,
+      ),
     );
     expect(failure.type).toBe('transaction-failed');
     expect(failure.nonRetryable).toBe(true);
@@ -70,9 +81,15 @@ describe('awaitWithdrawalConfirmation (patient)', () => {
   });
 
   it('writes nothing while the transaction is pending or once it is confirmed', async () => {
-    await createCryptoWithdrawalActivities(dependencies('CONFIRMED', { state: 'PENDING' })).awaitWithdrawalConfirmation(TRANSACTION);
+    await createCryptoWithdrawalActivities(dependencies('CONFIRMED', { state: 'PENDING' })).awaitWithdrawalConfirmation(
+      WITHDRAWAL_ID,
+      TRANSACTION,
+    );
     await failureOf(
-      createCryptoWithdrawalActivities(dependencies('PENDING', { state: 'PENDING' })).awaitWithdrawalConfirmation(TRANSACTION),
+      createCryptoWithdrawalActivities(dependencies('PENDING', { state: 'PENDING' })).awaitWithdrawalConfirmation(
+        WITHDRAWAL_ID,
+        TRANSACTION,
+      ),
     );
     expect(updates).toEqual([]);
   });
@@ -81,18 +98,22 @@ describe('awaitWithdrawalConfirmation (patient)', () => {
 describe('awaitBankAnswer (patient)', () => {
   it("returns the bank's answer once there is one", async () => {
     const rejected = { state: 'REJECTED', reason: 'AC04 closed account number' } as const;
-    await expect(createSepaTransferActivities(dependencies('PENDING', rejected)).awaitBankAnswer('REF-1')).resolves.toEqual(rejected);
+    await expect(createSepaTransferActivities(dependencies('PENDING', rejected)).awaitBankAnswer(TRANSFER_ID, 'REF-1')).resolves.toEqual(
+      rejected,
+    );
   });
 
   it('fails retryably while the bank has not answered', async () => {
-    const failure = await failureOf(createSepaTransferActivities(dependencies('PENDING', { state: 'PENDING' })).awaitBankAnswer('REF-1'));
+    const failure = await failureOf(
+      createSepaTransferActivities(dependencies('PENDING', { state: 'PENDING' })).awaitBankAnswer(TRANSFER_ID, 'REF-1'),
+    );
     expect(failure.type).toBe('bank-answer-pending');
     expect(failure.nonRetryable).toBe(false);
   });
 
   it('fails for good when the bank does not know the reference', async () => {
     const failure = await failureOf(
-      createSepaTransferActivities(dependencies('PENDING', new UnknownBankReferenceError('REF-1'))).awaitBankAnswer('REF-1'),
+      createSepaTransferActivities(dependencies('PENDING', new UnknownBankReferenceError('REF-1'))).awaitBankAnswer(TRANSFER_ID, 'REF-1'),
     );
     expect(failure.type).toBe('unknown-bank-reference');
     expect(failure.nonRetryable).toBe(true);

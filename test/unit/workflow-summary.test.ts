@@ -1,25 +1,26 @@
 import { OPERATION_SUMMARY, operationSearchAttributes } from '../../core/search-attributes';
 import { cryptoWithdrawalMetadata, sepaTransferMetadata } from '../../operations/temporal/workflow-summary';
 
+const withdrawalId = '5e6aba0b-fbaa-4e6f-aa3a-76436dc95935';
+const partnerId = '00000000-0000-4000-8000-00000000d3e0';
 const withdrawal = {
-  withdrawalId: '5e6aba0b-fbaa-4e6f-aa3a-76436dc95935',
-  partnerId: '00000000-0000-4000-8000-00000000d3e0',
-  userId: null,
+  user_id: null,
   currency: 'usdc',
   network: 'polygon',
   amount: '25.5',
   fee: '0.1',
   destination: '0x52908400098527886E0F7030069857D2E4169EE7',
   memo: 'for the flat',
-  walletType: 'CUSTODIAL',
-  receiverType: 'NATURAL',
-  beneficiaryName: 'Jan Kowalski',
-  amountEur: '23.46',
+  wallet_type: 'CUSTODIAL',
+  receiver_type: 'NATURAL',
+  beneficiary_name: 'Jan Kowalski',
+  amount_eur: '23.46',
+  address_key: '0x52908400098527886e0f7030069857d2e4169ee7',
 } as const;
 
 describe('workflow summaries', () => {
   it('say what moves for whom, with the amount held, and carry none of the beneficiary data', () => {
-    const metadata = cryptoWithdrawalMetadata(withdrawal, { id: withdrawal.partnerId, name: 'Acme Wallet' });
+    const metadata = cryptoWithdrawalMetadata(withdrawalId, withdrawal, { id: partnerId, name: 'Acme Wallet' });
     expect(metadata.plainSummary).toBe('Crypto withdrawal 25.5 USDC on polygon for Acme Wallet');
     expect(metadata.staticDetails).toContain('**Held:** 25.6 USDC (amount + fee)');
     for (const text of Object.values(metadata)) {
@@ -28,7 +29,7 @@ describe('workflow summaries', () => {
   });
 
   it('show a partner name as one line of text: control characters become spaces, markdown is escaped', () => {
-    const metadata = cryptoWithdrawalMetadata(withdrawal, { id: withdrawal.partnerId, name: 'Evil\n# [click](http://x) *Co*' });
+    const metadata = cryptoWithdrawalMetadata(withdrawalId, withdrawal, { id: partnerId, name: 'Evil\n# [click](http://x) *Co*' });
     expect(metadata.plainSummary).toBe('Crypto withdrawal 25.5 USDC on polygon for Evil # [click](http://x) *Co*');
     expect(metadata.staticSummary).toBe('Crypto withdrawal 25.5 USDC on polygon for Evil \\# \\[click\\]\\(http://x\\) \\*Co\\*');
     expect(metadata.staticDetails).not.toContain('\n# ');
@@ -36,18 +37,16 @@ describe('workflow summaries', () => {
 
   it('fall back to the partner id when the name is unknown', () => {
     const transfer = {
-      transferId: 'ca594c93-93e4-425a-88f0-f8010f844bdb',
-      partnerId: withdrawal.partnerId,
       amount: '250.5',
-      receiverType: 'LEGAL',
-      receiverFirstName: null,
-      receiverLastName: null,
-      companyName: 'Curie SARL',
-      destinationIban: 'FR1420041010050500013M02606',
-      transferTitle: 'Invoice 7',
+      receiver_type: 'LEGAL',
+      receiver_first_name: null,
+      receiver_last_name: null,
+      company_name: 'Curie SARL',
+      destination_iban: 'FR1420041010050500013M02606',
+      transfer_title: 'Invoice 7',
     } as const;
-    const metadata = sepaTransferMetadata(transfer, { id: transfer.partnerId, name: undefined });
-    expect(metadata.plainSummary).toBe(`SEPA transfer 250.5 EUR for partner ${transfer.partnerId}`);
+    const metadata = sepaTransferMetadata('ca594c93-93e4-425a-88f0-f8010f844bdb', transfer, { id: partnerId, name: undefined });
+    expect(metadata.plainSummary).toBe(`SEPA transfer 250.5 EUR for partner ${partnerId}`);
     for (const text of Object.values(metadata)) for (const personal of ['Curie', 'FR14', 'Invoice']) expect(text).not.toContain(personal);
   });
 

@@ -24,29 +24,14 @@ const RESERVATION_ABANDONED = 'the reservation could not be confirmed';
 const CANCELLED_BEFORE_HAND_OFF = 'cancelled by an operator before the money was handed off';
 const BROADCAST = { transactionHash: '0xfeed', broadcastAt: '2026-03-01T10:00:00.000Z' };
 
-function withdrawalInput(overrides: Partial<CryptoWithdrawalInput> = {}): CryptoWithdrawalInput {
-  return {
-    withdrawalId: randomUUID(),
-    partnerId: randomUUID(),
-    userId: null,
-    currency: 'eth',
-    network: 'ethereum',
-    amount: '0.5',
-    fee: '0.0005',
-    destination: '0x52908400098527886E0F7030069857D2E4169EE7',
-    memo: null,
-    walletType: 'NON_CUSTODIAL',
-    receiverType: 'NATURAL',
-    beneficiaryName: 'Jan Kowalski',
-    amountEur: '1500',
-    ...overrides,
-  };
+function withdrawalInput(): CryptoWithdrawalInput {
+  return { withdrawalId: randomUUID(), currency: 'eth', network: 'ethereum' };
 }
 
 /** Every activity the workflow calls, answering as on the happy path without travel-rule data. */
 function withdrawalActivities() {
   return mockActivities({
-    reserveWithdrawal: () => ({ status: 'IN_PROGRESS', stage: 'RESERVED' }),
+    reserveWithdrawal: () => ({ status: 'IN_PROGRESS', stage: 'RESERVED', amount: '0.5', fee: '0.0005' }),
     abandonWithdrawal: () => 'NOTHING_MOVED',
     checkTravelRule: () => ({ deniedReason: null, requiresCompletion: false, deadlineMs: 60_000, handedOff: false }),
     setWithdrawalProgress: () => undefined,
@@ -119,7 +104,7 @@ const completion: TravelRuleCompletion = {
 describe('crypto-withdrawal workflow', () => {
   it('answers the caller once reserved, then checks, hands off, waits for the confirmation and settles', async () => {
     const activities = withdrawalActivities();
-    const input = withdrawalInput({ walletType: 'CUSTODIAL' });
+    const input = withdrawalInput();
     await env.withWorker(activities, async (run) => {
       const { handle, reserved } = await startWithdrawal(run, input);
       expect(await reserved).toEqual({ id: input.withdrawalId });
@@ -127,9 +112,9 @@ describe('crypto-withdrawal workflow', () => {
       expect(await handle.query(statusQuery)).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
       await recordHistory(handle, 'settled');
     });
-    expect(activities.reserveWithdrawal).toHaveBeenCalledWith(input);
+    expect(activities.reserveWithdrawal).toHaveBeenCalledWith(input.withdrawalId);
     expect(activities.checkTravelRule).toHaveBeenCalledWith(input.withdrawalId);
-    expect(activities.pollWithdrawalConfirmation).toHaveBeenCalledWith({ network: 'ethereum', ...BROADCAST });
+    expect(activities.pollWithdrawalConfirmation).toHaveBeenCalledWith(input.withdrawalId, { network: 'ethereum', ...BROADCAST });
     expect(moneySteps(activities)).toEqual(['markWithdrawalHandOff', 'broadcastWithdrawal', 'settleWithdrawal']);
     expect(activities.setWithdrawalProgress).not.toHaveBeenCalled();
   });
@@ -202,7 +187,7 @@ describe('crypto-withdrawal workflow', () => {
 
     it('run again after the withdrawal closed (it answers a final state) ends with that state and sends nothing', async () => {
       const activities = withdrawalActivities();
-      activities.reserveWithdrawal.mockResolvedValue({ status: 'SUCCESSFUL', stage: 'SETTLED' });
+      activities.reserveWithdrawal.mockResolvedValue({ status: 'SUCCESSFUL', stage: 'SETTLED', amount: '0.5', fee: '0.0005' });
       const input = withdrawalInput();
       await env.withWorker(activities, async (run) => {
         const { handle, reserved } = await startWithdrawal(run, input);
@@ -431,7 +416,7 @@ describe('crypto-withdrawal workflow', () => {
 
     it('an Update while the withdrawal is not waiting for data is refused', async () => {
       const activities = withdrawalActivities();
-      const input = withdrawalInput({ walletType: 'CUSTODIAL' });
+      const input = withdrawalInput();
       await env.withWorker(activities, async (run) => {
         const chain = run.gate();
         activities.pollWithdrawalConfirmation.mockImplementation(async () => {
@@ -508,7 +493,7 @@ describe('crypto-withdrawal workflow', () => {
 
     it('after the hand-off records the request, keeps waiting for the chain, and settles on its confirmation', async () => {
       const activities = withdrawalActivities();
-      const input = withdrawalInput({ walletType: 'CUSTODIAL' });
+      const input = withdrawalInput();
       await env.withWorker(activities, async (run) => {
         const chain = run.gate();
         activities.pollWithdrawalConfirmation.mockImplementation(async () => {
@@ -603,7 +588,7 @@ describe('crypto-withdrawal workflow', () => {
       const chain: ChainAdapter = { broadcast: () => Promise.reject(new Error('not called here')), confirmationState };
       // The real activity, on a scripted chain (the only dependency it touches).
       const real = createCryptoWithdrawalActivities({ chain } as unknown as ActivityDependencies);
-      activities.pollWithdrawalConfirmation.mockImplementation((request) => real.pollWithdrawalConfirmation(request));
+      activities.pollWithdrawalConfirmation.mockImplementation((id, request) => real.pollWithdrawalConfirmation(id, request));
       await env.withWorker(activities, async (run) => {
         const { handle } = await startWithdrawal(run, withdrawalInput());
         expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
@@ -634,7 +619,7 @@ describe('crypto-withdrawal workflow', () => {
     it('marks the hand-off and settles in local activities, with only the checks, broadcast and wait as activity tasks', async () => {
       const activities = withdrawalActivities();
       await env.withWorker(activities, async (run) => {
-        const { handle } = await startWithdrawal(run, withdrawalInput({ walletType: 'CUSTODIAL' }));
+        const { handle } = await startWithdrawal(run, withdrawalInput());
         expect(await handle.result()).toEqual({ status: 'SUCCESSFUL', stage: 'SETTLED' });
         const steps = await stepsInHistory(handle);
         expect(steps.localActivities).toEqual(['reserveWithdrawal', 'markWithdrawalHandOff', 'settleWithdrawal']);

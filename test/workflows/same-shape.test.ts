@@ -75,17 +75,9 @@ async function runToTheEnd(taskQueue: string, workflowType: string, workflowId: 
 
 const REAL: Record<ShapeName, { activities: () => object; start: () => { workflowId: string; args: unknown[] }; early: boolean }> = {
   exchange: {
-    activities: () => mockActivities({ executeExchange: (input: ExchangeInput) => ({ exchangeId: input.exchangeId }) }),
+    activities: () => mockActivities({ executeExchange: (exchangeId: string) => ({ exchangeId }) }),
     start: () => {
-      const input: ExchangeInput = {
-        exchangeId: randomUUID(),
-        partnerId: randomUUID(),
-        lockId: randomUUID(),
-        currencyFrom: 'eur',
-        currencyTo: 'btc',
-        amount: '10',
-        requestedAt: '2026-03-01T10:00:00.000Z',
-      };
+      const input: ExchangeInput = { exchangeId: randomUUID(), currencyFrom: 'eur', currencyTo: 'btc' };
       return { workflowId: exchangeContract.workflowId(input.exchangeId), args: [input] };
     },
     early: false,
@@ -93,7 +85,7 @@ const REAL: Record<ShapeName, { activities: () => object; start: () => { workflo
   cryptoWithdrawal: {
     activities: () =>
       mockActivities({
-        reserveWithdrawal: () => ({ status: 'IN_PROGRESS', stage: 'RESERVED' }),
+        reserveWithdrawal: () => ({ status: 'IN_PROGRESS', stage: 'RESERVED', amount: '0.5', fee: '0.0005' }),
         checkTravelRule: () => ({ deniedReason: null, requiresCompletion: false, deadlineMs: 60_000, handedOff: false }),
         markWithdrawalHandOff: () => 'MARKED',
         broadcastWithdrawal: () => ({ transactionHash: '0xfeed', broadcastAt: '2026-03-01T10:00:00.000Z' }),
@@ -101,21 +93,7 @@ const REAL: Record<ShapeName, { activities: () => object; start: () => { workflo
         settleWithdrawal: () => undefined,
       }),
     start: () => {
-      const input: CryptoWithdrawalInput = {
-        withdrawalId: randomUUID(),
-        partnerId: randomUUID(),
-        userId: null,
-        currency: 'eth',
-        network: 'ethereum',
-        amount: '0.001',
-        fee: '0.0005',
-        destination: '0x52908400098527886E0F7030069857D2E4169EE7',
-        memo: null,
-        walletType: 'CUSTODIAL',
-        receiverType: 'NATURAL',
-        beneficiaryName: 'Bench Beneficiary',
-        amountEur: '3',
-      };
+      const input: CryptoWithdrawalInput = { withdrawalId: randomUUID(), currency: 'eth', network: 'ethereum' };
       return { workflowId: cryptoWithdrawalContract.workflowId(input.withdrawalId), args: [input] };
     },
     early: true,
@@ -123,24 +101,14 @@ const REAL: Record<ShapeName, { activities: () => object; start: () => { workflo
   sepaTransfer: {
     activities: () =>
       mockActivities({
-        reserveSepaTransfer: () => ({ status: 'IN_PROGRESS', stage: 'RESERVED' }),
+        reserveSepaTransfer: () => ({ status: 'IN_PROGRESS', stage: 'RESERVED', amount: '250.50', fee: '0' }),
         markSepaHandOff: () => 'MARKED',
         submitSepaTransfer: () => ({ bankReference: 'BANK-REF-1' }),
         pollBankAnswer: () => ({ state: 'SETTLED' }),
         settleSepaTransfer: () => undefined,
       }),
     start: () => {
-      const input: SepaTransferInput = {
-        transferId: randomUUID(),
-        partnerId: randomUUID(),
-        amount: '12.50',
-        receiverType: 'NATURAL',
-        receiverFirstName: 'Marie',
-        receiverLastName: 'Curie',
-        companyName: null,
-        destinationIban: 'DE89370400440532013000',
-        transferTitle: 'Bench transfer',
-      };
+      const input: SepaTransferInput = { transferId: randomUUID() };
       return { workflowId: sepaTransferContract.workflowId(input.transferId), args: [input] };
     },
     early: true,
