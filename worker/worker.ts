@@ -27,9 +27,9 @@ import type { Rail } from '../core/rails';
 import type { Logger } from '../core/logger';
 import { connectPatiently } from '../core/patient-connect';
 import type { DevelopmentSettings, ListenAddress, Settings } from '../core/settings';
-import { DEFAULT_DATABASE_TIMEOUTS, poolConfig } from '../db/connection-settings';
-import { endPool, openPool } from '../db/pool';
+import { DEFAULT_DATABASE_TIMEOUTS } from '../db/connection-settings';
 import { openOrm } from '../db/orm';
+import { sqlPoolOf } from '../db/orm-sql-pool';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
 import { startWorkerHttpServer, workerReadiness } from './health-server';
 import type { WorkerHttpServer } from './health-server';
@@ -193,10 +193,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const temporalAccess = options.settings.temporal;
   if (!temporalAccess?.payloadKeys)
     throw new Error('the worker needs PAYLOAD_ENCRYPTION_KEYS: Temporal payloads are never read or written in clear');
-  const orm = await openOrm(options.databaseUrl, 10, timeouts);
-  const pool = openPool(poolConfig(options.databaseUrl, 5, timeouts));
-  // An idle client that loses its server (a restart, a failover) must not crash the worker.
-  pool.on('error', (error) => options.log.warn(`database pool: ${error.message}`));
+  // One pool for the activities: the ORM's, which their plain SQL runs on too.
+  const orm = await openOrm(options.databaseUrl, 15, timeouts);
+  const pool = sqlPoolOf(orm);
   const connection = await connectPatiently(
     'worker',
     () => NativeConnection.connect(temporalConnectionOptions(options.temporalAddress, temporalAccess)),
@@ -263,7 +262,6 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     } finally {
       // Last: readiness answers 503 while the worker drains.
       await httpServer?.stop();
-      await endPool(pool);
       await orm.close(true);
     }
   };
