@@ -9,12 +9,9 @@ interface PollingProgress {
 }
 
 /**
- * Asks the chain or the bank (`ask`) until it answers, for at most one window, sleeping with backoff
- * in between: PENDING when the window closes without an answer (the workflow asks again later, on
- * a durable timer, so a slow answer never holds a worker slot for long). "Not yet" is no failure:
- * nothing is retried or logged for it. Each poll heartbeats: Temporal notices a dead worker, the
- * next attempt resumes from the last interval instead of polling fast again, and a cancellation
- * (worker shutdown, heartbeat timeout) ends the sleep at once.
+ * Asks (`ask`) with backoff for at most one window, then answers PENDING: the workflow asks again on a durable timer, so a
+ * slow answer never holds a worker slot long. Each poll heartbeats, so a retried attempt resumes from the last interval and
+ * a cancellation ends the sleep at once.
  */
 export async function pollForAnswer<Answer>(
   ask: () => Promise<Answer | 'PENDING'>,

@@ -49,9 +49,8 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     label: 'crypto withdrawal',
     rejectedBy: 'chain',
     externalReference: (withdrawal) => withdrawal.transactionHash,
-    // Both recorded only by this worker's own steps, as the chain answered them: a failed transaction
-    // (confirmationOf) or a node that refused to take it (broadcastWithdrawal). A refusal counts
-    // only while no hash is stored: a stored hash means the transaction was taken.
+    // Both recorded by our own steps as the chain answered (confirmationOf, broadcastWithdrawal); a refusal
+    // counts only while no hash is stored: a stored hash means the transaction was taken.
     rejectionEvidence: (withdrawal) =>
       Promise.resolve(
         withdrawal.transactionHash
@@ -60,8 +59,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
             : undefined
           : (withdrawal.externalRejection ?? undefined),
       ),
-    // A transaction that failed on chain was mined: the network took its fee, so the partner
-    // gets the amount back and pays the fee (two ledger lines). Any other rejection refunds both.
+    // Failed on chain means mined: the partner gets the amount back but pays the fee. Any other rejection refunds both.
     afterRejection: async (em, withdrawal, now) => {
       if (withdrawal.failedOnChainAt) {
         await keepNetworkFee(
@@ -72,11 +70,6 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       }
     },
   });
-  const load = async (em: EntityManager, withdrawalId: string) => {
-    const withdrawal = await em.findOne(CryptoWithdrawal, { id: withdrawalId });
-    assertInvariant(withdrawal, `crypto withdrawal ${withdrawalId} exists`);
-    return withdrawal;
-  };
 
   /** CONFIRMED or PENDING; a failed transaction is the chain's definite answer that the coins did not leave. */
   const confirmationOf = async (input: BroadcastToConfirm) => {
@@ -91,10 +84,8 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     return 'CONFIRMED' as const;
   };
   /**
-   * A replacement (same nonce, higher fee) may be what landed: the withdrawal then shows that
-   * hash, which is the one on chain, before it settles or is rejected. The workflow keeps asking
-   * by the first hash; the adapter knows every attempt of it. Idempotent: a repeat finds nothing
-   * to change. Answers the hash that is on chain.
+   * A replacement (same nonce, higher fee) may be what landed: the withdrawal then shows that hash before it settles or is
+   * rejected (the workflow keeps asking by the first; the adapter knows every attempt). Idempotent; answers the landed hash.
    */
   const recordLandedHash = async (input: { network: Network; transactionHash: string }): Promise<string> => {
     const landed = await deps.chain.landedTransactionHash?.(input);
@@ -105,10 +96,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     return landed;
   };
 
-  /**
-   * Stored before the workflow hears of it, so the rejection that follows knows the network took
-   * its fee (the workflow passes on only the failure's message). Idempotent: the first time stays.
-   */
+  /** Stored before the workflow hears of it, so the rejection that follows knows the network took its fee. Idempotent. */
   const recordFailedOnChain = async (network: Network, transactionHash: string): Promise<void> => {
     await deps.orm.em
       .fork()
@@ -123,18 +111,14 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     abandonWithdrawal: (withdrawalId: string, reason: string): Promise<AbandonOutcome> => payments.abandon(withdrawalId, reason),
 
     /**
-     * Builds and stores the IVMS101 data, then applies the deny list and the EUR threshold, to this
-     * withdrawal's value or its destination's 24-hour sum when larger (split transfers add up).
-     * One read (the withdrawal, its originator, the sum) and one conditional update, no transaction:
-     * the update writes only while the withdrawal is open and not handed off, and merges its keys
-     * into what is stored. Run twice, it stores the same data again.
+     * Stores the IVMS101 data, then applies the deny list and the EUR threshold to this withdrawal's value or its destination's
+     * 24-hour sum when larger (split transfers add up). No transaction: the update writes only while open and not handed off.
      */
     async checkTravelRule(withdrawalId: string): Promise<TravelRuleOutcome> {
       const facts = await findTravelRuleFacts(deps.pool, withdrawalId);
       assertInvariant(facts, `crypto withdrawal ${withdrawalId} exists`);
       const withdrawal = deps.orm.em.fork().map(CryptoWithdrawal, facts.row as never);
-      // A reset that re-runs the checks of a withdrawal already handed to the chain: the coins
-      // may have left, so nothing decided before the hand-off is decided again.
+      // A reset re-running the checks after the hand-off: the coins may have left, so nothing is decided again.
       const over = { deniedReason: null, requiresCompletion: false, deadlineMs: 0, handedOff: true };
       if (payments.isHandedOff(withdrawal) || isFinal(withdrawal.status)) return over;
       const data = travelRuleDataOf(withdrawal, facts, deps.compliance.travelRuleThresholdEur);
@@ -154,16 +138,14 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     },
 
     /**
-     * Stores who completed the travel-rule data, when, and the beneficiary data they gave, only
-     * when it names the audit row `npm run ops -- travel-rule complete` wrote for this withdrawal
-     * (used once, here, in the same transaction) and is the completion that row recorded. Anything
-     * else (an Update from the Web UI or the bare CLI) is refused with the reason, and the
-     * withdrawal waits on. Safe to run twice: the row's second use by the same withdrawal agrees.
+     * Stores the completion only when it names the audit row `npm run ops -- travel-rule complete` wrote for this withdrawal
+     * (used once, in the same transaction) and matches it; anything else (a Web UI Update, the bare CLI) is refused with the reason.
      */
     async recordTravelRuleCompletion(withdrawalId: string, completion: TravelRuleCompletion): Promise<{ refused: string } | undefined> {
       try {
         await inTransaction(async (em) => {
-          const withdrawal = await load(em, withdrawalId);
+          const withdrawal = await em.findOne(CryptoWithdrawal, { id: withdrawalId });
+          assertInvariant(withdrawal, `crypto withdrawal ${withdrawalId} exists`);
           const { operatorActionId, ...data } = completion;
           const action = await consumeOperatorAction(em, {
             actionId: operatorActionId ?? '',
@@ -203,11 +185,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       });
     },
 
-    /**
-     * Records the hand-off while the workflow can still be cancelled; see outgoingPaymentSteps.
-     * Only once the database says the travel-rule check passed: a workflow that skipped it (not
-     * ours, or a Reset gone wrong) cannot hand coins to the chain.
-     */
+    /** Only once the database says the travel-rule check passed: a workflow that skipped it cannot hand coins to the chain. */
     markWithdrawalHandOff: (withdrawalId: string): Promise<'MARKED' | { closed: OperationState }> =>
       payments.markHandOff(withdrawalId, {
         stage: 'BROADCASTING',
@@ -222,11 +200,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
         },
       }),
 
-    /**
-     * Hands the withdrawal to the chain once its hand-off is recorded, only while it is open and
-     * its funds still held: a re-run after a reset never sends a closed withdrawal. The adapter is
-     * idempotent on the withdrawal id, so a retry after a lost answer returns the same hash.
-     */
+    /** Only while open with its funds held; the adapter is idempotent on the withdrawal id (a retry gets the same hash). */
     async broadcastWithdrawal(withdrawalId: string): Promise<BroadcastResult | { closed: OperationState }> {
       const open = await payments.recordToHandOver(withdrawalId);
       if ('closed' in open) return open;
@@ -257,19 +231,14 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       return result;
     },
 
-    /**
-     * Polls the chain for one window (see pollForAnswer): CONFIRMED, or PENDING for the workflow to
-     * ask again later. A failed transaction is the chain's definite answer that the coins did not leave.
-     */
+    /** Polls the chain for one window (see pollForAnswer): CONFIRMED, or PENDING for the workflow to ask again later. */
     async pollWithdrawalConfirmation(_withdrawalId: string, input: BroadcastToConfirm): Promise<'CONFIRMED' | 'PENDING'> {
       return pollForAnswer(() => confirmationOf(input));
     },
 
     /**
-     * Fails with a retryable "not yet" until the chain confirms: the retry policy is the poll loop,
-     * and retries add nothing to the history. For a wait that outlasted the polling phase, and for
-     * workflows started before pollWithdrawalConfirmation existed (their histories call this name,
-     * with this behaviour: a completion means confirmed).
+     * Fails with a retryable "not yet" until confirmed (the retry policy is the poll loop, adding nothing to the history).
+     * For waits past the polling phase, and histories recorded before pollWithdrawalConfirmation.
      */
     async awaitWithdrawalConfirmation(_withdrawalId: string, input: BroadcastToConfirm): Promise<void> {
       if ((await confirmationOf(input)) === 'PENDING') {
@@ -290,11 +259,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
 /** A completion the database does not accept: thrown to roll the transaction back, answered as a refusal. */
 class CompletionRefused extends Error {}
 
-/**
- * A completion stored without the audit row it was taken from (operator_action_use, written in
- * the same transaction by recordTravelRuleCompletion): what a direct UPDATE of travel_rule leaves.
- * Anyone able to forge both also leaves an audit row nobody can remove.
- */
+/** A completion without its audit row (written by recordTravelRuleCompletion) is what a direct UPDATE of travel_rule leaves. */
 async function completionWithoutAuditRow(em: EntityManager, withdrawal: CryptoWithdrawal): Promise<string | undefined> {
   const data = withdrawal.travelRule as { requiresCompletion?: unknown; completion?: Record<string, unknown> } | null;
   if (data?.requiresCompletion !== true || !data.completion) return undefined;
@@ -309,11 +274,8 @@ async function completionWithoutAuditRow(em: EntityManager, withdrawal: CryptoWi
 }
 
 /**
- * When the usual hand-off may skip the record's lock and validation (markWithdrawalHandOff): handed
- * off already, or the travel-rule check stored its data, no completion is required, and the
- * destination is not deny-listed. A sufficient condition only: anything else (a completion to
- * check against its audit row, a destination not plain ASCII, a deny-listed one) takes the
- * validated path. Compared in the "C" collation, which lowercases ASCII alone, as JavaScript does.
+ * A sufficient condition for the hand-off to skip the lock and validation; anything else (a completion, a non-ASCII or
+ * deny-listed destination) takes the validated path. The "C" collation lowercases ASCII alone, as JavaScript does.
  */
 function handOffReady(denyListedAddresses: readonly string[]): RecordCondition {
   return {

@@ -56,13 +56,9 @@ async function ledgerSide(pool: pg.Pool, networks: readonly EvmNetwork[], curren
 }
 
 /**
- * Per EVM currency: what the chain holds (each network's hot wallet and the deposit addresses
- * that can hold credited coins, all read at one block per network, so coins a sweep moves are
- * counted once) against what the ledger owes partners. A shortfall is a finding.
- *
- * The ledger is read before and after the chain, and the smaller of the two owed is judged: a
- * deposit credited, or a withdrawal handed off and mined, while the chain was read would
- * otherwise look like a shortfall for one run. A real shortfall shows in both.
+ * Per EVM currency: what the chain holds (hot wallets and deposit addresses, at one block per network) against what partners
+ * are owed; a shortfall is a finding. The smaller owed of the ledger read before and after the chain is judged, so a
+ * deposit or withdrawal landing meanwhile is no false shortfall; a real one shows in both.
  */
 export async function checkCustody(pool: pg.Pool, reader: EvmCustodyReader | undefined, log: Logger): Promise<CustodyReport> {
   if (!reader) return { lines: [], shortfalls: [], unchecked: [] };

@@ -7,16 +7,10 @@ import { isDatabaseUnavailable } from '../db/connection-settings';
 import { errorChain, sqlStateOf } from '../db/sql-errors';
 
 /**
- * Every activity's errors leave it in one shape (registered on the worker, which runs it for local
- * activities too): a DomainError becomes a non-retryable failure whose type is its kind, so a
- * workflow can tell a refusal from a fault and the API can map it back; data the database refuses
- * to store (SQLSTATE class 22: bad text, numeric overflow) fails the same way every time, so it is
- * non-retryable too. Anything else stays retryable (a lost connection, a deadlock). Messages never
- * carry SQL or its values.
- *
- * Expected outcomes are BENIGN failures: a refusal (insufficient funds, an expired lock) and an
- * answer not there yet (a confirmation, a bank's answer) are normal, so the SDK logs them at debug
- * and leaves them out of its failure metrics; a warning from an activity then means something.
+ * Every activity's errors leave in one shape: a DomainError becomes a non-retryable failure typed by its kind; data the
+ * database refuses (SQLSTATE class 22) fails the same every time, so non-retryable too; anything else stays retryable.
+ * Messages never carry SQL or its values. Refusals and answers not there yet are BENIGN: the SDK logs them at debug and
+ * leaves them out of its failure metrics, so a warning from an activity means something.
  */
 export class DomainErrorInterceptor implements ActivityInboundCallsInterceptor {
   async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
@@ -45,8 +39,7 @@ export function toActivityFailure(error: unknown): unknown {
       nonRetryable: true,
     });
   }
-  // A statement's text and values (names, IBANs, documents) must not reach Temporal's history or
-  // the logs through a failure's message, stack or cause: only the SQLSTATE and constraint leave.
+  // A statement's text and values must not reach Temporal's history or the logs: only the SQLSTATE and constraint leave.
   if (isDatabaseUnavailable(error)) {
     return ApplicationFailure.create({
       type: 'database-unavailable',

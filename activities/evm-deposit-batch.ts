@@ -45,12 +45,9 @@ async function mapConcurrently<T, R>(items: readonly T[], limit: number, work: (
 }
 
 /**
- * Reads blocks from..to: each block whole (its native transfers), and the token's Transfer logs of
- * the range in one eth_getLogs; keeps the transfers whose recipient is a partner's deposit address
- * (one query for all recipients), and of the native ones those whose receipt says success. Every
- * block must follow the one before it (`parentOfFirst`: the stored hash of from − 1, when kept),
- * and every log and receipt must name the block read at its height: otherwise the chain moved
- * under the batch, which is read again after the next reorganisation check.
+ * Reads blocks from..to whole, and the token's Transfer logs in one eth_getLogs; keeps transfers to partners' deposit
+ * addresses (native ones only with a successful receipt). Every block must follow the one before it (`parentOfFirst`: the
+ * stored hash of from − 1) and every log and receipt name the block read at its height, or the chain moved: read again.
  */
 export async function readDepositBatch(
   reader: EvmDepositReader,
@@ -65,6 +62,7 @@ export async function readDepositBatch(
     reader.tokenTransfers(range.from, range.to),
   ]);
   const skipped: SkippedItem[] = [...logs.skipped];
+  const skip = (reference: string, reason: string): void => void skipped.push({ reference, reason });
   const blocks: StoredBlock[] = [];
   const hashAt = new Map<bigint, string>();
   const native: SeenTransfer[] = [];
@@ -74,7 +72,7 @@ export async function readDepositBatch(
     if (block === null) throw new ChainMovedDuringBatch(`the ${range.network} node has no block ${number} any more`);
     if (block.kind === 'malformed') {
       // Nothing in it can be trusted, not even its hash: skipped, so the next block is not held to it.
-      skipped.push({ reference: `block ${number}`, reason: `${block.reason}; the whole block is skipped` });
+      skip(`block ${number}`, `${block.reason}; the whole block is skipped`);
       parent = undefined;
       return;
     }
@@ -101,8 +99,7 @@ export async function readDepositBatch(
     [...native, ...tokenTransfers].map((transfer) => transfer.to),
     [nativeCurrency, 'usdc'],
   );
-  for (const address of ambiguous)
-    skipped.push({ reference: `address ${address}`, reason: 'it is the wallet of two partners; nothing is credited to either' });
+  for (const address of ambiguous) skip(`address ${address}`, 'it is the wallet of two partners; nothing is credited to either');
 
   const toOurAddresses = native.filter((transfer) => owners.has(transfer.to));
   // The hot wallet's gas for a token sweep lands at a deposit address too: custody paying itself, not a deposit.
@@ -119,10 +116,7 @@ export async function readDepositBatch(
       throw new ChainMovedDuringBatch(`transaction ${transfer.transactionHash} is no longer in block ${transfer.blockNumber}`);
     if (outcome === 'failed') failedTransactions.push(transfer.transactionHash);
     if (outcome === 'unreadable')
-      skipped.push({
-        reference: `block ${transfer.blockNumber} transaction ${transfer.transactionHash}`,
-        reason: 'its receipt has no readable status',
-      });
+      skip(`block ${transfer.blockNumber} transaction ${transfer.transactionHash}`, 'its receipt has no readable status');
     return outcome === 'success';
   });
 
@@ -132,15 +126,10 @@ export async function readDepositBatch(
     const accountId = owner?.accounts[currency];
     if (!owner) return;
     const reference = `block ${transfer.blockNumber} transaction ${transfer.transactionHash} log ${transfer.logIndex}`;
-    if (!accountId) {
-      skipped.push({ reference, reason: `partner ${owner.partnerId} has no ${currency} account` });
-      return;
-    }
+    if (!accountId) return skip(reference, `partner ${owner.partnerId} has no ${currency} account`);
     const amount = unitsToDecimal(transfer.value, EVM_DECIMALS[currency as keyof typeof EVM_DECIMALS]);
-    if (new Decimal(amount).gt(MAX_AMOUNT)) {
-      skipped.push({ reference, reason: `its amount ${amount.slice(0, 40)} ${currency} is beyond what an account holds` });
-      return;
-    }
+    if (new Decimal(amount).gt(MAX_AMOUNT))
+      return skip(reference, `its amount ${amount.slice(0, 40)} ${currency} is beyond what an account holds`);
     const minimum = range.minimums[currency];
     deposits.push({
       id: randomUUID(),

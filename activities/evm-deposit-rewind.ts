@@ -13,16 +13,8 @@ import type { EvmDepositReader } from './adapters/chain/evm/evm-deposit-reader';
 import type { ActivityDependencies } from './dependencies';
 
 /**
- * Reorganisations, as the deposit watcher meets them: the node's chain no longer goes through the
- * last block read. The fork point is the highest block kept whose hash the node still has; every
- * block above it is gone, and so are the deposits seen in them.
- */
-
-/**
- * The highest block the node's chain still shares with what was read: `lastBlock` itself when the
- * node has its hash (the usual case: one call), else the highest stored block whose hash the node
- * still has. None of the kept ones: the reorganisation goes deeper than what is kept, and the
- * answer is the block below the lowest kept (nothing below it can be checked any more).
+ * The fork point: the highest stored block whose hash the node still has (`lastBlock` itself in the usual case: one call).
+ * None of the kept ones: the reorganisation goes deeper than what is kept, and the answer is the block below the lowest kept.
  */
 export async function findForkPoint(
   pool: pg.Pool,
@@ -48,10 +40,8 @@ export async function findForkPoint(
 }
 
 /**
- * In one transaction: the cursor moves back to the fork point (or to `next`: another chain's
- * head), the blocks above it are forgotten, and the deposits seen in them are orphaned (not yet
- * credited: UNSUCCESSFUL; credited: a reconciliation finding). Only from where the cursor was
- * found, so a concurrent attempt that rewound first makes this one a no-op.
+ * In one transaction: the cursor moves back to `next`, the blocks above the fork point are forgotten and their deposits
+ * orphaned. Only from where the cursor was found, so a concurrent attempt that rewound first makes this one a no-op.
  */
 export async function rewindTo(
   deps: Pick<ActivityDependencies, 'pool' | 'clock'>,

@@ -92,19 +92,12 @@ export function createEvmDepositActivities(deps: EvmDepositDependencies) {
 
   return {
     /**
-     * One batch of the deposit watcher of a network, safe to run twice (even at once: the cursor
-     * moves only from where the batch found it, under its row lock):
-     * 1. the node's chain must be the network's recorded chain (evm-chain-identity.ts): on another
-     *    chain the batch fails, retryably, saying why, and nothing is read, recorded or credited.
-     *    A cursor read on another chain than the recorded one (before the identity was recorded, or
-     *    before an operator adopted this chain) starts over at the head. The chain must still go
-     *    through the last block read; if not, the watcher rewinds to the fork point (deposits
-     *    above it not yet credited end UNSUCCESSFUL, credited ones become reconciliation findings);
-     * 2. up to EVM_DEPOSIT_WATCH.blocksPerBatch blocks after the cursor are read and their deposits
-     *    recorded with the blocks' hashes, in one transaction with the cursor's move;
-     * 3. deposits with their confirmations (head − block + 1 ≥ EVM_DEPOSIT_CONFIRMATIONS) are
-     *    credited, each in one transaction with its ledger credit.
-     * Heartbeats throughout; a node that is down fails the attempt, and the retry policy waits.
+     * One batch of a network's deposit watcher, safe to run twice, even at once (the cursor moves only from where it was found):
+     * 1. the node must be on the network's recorded chain (evm-chain-identity.ts), else the batch fails retryably; a cursor read
+     *    on another chain starts over at the head; a fork below the last block read rewinds to the fork point (uncredited
+     *    deposits above it end UNSUCCESSFUL, credited ones become reconciliation findings);
+     * 2. up to EVM_DEPOSIT_WATCH.blocksPerBatch blocks are read, their deposits recorded in one transaction with the cursor's move;
+     * 3. deposits with their confirmations are credited, each in one transaction with its ledger credit.
      */
     async scanEvmDeposits(input: EvmDepositScanInput): Promise<EvmDepositScanResult> {
       const { network } = input;
@@ -150,8 +143,7 @@ export function createEvmDepositActivities(deps: EvmDepositDependencies) {
           log.info(`deposit watcher of ${network} starts at block ${head}`);
           return result(fresh);
         }
-        // The identity check above passed: this is the network's chain now (adopted by an operator, or
-        // recorded after this cursor was), and the cursor's chain is not.
+        // The identity check passed: this is the network's chain now (adopted, or recorded after the cursor), the cursor's is not.
         log.warn(
           `the ${network} cursor was read on another chain (genesis ${cursor.genesisHash}, chain id ${cursor.chainId}) than the network's recorded one ` +
             `(genesis ${genesisHash}, chain id ${config.chainId}): starting over at its head; deposits of the old chain not credited end UNSUCCESSFUL, credited ones are reconciliation findings`,
@@ -160,23 +152,16 @@ export function createEvmDepositActivities(deps: EvmDepositDependencies) {
         if (rewound.blocks > 0) await insertStoredBlocks(deps.pool, network, [start]);
         return result(rewound.cursor, { rewound: rewound.blocks });
       }
-      // A node behind the last block read (another backend behind the URL, or a reorganisation to a
-      // shorter chain) is not judged until it is past it again.
+      // A node behind the last block read (another backend, a shorter chain) is not judged until it is past it again.
       if (head < cursor.lastBlock) return result(cursor, { caughtUp: true });
 
       let rewoundBlocks = 0;
-      const forkPoint = await findForkPoint(
-        deps.pool,
-        reader,
-        network,
-        cursor.lastBlock,
-        config.confirmations + KEPT_BEYOND_CONFIRMATIONS,
-        heartbeat,
-      );
+      const kept = config.confirmations + KEPT_BEYOND_CONFIRMATIONS;
+      const forkPoint = await findForkPoint(deps.pool, reader, network, cursor.lastBlock, kept, heartbeat);
       log.debug(`deposit batch of ${network}: head ${head}, last block read ${cursor.lastBlock}, fork point ${forkPoint.number}`);
       if (forkPoint.deeperThanKept)
         log.error(
-          `a reorganisation of ${network} reaches below the ${config.confirmations + KEPT_BEYOND_CONFIRMATIONS} blocks kept: deposits below block ${forkPoint.number + 1n} were not checked`,
+          `a reorganisation of ${network} reaches below the ${kept} blocks kept: deposits below block ${forkPoint.number + 1n} were not checked`,
         );
       if (forkPoint.number < cursor.lastBlock) {
         const rewound = await rewindTo(deps, {
@@ -194,10 +179,8 @@ export function createEvmDepositActivities(deps: EvmDepositDependencies) {
       let seen = 0;
       let blocksRead = 0;
       const from = cursor.lastBlock + 1n;
-      const to =
-        head < cursor.lastBlock + BigInt(EVM_DEPOSIT_WATCH.blocksPerBatch)
-          ? head
-          : cursor.lastBlock + BigInt(EVM_DEPOSIT_WATCH.blocksPerBatch);
+      const batchEnd = cursor.lastBlock + BigInt(EVM_DEPOSIT_WATCH.blocksPerBatch);
+      const to = head < batchEnd ? head : batchEnd;
       if (from <= to) {
         const parentOfFirst = (await findStoredBlock(deps.pool, network, cursor.lastBlock))?.hash;
         const batch = await readDepositBatch(
@@ -231,7 +214,7 @@ export function createEvmDepositActivities(deps: EvmDepositDependencies) {
       // Deep enough: head − block + 1 ≥ confirmations, and read (at or below the cursor).
       const deepEnough = head - BigInt(config.confirmations) + 1n;
       const credited = await creditDue(network, deepEnough < cursor.lastBlock ? deepEnough : cursor.lastBlock, heartbeat);
-      await pruneStoredBlocks(deps.pool, network, cursor.lastBlock - BigInt(config.confirmations + KEPT_BEYOND_CONFIRMATIONS));
+      await pruneStoredBlocks(deps.pool, network, cursor.lastBlock - BigInt(kept));
       return result(cursor, { blocksRead, seen, credited, rewound: rewoundBlocks });
     },
   };

@@ -54,10 +54,6 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
     return { config, network: network as EvmNetwork };
   }
 
-  function thresholdsOn(config: EvmSweepConfig, network: EvmNetwork): Record<string, string> {
-    return Object.fromEntries(config.sweeper.currencies(network).map((currency) => [currency, config.thresholds[currency]]));
-  }
-
   const progressOf = (sweep: EvmSweepRecord, stage: string): EvmSweepProgress => ({
     sweepId: sweep.id,
     status: sweep.status,
@@ -85,18 +81,16 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
   }
 
   /**
-   * What the chain says before signing is stale once another run of this step (a retry beside a
-   * worker thought dead) has stored the sweep's transaction: it may have landed already, so an
-   * empty address or a nonce ahead is that run's work. The next step follows that transaction.
+   * Once another run of this step has stored the sweep's transaction, what the chain said before signing is stale (an empty
+   * address or a nonce ahead may be that run's work): the next step follows that transaction.
    */
   async function signedMeanwhile(config: EvmSweepConfig, sweep: EvmSweepRecord): Promise<EvmSweepProgress | undefined> {
     return (await config.sweeper.stored(sweep.id)) ? waiting(sweep, 'SIGNED') : undefined;
   }
 
   /**
-   * The sweep's own transaction, signed by the deposit address's key and stored before anything is
-   * sent: a native sweep moves what was credited (or what is there, if less) minus its gas; a token
-   * sweep moves the credited tokens (or what is there) and gets its gas from the hot wallet next.
+   * Signed by the deposit address's key and stored before anything is sent: a native sweep moves what was credited (or what
+   * is there, if less) minus its gas; a token sweep moves the credited tokens (or less) and gets gas from the hot wallet.
    */
   async function signSweep(
     config: EvmSweepConfig,
@@ -107,15 +101,15 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
     const network = sweep.network as EvmNetwork;
     const currency = sweep.currency as EvmCurrency;
     const nonces = await sweeper.nonces(network, signer.address);
-    if (nonces.stored !== nonces.chain) {
-      const other = await signedMeanwhile(config, sweep);
-      if (other) return other;
-      return fail(
-        sweep,
-        'NONCE_MISMATCH',
-        `the address's next nonce is ${nonces.stored} here and ${nonces.chain} on the chain: the key was used elsewhere, or the node lost transactions we signed; nothing was signed`,
+    if (nonces.stored !== nonces.chain)
+      return (
+        (await signedMeanwhile(config, sweep)) ??
+        fail(
+          sweep,
+          'NONCE_MISMATCH',
+          `the address's next nonce is ${nonces.stored} here and ${nonces.chain} on the chain: the key was used elsewhere, or the node lost transactions we signed; nothing was signed`,
+        )
       );
-    }
     const [balances, fees] = await Promise.all([sweeper.balances(network, sweep.address), sweeper.fees(network)]);
     let amount: bigint;
     if (transferKind(currency, network).kind === 'native') {
@@ -150,19 +144,15 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
     });
     deps.log.info(
       `signed sweep ${sweep.id}: ${record.amountBaseUnits} base units of ${currency} from ${sweep.address} to ${sweep.hotWallet} on ${network}`,
-      {
-        nonce: record.nonce.toString(),
-        transactionHash: record.attempts[0]!.transactionHash,
-      },
+      { nonce: record.nonce.toString(), transactionHash: record.attempts[0]!.transactionHash },
     );
     await sweeper.testSeams?.afterSigning?.(sweep.id);
     return record;
   }
 
   /**
-   * A token sweep's gas: what its stored transaction may cost (gas limit × max fee) less what the
-   * address holds beyond coins that are not ours to spend, sent from the hot wallet as a stored
-   * transaction of its own and waited for; nothing when the address can pay already.
+   * A token sweep's gas: its transaction's most cost (gas limit × max fee) less what the address holds beyond coins not ours
+   * to spend, sent from the hot wallet as a stored transaction of its own and waited for.
    */
   async function ensureGas(
     config: EvmSweepConfig,
@@ -216,15 +206,12 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
   }
 
   return {
-    /**
-     * One round of the sweeper of a network: the addresses whose credited, unswept deposits of a
-     * currency are above its threshold get their sweep workflow, started or joined (USE_EXISTING
-     * on an id fixed by network, address and currency), so a round run twice starts nothing twice.
-     */
+    /** One round of a network's sweeper: each address due gets its sweep workflow, started or joined (USE_EXISTING on a fixed id). */
     // A property, not a method: the sweeper's workflow runs it, apart from the sweep's two (activities/index.ts).
     startDueEvmSweeps: async (input: EvmSweepRoundInput): Promise<EvmSweepRoundResult> => {
       const { config, network } = configured(input.network);
-      const due = await findDueSweeps(deps.pool, network, thresholdsOn(config, network), EVM_SWEEP.duePerRound);
+      const thresholds = Object.fromEntries(config.sweeper.currencies(network).map((currency) => [currency, config.thresholds[currency]]));
+      const due = await findDueSweeps(deps.pool, network, thresholds, EVM_SWEEP.duePerRound);
       const context = Context.current();
       for (const sweep of due) {
         const args: EvmSweepInput = {
@@ -271,11 +258,8 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
     },
 
     /**
-     * The sweep's next step, from what Postgres and the chain say now: sign and store its
-     * transaction; for a token, top the address's gas up and wait for it; mark it sent and send
-     * it; then follow it to the network's confirmations (sent again if the node forgot it) and
-     * end SWEPT, or FAILED if it reverted. Run twice, or after a worker died anywhere in it, it
-     * sends what is stored and never signs a second transaction.
+     * The sweep's next step, from what Postgres and the chain say now: sign and store; for a token, top up its gas; mark sent and
+     * send; follow it to SWEPT or FAILED. Run twice, or after a crash anywhere, it sends what is stored and never signs twice.
      */
     async advanceEvmSweep(input: { sweepId: string }): Promise<EvmSweepProgress> {
       const sweep = await findEvmSweep(deps.pool, input.sweepId);
@@ -319,10 +303,7 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
       );
       deps.log.info(
         `swept ${record.amountBaseUnits} base units of ${sweep.currency} from ${sweep.address} to ${sweep.hotWallet} on ${network}`,
-        {
-          sweepId: sweep.id,
-          transactionHash: landedHash,
-        },
+        { sweepId: sweep.id, transactionHash: landedHash },
       );
       return progressOf((await findEvmSweep(deps.pool, sweep.id))!, 'SWEPT');
     },

@@ -17,10 +17,7 @@ export interface ExchangeQuote {
   grossAmountTo: string;
 }
 
-/**
- * DESIGN.md: credited = amount × rates[from] / rates[to] × (1 − fee/100), rounded down to the
- * scale of currencyTo; the house keeps the difference to the gross amount, also rounded down.
- */
+/** DESIGN.md: credited = amount × rates[from] / rates[to] × (1 − fee/100), rounded down; the house keeps the rest of the gross. */
 export function quoteExchange(input: {
   amount: string;
   currencyTo: Currency;
@@ -29,8 +26,7 @@ export function quoteExchange(input: {
   feePercentage: string;
 }): ExchangeQuote {
   const scale = CURRENCY_SCALE[input.currencyTo];
-  // Multiply first and divide once, last: an intermediate quotient such as 1/3000 would be cut
-  // at the working precision and turn an exact 0.33 into 0.329999….
+  // Divide once, last: a quotient such as 1/3000 would be cut at the working precision and turn an exact 0.33 into 0.329999….
   const value = new Decimal(input.amount).times(input.rateFrom);
   const gross = roundDown(value.dividedBy(input.rateTo), scale);
   const credited = roundDown(
@@ -42,19 +38,14 @@ export function quoteExchange(input: {
 
 export function createExchangeActivities(deps: ActivityDependencies) {
   return {
-    /**
-     * After an exchange whose outcome is unknown (retries ran out, or cancelled): leaves a
-     * tombstone so a late attempt can never commit, or reports that it committed first.
-     */
+    /** After an exchange whose outcome is unknown: a tombstone so a late attempt can never commit, or says it committed first. */
     async abandonExchange(exchangeId: string): Promise<TombstoneOutcome> {
       return deps.orm.em.fork().transactional((em) => tombstoneTransfer(em, exchangeId, 'EXCHANGE'));
     },
 
     /**
-     * Consumes the lock and moves both currencies, one transaction in one statement after one read
-     * of the accepted request and its lock (execute_exchange decides everything, the order of the
-     * refusals included); re-running finds the exchange. The quote is computed here from the lock
-     * as read, and used only while the lock still has those rates and fee.
+     * Consumes the lock and moves both currencies in one statement (execute_exchange decides everything); re-running finds the
+     * exchange. The quote, computed here from the lock as read, is used only while the lock still has those rates and fee.
      */
     async executeExchange(exchangeId: string): Promise<{ exchangeId: string }> {
       const terms = await findExchangeTerms(deps.pool, exchangeId);
@@ -98,7 +89,7 @@ function orderOf(exchangeId: string, terms: ExchangeTerms): ExchangeOrder {
 function quoted(input: ExchangeOrder, lock: NonNullable<ExchangeTerms['lock']>, now: Date): ExchangeExecution['quote'] {
   let quote: ExchangeQuote;
   try {
-    quote = quoteFor(input, { ...lock, lockId: input.lockId });
+    quote = quoteFor(input, lock);
   } catch (error) {
     if (error instanceof DomainError) return { problem: error.detail ?? error.message };
     throw error;
@@ -120,23 +111,16 @@ function quoted(input: ExchangeOrder, lock: NonNullable<ExchangeTerms['lock']>, 
   };
 }
 
-interface LockTerms {
-  lockId: string;
-  rates: Record<string, string>;
-  feePercentage: string;
-}
-
 /** The exchange's quote at the lock's rates; refused when it credits nothing or more than a balance may hold. */
-function quoteFor(input: ExchangeOrder, lock: LockTerms): ExchangeQuote {
+function quoteFor(input: ExchangeOrder, lock: NonNullable<ExchangeTerms['lock']>): ExchangeQuote {
   const rateFrom = lock.rates[input.currencyFrom];
   const rateTo = lock.rates[input.currencyTo];
-  assertInvariant(rateFrom && rateTo, `lock ${lock.lockId} has rates for ${input.currencyFrom} and ${input.currencyTo}`);
+  assertInvariant(rateFrom && rateTo, `lock ${input.lockId} has rates for ${input.currencyFrom} and ${input.currencyTo}`);
   const quote = quoteExchange({ amount: input.amount, currencyTo: input.currencyTo, rateFrom, rateTo, feePercentage: lock.feePercentage });
   if (!new Decimal(quote.amountTo).isPositive() || new Decimal(quote.amountTo).isZero()) {
     throw new DomainError('invalid-request', `amount is too small: it buys no ${input.currencyTo} after rounding`);
   }
-  // The API bounds the debited amount; a rate ratio can still make the credited one larger than
-  // any balance may hold (numeric(38,18)). The gross amount is checked: it is never less.
+  // The API bounds the debited amount, but a rate ratio can still credit more than a balance holds; the gross is never less.
   if (new Decimal(quote.grossAmountTo).gt(MAX_AMOUNT)) {
     throw new DomainError('invalid-request', `amount is too large: it would credit more than ${MAX_AMOUNT.toFixed()} ${input.currencyTo}`);
   }

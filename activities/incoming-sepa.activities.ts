@@ -20,11 +20,8 @@ function heartbeat(): void {
 }
 
 /**
- * Reads the bank's notifications from the cursor stored under `source`, records every credit they
- * hold, and only then moves the cursor past them. A crash anywhere leaves the cursor where it was:
- * the next run reads the same documents, and each credit already recorded is found by its entry
- * reference (DUPLICATE), so nothing is credited twice and nothing is lost. Two runs at once
- * serialise on each entry, and only one moves the cursor (compare and set).
+ * Records every credit in the bank's notifications after the cursor under `source`, and only then moves it (compare and set).
+ * After a crash the same documents are read again, and recorded credits are found by entry reference (DUPLICATE).
  */
 export async function ingestBankNotificationsFrom(deps: ActivityDependencies, source: string): Promise<IncomingSepaIngestResult> {
   /** One document: each credit recorded in a transaction of its own; what cannot be read is logged and skipped. */
@@ -41,10 +38,8 @@ export async function ingestBankNotificationsFrom(deps: ActivityDependencies, so
     }
     for (const skipped of parsed.skipped) {
       result.skippedEntries += 1;
-      deps.log.warn(`camt.054 entry ${skipped.reference} (message ${parsed.messageId}) skipped: ${skipped.reason}`, {
-        entryRef: skipped.reference,
-        messageId: parsed.messageId,
-      });
+      const fields = { entryRef: skipped.reference, messageId: parsed.messageId };
+      deps.log.warn(`camt.054 entry ${skipped.reference} (message ${parsed.messageId}) skipped: ${skipped.reason}`, fields);
     }
     for (const credit of parsed.credits) {
       const outcome = await deps.orm.em

@@ -35,26 +35,17 @@ export interface OutgoingPaymentKind<Record extends OutgoingPaymentRecord> {
   rejectedBy: string;
   /** The transaction hash or bank reference: once there is one, the money was handed off. */
   externalReference(record: Record): string | null | undefined;
-  /**
-   * What else a definite rejection moves, in its transaction, once the hold is voided: a crypto
-   * withdrawal whose transaction failed on chain keeps the network fee it paid. Absent: nothing.
-   */
+  /** What else a definite rejection moves in its transaction once the hold is voided (a failed transaction's network fee). */
   afterRejection?(em: EntityManager, record: Record, now: Date): Promise<void>;
-  /**
-   * The chain's or bank's own word that the money did not leave, as our activities recorded it or
-   * as the bank answers now; undefined when there is none. A rejection releases only on it, never
-   * on the calling workflow's word alone.
-   */
+  /** The chain's or bank's own word that the money did not leave: a rejection releases only on it, never on the workflow's word. */
   rejectionEvidence(record: Record): Promise<string | undefined>;
 }
 
 type ClosingStage = 'SETTLED' | 'FAILED' | 'REJECTED' | 'CANCELLED';
 
 /**
- * The money-moving steps of the lifecycle every outgoing payment shares (see
- * workflows/outgoing-payment.ts), each one database transaction with the record locked, each
- * safe to run twice. Releases happen only before the hand-off, or on the chain's or bank's
- * definite rejection; the database's void guard refuses anything else too.
+ * The money-moving steps every outgoing payment shares (workflows/outgoing-payment.ts), each safe to run twice. Releases happen
+ * only before the hand-off or on the chain's or bank's definite rejection; the database's void guard refuses anything else too.
  */
 export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
   deps: Pick<ActivityDependencies, 'orm' | 'pool' | 'clock'>,
@@ -67,6 +58,16 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
     return record;
   };
   const isHandedOff = (record: Record): boolean => Boolean(record.handedOffAt || kind.externalReference(record));
+  /** Before the hand-off only: a Reset or a retry that re-decides to fail must not refund money that may have left. */
+  const releaseLocked = async (em: EntityManager, id: string, reason: string, stage: 'FAILED' | 'CANCELLED'): Promise<ReleaseOutcome> => {
+    const record = await lock(em, id);
+    if (record.status === 'UNSUCCESSFUL') return 'RELEASED';
+    if (record.status === 'SUCCESSFUL' || isHandedOff(record)) return 'HANDED_OFF';
+    await voidTransfer(em, id, deps.clock.now());
+    close(record, 'UNSUCCESSFUL', stage, reason);
+    await em.flush();
+    return 'RELEASED';
+  };
   const close = (
     record: OutgoingPaymentRecord,
     status: 'SUCCESSFUL' | 'UNSUCCESSFUL',
@@ -95,14 +96,9 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
     isHandedOff,
 
     /**
-     * Records the hand-off before the chain or bank is called, after `validate` (which throws a
-     * DomainError for what the other side cannot carry, so nothing is marked). From its commit on
-     * only the chain's or bank's answer may release the money.
-     *
-     * With `ready` (a condition on the record's columns under which `validate` passes), the usual
-     * path is one conditional UPDATE, no transaction: open, hold PENDING, ready. When it matches
-     * nothing (closed, released, not ready, a re-run), the record is locked and decided as it
-     * always was: closed, validated (refused), or marked.
+     * Records the hand-off before the chain or bank is called, after `validate` (which throws for what the other side cannot
+     * carry); from its commit on only their answer may release the money. With `ready` (a condition under which `validate`
+     * passes) the usual path is one conditional UPDATE; when it matches nothing, the record is locked and decided.
      */
     async markHandOff(
       id: string,
@@ -131,11 +127,7 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
       });
     },
 
-    /**
-     * The record to hand over, once marked; `closed` when it is over (never sent then). One read,
-     * nothing locked: once handed off nothing but the chain's or bank's answer closes it, and a
-     * lock would end with this step anyway, before the record is sent.
-     */
+    /** The record to hand over once marked, or `closed`. Unlocked: once handed off only the chain's or bank's answer closes it. */
     async recordToHandOver(id: string): Promise<{ record: Record } | { closed: OperationState }> {
       const found = await findWithHoldState(deps.pool, kind.table, id);
       assertInvariant(found, `${kind.label} ${id} exists`);
@@ -147,45 +139,22 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
     handOverOf,
 
     /**
-     * After a reservation whose outcome is unknown (its retries ran out, or it was cancelled):
-     * leaves a tombstone so a late attempt can never commit, or releases the hold if the
-     * reservation committed first; says so when an earlier run had already handed it off.
+     * After a reservation whose outcome is unknown (retries ran out, or cancelled): a tombstone so a late attempt can never
+     * commit, or the hold released if the reservation committed first.
      */
     async abandon(id: string, reason: string): Promise<AbandonOutcome> {
       return inTransaction(async (em) => {
         if ((await tombstoneTransfer(em, id, kind.ledgerKind)) === 'TOMBSTONED') return 'NOTHING_MOVED';
-        const record = await lock(em, id);
-        if (record.status === 'UNSUCCESSFUL') return 'NOTHING_MOVED';
-        if (record.status === 'SUCCESSFUL' || isHandedOff(record)) return 'HANDED_OFF';
-        await voidTransfer(em, id, deps.clock.now());
-        close(record, 'UNSUCCESSFUL', 'FAILED', reason);
-        await em.flush();
-        return 'NOTHING_MOVED';
+        return (await releaseLocked(em, id, reason, 'FAILED')) === 'RELEASED' ? 'NOTHING_MOVED' : 'HANDED_OFF';
       });
     },
 
-    /**
-     * Before the hand-off: voids the reservation and marks the record UNSUCCESSFUL. Once handed
-     * off it releases nothing and says so: a Reset or a retry that re-decides to fail must not
-     * refund money that may have left.
-     */
-    async release(id: string, reason: string, stage: 'FAILED' | 'CANCELLED'): Promise<ReleaseOutcome> {
-      return inTransaction(async (em) => {
-        const record = await lock(em, id);
-        if (record.status === 'UNSUCCESSFUL') return 'RELEASED';
-        if (record.status === 'SUCCESSFUL' || isHandedOff(record)) return 'HANDED_OFF';
-        await voidTransfer(em, id, deps.clock.now());
-        close(record, 'UNSUCCESSFUL', stage, reason);
-        await em.flush();
-        return 'RELEASED';
-      });
-    },
+    release: (id: string, reason: string, stage: 'FAILED' | 'CANCELLED'): Promise<ReleaseOutcome> =>
+      inTransaction((em) => releaseLocked(em, id, reason, stage)),
 
     /**
-     * Posts the reservation and marks the record SUCCESSFUL; the ledger refuses to post a voided
-     * one. The usual path: the record closed by a conditional UPDATE (open and handed off) and
-     * the posting, one statement (settleIfHandedOff). Anything else (settled already, released,
-     * not handed off) is decided with the record locked.
+     * Posts the reservation (the ledger refuses a voided one); the usual path is one statement (settleIfHandedOff), anything
+     * else is decided with the record locked.
      */
     async settle(id: string): Promise<void> {
       if (await settleIfHandedOff(deps.pool, kind.table, id, deps.clock.now())) return;
@@ -202,11 +171,7 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
       });
     },
 
-    /**
-     * The chain's or bank's definite answer that the money did not leave: records it, then
-     * releases (and, for a kind that says so, moves what the rejection still costs: afterRejection),
-     * all in one transaction.
-     */
+    /** The chain's or bank's definite answer that the money did not leave: records it and releases, in one transaction. */
     async reject(id: string, reason: string): Promise<void> {
       const seen = await deps.orm.em.fork().findOne(kind.entity, { id } as FilterQuery<Record>);
       assertInvariant(seen, `${kind.label} ${id} exists`);
@@ -245,10 +210,7 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
   };
 }
 
-/**
- * Two answers that contradict each other (settle what was released, reject what was settled):
- * no retry can fix that, so the workflow fails visibly for a person, with the money untouched.
- */
+/** Contradicting answers (settle what was released, …): no retry can fix that, so the workflow fails visibly, money untouched. */
 function conflict(message: string): Error {
   return activityFailure('operation-conflict', message);
 }

@@ -36,19 +36,11 @@ export function createReconciliationActivities(deps: ActivityDependencies & Cust
   async function heldWithoutRunningWorkflow(rows: readonly HeldTransferRow[]) {
     if (rows.length === 0) return [];
     const client = Context.current().client;
+    const contractOf = (row: HeldTransferRow) => (row.operation === 'crypto-withdrawal' ? cryptoWithdrawalContract : sepaTransferContract);
     const findings: (HeldTransferRow & { workflow_id: string; workflow_status: string; workflow_closed_at: string | null })[] = [];
     for (let start = 0; start < rows.length; start += DESCRIBE_CONCURRENCY) {
       const batch = rows.slice(start, start + DESCRIBE_CONCURRENCY);
-      const states = await Promise.all(
-        batch.map((row) =>
-          describeWorkflow(
-            client,
-            row.operation === 'crypto-withdrawal'
-              ? cryptoWithdrawalContract.workflowId(row.transfer_id)
-              : sepaTransferContract.workflowId(row.transfer_id),
-          ),
-        ),
-      );
+      const states = await Promise.all(batch.map((row) => describeWorkflow(client, contractOf(row).workflowId(row.transfer_id))));
       batch.forEach((row, index) => {
         const state = states[index]!;
         if (isRunning(state)) return;
@@ -73,10 +65,8 @@ export function createReconciliationActivities(deps: ActivityDependencies & Cust
 
   return {
     /**
-     * Read-only checks plus one report row; running it twice just records two reports. Compares
-     * the ledger with itself (balanced, cached balances, no overdraft), the business records with
-     * the ledger, the holds of open operations with their workflows in Temporal, and what the EVM
-     * chains hold with what the ledger owes partners (custody-reconciliation.ts).
+     * Read-only checks plus one report row: the ledger with itself, the business records with the ledger, open holds with
+     * their workflows in Temporal, and what the EVM chains hold with what partners are owed (custody-reconciliation.ts).
      */
     async reconcileLedger(input: ReconciliationInput): Promise<ReconciliationResult> {
       const now = deps.clock.now();

@@ -7,11 +7,7 @@ import { withLogContext } from '../core/logger';
 /** Must match workflows/request-id.interceptor.ts, which sets it. */
 const REQUEST_ID_HEADER = 'requestId';
 
-/**
- * Every line an activity logs, through the logger its dependencies hold or the SDK's own, says
- * which workflow and which API request it serves: the activity runs inside a log context with
- * its workflow id and type and the request id its workflow passed in the activity's headers.
- */
+/** Every line an activity logs names its workflow and the API request (passed in the activity's headers) it serves. */
 export function requestIdInterceptors(context: Context): ActivityInterceptors {
   let requestId: string | undefined;
   return {

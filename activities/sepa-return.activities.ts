@@ -19,10 +19,8 @@ import type { ActivityDependencies } from './dependencies';
 const RETURNS_PER_RUN = 100;
 
 /**
- * The SEPA credit transfer that sends a credit back to its debtor, built from the stored credit
- * alone, so every attempt builds the same payment: its id is the return's, which the bank is
- * idempotent on, so however often it is submitted the debtor is paid once. The money leaves the
- * account the bank credited; its name is the partner's when the IBAN is a partner's account.
+ * The transfer sending a credit back to its debtor, built from the stored credit alone: its id is the return's, which the bank
+ * is idempotent on, so the debtor is paid once. It leaves the account the bank credited, named for its partner if it has one.
  */
 export function returnPaymentOf(credit: IncomingSepaCredit, accountHolderName: string | null): SepaPayment {
   const returnId = credit.returnId;
@@ -102,10 +100,8 @@ export function createSepaReturnActivities(deps: ActivityDependencies) {
 
   return {
     /**
-     * Moves every return operators asked for (`ops bank return`) one step on. Each step is
-     * idempotent: the bank takes the return's id once, and settling or reopening happens under the
-     * credit's row lock only while it is still RETURNING under that id. A return that fails a step
-     * is logged and tried again next run; it never stops the others.
+     * Moves every return operators asked for (`ops bank return`) one step on, idempotently: the bank takes the return's id once,
+     * and settling or reopening happens under the row lock only while still RETURNING under that id. Failures wait for next run.
      */
     async advanceSepaReturns(): Promise<SepaReturnsResult> {
       const result: SepaReturnsResult = { returnsSubmitted: 0, returnsSettled: 0, returnsRejected: 0, returnsFailed: 0 };

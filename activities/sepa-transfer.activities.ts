@@ -54,11 +54,8 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
     abandonSepaTransfer: (transferId: string, reason: string): Promise<AbandonOutcome> => payments.abandon(transferId, reason),
 
     /**
-     * Records the hand-off while the workflow can still be cancelled, after checking that the
-     * pain.001 message can carry the payment (if not: refused, non-retryable, nothing marked, so
-     * the workflow releases the funds). Usually one read (the transfer, its hold, its debtor) and
-     * one conditional update; a closed transfer, or one whose message does not build, is decided
-     * with the record locked, as it always was.
+     * Records the hand-off once the pain.001 message can carry the payment (else refused, nothing marked). Usually one read and
+     * one conditional update; a closed transfer, or one whose message does not build, is decided with the record locked.
      */
     async markSepaHandOff(transferId: string): Promise<'MARKED' | { closed: OperationState }> {
       const found = await transferToHandOver(deps, transferId);
@@ -69,10 +66,7 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
       });
     },
 
-    /**
-     * Hands the pain.001 message to the bank (idempotent on the transfer id) once the hand-off is
-     * recorded, only while the transfer is open and its funds still held.
-     */
+    /** Hands the pain.001 message to the bank (idempotent on the transfer id), only while open with its funds held. */
     async submitSepaTransfer(transferId: string): Promise<{ bankReference: string } | { closed: OperationState }> {
       const found = await transferToHandOver(deps, transferId);
       const open = payments.handOverOf(found.transfer, found.holdState);
@@ -93,9 +87,8 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
     },
 
     /**
-     * Fails with a retryable "not yet" while the bank has not answered: the retry policy is the poll
-     * loop, and retries add nothing to the history. For a wait that outlasted the polling phase, and
-     * for workflows started before pollBankAnswer existed (their histories call this name).
+     * Fails with a retryable "not yet" until the bank answers (the retry policy is the poll loop, adding nothing to the history).
+     * For waits past the polling phase, and histories recorded before pollBankAnswer.
      */
     async awaitBankAnswer(_transferId: string, bankReference: string): Promise<Exclude<BankPaymentState, { state: 'PENDING' }>> {
       const answer = await bankAnswerOf(bankReference);
@@ -140,17 +133,15 @@ function messageBuilds(found: TransferToHandOver): boolean {
 }
 
 /** The payment and its pain.001 message, built from the stored transfer; a DomainError if pain.001 cannot carry it. */
-async function paymentMessageOf(em: EntityManager, transfer: SepaTransfer): Promise<{ payment: SepaPayment; xml: string }> {
+async function paymentMessageOf(em: EntityManager, transfer: SepaTransfer): Promise<PaymentMessage> {
   const partner = await em.findOne(Partner, { id: transfer.partnerId });
   const account = await findPartnerAccount(em, transfer.partnerId, 'eur');
   return paymentMessage(transfer, partner?.name ?? null, account?.iban ?? null);
 }
 
-function paymentMessage(
-  transfer: SepaTransfer,
-  debtorName: string | null,
-  debtorIban: string | null,
-): { payment: SepaPayment; xml: string } {
+type PaymentMessage = { payment: SepaPayment; xml: string };
+
+function paymentMessage(transfer: SepaTransfer, debtorName: string | null, debtorIban: string | null): PaymentMessage {
   assertInvariant(debtorName !== null && debtorIban, `partner ${transfer.partnerId} and its IBAN exist`);
   const payment = sepaPaymentOf(transfer, debtorName, debtorIban);
   try {

@@ -5,10 +5,8 @@ import type { CryptoWithdrawal } from '../db/entities/crypto-withdrawal.entity';
 import type { TravelRuleFacts } from '../db/queries/crypto-withdrawal.queries';
 
 /**
- * A stored withdrawal's travel-rule data: the originator (the user it was made for, else the
- * partner), the beneficiary, and whether the data must be completed, by this withdrawal's EUR value
- * or, when larger, its destination's 24-hour sum up to it (split transfers add up). From what
- * findTravelRuleFacts read in one statement.
+ * A stored withdrawal's travel-rule data: the originator (its user, else the partner), the beneficiary, and whether it must be
+ * completed, by its EUR value or, when larger, its destination's 24-hour sum (split transfers add up).
  */
 export function travelRuleDataOf(withdrawal: CryptoWithdrawal, facts: Omit<TravelRuleFacts, 'row'>, thresholdEur: string): TravelRuleData {
   return buildTravelRuleData(

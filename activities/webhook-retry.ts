@@ -18,10 +18,7 @@ export interface WebhookDeliveryPolicy {
   claimMs: number;
 }
 
-/**
- * Five seconds doubling to an hour, jittered, for at least 25 hours: a receiver down for a day
- * still gets every event, and about 35 attempts is what an event that never gets through costs.
- */
+/** Five seconds doubling to an hour, jittered, for 25 hours: a receiver down for a day still gets every event (about 35 attempts). */
 export const DEFAULT_WEBHOOK_DELIVERY_POLICY: WebhookDeliveryPolicy = {
   retryBaseMs: 5_000,
   retryMaxMs: 60 * 60_000,
@@ -41,10 +38,7 @@ export function webhookDeliveryPolicy(overrides: Partial<WebhookDeliveryPolicy> 
   return { ...DEFAULT_WEBHOOK_DELIVERY_POLICY, ...defined };
 }
 
-/**
- * The wait after failed attempt number `attempt` (1 for the first): base × 2^(attempt−1), at most
- * the maximum, ±20 % so that the retries of many events to an endpoint that comes back spread out.
- */
+/** The wait after failed attempt `attempt` (1-based): base × 2^(attempt−1), capped, ±20 % so retries to a recovered endpoint spread. */
 export function retryDelayMs(attempt: number, policy: WebhookDeliveryPolicy, random: () => number = Math.random): number {
   const exponential = policy.retryBaseMs * 2 ** Math.min(Math.max(attempt - 1, 0), 40);
   const jittered = Math.min(exponential, policy.retryMaxMs) * (0.8 + 0.4 * random());

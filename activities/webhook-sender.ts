@@ -29,10 +29,7 @@ export interface WebhookPostOutcome {
 const RESPONSE_BYTES_READ = 4096;
 const MAX_ERROR_LENGTH = 500;
 
-/**
- * The body in a fixed key order (the outbox keeps it as jsonb, which orders keys its own way), so
- * every attempt sends the same bytes.
- */
+/** The body in a fixed key order (jsonb orders keys its own way), so every attempt sends the same bytes. */
 export function webhookEventBody(event: WebhookEvent): string {
   return JSON.stringify({ id: event.id, type: event.type, timestamp: event.timestamp, data: dataInOrder(event) });
 }
@@ -107,21 +104,13 @@ export interface WebhookTargets {
   resolve: HostResolver;
 }
 
-/**
- * Kept-alive connections: each was opened to an address checked for its host, and a request only
- * reuses one after its own check passed. Connections are not the partners' to multiply: the
- * dispatcher bounds the deliveries under way (activities/webhook-retry.ts).
- */
+/** Kept-alive connections, each opened to a checked address and reused only after the request's own check passed. */
 const AGENTS = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) } as const;
 
 /**
- * POSTs once: resolves the URL's host, checks every address (core/webhook-target.ts) and connects
- * only to those addresses, so an answer that changes between the check and the connection (DNS
- * rebinding) is never used. A refused target is never connected to: its attempt says so and
- * nothing else (no connection error that would tell what listens there). At most `timeoutMs` in
- * all, lookup included; redirects not followed (a 3xx is a failure: the registered URL is the one
- * that gets events); the answer's body read up to a few KB and ignored. Never throws: every
- * outcome is something to record.
+ * POSTs once, connecting only to the addresses checked for the host (core/webhook-target.ts), so DNS rebinding is never
+ * used; a refused target is never connected to (no error telling what listens there). At most `timeoutMs`, lookup included;
+ * redirects not followed (a 3xx is a failure). Never throws: every outcome is something to record.
  */
 export async function postWebhook(
   url: string,
@@ -198,10 +187,7 @@ function post(url: URL, target: CheckedTarget, request: SignedWebhookRequest, si
   });
 }
 
-/**
- * This machine's addresses besides loopback (which WEBHOOK_ALLOW_LOOPBACK governs): read at each
- * delivery, since interfaces come and go.
- */
+/** This machine's addresses besides loopback (WEBHOOK_ALLOW_LOOPBACK governs that), read at each delivery: interfaces come and go. */
 function machineAddresses(): string[] {
   return Object.values(os.networkInterfaces()).flatMap((entries) =>
     (entries ?? []).filter((entry) => !entry.internal).map((entry) => entry.address),

@@ -13,13 +13,9 @@ const OPERATION_WORKFLOW_TYPES: ReadonlySet<string> = new Set(Object.values(OPER
 type Activity = (...args: never[]) => Promise<unknown>;
 
 /**
- * Temporal is a door to the money like the API: whoever reaches it can start a workflow, or have
- * our worker run an activity, with any arguments. So every activity runs only for the workflow
- * type it is bound to here, and an operation's activities (an exchange's, a withdrawal's, a SEPA
- * transfer's) take the operation's id first and run only in that operation's own workflow (its id
- * derives from the operation's; Temporal keeps one running workflow per id). Anything else is
- * refused as `unknown-operation` before the step runs (refuseUnknownOperation). An operation's
- * first step then moves money only for what the API accepted under that id.
+ * Temporal is a door to the money like the API: whoever reaches it can have our worker run an activity with any arguments.
+ * So every activity runs only for the workflow type bound here, and an operation's activities take its id first and run only
+ * in that operation's own workflow; anything else is refused as `unknown-operation` before the step runs.
  */
 export function boundTo<Activities extends Record<string, Activity>>(
   contract: WorkflowContract<Workflow>,
@@ -56,10 +52,7 @@ export function bindingRefusal(
   return `${activity} for operation ${operationId} runs only in workflow ${workflowId} (${contract.workflowType})`;
 }
 
-/**
- * Refuses the running workflow's operation as `unknown-operation`: kept in refused_operation (once
- * per run) for reconciliation, and logged. Nothing was held.
- */
+/** Refuses the running workflow's operation as `unknown-operation`, kept in refused_operation for reconciliation. Nothing was held. */
 export async function refuseUnknownOperation(
   deps: Pick<ActivityDependencies, 'pool' | 'log'>,
   operationId: unknown,

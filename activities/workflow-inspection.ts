@@ -1,10 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 
-/**
- * What Temporal knows about a workflow (its latest run), for reconciliation and the operator CLI.
- * A workflow that does not exist (never started, or deleted after retention) is a state too.
- */
+/** What Temporal knows about a workflow's latest run, for reconciliation and the operator CLI; not existing is a state too. */
 export type WorkflowState =
   | {
       workflowId: string;
@@ -25,10 +22,7 @@ export function isRunning(state: WorkflowState): boolean {
   return state.found && state.status === 'RUNNING';
 }
 
-/**
- * Describes the workflow's latest run. "Not found" is an answer; any other failure (Temporal
- * unreachable, a timeout) is thrown, unless `unreachableAsState` asks for it as a state instead.
- */
+/** "Not found" is an answer; any other failure is thrown, unless `unreachableAsState` asks for it as a state instead. */
 export async function describeWorkflow(
   client: Client,
   workflowId: string,

@@ -21,8 +21,7 @@ import { ROUTES } from './routes';
 /** The HTTP API; every /v1 route authenticates first and is scoped to the key's partner. */
 export function createApp(deps: ApiDependencies): Koa {
   const app = new Koa<ApiState>();
-  // Behind a proxy (TRUST_PROXY) the client's address is the one the proxy appended to
-  // X-Forwarded-For, the last entry; the ones before it are whatever the client sent.
+  // Behind a proxy (TRUST_PROXY) the client is X-Forwarded-For's last entry, the proxy's; earlier ones the client wrote.
   app.proxy = deps.trustProxy ?? false;
   app.maxIpsCount = 1;
   const apiKeys = deps.apiKeys ?? {
@@ -35,7 +34,7 @@ export function createApp(deps: ApiDependencies): Koa {
     log: deps.log,
     clock: deps.clock,
   });
-  // Authenticate, limit per partner, then hold the key to its scope: every /v1 route goes through all three.
+  // Authenticate, limit per partner, then hold the key to its scope.
   const authenticate = compose([
     authMiddleware(apiKeys, deps.authFailureLimit ?? { perSecond: 0, burst: 0 }, deps.clock, keyUsage),
     rateLimitMiddleware(deps.rateLimit, deps.clock),
@@ -43,25 +42,22 @@ export function createApp(deps: ApiDependencies): Koa {
   ]);
   const router = new Router<ApiState>();
 
-  // For load balancers and orchestrators: outside authentication and rate limits. /metrics is not
-  // here: startApi serves it on an internal listener of its own (api/metrics/metrics-server.ts).
+  // Probes, outside authentication and rate limits; /metrics has an internal listener of its own (metrics-server.ts).
   const metrics = deps.metrics ?? createApiMetrics({ readPool: deps.readPool, log: deps.log });
   router.get('/health', liveRoute());
   router.get('/health/live', liveRoute());
   router.get('/health/ready', readyRoute(deps));
-  // The API's description, for partners' developers: public like the spec it describes.
+  // The API's description: public like the spec it describes.
   router.get('/v1/openapi.json', openApiRoute(deps));
   router.get('/docs', docsPageRoute());
   router.get('/docs/assets/:file', docsAssetRoute());
-  // The partner API: each route's definition says its method, path and whether it authenticates.
   for (const route of ROUTES) {
     const handler = route.handler(deps);
     if (route.authenticated) router[route.method](route.path, authenticate, handler);
     else router[route.method](route.path, handler);
   }
 
-  // Only what the error middleware cannot answer arrives here: a streamed body that failed, or a
-  // client gone, after the headers were sent. The response is cut short; say so in the log.
+  // Only failures after the headers were sent arrive here (a streamed body failed, a client left): log the cut-short response.
   app.on('error', (error: Error, ctx?: Koa.Context) =>
     deps.log.warn(`${ctx?.method ?? ''} ${ctx?.path ?? ''}: response cut short: ${error.message}`, {
       requestId: ctx?.response.get('x-request-id'),

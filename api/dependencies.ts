@@ -9,7 +9,6 @@ import type { RateLimit } from './middleware/rate-limit.middleware';
 
 export type { Clock } from '../core/clock';
 export { systemClock } from '../core/clock';
-export type { RateSource } from '../operations/dependencies';
 
 /** Operations' dependencies (the primary pool, Temporal, rates, clock) plus what HTTP adds. */
 export interface ApiDependencies extends OperationDependencies {

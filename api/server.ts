@@ -82,9 +82,8 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
     const temporalAccess = options.temporal ?? PLAIN_TEMPORAL_ACCESS;
     const pool = openPool(poolConfig(options.databaseUrl, 10, timeouts));
     const readPool = options.databaseReadUrl ? openPool(poolConfig(options.databaseReadUrl, 20, timeouts)) : pool;
-    // The tombstone that decides a timed-out POST waits as long as a late reservation holds its
-    // row: a lock or statement timeout there would answer 503 without deciding, and the money
-    // could still move. Its own pool, with no lock or statement timeout (connecting still times out).
+    // Deciding a timed-out POST (its tombstone) waits as long as a late reservation holds the row: a timeout there would
+    // answer 503 undecided while money could still move. So its own pool, without lock or statement timeouts.
     const decisionPool = openPool(poolConfig(options.databaseUrl, 4, { ...timeouts, statementTimeoutMs: 0, lockTimeoutMs: 0 }));
     for (const each of new Set([pool, readPool, decisionPool])) {
       // An idle client that loses its server must not crash the process; the next query reports it.
@@ -135,8 +134,8 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
       withdrawalAddressCoolingOffMinutes: options.withdrawalAddressCoolingOffMinutes,
     });
     const server = http.createServer(app.callback());
-    // An idle connection is closed by the client first (undici after 4 s, a proxy after its 60 s),
-    // never by the API just as the client sends on it: that race answers the request with a reset.
+    // Idle connections are closed by the client first (undici 4 s, proxies 60 s): the API closing one just as the client
+    // sends on it would answer that request with a reset.
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
     await new Promise<void>((resolve, reject) => {

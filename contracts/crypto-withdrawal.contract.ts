@@ -21,11 +21,7 @@ export const cryptoWithdrawalContract: WorkflowContract<CryptoWithdrawalWorkflow
   workflowId: (withdrawalId) => operationWorkflowId('crypto-withdrawal', withdrawalId),
 };
 
-/**
- * Operators or a compliance tool complete a withdrawal's travel-rule data. Validated before it is
- * accepted: who completed it (required) and the IVMS101 beneficiary data; a bad payload is
- * rejected with the reason and leaves no trace in the history. Answers once recorded.
- */
+/** Operators or a compliance tool complete a withdrawal's travel-rule data; validated first, so a bad payload leaves no history. */
 export const completeTravelRuleUpdate = defineUpdate<{ withdrawalId: string; status: OperationStatus }, [TravelRuleCompletion]>(
   'completeTravelRule',
 );

@@ -1,11 +1,8 @@
 import type { WorkflowContract } from './operation.contract';
 
 /**
- * The deposit watcher of one EVM network: one long-running workflow per configured network (its
- * id fixed by the network), started by the worker on boot if it is not running. Each activity
- * reads one batch of blocks (activities/evm-deposit.activities.ts); caught up with the head, the
- * workflow sleeps a poll interval; after a bounded number of batches it continues as new. Where it
- * stands is kept in Postgres (the cursor and the blocks read), not in the workflow.
+ * One long-running deposit watcher per configured EVM network, started by the worker on boot. Each
+ * activity reads a batch of blocks; where it stands (the cursor, the blocks read) is kept in Postgres.
  */
 export type EvmDepositNetwork = 'ethereum' | 'polygon';
 
@@ -31,12 +28,11 @@ export interface EvmDepositScanResult {
   lastBlock: string;
   /** Blocks read in this batch (0 when caught up). */
   blocksRead: number;
-  /** Deposits recorded, and deposits credited, in this batch. */
   seen: number;
   credited: number;
   /** Blocks rewound because the node's chain no longer went through them; 0 without a reorganisation. */
   rewound: number;
-  /** The cursor is at the head: the workflow waits pollIntervalMs before the next batch. */
+  /** At the head: the workflow waits pollIntervalMs before the next batch. */
   caughtUp: boolean;
   pollIntervalMs: number;
 }
@@ -49,12 +45,11 @@ export const EVM_DEPOSIT_WATCH = {
   blocksPerBatch: 20,
   batchesPerRun: 200,
   heartbeatTimeoutMs: 30_000,
-  /** After a batch that failed for good (a refusal, not an outage: those are retried), before the next. */
+  /** After a batch that failed for good (outages are retried instead), before the next. */
   afterFailureMs: 60_000,
 } as const;
 
 export const evmDepositWatcherContract: WorkflowContract<EvmDepositWatcherWorkflow> = {
   workflowType: 'evmDepositWatcherWorkflow',
-  // One per network and namespace.
   workflowId: (network) => `evm-deposit-watcher-${network}`,
 };

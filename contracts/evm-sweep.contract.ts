@@ -2,19 +2,13 @@ import type { EvmDepositNetwork } from './evm-deposit-watcher.contract';
 import type { WorkflowContract } from './operation.contract';
 
 /**
- * Sweeping credited deposits from partners' deposit addresses to the network's hot wallet.
- *
- * - The sweeper of one EVM network (`evm-sweeper-<network>`, long-running, started by the worker
- *   on boot like the deposit watcher): every poll interval one activity asks Postgres which
- *   addresses hold credited, unswept deposits above their currency's threshold, and starts a
- *   sweep workflow for each (its id fixed by network, address and currency; one that runs is
- *   joined, not doubled). A loop over Postgres rather than a signal from the crediting step: a
- *   worker that dies right after crediting cannot lose a sweep, and the watcher's history and
- *   its recorded replays stay as they are.
- * - The sweep of one (network, address, currency): claims the deposits (one sweep in flight per
- *   address), then advances step by step (sign and store, top up the gas of a token sweep, send,
- *   confirm) until SWEPT or FAILED. Each step is re-derived from Postgres and the chain, so an
- *   activity run twice, or a worker killed between steps, sends what is stored and signs nothing twice.
+ * Sweeping credited deposits to the network's hot wallet.
+ * - The sweeper of one EVM network (long-running, started on boot) polls Postgres for addresses
+ *   above their threshold and starts (or joins) a sweep for each. Polling rather than a signal from
+ *   crediting: a worker that dies right after crediting cannot lose a sweep.
+ * - A sweep of one (network, address, currency) claims the deposits, then signs and stores, tops up
+ *   gas, sends and confirms. Each step is re-derived from Postgres and the chain, so a retried
+ *   activity or a killed worker sends what is stored and signs nothing twice.
  */
 export type EvmSweepCurrency = 'eth' | 'pol' | 'usdc';
 
@@ -34,16 +28,13 @@ export interface EvmSweepRoundResult {
   network: EvmDepositNetwork;
   /** Sweeps due this round (started, or joined when they run already). */
   due: number;
-  /** The wait before the next round (EVM_SWEEP_POLL_INTERVAL_MS). */
   pollIntervalMs: number;
 }
 
 export interface EvmSweepInput {
   network: EvmDepositNetwork;
-  /** The deposit address as the deposits store it. */
   address: string;
   currency: EvmSweepCurrency;
-  /** The wait between two looks at the sweep's transactions. */
   pollIntervalMs: number;
 }
 
@@ -71,19 +62,18 @@ export const EVM_SWEEP = {
   duePerRound: 100,
   /** Looks at a sweep's transactions before its workflow continues as new. */
   pollsPerRun: 400,
-  /** After a round that failed for good (a refusal, not an outage: those are retried), before the next. */
+  /** After a round that failed for good (outages are retried instead), before the next. */
   afterFailureMs: 60_000,
 } as const;
 
 export const evmSweeperContract: WorkflowContract<EvmSweeperWorkflow> = {
   workflowType: 'evmSweeperWorkflow',
-  // One per network and namespace.
   workflowId: (network) => `evm-sweeper-${network}`,
 };
 
 export const evmSweepContract: WorkflowContract<EvmSweepWorkflow> = {
   workflowType: 'evmSweepWorkflow',
-  // The key is evmSweepKey(...): one sweep workflow per network, address and currency at a time.
+  // The key is evmSweepKey(...).
   workflowId: (key) => `evm-sweep-${key}`,
 };
 

@@ -1,4 +1,3 @@
-/** The contracts between workflows and their callers, one module per workflow family. */
 export * from './operation.contract';
 export * from './exchange.contract';
 export * from './crypto-withdrawal.contract';

@@ -27,27 +27,13 @@ export interface ReconciliationResult {
   openWithoutHold: number;
   /** Holds under an id that no operation has. */
   holdsWithoutOperation: number;
-  /**
-   * Workflows refused since the previous report because the API never accepted their operation
-   * (started straight on Temporal, or with altered input): nothing was held, but someone tried.
-   * Absent from reports written before the check existed.
-   */
+  /** Workflows refused since the last report because the API never accepted their operation; absent from older reports. */
   refusedUnknownOperations?: number;
-  /**
-   * 1 when the SEPA_SUSPENSE account does not hold exactly what the incoming SEPA credits waiting
-   * for an operator add up to, else 0. Absent from reports written before the check existed.
-   */
+  /** 1 when SEPA_SUSPENSE does not hold exactly the unmatched incoming credits, else 0; absent from older reports. */
   suspenseMismatches?: number;
-  /**
-   * Crypto deposits credited and then removed from the chain by a reorganisation: the credit
-   * stands (never reversed silently) until an operator decides. Absent from reports written
-   * before deposits were watched.
-   */
+  /** Credited deposits a reorganisation removed: the credit stands until an operator decides; absent from older reports. */
   orphanedCreditedDeposits?: number;
-  /**
-   * EVM currencies whose coins on chain (hot wallets and deposit addresses not yet swept) are
-   * fewer than what the ledger owes partners. Absent from reports written before the check existed.
-   */
+  /** EVM currencies whose coins on chain are fewer than the ledger owes partners; absent from older reports. */
   custodyShortfalls?: number;
   /** How many holds were checked against Temporal this run, of how many old enough to check. */
   heldTransfersChecked: number;

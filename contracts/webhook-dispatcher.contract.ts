@@ -1,10 +1,6 @@
 import type { WorkflowContract } from './operation.contract';
 
-/**
- * The webhook dispatcher: one long-running workflow (fixed id) whose activity delivers the events
- * of the outbox (webhook_event) round after round, continuing as new after a bounded number of
- * rounds so its history stays small. The worker starts it on boot if it is not running.
- */
+/** One long-running workflow, started on boot, whose activity delivers the webhook_event outbox round after round. */
 export interface WebhookDispatcherInput {
   /** Rounds before the workflow continues as new. Default WEBHOOK_DISPATCH.roundsPerRun. */
   roundsPerRun?: number;
@@ -14,15 +10,13 @@ export interface WebhookDispatcherInput {
 
 export type WebhookDispatcherWorkflow = (input: WebhookDispatcherInput) => Promise<void>;
 
-/** What one round of the delivery activity is asked to do. */
 export interface WebhookDeliveryRound {
   roundMs: number;
 }
 
-/** What one round did, counted per attempt outcome. */
 export interface WebhookDeliveryRoundResult {
   delivered: number;
-  /** Attempts that failed and will be tried again. */
+  /** Failed, to be tried again. */
   failedAttempts: number;
   givenUp: number;
   /** The round stopped early: cancelled (worker shutdown, heartbeat timeout); claims were handed back. */
@@ -37,6 +31,6 @@ export const WEBHOOK_DISPATCH = { roundMs: 4 * 60_000, roundsPerRun: 50, heartbe
 
 export const webhookDispatcherContract: WorkflowContract<WebhookDispatcherWorkflow> = {
   workflowType: 'webhookDispatcherWorkflow',
-  // One per namespace: the id is fixed, whatever is passed.
+  // Fixed, whatever is passed.
   workflowId: () => 'webhook-dispatcher',
 };

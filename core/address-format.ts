@@ -1,7 +1,5 @@
 import * as bitcoin from 'bitcoinjs-lib';
 
-/** The two encodings of UTXO addresses (BIP 173/350 and Base58Check), recognised by bitcoinjs-lib. */
-
 /** Bech32 or bech32m of any prefix; a valid one compares in lower case (BIP 173 forbids mixed case). */
 export function isBech32(address: string): boolean {
   return parses(() => bitcoin.address.fromBech32(address));

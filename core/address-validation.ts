@@ -6,10 +6,8 @@ import { CURRENCY_NETWORKS } from './currencies';
 import type { CryptoCurrency, Network } from './currencies';
 
 /**
- * Checks a withdrawal destination (a withdrawal's `walletAddress`, an address-book entry's
- * `address`: `field` names it) against the currency's chain and the configured mainnet or
- * testnet. Returns undefined for a valid address, otherwise a sentence the partner can act on
- * (it becomes the errorMessage of a 400, so it names the field and never internals).
+ * Undefined for a valid destination on the currency's chain and the configured mainnet or testnet, else
+ * a sentence for the partner (a 400's errorMessage: it names `field`, never internals).
  */
 export function withdrawalAddressProblem(
   currency: CryptoCurrency,
@@ -63,8 +61,7 @@ function isUtxoAddress(currency: 'btc' | 'ltc' | 'doge', mainnet: boolean, addre
   const parameters = chainParameters(currency, mainnet);
   if (isBase58Check(address)) return hasOutputScript(address, parameters);
 
-  // Dogecoin has no segwit; its bech32 prefix in chainParameters is a placeholder that a crafted
-  // string could still carry, so bech32 is refused outright rather than by prefix mismatch.
+  // No segwit on dogecoin: its bech32 prefix is a placeholder a crafted string could carry.
   if (currency === 'doge') return false;
 
   let segwit: bitcoin.address.Bech32Result;
@@ -75,11 +72,9 @@ function isUtxoAddress(currency: 'btc' | 'ltc' | 'doge', mainnet: boolean, addre
   }
   if (segwit.prefix !== parameters.bech32) return false;
   if (segwit.version === 0) return hasOutputScript(address, parameters);
-  // bitcoinjs-lib validates taproot keys only with an ECC library we do not load, so it would
-  // throw on every bc1p address; check the x-only key ourselves (BIP 341).
+  // bitcoinjs-lib needs an ECC library we do not load to check taproot keys: checked here (BIP 341).
   if (segwit.version === 1) return segwit.data.length === 32 && isSecp256k1XOnlyKey(segwit.data);
-  // Versions 2-16 have no spending rules yet: bitcoinjs-lib accepts them, but coins sent there
-  // may be lost, so they are not a withdrawal destination.
+  // Versions 2-16 have no spending rules yet: coins sent there may be lost.
   return false;
 }
 
@@ -95,10 +90,7 @@ function hasOutputScript(address: string, parameters: bitcoin.Network): boolean 
 
 const SECP256K1_FIELD_PRIME = 2n ** 256n - 2n ** 32n - 977n;
 
-/**
- * A taproot output key is valid when it is the x coordinate of a curve point: x < p and
- * x³ + 7 is a square mod p (Euler's criterion). Coins sent to any other key are unspendable.
- */
+/** A taproot key is valid (spendable) when it is the x of a curve point: x < p and x³ + 7 a square mod p (Euler's criterion). */
 function isSecp256k1XOnlyKey(key: Uint8Array): boolean {
   const x = BigInt('0x' + Array.from(key, (byte) => byte.toString(16).padStart(2, '0')).join(''));
   if (x >= SECP256K1_FIELD_PRIME) return false;

@@ -1,8 +1,4 @@
-/**
- * One text per JSON value, whatever the order of its keys: what "the same request" means when a
- * stored request is compared with a workflow's input. Undefined members are left out, as
- * JSON.stringify and Temporal's payloads leave them out.
- */
+/** One text per JSON value whatever its key order (what "the same request" means); undefined members left out, as JSON.stringify does. */
 export function canonicalJson(value: unknown): string {
   const text = JSON.stringify(sortedKeys(value));
   if (text === undefined) throw new TypeError(`${typeof value} has no JSON form`);

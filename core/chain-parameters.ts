@@ -1,9 +1,6 @@
 import * as bitcoin from 'bitcoinjs-lib';
 
-/**
- * Address parameters of the UTXO chains. bitcoinjs-lib ships bitcoin's; litecoin's and
- * dogecoin's are written out here (dogecoin has no bech32, so its bech32 prefix is unused).
- */
+/** bitcoinjs-lib ships bitcoin's parameters, not these; dogecoin has no bech32 (its prefix is unused). */
 const LITECOIN: bitcoin.Network = {
   messagePrefix: '\x19Litecoin Signed Message:\n',
   bech32: 'ltc',

@@ -9,16 +9,11 @@ import { chainParameters } from './chain-parameters';
 import type { CryptoCurrency } from './currencies';
 
 /**
- * Partners' deposit addresses, derived from the service's HD keys (BIP32) so that whoever holds
- * the seed can spend what arrives, while the side that hands addresses out holds only each
- * family's account-level extended public key. Address i of a family is account/0/i (BIP44's
- * external chain), i being the partner's deposit index. eth, usdc and pol share one key, so one
- * address per partner on every EVM network.
- *
- * Paths (m/purpose'/coin'/0'): BIP44 m/44'/60'/0' for the EVM family and m/44'/3'/0' for doge
- * (P2PKH); BIP84 m/84'/0'/0' for btc and m/84'/2'/0' for ltc, because their addresses are native
- * segwit (P2WPKH), which BIP84 is the standard path of: a wallet restored from the seed finds them
- * there. A UTXO testnet takes coin type 1 (SLIP-44); EVM networks keep 60 (wallets' habit).
+ * Partners' deposit addresses, derived (BIP32) so that whoever holds the seed spends what arrives while
+ * the side handing addresses out holds only each family's account xpub. Address i is account/0/i, i the
+ * partner's deposit index; eth, usdc and pol share one key. Accounts: BIP44 m/44'/60'/0' (EVM) and
+ * m/44'/3'/0' (doge, P2PKH); BIP84 m/84'/0'/0' (btc) and m/84'/2'/0' (ltc): native segwit, where a
+ * restored wallet looks. UTXO testnets take coin type 1 (SLIP-44); EVM keeps 60 (wallets' habit).
  */
 export const DEPOSIT_KEY_FAMILIES = ['evm', 'btc', 'ltc', 'doge'] as const;
 export type DepositKeyFamily = (typeof DEPOSIT_KEY_FAMILIES)[number];
@@ -56,11 +51,7 @@ export function depositAccountPath(family: DepositKeyFamily, mainnet: boolean): 
   return `m/${purpose}'/${mainnet ? mainnetCoin : testnetCoin}'/0'`;
 }
 
-/**
- * Where the account keys come from: the configured extended public keys (what the API side holds)
- * or a seed (development, tests, and the signer that sweeps). `mainnet` picks the coin type when a
- * seed derives the key; a configured key is the one configured for the deployment's network.
- */
+/** Configured xpubs (the API side) or a seed (development, tests, the sweeper); `mainnet` picks a seed's coin type. */
 export interface DepositAccountKeys {
   accountKey(family: DepositKeyFamily, mainnet: boolean): HDKey;
 }
@@ -123,11 +114,7 @@ export function addressOfPublicKey(family: DepositKeyFamily, compressedPublicKey
   return payment.address;
 }
 
-/**
- * The form addresses are stored in (EIP-55 for EVM, lower case for bech32), so that an address
- * read from a chain (EVM logs carry lower-case hex) finds its account; undefined for text that is
- * no address of the family at all.
- */
+/** The stored form (EIP-55, lower-case bech32), so an address read from a chain finds its account; undefined for a non-address. */
 export function canonicalDepositAddress(family: DepositKeyFamily, address: string): string | undefined {
   if (address.length === 0 || address.length > 100) return undefined;
   if (family === 'evm') return isAddress(address, { strict: false }) ? getAddress(address.toLowerCase()) : undefined;
@@ -136,7 +123,7 @@ export function canonicalDepositAddress(family: DepositKeyFamily, address: strin
 }
 
 /** Serialization versions an account key may carry: BIP32's, SLIP-132's for BIP84, and the coin's own. */
-const STANDARD_VERSIONS: readonly Versions[] = [
+export const STANDARD_VERSIONS: readonly [mainnet: Versions, testnet: Versions] = [
   { public: 0x0488b21e, private: 0x0488ade4 }, // xpub / xprv
   { public: 0x043587cf, private: 0x04358394 }, // tpub / tprv
 ];
@@ -146,25 +133,16 @@ const SEGWIT_VERSIONS: readonly Versions[] = [
 ];
 
 function acceptedVersions(family: DepositKeyFamily): readonly Versions[] {
-  switch (family) {
-    case 'evm':
-      return STANDARD_VERSIONS;
-    case 'btc':
-      return [...STANDARD_VERSIONS, ...SEGWIT_VERSIONS];
-    case 'ltc':
-    case 'doge': {
-      const own = [true, false].map((mainnet) => chainParameters(family, mainnet).bip32);
-      return [...STANDARD_VERSIONS, ...(family === 'ltc' ? SEGWIT_VERSIONS : []), ...own];
-    }
-  }
+  if (family === 'evm') return STANDARD_VERSIONS;
+  const own = family === 'btc' ? [] : [true, false].map((mainnet) => chainParameters(family, mainnet).bip32);
+  return [...STANDARD_VERSIONS, ...(family === 'doge' ? [] : SEGWIT_VERSIONS), ...own];
 }
 
 const EXTENDED_KEY_SHAPE = /^[1-9A-HJ-NP-Za-km-z]{100,120}$/;
 
 /**
- * An account-level extended public key of the family, parsed; or a sentence that reads after the
- * variable's name ("must be …"). Never quotes the key, and refuses a private one outright: the side
- * that hands addresses out must not hold what spends them.
+ * The family's account-level xpub, or a sentence that reads after the variable's name ("must be …"). Never
+ * quotes the key; refuses a private one: the side that hands addresses out must not hold what spends them.
  */
 export function parseAccountPublicKey(family: DepositKeyFamily, text: string): HDKey | string {
   const example = depositAccountPath(family, true);

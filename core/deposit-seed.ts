@@ -1,16 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { HDKey } from '@scure/bip32';
-import type { Versions } from '@scure/bip32';
-import { checkedDepositIndex, depositAccountPath } from './deposit-addresses';
+import { STANDARD_VERSIONS, checkedDepositIndex, depositAccountPath } from './deposit-addresses';
 import type { DepositAccountKeys, DepositKeyFamily } from './deposit-addresses';
 import { secretWeakness } from './secret-strength';
 
-/**
- * The HD seed deposit addresses derive from (BIP32 master seed, as hex). Only the signer that
- * sweeps deposits holds it in production (EVM_DEPOSIT_SEED); `npm start` keeps a development one
- * in its data folder, the tests a fixed one. From it: each family's account extended public key
- * (what the API side is given) and, for the sweeper, the private key of address i.
- */
+// The BIP32 master seed of the deposit addresses (hex): in production only the sweeper holds it (EVM_DEPOSIT_SEED).
 
 /** BIP32 takes 16 to 64 bytes; below 32 (256 bits) is refused: this seed guards every deposit. */
 export const DEPOSIT_SEED_BYTES = { min: 32, max: 64 } as const;
@@ -38,12 +32,6 @@ export function generateDepositSeed(): string {
   }
 }
 
-/** xpub/xprv on a mainnet, tpub/tprv on a testnet: the versions every wallet and this service read. */
-const SERIALIZATION: Readonly<Record<'mainnet' | 'testnet', Versions>> = {
-  mainnet: { public: 0x0488b21e, private: 0x0488ade4 },
-  testnet: { public: 0x043587cf, private: 0x04358394 },
-};
-
 /** Account keys derived from the seed on demand (hardened levels need it), each derived once. */
 export function accountKeysFromSeed(seed: Uint8Array): DepositAccountKeys {
   const cache = new Map<string, HDKey>();
@@ -52,7 +40,7 @@ export function accountKeysFromSeed(seed: Uint8Array): DepositAccountKeys {
       const path = depositAccountPath(family, mainnet);
       let key = cache.get(path);
       if (!key) {
-        key = HDKey.fromMasterSeed(seed, SERIALIZATION[mainnet ? 'mainnet' : 'testnet']).derive(path);
+        key = HDKey.fromMasterSeed(seed, STANDARD_VERSIONS[mainnet ? 0 : 1]).derive(path);
         cache.set(path, key);
       }
       return key;
@@ -65,10 +53,7 @@ export function accountPublicKeyFromSeed(seed: Uint8Array, family: DepositKeyFam
   return accountKeysFromSeed(seed).accountKey(family, mainnet).publicExtendedKey;
 }
 
-/**
- * The private key of deposit address `index` (account/0/index), for the signer that sweeps it;
- * 32 bytes. Derived from the seed alone, so it matches the address the public side derived.
- */
+/** The 32-byte private key of deposit address `index` (account/0/index), for the sweeper. */
 export function depositPrivateKey(seed: Uint8Array, family: DepositKeyFamily, index: number, mainnet: boolean): Uint8Array {
   const key = HDKey.fromMasterSeed(seed).derive(`${depositAccountPath(family, mainnet)}/0/${checkedDepositIndex(index)}`);
   if (!key.privateKey) throw new Error('derived key has no private key');

@@ -1,17 +1,8 @@
 /**
- * The one error model of the service: a catalogue of kinds, and one DomainError that carries a
- * kind. Everything else derives from the catalogue: which failures end an operation as a refusal
- * (workflows/activity-options.ts), which no retry can fix, and, in api/http/, how each looks over
- * HTTP. HTTP-only kinds (unauthorized, payload-too-large, …) live in api/http/http-error.ts.
+ * The catalogue of domain error kinds: which end an operation as a refusal, which no retry can fix, and
+ * (api/http/) how each looks over HTTP. HTTP-only kinds live in api/http/http-error.ts. `refusal`: a
+ * partner-facing refusal (insufficient funds, …), a normal outcome: the workflow completes UNSUCCESSFUL.
  */
-interface DomainErrorFlags {
-  /**
-   * A partner-facing refusal of an operation (insufficient funds, an expired lock, …): a normal
-   * outcome, so its workflow completes UNSUCCESSFUL instead of failing.
-   */
-  readonly refusal: boolean;
-}
-
 export const DOMAIN_ERRORS = {
   'invalid-request': { refusal: true },
   'invalid-currency': { refusal: true },
@@ -25,10 +16,7 @@ export const DOMAIN_ERRORS = {
   'address-not-allowlisted': { refusal: true },
   /** Given up on before anything was held; a tombstone guarantees nothing ever will be. Safe to retry. */
   'operation-abandoned': { refusal: true },
-  /**
-   * A workflow whose input is not an operation the API accepted (started straight on Temporal, or
-   * altered): refused before anything is held. Never the partner's doing: over HTTP a fault of ours.
-   */
+  /** A workflow input the API never accepted (started on Temporal directly, or altered): over HTTP a fault of ours. */
   'unknown-operation': { refusal: true },
   'invalid-month-or-year': { refusal: false },
   'invalid-date': { refusal: false },
@@ -39,7 +27,7 @@ export const DOMAIN_ERRORS = {
   'idempotency-conflict': { refusal: false },
   /** A backing service (Postgres, Temporal) cannot be reached: retry later. */
   'service-unavailable': { refusal: false },
-} as const satisfies Record<string, DomainErrorFlags>;
+} as const satisfies Record<string, { refusal: boolean }>;
 
 export type DomainErrorKind = keyof typeof DOMAIN_ERRORS;
 
@@ -52,10 +40,7 @@ export function isDomainErrorKind(value: unknown): value is DomainErrorKind {
 /** The kinds that end an operation as a refusal, not a failure. */
 export const REFUSAL_KINDS: readonly DomainErrorKind[] = DOMAIN_ERROR_KINDS.filter((kind) => DOMAIN_ERRORS[kind].refusal);
 
-/**
- * What activities report that is not a domain error: answers from the chain or the bank, and
- * states no retry can reconcile. `definite` answers say for certain that money did not leave.
- */
+/** Activity failures that are not domain errors; `definite` answers say for certain that money did not leave. */
 export const ACTIVITY_FAILURES = {
   'broadcast-rejected': { retryable: false, definite: true },
   'transaction-failed': { retryable: false, definite: true },

@@ -5,11 +5,7 @@ export interface ExpiringSetOptions {
   maxEntries: number;
 }
 
-/**
- * A set whose members expire `ttlMs` after they were added, holding at most `maxEntries`. Every
- * member lives equally long, so insertion order is expiry order: expired members are dropped from
- * the front as members are added, and the oldest goes first when the set is full.
- */
+/** Every member lives equally long, so insertion order is expiry order: expired and excess members go from the front. */
 export interface ExpiringSet {
   add(member: string, nowMs: number): void;
   has(member: string, nowMs: number): boolean;

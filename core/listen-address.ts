@@ -1,10 +1,5 @@
 import { isIP, isIPv4, isIPv6 } from 'node:net';
 
-/**
- * The interface a server binds, and where a process on this machine then reaches it. Loopback
- * serves this machine only; an unspecified address (0.0.0.0, ::) every network the machine is on.
- */
-
 /** What development servers bind unless HOST says otherwise. */
 export const LOOPBACK = '127.0.0.1';
 

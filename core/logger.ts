@@ -5,11 +5,7 @@ import pretty from 'pino-pretty';
 /** Structured fields of a log line (`{ requestId, durationMs }`); never a request body. */
 export type LogFields = Record<string, unknown>;
 
-/**
- * Logs go to stderr, always: stdout belongs to command output (the operator CLI prints JSON
- * there). A line is a message plus optional structured fields; `child` binds fields to every
- * line of the logger it returns (`log.child({ requestId })`).
- */
+/** Logs go to stderr, always: stdout belongs to command output (the operator CLI prints JSON there). */
 export interface Logger {
   debug(message: string, fields?: LogFields): void;
   info(message: string, fields?: LogFields): void;
@@ -31,9 +27,8 @@ export interface LoggerOptions {
 }
 
 /**
- * Fields that carry secrets or personal data (DESIGN.md: names, IBANs, addresses, memos, IVMS101
- * data), censored at the top level and one level down wherever a caller passes them. Messages are
- * free text and cannot be censored: they must never carry such values in the first place.
+ * Fields carrying secrets or personal data (DESIGN.md), censored at the top level and one level down.
+ * Messages cannot be censored: they must never carry such values.
  */
 const SENSITIVE_KEYS = [
   'apiKey',
@@ -81,11 +76,7 @@ export const REDACTED_PATHS: readonly string[] = [
   'headers.authorization',
 ];
 
-/**
- * Fields every line logged inside `withLogContext` carries (the API's request id, an activity's
- * request id and workflow), whichever logger writes it: deep code logs through the logger it was
- * given and still says which request it serves.
- */
+/** Fields (a request id, a workflow) every line inside `withLogContext` carries, whichever logger writes it. */
 const context = new AsyncLocalStorage<LogFields>();
 
 export function withLogContext<T>(fields: LogFields, run: () => T): T {
@@ -142,10 +133,7 @@ function wrap(logger: pino.Logger): Logger {
   };
 }
 
-/**
- * An error as log fields: its class, failure type and message always, its stack only where a
- * person should read it. (`class`, not `name`: nested names are censored as personal data.)
- */
+/** An error as log fields, its stack only where a person reads it (`class`, not `name`: nested names are censored). */
 export function errorFields(error: unknown, withStack = true): LogFields {
   if (!(error instanceof Error)) return { error: { message: String(error) } };
   const type = (error as { type?: unknown }).type;

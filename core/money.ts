@@ -1,9 +1,6 @@
 import DecimalJs from 'decimal.js';
 
-/**
- * decimal.js defaults to 20 significant digits, too few for 18-decimal assets with large
- * integer parts; 60 digits covers numeric(38,18) with room for intermediate products.
- */
+/** 60 significant digits (decimal.js defaults to 20): numeric(38,18) with room for intermediate products. */
 export const Decimal = DecimalJs.clone({ precision: 60, rounding: DecimalJs.ROUND_DOWN, toExpNeg: -100, toExpPos: 100 });
 export type Decimal = InstanceType<typeof Decimal>;
 

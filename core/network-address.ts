@@ -1,9 +1,8 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
 /**
- * Which IP addresses are public unicast: the only ones the service connects to on a partner's
- * behalf (webhook endpoints). Anything else would let whoever registers a URL reach what only the
- * service can: the loopback interface, the private network, cloud metadata (169.254.169.254).
+ * Only public unicast addresses are connected to on a partner's behalf (webhooks): anything else would
+ * reach what only the service can (loopback, the private network, cloud metadata at 169.254.169.254).
  */
 export type AddressKind =
   | 'unspecified'
@@ -93,11 +92,7 @@ const IPV6_LISTS = blockLists(IPV6_BLOCKS, 'ipv6');
 const GLOBAL_UNICAST_IPV6 = new BlockList();
 GLOBAL_UNICAST_IPV6.addSubnet('2000::', 3, 'ipv6');
 
-/**
- * The special block an address is in, or undefined for a public unicast address. Takes the forms
- * a resolver or the URL parser gives (dotted IPv4, IPv6 with or without brackets or a zone);
- * anything else is "not-an-address", never public.
- */
+/** The special block an address (as a resolver or the URL parser writes it) is in, or undefined for public unicast. */
 export function specialAddressOf(text: string): SpecialAddress | undefined {
   const address = text.replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
   if (isIPv4(address)) return firstBlock(IPV4_LISTS, address, 'ipv4');
@@ -113,11 +108,7 @@ export function isLoopbackAddress(text: string): boolean {
   return specialAddressOf(text)?.kind === 'loopback';
 }
 
-/**
- * The client a per-address limit counts: an IPv4 address as it is (an IPv4-mapped IPv6 address as
- * the IPv4 it carries), an IPv6 address by its /64, since one subscriber usually holds a whole
- * /64 and could otherwise take a fresh address per request. Anything else is its own group.
- */
+/** The client a per-address limit counts: IPv6 by its /64, since one subscriber usually holds a whole /64. */
 export function clientAddressGroup(text: string): string {
   const address = text.replace(/%.*$/, '');
   if (isIPv4(address) || !isIPv6(address)) return address;
@@ -134,10 +125,7 @@ function firstBlock(lists: ReturnType<typeof blockLists>, address: string, famil
   return found && { kind: found.kind, block: found.block };
 }
 
-/**
- * The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d) or NAT64 (64:ff9b::a.b.c.d) address: a
- * socket to either reaches that IPv4 address, so it is judged as one.
- */
+/** The IPv4 address a socket to an IPv4-mapped (::ffff:a.b.c.d) or NAT64 (64:ff9b::a.b.c.d) address reaches. */
 function embeddedIpv4(address: string): string | undefined {
   const hextets = hextetsOf(address);
   const prefix = hextets.slice(0, 6).join(':');

@@ -1,20 +1,16 @@
 /**
- * The money-moving operations, declared once each: the facts every layer needs about one (its
- * workflow, its ids, its ledger transfer, how the Temporal UI and webhooks name it). Pure data,
- * safe in workflow code. Where a layer keeps a part of its own per type it does so in a
- * `Record<OperationType, …>` (the operator's lookup of the row: db/services/operation-lookup.ts),
- * so a new entry does not compile until that layer has said what it means there; the rest (the
- * workflow summary, the operator's view) is one function per type, listed in docs/architecture.md,
- * "Adding an operation".
+ * The money-moving operations, declared once each; pure data, safe in workflow code. Layers keep their
+ * own parts in a `Record<OperationType, …>`, so a new entry does not compile until each has said what it
+ * means there (docs/architecture.md, "Adding an operation").
  */
 export interface OperationTypeFacts {
   /** Temporal's registered workflow name. */
   workflowType: string;
   /** `<prefix>-<operation id>` is the workflow id: the operation id is the business key. */
   workflowIdPrefix: string;
-  /** The kind of the ledger transfer the operation makes under its own id (and of its accepted_operation row). */
+  /** Of the ledger transfer made under the operation's id (and of its accepted_operation row). */
   ledgerKind: 'EXCHANGE' | 'CRYPTO_WITHDRAWAL' | 'SEPA_TRANSFER';
-  /** The `OperationType` search attribute's values: what an operator filters on in the Temporal UI. */
+  /** The `OperationType` search attribute's values. */
   searchAttributeValues: readonly string[];
   /** The webhook event a status or stage change sends (core/webhook-event.ts). */
   webhookEventType: string;

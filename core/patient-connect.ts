@@ -6,11 +6,8 @@ export const TEMPORAL_CONNECT_PATIENCE_MS = 60_000;
 const LONGEST_PAUSE_MS = 5_000;
 
 /**
- * Connects to Temporal, retrying for a while: a server restarting, paused or still starting
- * (docker-compose, a rolling restart, the chaos run's SIGSTOP) is a wait, not a crash. The SDK's
- * own connect gives up after one short deadline ("Failed to connect before the deadline"), and a
- * process that exits then leaves its supervisor to guess. Each failure is logged with its reason,
- * so a wrong address or certificate is visible at once, and the last one is thrown at the end.
+ * Retries connecting to Temporal: a server restarting or paused is a wait, not a crash (the SDK gives up
+ * after one short deadline). Each failure is logged, so a wrong address or certificate shows at once.
  */
 export async function connectPatiently<Connection>(
   what: string,

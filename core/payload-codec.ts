@@ -5,18 +5,11 @@ import { temporal } from '@temporalio/proto';
 import { refusedPayload } from './refused-payload';
 
 /**
- * Encrypts every payload that goes to Temporal (workflow inputs, results, activity arguments,
- * updates, queries, memos), so what partners sent (names, IBANs, addresses, IVMS101 data) never
- * sits in clear in Temporal's history or in front of whoever opens the Web UI.
- *
- * AES-256-GCM, a fresh 96-bit IV per payload, the key id in the metadata and bound to the
- * ciphertext as associated data. Several keys for rotation: the first encrypts, all decrypt.
- *
- * Plaintext is accepted nowhere: encryption is also what tells our own payloads from what anyone
- * else wrote to Temporal (a workflow started or signalled with the bare CLI). A payload that is
- * not encrypted with a configured key, or does not decrypt, is refused: clients throw; a worker
- * (`refused: 'mark'`) hands on a marker instead (core/refused-payload.ts), so a plaintext signal
- * cannot jam a running workflow's tasks, and the workflow refuses it where it arrives.
+ * Encrypts every Temporal payload, so partners' data never sits in clear in the history or the Web UI:
+ * AES-256-GCM, a fresh 96-bit IV each, the key id in the metadata and bound as associated data.
+ * Plaintext is accepted nowhere: encryption also tells our payloads from anyone else's (the bare CLI).
+ * Clients throw on a refused payload; a worker (`refused: 'mark'`) hands on a marker
+ * (core/refused-payload.ts), so a plaintext signal cannot jam a running workflow's tasks.
  */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
@@ -104,11 +97,7 @@ export class AesGcmPayloadCodec implements PayloadCodec {
 
 const KEY_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
-/**
- * PAYLOAD_ENCRYPTION_KEYS: `id:base64key,id:base64key,…`, the first one encrypting (rotate by
- * putting a new key first and keeping the old ones until no history needs them). Throws with a
- * message that never repeats the key material.
- */
+/** PAYLOAD_ENCRYPTION_KEYS (`id:base64key,…`, the first encrypting); the errors never repeat key material. */
 export function parsePayloadKeys(text: string): PayloadKey[] {
   const keys = text
     .split(',')

@@ -1,40 +1,16 @@
-/**
- * Limits that a downstream format or store imposes, declared once. The API refuses whatever
- * breaks them and the formats' builders check the same numbers, so a request the API accepts
- * can always be carried to the end (DESIGN.md: Off the happy path).
- */
+// Limits of downstream formats and stores: the API refuses what the builders would (DESIGN.md: Off the happy path).
 
-/**
- * Length in characters (Unicode code points), as ISO 20022 schemas and Postgres count, not
- * UTF-16 units: an astral character such as "𝔸" is one character.
- */
+/** Length in code points, as ISO 20022 schemas and Postgres count, not UTF-16 units: "𝔸" is one character. */
 export function textLength(value: string): number {
-  let length = value.length;
-  // Each surrogate pair is two UTF-16 units but one character.
-  for (let index = 0; index < value.length - 1; index += 1) {
-    const unit = value.charCodeAt(index);
-    const next = value.charCodeAt(index + 1);
-    if (unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
-      length -= 1;
-      index += 1;
-    }
-  }
-  return length;
+  return [...value].length;
 }
 
 // ── pain.001 (ISO 20022 pain.001.001.09, EPC SEPA credit transfer rulebook) ──
 
-/**
- * The SEPA (EPC) Latin character set for free text (names, remittance information). Banks may
- * reject or silently mangle anything else.
- */
+/** The EPC Latin character set for free text: banks may reject or silently mangle anything else. */
 export const SEPA_TEXT_PATTERN: RegExp = /^[A-Za-z0-9/\-?:().,'+ ]+$/;
 
-/**
- * Someone else's text (a debtor's name from a camt.054) held to the SEPA set for a message we
- * write: letters lose their accents, anything else outside the set becomes a space, then it is cut
- * at `maxLength` characters; text with nothing left is NOTPROVIDED, the EPC's word for it.
- */
+/** Someone else's text held to the SEPA set: accents dropped, other characters spaced, cut; nothing left is NOTPROVIDED (EPC). */
 export function toSepaText(value: string, maxLength: number): string {
   const text = value
     .normalize('NFKD')
@@ -61,21 +37,14 @@ export const SEPA_MAX_AMOUNT = '999999999.99';
 /** EUR has two decimals, and pain.001 writes exactly two. */
 export const SEPA_AMOUNT_SCALE = 2;
 
-/**
- * The creditor name a NATURAL receiver gets in pain.001: one Max70Text for both names, so the
- * two together (with the space between) must fit.
- */
+/** A NATURAL receiver's pain.001 creditor name: both names (and the space) must fit one Max70Text. */
 export function sepaNaturalPersonName(firstName: string, lastName: string): string {
   return `${firstName} ${lastName}`.trim();
 }
 
 // ── Crypto withdrawals ──
 
-/**
- * Bounds of the withdrawal's text fields. No chain format needs more (the longest address is
- * far under 128, memos and destination tags far under 256). The beneficiary name becomes an
- * IVMS101 name (primaryIdentifier, legalPersonName: Max100Text), whole when it has no space.
- */
+/** No chain format needs more; the beneficiary name becomes an IVMS101 Max100Text name (whole when it has no space). */
 export const CRYPTO_WITHDRAWAL_LIMITS = {
   beneficiaryNameMaxLength: 100,
   memoMaxLength: 256,

@@ -1,10 +1,6 @@
 import type { EvmNetworkName, EvmNetworkSettings } from './settings';
 
-/**
- * The rails money leaves by: SEPA through the bank adapter, and each chain network through the
- * chain adapter. A rail is simulated when no real adapter sends on it (docs/architecture.md, "A
- * deployment says what is real"): the partner would see SUCCESSFUL for money no bank or chain moved.
- */
+/** A rail is simulated when no real adapter sends on it: the partner would see SUCCESSFUL for money nothing moved. */
 export const RAILS = ['sepa', 'bitcoin', 'litecoin', 'dogecoin', 'ethereum', 'polygon'] as const;
 export type Rail = (typeof RAILS)[number];
 
@@ -21,10 +17,7 @@ export interface RailView {
   real: readonly Rail[];
 }
 
-/**
- * The rails a worker with these EVM settings would simulate, and those it sends on for real: the
- * same decision as the worker's adapters (worker/worker.ts: the simulated bank, the chain router).
- */
+/** What a worker with these EVM settings simulates and sends for real: the same decision as its adapters (worker/worker.ts). */
 export function railsOfWorker(evmNetworks: Readonly<Partial<Record<EvmNetworkName, EvmNetworkSettings>>>): RailView {
   const isReal = (rail: Rail): boolean => {
     const network = EVM_RAILS[rail];
@@ -33,23 +26,14 @@ export function railsOfWorker(evmNetworks: Readonly<Partial<Record<EvmNetworkNam
   return { simulated: RAILS.filter((rail) => !isReal(rail)), real: RAILS.filter(isReal) };
 }
 
-/**
- * What the API can tell: it sends nothing itself and holds no node settings or hot-wallet keys,
- * so an EVM network it has no settings for is the worker's to judge (the worker refuses to start
- * when SIMULATED_RAILS disagrees with it). The rails no adapter of this build sends are simulated
- * everywhere.
- */
+/** The API holds no node settings: an EVM network it has none for is the worker's to judge (at its own start). */
 export function railsKnownTo(evmNetworks: Readonly<Partial<Record<EvmNetworkName, EvmNetworkSettings>>>, role: 'worker' | 'api'): RailView {
   const worker = railsOfWorker(evmNetworks);
   if (role === 'worker') return worker;
   return { simulated: worker.simulated.filter((rail) => EVM_RAILS[rail] === undefined), real: worker.real };
 }
 
-/**
- * The check of production entry points: every rail the process would simulate must be named in
- * SIMULATED_RAILS, and no rail it sends on for real may be (a contradiction: whoever wrote the
- * list believes that rail moves no real money). One line per problem; empty when the declaration holds.
- */
+/** Every rail the process would simulate must be in SIMULATED_RAILS, and no real one may be: one line per problem. */
 export function railDeclarationProblems(view: RailView, declared: readonly Rail[]): string[] {
   const problems: string[] = [];
   const undeclared = view.simulated.filter((rail) => !declared.includes(rail));

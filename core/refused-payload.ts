@@ -1,9 +1,6 @@
 /**
- * What a worker's codec hands on in place of a payload it refuses (not encrypted with a
- * configured key, or not decryptable): a plain JSON object, so the workflow sandbox can tell it
- * apart and refuse it where it arrives (workflows/payload-guard.interceptor.ts): a signal is
- * ignored, an update or query rejected, a start input ends the workflow holding nothing. Throwing
- * in the codec instead would fail the whole workflow task, so anyone who can send a plaintext
+ * What a worker's codec hands on in place of a refused payload, for workflows/payload-guard.interceptor.ts
+ * to refuse where it arrives. Throwing in the codec would fail the whole workflow task: a plaintext
  * signal could jam a running withdrawal. Pure: the workflow bundle imports it.
  */
 export const REFUSED_PAYLOAD_KEY = '$refusedPayload';

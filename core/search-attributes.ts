@@ -5,10 +5,7 @@ import type { OPERATION_TYPES, OperationType } from './operation-types';
 /** An OperationType search attribute value, as the registry lists them (core/operation-types.ts). */
 type OperationSearchValue = (typeof OPERATION_TYPES)[OperationType]['searchAttributeValues'][number];
 
-/**
- * Search attributes every money-moving workflow carries, so operators can filter in the Web UI
- * (e.g. `PartnerId = "…" AND OperationStatus = "IN_PROGRESS_TR_DATA"`).
- */
+/** What operators filter on in the Web UI, e.g. `PartnerId = "…" AND OperationStatus = "IN_PROGRESS_TR_DATA"`. */
 export const PARTNER_ID = defineSearchAttributeKey('PartnerId', SearchAttributeType.KEYWORD);
 export const OPERATION_TYPE = defineSearchAttributeKey('OperationType', SearchAttributeType.KEYWORD);
 export const OPERATION_CURRENCY = defineSearchAttributeKey('OperationCurrency', SearchAttributeType.KEYWORD);
@@ -16,11 +13,7 @@ export const OPERATION_STATUS = defineSearchAttributeKey('OperationStatus', Sear
 /** Finer than the status, and says why an operation ended: REFUSED_INSUFFICIENT_FUNDS, CANCELLED, … */
 export const OPERATION_STAGE = defineSearchAttributeKey('OperationStage', SearchAttributeType.KEYWORD);
 
-/**
- * The workflow's static summary ("Crypto withdrawal 0.5 ETH on ethereum for Acme Wallet") again,
- * because the Web UI's workflow list shows search attributes as columns but not the summary. Set
- * once at the start, so the workflow never touches it (nothing changes for replay). No personal data.
- */
+/** The static summary again: the Web UI's list shows search attributes, not summaries. Set once at the start; no personal data. */
 export const OPERATION_SUMMARY = defineSearchAttributeKey('OperationSummary', SearchAttributeType.KEYWORD);
 /** SQL visibility stores a keyword in a varchar(255): a longer summary is cut. */
 const MAX_SUMMARY_LENGTH = 200;

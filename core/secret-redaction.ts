@@ -1,8 +1,4 @@
-/**
- * What an audit row never holds: API keys, webhook secrets, payload and private keys, deposit
- * seeds and extended keys, passwords, tokens. Commands put only names and ids in their audit details; this is the net under that
- * habit, so a secret put there by mistake is not kept in a table nobody can clean.
- */
+// The net under audit details: a secret put there by mistake is not kept in a table nobody can clean.
 
 /** Keys whose values are redacted whatever they hold. */
 const SECRET_KEY = /secret|password|passphrase|token|private|seed|mnemonic|xpub|xprv|deposit.?keys|payload.?keys?$|^api.?key$|^key$/i;

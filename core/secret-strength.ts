@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * Whether a secret an operator chose (a bearer token) is worth guarding with: long, varied and,
- * by a rough estimate, at least 128 bits of entropy. The estimate is length × log2 of the
- * alphabet its character classes suggest: it cannot see that "aaaa…" or a word list is weak
- * beyond what the distinct-character rule catches, so it only refuses what is surely too weak;
- * generate tokens (`openssl rand -hex 32`) rather than invent them.
+ * Rules for a secret an operator chose (a bearer token). The entropy estimate cannot see a word list, so
+ * it only refuses what is surely too weak: generate tokens (`openssl rand -hex 32`) rather than invent them.
  */
 export const SECRET_RULES = { minLength: 32, minDistinctCharacters: 10, minEntropyBits: 128 } as const;
 

@@ -3,11 +3,7 @@ import type { DataConverter } from '@temporalio/common';
 import { AesGcmPayloadCodec } from './payload-codec';
 import type { PayloadKey, RefusalHandling } from './payload-codec';
 
-/**
- * How every process of this service talks to Temporal: the same connection options (TLS, mTLS,
- * an API key for Temporal Cloud) and the same payload encryption for the API's client, the
- * worker, the operator CLI and the tests, so none of them can read or write what another cannot.
- */
+/** Every process's Temporal access (TLS, mTLS, API key, payload keys): none can read or write what another cannot. */
 export interface TemporalAccess {
   /** Keys for payload encryption (first one encrypts); required by every client and worker. */
   payloadKeys: readonly PayloadKey[] | undefined;
@@ -33,11 +29,7 @@ export const PLAIN_TEMPORAL_ACCESS: TemporalAccess = {
   apiKey: undefined,
 };
 
-/**
- * The data converter every client and worker uses: always encrypted, development included, since
- * encryption is also how a process tells our payloads from anyone else's (core/payload-codec.ts).
- * A client throws on a payload it refuses; a worker marks it (`refusal`).
- */
+/** Always encrypted, development included: encryption tells our payloads from anyone else's (core/payload-codec.ts). */
 export function temporalDataConverter(access: Pick<TemporalAccess, 'payloadKeys'>, refusal?: RefusalHandling): DataConverter {
   if (!access.payloadKeys) throw new Error('PAYLOAD_ENCRYPTION_KEYS must be set: Temporal payloads are never written or read in clear');
   return { payloadCodecs: [new AesGcmPayloadCodec(access.payloadKeys, refusal)] };

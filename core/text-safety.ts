@@ -1,10 +1,4 @@
-/**
- * Text every store and format of this service can carry: no control characters (Postgres refuses
- * NUL in text, jsonb refuses it escaped) and well-formed Unicode (jsonb refuses lone surrogates).
- * Pure: the API and the travel-rule Update's validator (in workflow code) share it.
- */
-
-/** Why a string is refused, or undefined. Linear in its length. */
+/** Why a string is refused, or undefined: Postgres refuses NUL, jsonb lone surrogates. Pure: workflow code uses it. */
 export function stringProblem(text: string): string | undefined {
   if (hasControlCharacter(text)) return 'must not contain control characters';
   if (!text.isWellFormed()) return 'must be well-formed Unicode (it contains a lone surrogate)';

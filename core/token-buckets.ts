@@ -14,12 +14,7 @@ export interface TokenTake {
   tokens: number;
 }
 
-/**
- * Token buckets by key (a partner, a client address), in memory. Each bucket is refilled when it
- * is touched, from the time elapsed, so an idle key costs nothing. Touching a key makes it the
- * most recently used: Map order doubles as least-recently-used order, and the one forgotten when
- * there are too many is the idlest, the one most likely to be full anyway.
- */
+/** In memory, refilled when touched (an idle key costs nothing); Map order is LRU order, so the idlest is forgotten first. */
 export interface TokenBuckets {
   /** Takes one token from key's bucket if there is a whole one. */
   take(key: string, nowMs: number): TokenTake;

@@ -2,11 +2,8 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json';
 
 /**
- * What ties a travel-rule completion to the audit row the operator CLI wrote before sending it:
- * the CLI stores this digest in the row's details (`completionDigest`), and whoever consumes the
- * row checks that the completion it received digests the same, so a valid row cannot carry other
- * data. SHA-256 hex of the canonical JSON of { completedBy, beneficiary } (keys sorted at every
- * level, beneficiary left out when not given). Not for workflow code: it uses node:crypto.
+ * Ties a travel-rule completion to the operator's audit row (`completionDigest`), so a valid row cannot
+ * carry other data. Not for workflow code: it uses node:crypto.
  */
 export function travelRuleCompletionDigest(completion: { completedBy: string; beneficiary?: unknown }): string {
   const subject =

@@ -1,11 +1,7 @@
 import { z } from 'zod';
 import { stringProblem } from './text-safety';
 
-/**
- * What an operator or a compliance tool sends when a withdrawal's travel-rule data is complete:
- * who completed it, and optionally the beneficiary's IVMS101 data gathered out of band (e.g. from
- * the beneficiary's VASP). Pure: the workflow validates updates with it during replay too.
- */
+// A travel-rule completion. Pure: the workflow validates updates with it during replay too.
 
 /** Text that Postgres (text and jsonb) and every downstream format can carry. */
 const text = (max: number) =>
@@ -81,10 +77,7 @@ export const travelRuleCompletionSchema = z.strictObject({
   /** The person (or tool) accountable for the data: an email address. */
   completedBy: z.email('completedBy must be an email address').max(254),
   beneficiary: ivms101BeneficiarySchema.optional(),
-  /**
-   * The audit row `npm run ops -- travel-rule complete` wrote before sending this completion; the
-   * completion counts only when that row is there (db/services/operator-audit.service.ts).
-   */
+  /** The audit row `ops travel-rule complete` wrote first; the completion counts only when it is there. */
   operatorActionId: z.uuid('operatorActionId must be a UUID').optional(),
 });
 

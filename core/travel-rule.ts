@@ -1,7 +1,4 @@
-/**
- * Travel-rule data of a crypto withdrawal (EU 2023/1113), in the IVMS101 shape that travel-rule
- * networks exchange. Pure: workflow code may build and check it during replay.
- */
+/** Travel-rule data (EU 2023/1113) in the IVMS101 shape. Pure: workflow code builds and checks it during replay. */
 import type { WalletType } from './counterparty';
 
 export interface NaturalPersonOriginator {
@@ -41,12 +38,7 @@ export interface TravelRuleTransfer {
   network: string;
   amount: string;
   amountEur: string;
-  /**
-   * The EUR sum of the originating partner's withdrawals to this destination over the 24 hours up
-   * to and including this one (this one in it): the threshold applies to the larger of it and
-   * amountEur, so a transfer split in parts asks for the data on the part that crosses it. Absent:
-   * amountEur alone.
-   */
+  /** The partner's EUR sum to this destination over 24 hours, this one included: a split transfer crosses the threshold too. */
   destinationEurLast24h?: string;
 }
 
@@ -120,11 +112,7 @@ export function thresholdAmountEur(transfer: TravelRuleTransfer): string {
   return sum !== undefined && compareDecimalStrings(sum, transfer.amountEur) > 0 ? sum : transfer.amountEur;
 }
 
-/**
- * A custodial destination is a regulated provider that exchanges the data itself; above the
- * threshold any other destination needs the data completed before the withdrawal goes out.
- * "Above" is strict: exactly the threshold does not require completion.
- */
+/** A custodial destination is a regulated provider that exchanges the data itself. "Above" is strict. */
 export function requiresTravelRuleCompletion(walletType: WalletType, amountEur: string, thresholdEur: string): boolean {
   // Compared before the wallet type is looked at, so a malformed amount fails for every type.
   const comparison = compareDecimalStrings(amountEur, thresholdEur);
@@ -133,11 +121,7 @@ export function requiresTravelRuleCompletion(walletType: WalletType, amountEur: 
 
 const NON_NEGATIVE_DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
-/**
- * Compares two non-negative plain decimal strings ("1000", "1000.000001", "0.5") exactly.
- * Workflow code cannot rely on floats for money, so both sides are scaled to the same number of
- * fraction digits and compared as BigInts. Anything else is a programming error and throws.
- */
+/** Non-negative plain decimals compared exactly as scaled BigInts (no floats for money in workflow code); else throws. */
 export function compareDecimalStrings(a: string, b: string): -1 | 0 | 1 {
   const [aInteger, aFraction] = splitDecimal(a);
   const [bInteger, bFraction] = splitDecimal(b);
@@ -200,10 +184,7 @@ function legalPerson(name: string): Ivms101LegalPerson {
 /** ID at the start of a word: ID_CARD, IDENTITY, NATIONAL_ID, but not RESIDENCE or VALID. */
 const IDENTITY_DOCUMENT = /(?:^|[^A-Z])ID/;
 
-/**
- * documentType is free text from the partner (the spec fixes no values), so it is matched by
- * keyword. DRIV is checked before ID so that e.g. "DRIVER_ID" is a licence, not an ID card.
- */
+/** documentType is the partner's free text, matched by keyword; DRIV before ID: "DRIVER_ID" is a licence. */
 function nationalIdentifierType(documentType: string): Ivms101NationalIdentifierType {
   const type = documentType.toUpperCase();
   if (type.includes('PASSPORT')) return 'CCPT';

@@ -5,19 +5,9 @@ import type { OperationStatus } from './operation-status';
 import type { WithdrawalAddressStatus } from './withdrawal-address-book';
 
 /**
- * What a partner's webhook endpoint receives (Standard Webhooks: `webhook-id`, `webhook-timestamp`,
- * `webhook-signature` headers; this is the JSON body). Three families, told apart by `type`:
- * - an operation's status or stage change, one type per operation type: ids, amounts, currencies,
- *   status, stage and failure reason only, no personal data;
- * - a deposit: one found on chain seen, credited or never to be credited (what arrived and on
- *   which transaction; no wallet address: the partner's is its balance's), or money credited
- *   otherwise (a SEPA credit transfer, an operator's credit), credited when written;
- * - a change of the partner's withdrawal-address book: the entry itself, address and label
- *   included (the partner's own, and the point: its security team sees every new address during
- *   the cooling-off).
- * Every event is about one subject (an operation, a deposit, an address-book entry); a subject's
- * events are numbered 1, 2, 3, … and delivered in that order. Shared by the delivery (activities)
- * and the OpenAPI document (its `webhooks` section).
+ * The JSON body a partner's webhook endpoint receives (Standard Webhooks). Operation events carry no
+ * personal data; address-book events carry the entry itself, so the partner's security team sees every
+ * new address during its cooling-off. A subject's events are numbered 1, 2, 3, … and delivered in order.
  */
 
 /** One per operation type (core/operation-types.ts). */
@@ -40,11 +30,7 @@ export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
   ...WITHDRAWAL_ADDRESS_WEBHOOK_EVENT_TYPES,
 ];
 
-/**
- * What the outbox's rows are about (`webhook_event.operation_type`): an operation type, a deposit
- * found on chain (`crypto_deposit`), any other credit (`deposit`: SEPA, an operator's), or an
- * address-book entry.
- */
+/** `webhook_event.operation_type`: `deposit` is any credit not found on chain (SEPA, an operator's). */
 export type WebhookSubjectType = OperationType | 'crypto-deposit' | 'deposit' | 'withdrawal-address';
 export const WEBHOOK_SUBJECT_TYPES: readonly WebhookSubjectType[] = [
   ...OPERATION_TYPE_NAMES,
@@ -74,10 +60,7 @@ export type WebhookEvent = OperationWebhookEvent | DepositWebhookEvent | Withdra
 export interface OperationEventData {
   /** The operation's id as the API returned it (withdrawal, SEPA transfer or exchange id). */
   id: string;
-  /**
-   * Present when the operation was made on behalf of one of the partner's users: the partner's own
-   * id for the user (the `sourceExternalUserId` of the request).
-   */
+  /** The request's `sourceExternalUserId`, when made on behalf of one of the partner's users. */
   userId?: string;
   status: OperationStatus;
   /** Finer than status: RESERVED, AWAITING_TRAVEL_RULE_DATA, BROADCAST, SETTLED, REJECTED, CANCELLED, … */
@@ -92,11 +75,7 @@ export interface OperationEventData {
 export interface DepositWebhookEventData {
   /** The deposit's id: its entry in the transaction history. */
   id: string;
-  /**
-   * Its history entry's type: cryptoDeposit (found on chain, or credited by an operator),
-   * sepaDeposit (a SEPA credit transfer), fiatDeposit (an operator's credit). Absent only from
-   * events stored before it was added.
-   */
+  /** Its history entry's type; absent only from older events. */
   type?: DepositEntryType;
   /** IN_PROGRESS (seen, waiting for confirmations), SUCCESSFUL (credited) or UNSUCCESSFUL (never credited). */
   status: OperationStatus;

@@ -4,19 +4,14 @@ import { DomainError } from './errors';
 import { ADDRESS_KIND_TEXT, specialAddressOf } from './network-address';
 
 /**
- * Where webhooks may go: a URL anyone who registers an endpoint chooses, so the worker must not
- * become a way into the networks only it can reach. Checked at registration (the URL, its literal
- * host, and what its name resolves to) and again at every delivery, where the connection goes to
- * the very addresses that were checked (activities/webhook-sender.ts): a name whose answer changes
- * after registration (DNS rebinding) is refused then.
+ * Whoever registers an endpoint chooses its URL: the worker must not become a way into the networks only
+ * it can reach. Checked at registration and at every delivery, which connects to the very addresses
+ * checked (activities/webhook-sender.ts), so DNS rebinding is refused then.
  */
 export interface WebhookTargetPolicy {
   /** WEBHOOK_ALLOW_LOOPBACK: loopback targets, plain http:// included, for a local receiver. */
   allowLoopback: boolean;
-  /**
-   * The addresses of the machine that connects (its network interfaces): public or not, they lead
-   * to its own services (the worker's health port, anything bound to every interface).
-   */
+  /** The connecting machine's interfaces: public or not, they lead to its own services. */
   ownAddresses?: readonly string[];
 }
 
@@ -36,10 +31,7 @@ export const systemHostResolver: HostResolver = async (hostname) => {
   return answers.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 };
 
-/**
- * A target checked for one connection: the name the URL gives (TLS and the Host header use it)
- * and the only addresses a connection to it may use.
- */
+/** The URL's name (for TLS and Host) and the only addresses a connection to it may use. */
 export interface CheckedTarget {
   hostname: string;
   addresses: readonly ResolvedAddress[];
@@ -48,12 +40,7 @@ export interface CheckedTarget {
 /** Why a target is not used: refused by the rules, or its name did not resolve (yet). */
 export type TargetProblem = { problem: 'refused'; message: string } | { problem: 'unresolved'; message: string };
 
-/**
- * The URL as stored: absolute, HTTPS (plain HTTP only to a loopback host, and only while loopback
- * is allowed), no credentials, no fragment, at most 2048 characters, and a literal host that is a
- * public address. Throws invalid-request saying what is wrong. Names are checked by
- * checkWebhookTarget, which resolves them.
- */
+/** The URL as stored, or invalid-request saying what is wrong; a name's addresses are checkWebhookTarget's to check. */
 export function webhookUrlOf(text: string, policy: WebhookTargetPolicy): URL {
   if (text.length === 0 || text.length > MAX_WEBHOOK_URL_LENGTH) throw invalid(`must be 1 to ${MAX_WEBHOOK_URL_LENGTH} characters`);
   // The URL parser would silently drop tabs and newlines: refuse them instead.
@@ -78,12 +65,7 @@ export function webhookUrlOf(text: string, policy: WebhookTargetPolicy): URL {
   return url;
 }
 
-/**
- * Resolves the URL's host (a literal is its own answer) and checks every address: one refused
- * address refuses the target, since a connection may use any of them. Never throws: the caller
- * decides what a problem means (registration accepts a name that does not resolve yet; a delivery
- * records a failed attempt). `signal` bounds the lookup.
- */
+/** One refused address refuses the target (a connection may use any). Never throws: the caller decides what a problem means. */
 export async function checkWebhookTarget(
   url: URL,
   policy: WebhookTargetPolicy,
@@ -91,21 +73,20 @@ export async function checkWebhookTarget(
   signal: AbortSignal,
 ): Promise<CheckedTarget | TargetProblem> {
   const hostname = hostnameOf(url);
-  if (isIP(hostname) !== 0) {
-    const refused = addressProblem(hostname, [hostname], policy) ?? httpProblem(url, hostname, [hostname], policy);
-    return refused
-      ? { problem: 'refused', message: refused }
-      : { hostname, addresses: [{ address: hostname, family: isIP(hostname) as 4 | 6 }] };
-  }
-  const byName = localhostProblem(hostname, policy);
-  if (byName) return { problem: 'refused', message: byName };
+  const family = isIP(hostname);
   let addresses: readonly ResolvedAddress[];
-  try {
-    addresses = await abortable(resolve(hostname), signal);
-  } catch (error) {
-    return { problem: 'unresolved', message: `${hostname} does not resolve (${lookupErrorCode(error, signal)})` };
+  if (family !== 0) {
+    addresses = [{ address: hostname, family: family as 4 | 6 }];
+  } else {
+    const byName = localhostProblem(hostname, policy);
+    if (byName) return { problem: 'refused', message: byName };
+    try {
+      addresses = await abortable(resolve(hostname), signal);
+    } catch (error) {
+      return { problem: 'unresolved', message: `${hostname} does not resolve (${lookupErrorCode(error, signal)})` };
+    }
+    if (addresses.length === 0) return { problem: 'unresolved', message: `${hostname} does not resolve (no addresses)` };
   }
-  if (addresses.length === 0) return { problem: 'unresolved', message: `${hostname} does not resolve (no addresses)` };
   const texts = addresses.map(({ address }) => address);
   const refused = addressProblem(hostname, texts, policy) ?? httpProblem(url, hostname, texts, policy);
   return refused ? { problem: 'refused', message: refused } : { hostname, addresses };
@@ -116,10 +97,7 @@ export function hostnameOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
 }
 
-/**
- * "10.0.0.1 is a private address (10.0.0.0/8)" or "name resolves to a private address
- * (10.0.0.0/8)": never the resolved address itself, so a refusal does not map internal names.
- */
+/** Never names the resolved address itself, so a refusal does not map internal names. */
 function addressProblem(hostname: string, addresses: readonly string[], policy: WebhookTargetPolicy): string | undefined {
   const own = ownAddressList(policy.ownAddresses ?? []);
   for (const address of addresses) {

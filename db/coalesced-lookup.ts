@@ -1,10 +1,6 @@
 /**
- * Lookups asked for in the same turn of the event loop go to the database together, as one query.
- * Under load one round trip then answers many requests, which saves most of the per-query work
- * on both sides (system calls, protocol messages, executor start-up); alone, a lookup waits only
- * for the end of the current turn. Lookups with the same identity share one answer. Every lookup
- * is answered by a query that started after it was asked, so no answer is older than a query of
- * its own would have been.
+ * Lookups asked in the same turn of the event loop go to the database as one query, saving the per-query work under
+ * load. Lookups of one identity share an answer; each answer comes from a query started after it was asked, so none is staler.
  */
 export function coalescedLookup<Key, Value>(
   loadMany: (keys: readonly Key[]) => Promise<ReadonlyMap<Key, Value>>,

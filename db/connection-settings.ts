@@ -47,10 +47,7 @@ const UNAVAILABLE_SYSTEM_CODES = new Set([
   'ENOTFOUND',
 ]);
 
-/**
- * pg's own messages for a lost or never-made connection (no code at all). Not anchored: knex
- * rewrites the message in place as `<statement> - <pg's message>`.
- */
+/** pg's messages for a lost or never-made connection (no code). Not anchored: knex prefixes `<statement> - `. */
 const UNAVAILABLE_MESSAGES = [
   /Connection terminated/,
   /timeout exceeded when trying to connect/,
@@ -60,16 +57,11 @@ const UNAVAILABLE_MESSAGES = [
   /Cannot use a pool after calling end on the pool/,
   // knex's pool when no connection comes back in time (KnexTimeoutError, no code).
   /Timeout acquiring a connection/,
-  // knex hands out a transaction whose BEGIN failed (a connection that died unnoticed) when that
-  // races ahead of the failure; its first statement then fails so, cause lost. Our transactions
-  // never outlive their callback, so nothing else completes one under a statement.
+  // A transaction whose BEGIN failed on a dead connection, handed out by knex ahead of the failure (ours never outlive their callback).
   /Transaction query already complete/,
 ];
 
-/**
- * Whether an error (pg's, or wrapped by MikroORM or knex) means the database was unavailable or
- * too slow, as opposed to a refusal of this data. Callers answer 503 / retry.
- */
+/** Whether an error (pg's, or wrapped) means the database was unavailable or too slow, not a refusal: callers answer 503 / retry. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (const each of errorChain(error)) {
     const { code, sqlState, message, errno } = each as { code?: unknown; sqlState?: unknown; message?: unknown; errno?: unknown };

@@ -4,11 +4,9 @@ import { MIGRATIONS } from './migrations';
 import { sqlStateOf } from './sql-errors';
 
 /**
- * What the API, the worker and the operator CLI check before they serve, on their own connection:
- * the schema has every migration of this code (they never migrate: `npm run migrate` is a step of
- * its own), and their role is the least-privileged one, not a superuser, not the tables' owner
- * nor able to act as it (an owner may disable the ledger's triggers), and unable to rewrite
- * ledger postings. A process that fails either stops with the reason and what to run.
+ * Checked by the API, the worker and the CLI before they serve: every migration of this code is applied (they never
+ * migrate), and their role is neither a superuser nor the owner (who may disable the ledger's triggers), nor able to
+ * rewrite ledger postings. Throws the reason and what to run.
  */
 export async function assertAppDatabaseReady(appUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: appUrl, connectionTimeoutMillis: 10_000 });

@@ -16,12 +16,9 @@ export interface DatabaseRoleUrls {
 const LOGIN_ONLY = 'login nosuperuser nocreatedb nocreaterole noreplication nobypassrls noinherit';
 
 /**
- * The bootstrap, as a role that may create roles (the embedded superuser in development, the
- * DBA's role in production): creates payments_migrator and payments_app if missing and sets their
- * passwords from their URLs, hands the database, its public schema and everything already in it
- * to payments_migrator (a schema migrated before the roles existed belongs to whoever ran the
- * migrations then), lets no other role connect, and leaves creating in the schema to its owner
- * alone. Idempotent, in one transaction, so every `npm run migrate` may run it.
+ * As a role that may create roles: creates both roles if missing with their URLs' passwords, hands the database, its
+ * public schema and everything in it to payments_migrator (a schema migrated earlier belongs to whoever migrated it),
+ * and lets no other role connect or create. Idempotent, in one transaction, so every `npm run migrate` may run it.
  */
 export async function ensureDatabaseRoles(adminUrl: string, urls: DatabaseRoleUrls): Promise<void> {
   const database = databaseNameOf(adminUrl, 'DATABASE_ADMIN_URL');
@@ -58,10 +55,7 @@ export async function ensureDatabaseRoles(adminUrl: string, urls: DatabaseRoleUr
   }
 }
 
-/**
- * Tables (with their sequences), views and functions of the public schema that another role
- * owns go to payments_migrator. Objects of extensions stay with their extension.
- */
+/** Tables (with their sequences), views and functions of the public schema go to payments_migrator; extensions' stay. */
 const HAND_OVER_EXISTING_OBJECTS = `
 do $$
 declare

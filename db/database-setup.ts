@@ -13,10 +13,8 @@ export interface DatabaseUrls {
 }
 
 /**
- * `npm run migrate`, and the same step for the machine's own infrastructure (`npm start`, the
- * tests, the bench): the roles, when an admin URL is given; the migrations and the grants, as
- * payments_migrator; then the check the service makes at start, as payments_app. Returns the
- * migrations it applied.
+ * `npm run migrate` (also for `npm start`, the tests, the bench): the roles when an admin URL is given, the migrations
+ * and grants, then the service's start check; returns the migrations applied.
  */
 export async function prepareDatabase(urls: DatabaseUrls): Promise<string[]> {
   if (urls.adminUrl) {

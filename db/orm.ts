@@ -2,19 +2,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { MikroORM } from '@mikro-orm/postgresql';
-import type { Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { DEFAULT_DATABASE_TIMEOUTS, poolConfig } from './connection-settings';
 import type { DatabaseTimeouts } from './connection-settings';
 import { ENTITY_SCHEMAS } from './entities';
 import { MIGRATIONS } from './migrations';
 
-export function ormOptions(databaseUrl: string, poolMax = 10, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Options {
+export async function openOrm(
+  databaseUrl: string,
+  poolMax = 10,
+  timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
+): Promise<MikroORM> {
   const connectionTimeouts: Record<string, unknown> = { ...poolConfig(databaseUrl, poolMax, timeouts) };
   // The URL and pool size are MikroORM's own options.
   delete connectionTimeouts.connectionString;
   delete connectionTimeouts.max;
-  return {
+  return MikroORM.init({
     clientUrl: databaseUrl,
     // knex hands these to every pg client it opens: the same timeouts as the plain pools.
     driverOptions: { connection: connectionTimeouts },
@@ -26,27 +29,18 @@ export function ormOptions(databaseUrl: string, poolMax = 10, timeouts: Database
     debug: false,
     allowGlobalContext: false,
     discovery: { warnWhenNoEntities: true },
-  };
+  });
 }
 
-export async function openOrm(
-  databaseUrl: string,
-  poolMax = 10,
-  timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
-): Promise<MikroORM> {
-  return MikroORM.init(ormOptions(databaseUrl, poolMax, timeouts));
-}
-
-/** What payments_app may do, re-applied after every run of migrations (idempotent). Beside this file in the Docker image too (`COPY db`). */
+/** What payments_app may do, re-applied after every run of migrations (idempotent); in the Docker image too (`COPY db`). */
 const PRIVILEGES_FILE = path.join(__dirname, 'privileges.sql');
 
-/** Any constant works; it only has to be the same for every process of this service. */
+/** Any constant, the same for every process of this service. */
 const MIGRATION_ADVISORY_LOCK = 727_001;
 
 /**
- * Applies pending migrations as the schema's owner (payments_migrator: DATABASE_MIGRATOR_URL), then
- * grants payments_app what it may do on every table that now exists (db/privileges.sql), so a
- * table any migration created is covered. An advisory lock makes concurrent runs take turns.
+ * Applies pending migrations as payments_migrator, then grants payments_app its privileges on every table that now exists;
+ * concurrent runs take turns on an advisory lock.
  */
 export async function migrate(migratorUrl: string): Promise<string[]> {
   const privileges = fs.readFileSync(PRIVILEGES_FILE, 'utf8');
@@ -70,11 +64,7 @@ export async function migrate(migratorUrl: string): Promise<string[]> {
   }
 }
 
-/**
- * A database migrated by the migrations the baseline replaced has applied migrations but not the
- * baseline: MikroORM would apply the baseline on top and fail on the first table. Refused, with
- * what to do, before anything is changed.
- */
+/** A database migrated before the baseline: MikroORM would apply the baseline on top and fail; refused before any change. */
 async function refuseDatabaseBeforeBaseline(client: pg.Client): Promise<void> {
   const baseline = MIGRATIONS[0]!.name;
   const table = await client.query<{ exists: boolean }>(`select to_regclass('public.mikro_orm_migrations') is not null as exists`);

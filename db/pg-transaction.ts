@@ -3,8 +3,7 @@ import type pg from 'pg';
 /** Runs `work` in one Postgres transaction on one connection: committed if it returns, rolled back if it throws. */
 export async function inPgTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
-  // A checked-out client has no pool listener: a connection lost now (a database restart) would
-  // be an unhandled 'error' event, which ends the process. Caught here, the client is discarded.
+  // A checked-out client has no pool listener: a lost connection's 'error' would end the process. Caught, the client is discarded.
   let lost: Error | undefined;
   const onError = (error: Error) => {
     lost = error;

@@ -17,11 +17,7 @@ export function openPool(config: pg.PoolConfig): pg.Pool {
   return pool;
 }
 
-/**
- * Ends the pool, then waits (a few seconds at most) for its sockets to close: pg-pool's `end()`
- * resolves once it has asked each connection to close, and a socket still closing keeps the
- * process alive after a stop that said it was done.
- */
+/** Ends the pool and waits (a few seconds at most) for its sockets to close, which pg-pool's `end()` does not. */
 export async function endPool(pool: pg.Pool): Promise<void> {
   const closing = [...(openClients.get(pool) ?? [])].map((client) => new Promise<void>((resolve) => client.once('end', () => resolve())));
   await pool.end();

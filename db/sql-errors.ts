@@ -12,10 +12,7 @@ export function sqlStateOf(error: unknown): string | undefined {
   return postgresErrorOf(error)?.code;
 }
 
-/**
- * The Postgres error itself (SQLSTATE and the server's message, without the statement MikroORM
- * prefixes to it), found through the wrappers' `previous` / `cause` chain.
- */
+/** The Postgres error itself (SQLSTATE and the server's message, without MikroORM's prefix), through the wrappers. */
 export function postgresErrorOf(error: unknown): { code: string; message: string; detail?: string } | undefined {
   let found: { code: string; message: string; detail?: string } | undefined;
   for (const each of errorChain(error)) {

@@ -1,8 +1,6 @@
 /**
- * Production API entry (`npm run api`): uses only the configured DATABASE_URL (payments_app) and
- * TEMPORAL_ADDRESS, starts nothing else and never migrates (`npm run migrate` does). Refuses to
- * start while a rail that no adapter sends for real is missing from SIMULATED_RAILS (the worker
- * checks the EVM networks, whose nodes it holds).
+ * Production API entry (`npm run api`): only the configured DATABASE_URL and TEMPORAL_ADDRESS; never migrates. Refuses a
+ * simulated rail SIMULATED_RAILS does not name (the worker checks the EVM networks, whose nodes it holds).
  */
 import { assertAppDatabaseReady } from '../db/database-readiness';
 import {
@@ -12,6 +10,7 @@ import {
   onShutdownSignal,
   requireDeclaredRails,
   requireSetting,
+  exitOnFailure,
 } from './process-support';
 import { startApi } from '../api/server';
 
@@ -32,10 +31,4 @@ async function main(): Promise<void> {
   onShutdownSignal(log, () => api.stop());
 }
 
-main().catch((error: unknown) => {
-  // A refusal is a message for the operator, not a bug: no stack.
-  const shown =
-    error instanceof RailDeclarationError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`${shown}\n`);
-  process.exit(1);
-});
+main().catch(exitOnFailure([RailDeclarationError]));

@@ -37,11 +37,7 @@ function requiredReason(reason: string | null, command: string): string {
   return reason;
 }
 
-/**
- * The simulated bank is development infrastructure: it books credits only where the deployment
- * declares the bank simulated (SIMULATED_RAILS names sepa), or on `npm start`'s own embedded
- * database (no DATABASE_URL), where the bank is always simulated.
- */
+/** Only where SIMULATED_RAILS names sepa, or on `npm start`'s embedded database (no DATABASE_URL). */
 function requireSimulatedBank(settings: Settings): void {
   if (settings.databaseUrl === undefined || settings.acceptedSimulatedRails.includes('sepa')) return;
   throw new DomainError(

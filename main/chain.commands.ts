@@ -15,7 +15,6 @@ import { OperatorActionRefused } from '../operations/operator/operator-refusal';
 import type { Command } from './ops-command';
 import { CliFailure, command, UsageMistake } from './ops-command';
 
-/** The chain commands of the operator CLI (main/ops.cli.ts): the networks' recorded chains, adopting a new one, and test funds on `npm start`'s chain. */
 export const CHAIN_USAGE = `  chain identity                         (each EVM network's recorded chain, and the chain its node is on now)
   chain adopt --network ethereum|polygon --reason R
                                          (the node's chain becomes the network's recorded chain; refused while
@@ -30,7 +29,7 @@ const RPC_TIMEOUT_MS = 10_000;
 const RECEIPT_TIMEOUT_MS = 30_000;
 const TEST_USDC_MINT = parseAbi(['function mint(address to, uint256 value)']);
 
-/** The node the CLI reaches for a network: the configured one, else (ethereum) `npm start`'s development chain when this data folder has one. */
+/** The configured node, else (ethereum) `npm start`'s development chain when this data folder has one. */
 interface CliEvmNode {
   network: EvmNetworkName;
   rpcUrl: string;
@@ -214,8 +213,7 @@ export const chainCommands: Record<string, Command> = {
           `the ethereum node (${node.origin}) is on chain id ${identity.chainId}, genesis ${identity.genesisHash}; ` +
             `the development chain of DATA_DIR is chain id ${DEVELOPMENT_CHAIN_ID}, genesis ${development.marker.genesisHash}: chain fund sends test funds there only`,
         );
-      // Sent inside the command's transaction, before its audit row commits: a refused or failed send
-      // leaves no row; a commit that failed after a mined send (test funds only) would leave the transfer unaudited.
+      // Inside the command's transaction: a failed send leaves no audit row (a failed commit after one: test funds only).
       const chain = chainOf(node);
       const transport = http(node.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 0 });
       const faucet = createWalletClient({ chain, transport, account: privateKeyToAccount(development.keys.faucetPrivateKey) });

@@ -6,10 +6,8 @@ import type { TemporalClusterPorts } from '../dev/temporal-cluster-config';
 import { temporalServerBuildProblem } from '../dev/temporal-server-build';
 
 /**
- * What `npm run start:cluster` checks in seconds, before any long work (building the Temporal
- * server, starting Postgres, migrating): the settings its worker and API will read, the ports
- * they and the server will bind, and a way to get the server. One line per problem, each naming
- * what to change; empty when the start can go on.
+ * What `npm run start:cluster` checks before any long work: the children's settings, the ports to bind, and a way to get
+ * the Temporal server. One line per problem, naming what to change.
  */
 export async function clusterPreflightProblems(options: {
   /** The environment the worker and the API are started with, but for what the infrastructure gives later. */

@@ -1,12 +1,8 @@
-/**
- * The codec endpoint for the Temporal Web UI (`npm run codec`): decode only, behind
- * CODEC_ENDPOINT_TOKEN, CORS for CODEC_CORS_ORIGINS, with the same PAYLOAD_ENCRYPTION_KEYS as the
- * API and the worker. Point the UI at `http://HOST:CODEC_PORT/<token>` (TEMPORAL_CODEC_ENDPOINT).
- */
+/** The Web UI's codec endpoint (`npm run codec`), decode only: point the UI at `http://HOST:CODEC_PORT/<token>`. */
 import { startCodecServer } from '../api/codec/codec-server';
 import { AesGcmPayloadCodec } from '../core/payload-codec';
 import { InvalidSettingsError } from '../core/settings';
-import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting, requireStrongSecret } from './process-support';
+import { exitOnFailure, loadProcessSettings, mainLogger, onShutdownSignal, requireSetting, requireStrongSecret } from './process-support';
 
 async function main(): Promise<void> {
   const settings = loadProcessSettings();
@@ -27,10 +23,4 @@ async function main(): Promise<void> {
   onShutdownSignal(log, () => server.stop());
 }
 
-main().catch((error: unknown) => {
-  // A refusal is a message for the operator, not a bug: no stack.
-  const shown =
-    error instanceof InvalidSettingsError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`${shown}\n`);
-  process.exit(1);
-});
+main().catch(exitOnFailure([InvalidSettingsError]));

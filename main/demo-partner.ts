@@ -21,10 +21,7 @@ const DEMO_DEPOSITS: ReadonlyArray<{ currency: Currency; amount: string }> = [
   { currency: 'usdc', amount: '250000' },
 ];
 
-/**
- * On first start: a demo partner funded by deposits posted through the ledger. Its API key is
- * kept in the data folder (a local demo only), because the database keeps just the hash.
- */
+/** On first start, a funded demo partner; its API key is kept in the data folder, as the database keeps just the hash. */
 export async function ensureDemoPartner(
   orm: MikroORM,
   dataDir: string,

@@ -29,10 +29,8 @@ export class MissingDepositKeysError extends Error {
 }
 
 /**
- * The account keys partners' deposit addresses derive from: each family's configured extended
- * public key (production: the API side holds only these), else the key derived from
- * EVM_DEPOSIT_SEED (development and tests). Throws MissingDepositKeysError, naming the variables,
- * when a family has neither; settings were validated, so a set key parses.
+ * Each family's configured extended public key (production's API side holds only these), else EVM_DEPOSIT_SEED's;
+ * MissingDepositKeysError when a family has neither. Settings were validated, so a set key parses.
  */
 export function depositAccountKeys(settings: Settings): DepositAccountKeys {
   const { depositKeys } = settings;
@@ -49,11 +47,7 @@ export function depositAccountKeys(settings: Settings): DepositAccountKeys {
   return { accountKey: (family, mainnet) => configured.get(family) ?? seedKeys!.accountKey(family, mainnet) };
 }
 
-/**
- * The variables a development parent hands its children (`npm run start:cluster`): the extended
- * public keys of the seed (mainnet paths, as network_config ships), and the seed itself only for
- * the worker, which will sweep. Nothing when no seed is known.
- */
+/** What `npm run start:cluster` hands its children: the seed's public keys (mainnet), and the seed only to the worker. */
 export function depositKeyVariables(settings: Settings, role: 'worker' | 'api'): Record<string, string> {
   const { evmSeed } = settings.depositKeys;
   if (evmSeed === undefined) return {};

@@ -1,8 +1,6 @@
 /**
- * `npm run deposit-xpubs [-- --testnet]`: the account extended public keys of EVM_DEPOSIT_SEED, one
- * `VARIABLE=value` line per family, for whoever creates partners (docs/production.md, "Deposit
- * keys"). Run it where the seed lives: the hardened levels of the paths need it. It prints no
- * secret; `--testnet` gives the UTXO families' testnet accounts (coin type 1).
+ * `npm run deposit-xpubs [-- --testnet]`: EVM_DEPOSIT_SEED's account public keys, a `VARIABLE=value` line per family.
+ * Run where the seed lives (hardened paths need it); prints no secret.
  */
 import { DEPOSIT_KEY_FAMILIES } from '../core/deposit-addresses';
 import { accountPublicKeyFromSeed, parseDepositSeed } from '../core/deposit-seed';

@@ -8,10 +8,8 @@ import type { Settings } from '../core/settings';
 import { rederiveDevelopmentDepositAddresses } from '../db/services/deposit-address.service';
 
 /**
- * On one developer's machine (`npm start`, `npm run start:cluster`, and the operator CLI beside
- * them) deposit addresses derive from a seed kept in the data folder, so they stay the same across
- * restarts. Used only while none of the deposit key variables is set: EVM_DEPOSIT_SEED or the
- * extended public keys, when given, win. Production entry points never read this file.
+ * On a developer's machine deposit addresses derive from a seed kept in the data folder, so they survive restarts;
+ * only while no deposit key variable is set. Production entry points never read it.
  */
 export function withDevelopmentDepositSeed(settings: Settings, { create }: { create: boolean }): Settings {
   if (depositKeysGiven(settings)) return settings;
@@ -43,10 +41,8 @@ export function depositKeysOrigin(settings: Settings): string {
 }
 
 /**
- * `npm start` and `npm run start:cluster`, before the demo partner: every partner of the
- * development database gets the addresses its deposit index derives to under these settings'
- * keys (partners made before addresses were derived, or under another seed). Idempotent; never
- * run by a production entry point, where an address partners were given stays theirs.
+ * Development only: every partner gets the addresses its deposit index derives to under these keys (made under another
+ * seed, say). Idempotent; in production an address partners were given stays theirs.
  */
 export async function rederiveDevelopmentPartners(orm: MikroORM, keys: DepositAccountKeys, log: Logger): Promise<void> {
   const changed = await orm.em.fork().transactional((em) => rederiveDevelopmentDepositAddresses(em, keys));

@@ -4,10 +4,8 @@ import { newPayloadKeyEntry, parsePayloadKeys } from '../core/payload-codec';
 import type { Settings } from '../core/settings';
 
 /**
- * On one developer's machine (`npm start`, and the operator CLI beside it) payloads are encrypted
- * too, with a key kept in the data folder, so the Web UI shows what production's shows and old
- * histories stay readable across restarts. PAYLOAD_ENCRYPTION_KEYS, when set, wins. Production
- * entry points never read this file: they require the variable.
+ * Development encrypts payloads too, with a key kept in the data folder (histories stay readable across restarts),
+ * unless PAYLOAD_ENCRYPTION_KEYS is set. Production entry points require the variable.
  */
 export function withDevelopmentPayloadKey(settings: Settings, { create }: { create: boolean }): Settings {
   if (settings.temporal.payloadKeys) return settings;

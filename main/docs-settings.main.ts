@@ -3,10 +3,7 @@ import path from 'node:path';
 import { SETTINGS_REFERENCE_PAGE, withSettingsReference } from '../core/settings/reference';
 import { PROJECT_ROOT } from './process-support';
 
-/**
- * `npm run docs:settings`: rewrites the settings tables of docs/configuration.md from the
- * declarations in core/settings/declarations/, leaving the prose around them alone.
- */
+/** `npm run docs:settings`: rewrites docs/configuration.md's settings tables from core/settings/declarations/. */
 function main(): void {
   const page = path.join(PROJECT_ROOT, SETTINGS_REFERENCE_PAGE);
   const before = readFileSync(page, 'utf8');

@@ -7,10 +7,7 @@ import { openApiJson } from '../api/openapi/document';
 import { parseExactJson } from '../api/http/exact-json';
 import { PROJECT_ROOT } from './process-support';
 
-/**
- * `npm run openapi`: prints the OpenAPI document. `npm run lint:openapi` (`--lint`): writes it to
- * a temporary file and lints it with Redocly CLI (rules in redocly.yaml), exiting with its code.
- */
+/** `npm run openapi`: prints the OpenAPI document; with `--lint` (`npm run lint:openapi`), Redocly CLI lints it. */
 function main(): number {
   // Indented, for people (and for lint problems' line numbers); the numbers keep their digits.
   const json = stringify(parseExactJson(openApiJson(new Date().getUTCFullYear())), undefined, 2) ?? '';

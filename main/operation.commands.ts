@@ -75,7 +75,8 @@ export const operationCommands: Record<string, OperatorCommand> = {
       if (context.reason === null) throw new UsageMistake('--reason is required: say why the operation is closed by hand');
       const reason = context.reason;
       const operator = context.operator!;
-      const temporal = await context.temporal();
+      // Connected before the transaction: no row stays locked while Temporal is dialled.
+      await context.temporal();
       return context.orm.em.fork().transactional((em) =>
         resolveOperation(
           em,
@@ -83,10 +84,7 @@ export const operationCommands: Record<string, OperatorCommand> = {
           new Date(),
           async (operation) => {
             const workflowId = operationWorkflowId(operation.type, operation.id);
-            const state: WorkflowState =
-              'unreachable' in temporal
-                ? { workflowId, found: false, reason: 'unreachable', message: temporal.unreachable }
-                : await describeWorkflow(temporal.client, workflowId, { unreachableAsState: true });
+            const state = await workflowStateOf(context, workflowId);
             if (!state.found && state.reason === 'unreachable') {
               throw new OperatorActionRefused(
                 'temporal-unreachable',

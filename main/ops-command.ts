@@ -7,13 +7,6 @@ import { DomainError } from '../core/errors';
 import type { Settings } from '../core/settings';
 import type { AuditEntry, Operator } from '../db/services/operator-audit.service';
 
-/**
- * The shapes of an operator CLI command (main/ops.cli.ts runs them). A `Command` uses only the
- * database: a read answers, a write answers and names the audit row that main/ops.cli.ts writes
- * in the same transaction as the command's effect, so neither commits without the other. An
- * `OperatorCommand` reads Temporal or acts on a workflow as well, and writes its own audit row.
- */
-
 /** The command line's flags as given, before a command's schema reads them. */
 export type Flags = Readonly<Record<string, string | boolean | undefined>>;
 
@@ -24,7 +17,6 @@ type Input<Shape extends FlagShape> = z.output<z.ZodObject<Shape>>;
 export interface ReadContext<Parsed = Record<string, unknown>> {
   /** In the command's transaction. */
   em: EntityManager;
-  /** Its flags, read by their schemas. */
   flags: Parsed;
   /** The positionals after the command's name (e.g. the ID of `deposit approve ID`). */
   args: readonly string[];
@@ -43,6 +35,7 @@ interface Declared<Shape extends FlagShape> {
   flags?: Shape;
 }
 
+/** Database only: a write names its audit row, which main/ops.cli.ts writes in the same transaction as its effect. */
 export type Command<Shape extends FlagShape = FlagShape> = Declared<Shape> &
   (
     | { changesState: false; run(context: ReadContext<Input<Shape>>): Promise<object> }
@@ -64,6 +57,7 @@ export interface OperatorContext<Parsed = Record<string, unknown>> {
   reason: string | null;
 }
 
+/** Reads Temporal or acts on a workflow as well, and writes its own audit row. */
 export interface OperatorCommand<Shape extends FlagShape = FlagShape> extends Declared<Shape> {
   changesState: boolean;
   run(context: OperatorContext<Input<Shape>>): Promise<object>;
@@ -86,12 +80,7 @@ export class CliFailure extends Error {
   }
 }
 
-/**
- * A usage mistake: the command line does not fit what the CLI declares (an unknown command or
- * flag, a missing or extra argument, a flag value not in its declared format). The CLI answers it
- * with its usage and exit code 2, so a script can tell "fix the command line" from a command that
- * ran and was refused or failed (exit code 1).
- */
+/** A command line that does not fit what the CLI declares: answered with the usage and exit code 2 (not 1). */
 export class UsageMistake extends DomainError {
   constructor(detail: string) {
     super('invalid-request', detail);
@@ -126,11 +115,7 @@ export function limitFlag(max: number) {
 
 type CommandLineOptions = Record<string, { type: 'string' | 'boolean' }>;
 
-/**
- * The command line's options: every flag a command declares (a switch where its schema is a
- * boolean), and the actor and reason a change takes. A name declared as a switch by one command
- * and with a value by another could not be read before the command is known: refused at start.
- */
+/** Every flag a command declares (a switch where boolean), plus --operator and --reason; a name must keep one type. */
 export function commandLineOptions(commands: Iterable<{ flags?: FlagShape }>): CommandLineOptions {
   const options: CommandLineOptions = { operator: { type: 'string' }, reason: { type: 'string' } };
   for (const { flags } of commands) {

@@ -7,10 +7,7 @@ import { UsageMistake } from './ops-command';
 const MAX_NAME_LENGTH = 200;
 const MAX_REASON_LENGTH = 1000;
 
-/**
- * Who runs a command: `--operator NAME`, else OPS_OPERATOR, else the OS user; the OS user is
- * recorded beside it in every case, since a name given on the command line proves nothing alone.
- */
+/** `--operator NAME`, else OPS_OPERATOR, else the OS user, which is recorded beside it: a typed name proves nothing. */
 export function operatorOf(flag: string | undefined, configured: string | undefined): Operator {
   const osUser = systemUserName();
   const actor = (flag ?? configured ?? osUser).trim();

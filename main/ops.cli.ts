@@ -1,10 +1,7 @@
 /**
- * Operator CLI: `npm run ops -- <command> [--flags]`. Prints exactly one JSON object on stdout:
- * the result; or {"error":…} with exit code 1; or, for a usage mistake (an unknown command or
- * flag, a missing argument, a malformed flag value), {"error":"invalid-request",…,"usage"} with
- * exit code 2. Logs go to stderr. Without DATABASE_URL it
- * uses the embedded Postgres of `npm start` (reusing it when running, else starting it briefly).
- * It connects as payments_app, like the API and the worker, and never migrates.
+ * Operator CLI: `npm run ops -- <command> [--flags]`. Prints one JSON object on stdout: the result; or {"error":…} with
+ * exit code 1; or, for a usage mistake, {"error":"invalid-request",…,"usage"} with exit code 2. Logs go to stderr.
+ * Without DATABASE_URL it uses `npm start`'s embedded Postgres. It connects as payments_app and never migrates.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { z } from 'zod';

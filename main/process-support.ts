@@ -17,10 +17,7 @@ export function loadProcessSettings(): Settings {
 /** A terminal's Ctrl-C reaches tsx and its child at once (one relayed, one direct): not an insist. */
 const REPEATED_SIGNAL_GRACE_MS = 3_000;
 
-/**
- * Runs `cleanup` once on SIGINT/SIGTERM, then exits. A signal repeated after the grace period
- * exits at once (the operator insists); one inside it is the same Ctrl-C arriving twice.
- */
+/** Runs `cleanup` once on SIGINT/SIGTERM, then exits; a signal repeated after the grace period exits at once. */
 export function onShutdownSignal(log: Logger, cleanup: () => Promise<void>): void {
   let stoppingSinceMs: number | undefined;
   const handler = (signal: NodeJS.Signals): void => {
@@ -47,10 +44,7 @@ export function requireSetting<T>(value: T | undefined, name: string): T {
   return value;
 }
 
-/**
- * A secret a production entry point guards a door with (CODEC_ENDPOINT_TOKEN): set, and strong by
- * core/secret-strength.ts. The refusal names the variable and the rule, never the value.
- */
+/** A secret guarding a door (CODEC_ENDPOINT_TOKEN): set and strong; the refusal names the variable, never the value. */
 export function requireStrongSecret(value: string | undefined, name: string): string {
   const secret = requireSetting(value, name);
   const weakness = secretWeakness(secret);
@@ -59,9 +53,8 @@ export function requireStrongSecret(value: string | undefined, name: string): st
 }
 
 /**
- * A production entry point never simulates a rail unless SIMULATED_RAILS names it, and never
- * names a real one there (core/rails.ts). Checked from the settings alone, before anything is
- * connected or migrated. Returns the rails this process simulates, to say so (logs, health, metrics).
+ * A production entry point simulates exactly the rails SIMULATED_RAILS names (core/rails.ts), checked before anything is
+ * connected. Returns the rails this process simulates, to say so (logs, health, metrics).
  */
 export function requireDeclaredRails(settings: Settings, role: 'worker' | 'api'): readonly Rail[] {
   const view = railsKnownTo(settings.evmNetworks, role);
@@ -78,15 +71,24 @@ export class RailDeclarationError extends Error {
   }
 }
 
+/** Ends a failed start: a refusal (one of `refusals`) is a message, not a bug, so no stack; then `cleanup`. */
+export function exitOnFailure(refusals: ReadonlyArray<abstract new (...args: never[]) => Error>, cleanup?: () => Promise<void>) {
+  return async (error: unknown): Promise<void> => {
+    const refusal = refusals.some((type) => error instanceof type);
+    process.stderr.write(
+      `${refusal ? (error as Error).message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    await cleanup?.();
+    process.exit(1);
+  };
+}
+
 /** JSON lines by default (what a log store reads); `npm start` asks for pretty lines. */
 export function mainLogger(name: string, settings: Settings, format: LogFormat = 'json'): Logger {
   return createLogger(name, settings.logLevel, { format });
 }
 
-/**
- * The worker's two listeners on `host` (WORKER_HOST for `npm run worker`, whose default lets
- * Prometheus scrape it from another container; HOST under `npm start`); port 0 turns either off.
- */
+/** The worker's two listeners on `host` (WORKER_HOST, or HOST under `npm start`); port 0 turns either off. */
 export function workerListeners(
   { sdkMetricsPort, httpPort }: WorkerObservabilitySettings,
   host: string,

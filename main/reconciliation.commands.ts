@@ -28,10 +28,6 @@ const REPORT_LISTS: Readonly<Record<keyof FindingCounts, string>> = {
 const LEDGER_INVARIANTS: ReadonlyArray<keyof FindingCounts> = ['unbalancedTransfers', 'balanceMismatches', 'overdrawnAccounts'];
 
 export const reconciliationCommands: Record<string, Command> = {
-  /**
-   * The newest report as the Schedule stored it, counts first: `ok` false means the run failed
-   * in the Temporal UI too. The findings carry ids, states and amounts, no personal data.
-   */
   'reconciliation latest': command({
     changesState: false,
     async run({ em }) {

@@ -1,13 +1,8 @@
 /**
- * `npm run start:cluster`: the production topology on one machine. Postgres (DATABASE_URL or an
- * embedded one of its own), the real Temporal server on it (dev/temporal-cluster.ts: built and
- * cached on first use, its databases created and migrated, the namespace and search attributes
- * registered), then the worker and the API as separate processes, exactly `npm run worker` and
- * `npm run api` pointed at them. Its own data folder, database and ports, so it runs beside
- * `npm start`; every listener on HOST (loopback unless told otherwise), and payloads encrypted with
- * a development key kept in its data folder unless PAYLOAD_ENCRYPTION_KEYS is set, as `npm start`
- * does. A bad setting, a taken port or no way to get the server stops it in seconds, before any
- * long work. Ctrl-C stops the API, the worker, Temporal and Postgres, in that order.
+ * `npm run start:cluster`: the production topology on one machine. Postgres (DATABASE_URL or embedded), the real Temporal
+ * server on it (dev/temporal-cluster.ts), then `npm run worker` and `npm run api` as processes of their own. Its own data
+ * folder, database and ports, so it runs beside `npm start`. A bad setting, a taken port or no way to get the server
+ * stops it in seconds, before any long work. Ctrl-C stops the API, the worker, Temporal and Postgres, in that order.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -27,7 +22,7 @@ import { ensureDemoPartner } from './demo-partner';
 import { withDevelopmentPayloadKey } from './development-payload-key';
 import { MissingDepositKeysError, depositAccountKeys, depositKeyVariables } from './deposit-keys';
 import { depositKeysOrigin, rederiveDevelopmentPartners, withDevelopmentDepositSeed } from './development-deposit-seed';
-import { PROJECT_ROOT, mainLogger, onShutdownSignal, requireSetting } from './process-support';
+import { PROJECT_ROOT, exitOnFailure, mainLogger, onShutdownSignal, requireSetting } from './process-support';
 
 /** Defaults apart from `npm start`'s (.data, 54320, 3000, 9464/9465/9466); a variable set in the environment wins. */
 const CLUSTER_DEFAULTS: Readonly<Record<string, string>> = {
@@ -57,8 +52,7 @@ async function main(): Promise<void> {
   onShutdownSignal(log, stopAll);
   const { dataDir, host, listenHosts } = settings.development;
 
-  // The production entries refuse to simulate a rail nobody accepted: on this one machine, accept
-  // what the worker will simulate (unless SIMULATED_RAILS is set), and say so below.
+  // Production entries refuse an unaccepted simulated rail: here, accept what the worker will simulate, and say so.
   const accepted = settings.acceptedSimulatedRails;
   const simulatedRails = (accepted.length > 0 ? accepted : railsOfWorker(settings.evmNetworks).simulated).join(',');
   const childEnv: Record<string, string> = {
@@ -138,10 +132,7 @@ interface EntryPoint {
   stop(): Promise<void>;
 }
 
-/**
- * A production entry point as its own process, in a process group of its own: a terminal's Ctrl-C
- * reaches only this process, which stops the children in order. Output goes to a log file.
- */
+/** In a process group of its own: a terminal's Ctrl-C reaches only this process, which stops the children in order. */
 function startEntryPoint(name: string, script: string, env: Record<string, string>, logDir: string, log: Logger): EntryPoint {
   fs.mkdirSync(logDir, { recursive: true });
   const logPath = path.join(logDir, `${name}.log`);
@@ -222,11 +213,4 @@ function withoutPassword(databaseUrl: string): string {
   return url.toString();
 }
 
-main().catch(async (error: unknown) => {
-  // A refusal is a message for whoever started it, not a bug: no stack.
-  const refusal =
-    error instanceof InvalidSettingsError || error instanceof ClusterPreflightError || error instanceof MissingDepositKeysError;
-  process.stderr.write(`${refusal ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  await stopAll();
-  process.exit(1);
-});
+main().catch(exitOnFailure([InvalidSettingsError, ClusterPreflightError, MissingDepositKeysError], stopAll));

@@ -1,9 +1,6 @@
 /**
- * `npm start`: the whole service on one machine from nothing. Infrastructure (embedded Postgres
- * and a Temporal dev server unless configured), the database roles of production and migrations
- * as payments_migrator (everything after runs as payments_app), the demo partner, the worker and the
- * API, in this process and its children; Ctrl-C stops them all. Every listener binds HOST
- * (loopback unless told otherwise; a listener's own `*_HOST` wins): the API serves a funded demo partner.
+ * `npm start`: the whole service on one machine from nothing: embedded Postgres and a Temporal dev server (unless
+ * configured), production's roles and migrations, a funded demo partner, the worker and the API; Ctrl-C stops them all.
  */
 import { Client } from '@temporalio/client';
 import pg from 'pg';
@@ -26,7 +23,7 @@ import type { RunningDevelopmentChain } from '../dev/development-chain';
 import { gethBuildProblem } from '../dev/geth-build';
 import type { Logger } from '../core/logger';
 import type { Settings } from '../core/settings';
-import { loadProcessSettings, mainLogger, onShutdownSignal, workerListeners } from './process-support';
+import { exitOnFailure, loadProcessSettings, mainLogger, onShutdownSignal, workerListeners } from './process-support';
 import { installTemporalRuntime } from '../worker/temporal-runtime';
 import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule';
 import { INCOMING_SEPA_EVERY_SECONDS, ensureIncomingSepaSchedule } from '../worker/incoming-sepa-schedule';
@@ -63,8 +60,7 @@ async function stopAll(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  // Encrypted like production, with a key kept in the data folder unless PAYLOAD_ENCRYPTION_KEYS is set.
-  // Deposit addresses derive from a development seed kept there too, unless the deposit key variables are set.
+  // A payload key and a deposit seed kept in the data folder, unless set in the environment.
   const loaded = withDevelopmentPayloadKey(loadProcessSettings(), { create: true });
   const settings = withDevelopmentDepositSeed(loaded, { create: true });
   const depositKeys = depositAccountKeys(settings);
@@ -119,16 +115,14 @@ async function main(): Promise<void> {
   const swept = settings.depositKeys.evmSeed === undefined ? [] : watchedNetworks(chainSettings.settings.evmNetworks);
   await ensureEvmSweepers(client, settings.temporalTaskQueue, swept, log);
   await closeConnection();
-  // Development on purpose: npm start simulates whatever has no local node without asking for
-  // SIMULATED_RAILS (the production entries' check), and says which in its banner and /health/ready.
+  // Simulates whatever has no local node without asking for SIMULATED_RAILS, and says which in its banner.
   const worker = await startWorker({
     databaseUrl: infrastructure.databaseUrl,
     temporalAddress: infrastructure.temporalAddress,
     namespace: settings.temporalNamespace,
     taskQueue: settings.temporalTaskQueue,
     log,
-    // Its webhooks may go to a receiver on this machine (http://127.0.0.1:…), as docs/partners.md, "Registering", shows.
-    // A developer's test deposit is above npm start's sweep thresholds (EVM_SWEEP_THRESHOLD_<CURRENCY> still wins).
+    // Webhooks may go to a receiver on this machine; a developer's test deposit is above the development sweep thresholds.
     settings: { ...chainSettings.settings, webhookAllowLoopback: true, sweeps: withDevelopmentSweepThresholds(settings.sweeps) },
     http: workerListening.http,
   });
@@ -168,14 +162,10 @@ async function main(): Promise<void> {
 
 function withDevelopmentSweepThresholds(sweeps: Settings['sweeps']): Settings['sweeps'] {
   const { thresholds } = sweeps;
-  const development = SWEEP_THRESHOLD_DEFAULTS.development;
+  const defaults = SWEEP_THRESHOLD_DEFAULTS.development;
   return {
     ...sweeps,
-    thresholds: {
-      eth: thresholds.eth ?? development.eth,
-      pol: thresholds.pol ?? development.pol,
-      usdc: thresholds.usdc ?? development.usdc,
-    },
+    thresholds: { eth: thresholds.eth ?? defaults.eth, pol: thresholds.pol ?? defaults.pol, usdc: thresholds.usdc ?? defaults.usdc },
   };
 }
 
@@ -185,10 +175,7 @@ function databaseRole(databaseUrl: string): string {
   return `${decodeURIComponent(url.username)} on ${url.host}${url.pathname}`;
 }
 
-/**
- * Said in the banner too: the local chain is not the one the database recorded for ethereum (its
- * folder was deleted), so withdrawals, deposits and sweeps on it wait until an operator adopts it.
- */
+/** The local chain is not the one recorded for ethereum (its folder was deleted): nothing moves on it until adopted. */
 async function recordedChainRefusal(databaseUrl: string, local: RunningDevelopmentChain | undefined): Promise<string | undefined> {
   if (!local) return undefined;
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
@@ -209,13 +196,9 @@ function usesLocalChain(settings: Settings): boolean {
 }
 
 /**
- * CHAIN=local-evm (the default) with no EVM_RPC_URL_ETHEREUM: the local development chain
- * (dev/development-chain.ts: geth, chain id 31337, kept in DATA_DIR across restarts, a block per
- * transaction and one every second) takes ethereum withdrawals (eth and usdc) for real, one
- * confirmation deep, and its deposits are watched (credited at three confirmations) and swept.
- * Its hot wallet and test USDC are the same at every start, and so are the deposit addresses'
- * nonces: the chain remembers their sweeps as Postgres does. `npm run ops -- chain fund` sends
- * test funds.
+ * CHAIN=local-evm (the default) with no EVM_RPC_URL_ETHEREUM: the development chain (dev/development-chain.ts, kept in
+ * DATA_DIR, so its wallets and nonces match Postgres across restarts) takes ethereum withdrawals for real and its
+ * deposits are watched and swept.
  */
 async function withLocalEvmNode(
   settings: Settings,
@@ -254,8 +237,4 @@ async function withLocalEvmNode(
   };
 }
 
-main().catch(async (error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  await stopAll();
-  process.exit(1);
-});
+main().catch(exitOnFailure([], stopAll));

@@ -37,10 +37,8 @@ function readBeneficiaryJson(file: string): unknown {
 
 export const travelRuleCommands: Record<string, OperatorCommand> = {
   /**
-   * Checks everything it can first (the completion is valid, the withdrawal waits for it, its
-   * workflow runs), then commits the audit row, then sends the Update naming that row: the
-   * workflow acts only on a completion whose row exists, so an Update sent any other way changes
-   * nothing. A row whose Update then fails stays unused, and the failure names it.
+   * Checks all it can, commits the audit row, then sends the Update naming it: the workflow acts only on a completion
+   * whose row exists. A row whose Update fails stays unused, and the failure names it.
    */
   'travel-rule complete': operatorCommand({
     changesState: true,
@@ -52,8 +50,7 @@ export const travelRuleCommands: Record<string, OperatorCommand> = {
       const operation = await findOperation(context.orm.em.fork(), id);
       if (operation?.type !== 'crypto-withdrawal') throw new DomainError('not-found', `no crypto withdrawal has the id ${id}`);
       const beneficiary = input['beneficiary-json'] === undefined ? undefined : readBeneficiaryJson(input['beneficiary-json']);
-      // The workflow's own validator, so nothing is recorded for a completion it would refuse; what
-      // is sent and digested is the completion as it reads it.
+      // The workflow's own validator: nothing is recorded for a completion it would refuse.
       const parsed = parseTravelRuleCompletion({
         completedBy: input['completed-by'],
         ...(beneficiary === undefined ? {} : { beneficiary }),

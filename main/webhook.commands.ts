@@ -82,10 +82,7 @@ function withoutQuery(url: string): string {
   return `${parsed.origin}${parsed.pathname}`;
 }
 
-/**
- * Where `webhook set` lets events go. Without DATABASE_URL the CLI works on the embedded Postgres
- * of `npm start`, whose worker delivers to loopback receivers: registration follows it.
- */
+/** Without DATABASE_URL this is `npm start`'s database, whose worker delivers to loopback receivers. */
 function webhookTargets(settings: Settings): WebhookTargetRules {
   return { policy: { allowLoopback: settings.webhookAllowLoopback || settings.databaseUrl === undefined }, resolve: systemHostResolver };
 }

@@ -1,9 +1,7 @@
 /**
- * Production worker entry (`npm run worker`): uses only the configured DATABASE_URL (payments_app)
- * and TEMPORAL_ADDRESS; never migrates (`npm run migrate` does); registers search attributes and
- * the reconciliation and incoming-sepa schedules, the webhook dispatcher and a deposit watcher per
- * configured EVM network (and, with EVM_DEPOSIT_SEED, a sweeper) if missing.
- * Refuses to start while it would simulate a rail that SIMULATED_RAILS does not name.
+ * Production worker entry (`npm run worker`): only the configured DATABASE_URL and TEMPORAL_ADDRESS; never migrates.
+ * Registers what is missing of its search attributes, Schedules and long-running workflows. Refuses a simulated rail
+ * SIMULATED_RAILS does not name.
  */
 import { Client } from '@temporalio/client';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
@@ -18,6 +16,7 @@ import {
   requireDeclaredRails,
   requireSetting,
   workerListeners,
+  exitOnFailure,
 } from './process-support';
 import { installTemporalRuntime } from '../worker/temporal-runtime';
 import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule';
@@ -53,12 +52,8 @@ async function main(): Promise<void> {
   await ensureEvmDepositWatchers(client, settings.temporalTaskQueue, watchedNetworks(settings.evmNetworks), log);
   // Only the worker that holds EVM_DEPOSIT_SEED can sign for deposit addresses (docs/production.md, "Deposit keys").
   if (settings.depositKeys.evmSeed === undefined) log.warn('no EVM_DEPOSIT_SEED: credited deposits stay at their addresses (not swept)');
-  await ensureEvmSweepers(
-    client,
-    settings.temporalTaskQueue,
-    settings.depositKeys.evmSeed ? watchedNetworks(settings.evmNetworks) : [],
-    log,
-  );
+  const swept = settings.depositKeys.evmSeed ? watchedNetworks(settings.evmNetworks) : [];
+  await ensureEvmSweepers(client, settings.temporalTaskQueue, swept, log);
   await closeConnection();
   const worker = await startWorker({
     databaseUrl,
@@ -73,10 +68,4 @@ async function main(): Promise<void> {
   onShutdownSignal(log, () => worker.stop());
 }
 
-main().catch((error: unknown) => {
-  // A refusal is a message for the operator, not a bug: no stack.
-  const shown =
-    error instanceof RailDeclarationError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`${shown}\n`);
-  process.exit(1);
-});
+main().catch(exitOnFailure([RailDeclarationError]));

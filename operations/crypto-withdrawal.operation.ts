@@ -8,7 +8,6 @@ import { operationSearchAttributes } from '../core/search-attributes';
 import { addressMatchingKey } from '../core/withdrawal-address-book';
 import type { AcceptedWithdrawal } from '../db/queries/accepted-operation.queries';
 import { findNetworkConfigCached } from '../db/queries/network-config.queries';
-import type { NetworkConfigRow } from '../db/queries/network-config.queries';
 import { findUserIdByExternalId } from '../db/queries/partner-user.queries';
 import type { OperationDependencies } from './dependencies';
 import { startAndAwaitReservation } from './temporal/workflow-runner';
@@ -30,11 +29,7 @@ export interface CryptoWithdrawalRequest {
   sourceExternalUserId: string | null;
 }
 
-/**
- * A crypto withdrawal, for the partner or one of its users: checks the request against current
- * data (the network's minimum and address format, the user), prices it in EUR for the travel
- * rule, and returns once amount + fee are reserved; the chain is never awaited.
- */
+/** Checked against current data, priced in EUR for the travel rule; returns once amount + fee are reserved. */
 export async function withdrawCrypto(deps: OperationDependencies, request: CryptoWithdrawalRequest): Promise<{ withdrawalId: string }> {
   const { partnerId, withdrawalId } = request;
   // Read beside the checks: only the workflow's label in the Temporal UI needs it.
@@ -83,14 +78,10 @@ async function checkAgainstNetworkConfig(deps: OperationDependencies, request: C
   const addressProblem = withdrawalAddressProblem(request.currency, request.network, config.mainnet, request.walletAddress);
   if (addressProblem) problems.push(`walletAddress: ${addressProblem}`);
   if (problems.length > 0) throw new DomainError('invalid-currency', problems.join('\n'));
-  return { fee: withdrawalFeeOf(config) };
+  return { fee: new Decimal(config.fee_withdrawal).toFixed() };
 }
 
-/**
- * The withdrawal fee: what a withdrawal of the currency on the network pays on top of its amount
- * (the spec's `networkFee` and `feeWithdrawal`). get-network-fee quotes it and a withdrawal is
- * charged it from the same per-process read, so the fee quoted is the fee charged.
- */
+/** The spec's `networkFee`/`feeWithdrawal`: quoted and charged from the same per-process read, so they agree. */
 export async function withdrawalFee(
   deps: Pick<OperationDependencies, 'pool'>,
   currency: CryptoCurrency,
@@ -98,10 +89,6 @@ export async function withdrawalFee(
 ): Promise<string> {
   const config = await findNetworkConfigCached(deps.pool, currency, network);
   assertInvariant(config, `network_config has ${currency}/${network}`);
-  return withdrawalFeeOf(config);
-}
-
-function withdrawalFeeOf(config: NetworkConfigRow): string {
   return new Decimal(config.fee_withdrawal).toFixed();
 }
 

@@ -24,10 +24,8 @@ export interface WithdrawalAddressRequest {
 }
 
 /**
- * Adds an address to the partner's book, checked as a withdrawal's destination is (format and
- * checksum for the currency's chain and the configured mainnet or testnet). `created: false`
- * when the live entry for that address existed already: it is answered unchanged, its cooling-off
- * included, so a repeated request never restarts or shortens it. Past the cap, a refusal that says so.
+ * Adds an address to the partner's book, checked as a withdrawal's destination is. `created: false`: the live entry
+ * existed and is answered unchanged, so a repeated request never restarts or shortens its cooling-off.
  */
 export async function addAddressToBook(
   deps: AddressBookDependencies,

@@ -11,11 +11,7 @@ export function watchedNetworks(evmNetworks: Readonly<Partial<Record<EvmDepositN
   return EVM_NETWORK_NAMES.filter((network) => evmNetworks[network] !== undefined);
 }
 
-/**
- * Starts the deposit watcher of each configured EVM network unless it already runs
- * (USE_EXISTING: every worker calls this on boot, and one watcher per network is kept). One that
- * ended (terminated by an operator) is started afresh; it goes on from its cursor in Postgres.
- */
+/** One deposit watcher per configured EVM network (see ensurePerNetworkWorkflows). */
 export async function ensureEvmDepositWatchers(
   client: Client,
   taskQueue: string,

@@ -4,12 +4,7 @@ import type { EvmDepositNetwork } from '../contracts';
 import type { Logger } from '../core/logger';
 import { ensurePerNetworkWorkflows } from './per-network-workflows';
 
-/**
- * Starts the sweeper of each EVM network whose deposit addresses this deployment sweeps (an RPC
- * URL and EVM_DEPOSIT_SEED on the worker) unless it already runs (USE_EXISTING: every worker calls
- * this on boot, and one sweeper per network is kept). One that ended is started afresh; what it
- * works from is in Postgres.
- */
+/** One sweeper per EVM network whose deposit addresses this deployment sweeps (see ensurePerNetworkWorkflows). */
 export async function ensureEvmSweepers(
   client: Client,
   taskQueue: string,

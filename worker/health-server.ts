@@ -24,11 +24,7 @@ export interface WorkerHttpServer {
   stop(): Promise<void>;
 }
 
-/**
- * The worker's HTTP side, for orchestrators and Prometheus: `/health/live` (the process runs),
- * `/health/ready` (the worker polls its task queue and its database answers; 503 otherwise) and
- * `/metrics` (its own registry). Plain node:http: three read-only routes need no framework.
- */
+/** `/health/live`, `/health/ready` (503 unless ready) and `/metrics`: plain node:http, three read-only routes. */
 export async function startWorkerHttpServer(options: {
   port: number;
   /** WORKER_HOST (production: every interface), HOST under `npm start`. */
@@ -40,36 +36,30 @@ export async function startWorkerHttpServer(options: {
   const server = http.createServer((request, response) => {
     void answer(request.method ?? 'GET', (request.url ?? '/').split('?')[0] ?? '/', response).catch((error: unknown) => {
       options.log.error('worker HTTP: answer failed', errorFields(error));
-      if (!response.headersSent) send(response, 500, 'application/json', JSON.stringify({ status: 'error' }));
+      if (!response.headersSent) sendJson(response, 500, { status: 'error' });
       else response.destroy();
     });
   });
 
   async function answer(method: string, path: string, response: http.ServerResponse): Promise<void> {
-    if (method !== 'GET' && method !== 'HEAD')
-      return send(response, 405, 'application/json', JSON.stringify({ status: 'method not allowed' }));
+    if (method !== 'GET' && method !== 'HEAD') return sendJson(response, 405, { status: 'method not allowed' });
     switch (path) {
       case '/health':
       case '/health/live':
-        return send(response, 200, 'application/json', JSON.stringify({ status: 'ok' }));
+        return sendJson(response, 200, { status: 'ok' });
       case '/health/ready': {
         const readiness = await options.readiness();
-        return send(
-          response,
-          readiness.ready ? 200 : 503,
-          'application/json',
-          JSON.stringify({
-            status: readiness.ready ? 'ready' : 'unavailable',
-            checks: readiness.checks,
-            simulatedRails: readiness.simulatedRails,
-            ...(readiness.refusedChains.length > 0 ? { refusedChains: readiness.refusedChains } : {}),
-          }),
-        );
+        return sendJson(response, readiness.ready ? 200 : 503, {
+          status: readiness.ready ? 'ready' : 'unavailable',
+          checks: readiness.checks,
+          simulatedRails: readiness.simulatedRails,
+          ...(readiness.refusedChains.length > 0 ? { refusedChains: readiness.refusedChains } : {}),
+        });
       }
       case '/metrics':
         return send(response, 200, options.registry.contentType, await options.registry.metrics());
       default:
-        return send(response, 404, 'application/json', JSON.stringify({ status: 'not found' }));
+        return sendJson(response, 404, { status: 'not found' });
     }
   }
 
@@ -90,11 +80,7 @@ export async function startWorkerHttpServer(options: {
 /** A check answers within this or counts as failed. */
 const CHECK_TIMEOUT_MS = 2_000;
 
-/**
- * Ready: the worker runs and both its pollers poll, its database answers `select 1`, and no EVM
- * network's node was last found on another chain than the recorded one (`chainIdentity`: such a
- * worker cannot do what it is configured for, and an operator must act; the reason is in the body).
- */
+/** Ready: both pollers poll, the database answers, and no EVM node was last found on another chain (an operator must act). */
 export async function workerReadiness(
   status: () => WorkerStatus,
   pool: pg.Pool,
@@ -126,4 +112,8 @@ export async function workerReadiness(
 function send(response: http.ServerResponse, status: number, contentType: string, body: string): void {
   response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
   response.end(body);
+}
+
+function sendJson(response: http.ServerResponse, status: number, body: object): void {
+  send(response, status, 'application/json', JSON.stringify(body));
 }

@@ -7,12 +7,7 @@ export const INCOMING_SEPA_SCHEDULE_ID = 'incoming-sepa';
 /** INCOMING_SEPA_EVERY_SECONDS when unset: a deployment's, and `npm start`'s (a developer waits for a credit). */
 export const INCOMING_SEPA_EVERY_SECONDS = { deployment: 60, development: 10 } as const;
 
-/**
- * The Schedule that reads the bank's notifications and moves returns on every `everySeconds`
- * (INCOMING_SEPA_EVERY_SECONDS). Created once; a later start with another interval updates it,
- * so changing the setting takes effect at the next worker start. A run still going when the next
- * is due makes that one skip: two runs would only find each other's work done.
- */
+/** Created once; a start with another interval updates it. An overlapping run skips: it would find the work done. */
 export async function ensureIncomingSepaSchedule(client: Client, taskQueue: string, everySeconds: number, log: Logger): Promise<void> {
   const everyMs = everySeconds * 1000;
   try {

@@ -8,30 +8,20 @@ import type { Rail } from '../core/rails';
 /** Seconds; from a local database step to a polling window of minutes. */
 const DURATION_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
-/**
- * How an activity attempt ended: completed; refused (a refusal, the operation's answer);
- * not yet (an answer the chain or bank has not given, retried by design); cancelled; failed
- * (anything else: the one to watch).
- */
+/** How an activity attempt ended; `not-yet` is an answer not given yet (retried by design), `failed` the one to watch. */
 export type ActivityOutcome = 'completed' | 'refused' | 'not-yet' | 'cancelled' | 'failed';
 
 export interface WorkerMetrics {
   readonly registry: Registry;
   /** Registered outermost on the worker: it sees each attempt's final failure, after the domain-error mapping. */
   readonly interceptor: ActivityInterceptorsFactory;
-  /** Reads the worker's in-flight counts at scrape time. */
   observe(status: () => WorkerStatus): void;
   /** Counts a payload the codec refused (not encrypted with our key): someone wrote to Temporal without the API. */
   payloadRefused(): void;
-  /** What the deposit watchers count: deposits seen and credited, their lag behind the head, reorganisations. */
   readonly deposits: DepositWatchMetrics;
 }
 
-/**
- * The worker's own metrics (the SDK exports its own on WORKER_METRICS_PORT): activity attempts by
- * type and outcome, their durations, what the worker has in flight, and which rails it simulates.
- * A registry per worker.
- */
+/** The worker's own metrics, a registry per worker (the SDK exports its own on WORKER_METRICS_PORT). */
 export function createWorkerMetrics(options: { simulatedRails: readonly Rail[] }): WorkerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

@@ -11,11 +11,7 @@ export interface PerNetworkWorkflow {
   summary(network: EvmDepositNetwork): string;
 }
 
-/**
- * Starts the workflow of each network unless it already runs (USE_EXISTING: every worker calls
- * this on boot, and one per network is kept). One that ended (terminated by an operator) is started
- * afresh; what it works from is in Postgres.
- */
+/** USE_EXISTING: every worker calls this on boot and one per network is kept; one that ended resumes from Postgres. */
 export async function ensurePerNetworkWorkflows(
   client: Client,
   taskQueue: string,

@@ -9,12 +9,7 @@ export interface TemporalRuntimeOptions {
   metricsBindAddress?: string;
 }
 
-/**
- * Installs the Temporal SDK's runtime once per process, before any worker or native connection
- * (a worker process, or `npm start`, which runs the worker beside the API): the SDK's log lines,
- * its native core's warnings and the workflows' `log` calls go through our logger, as JSON or
- * pretty like every other line. The API's client uses no native runtime and logs nothing itself.
- */
+/** Once per process, before any worker or native connection: the SDK's, its core's and workflows' logs go through ours. */
 export function installTemporalRuntime(options: TemporalRuntimeOptions): void {
   Runtime.install({
     logger: new SdkLogAdapter(options.log.child({ component: 'temporal' })),
@@ -26,27 +21,14 @@ export function installTemporalRuntime(options: TemporalRuntimeOptions): void {
   });
 }
 
-/**
- * The SDK's Logger over ours. TRACE is dropped (the SDK's step-by-step internals). An error in
- * the metadata keeps its stack only at warn and error: at debug it is an expected outcome (a
- * BENIGN failure: a refusal, an answer not there yet) and one line says enough.
- */
+const LEVELS = { DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
+
+/** The SDK's Logger over ours, without TRACE; stacks only at warn and error (at debug a failure is BENIGN). */
 export class SdkLogAdapter implements SdkLogger {
   constructor(private readonly target: Logger) {}
 
   log(level: SdkLogLevel, message: string, meta?: LogMetadata): void {
-    if (level === 'TRACE') return;
-    const fields = fieldsOf(meta, level === 'WARN' || level === 'ERROR');
-    switch (level) {
-      case 'DEBUG':
-        return this.target.debug(message, fields);
-      case 'INFO':
-        return this.target.info(message, fields);
-      case 'WARN':
-        return this.target.warn(message, fields);
-      case 'ERROR':
-        return this.target.error(message, fields);
-    }
+    if (level !== 'TRACE') this.target[LEVELS[level]](message, fieldsOf(meta, level === 'WARN' || level === 'ERROR'));
   }
 
   trace(message: string, meta?: LogMetadata): void {

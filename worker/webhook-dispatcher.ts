@@ -3,10 +3,7 @@ import { webhookDispatcherContract } from '../contracts';
 import type { WebhookDispatcherWorkflow } from '../contracts';
 import type { Logger } from '../core/logger';
 
-/**
- * Starts the webhook dispatcher unless it already runs (USE_EXISTING: every worker calls this on
- * boot, and one dispatcher is kept). One that ended (failed, terminated) is started afresh.
- */
+/** USE_EXISTING: every worker calls this on boot and one dispatcher is kept; one that ended is started afresh. */
 export async function ensureWebhookDispatcher(client: Client, taskQueue: string, log: Logger): Promise<void> {
   const workflowId = webhookDispatcherContract.workflowId('');
   const handle = await client.workflow.start<WebhookDispatcherWorkflow>(webhookDispatcherContract.workflowType, {

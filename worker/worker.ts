@@ -26,7 +26,7 @@ import { railsOfWorker } from '../core/rails';
 import type { Rail } from '../core/rails';
 import type { Logger } from '../core/logger';
 import { connectPatiently } from '../core/patient-connect';
-import type { DevelopmentSettings, ListenAddress, Settings } from '../core/settings';
+import type { DevelopmentSettings, EvmNetworkSettings, ListenAddress, Settings } from '../core/settings';
 import { DEFAULT_DATABASE_TIMEOUTS } from '../db/connection-settings';
 import { openOrm } from '../db/orm';
 import { sqlPoolOf } from '../db/orm-sql-pool';
@@ -69,20 +69,14 @@ export interface RunningWorker {
 }
 
 /**
- * One place turns every activity's domain errors into typed, non-retryable failures. Temporal runs
- * activity interceptors for local activities too, so a refusal reads the same either way. Shared
- * with the workflow tests' worker. The request id (and workflow) goes onto every activity log
- * line first, so what the domain-error interceptor and the activity log carries it too.
+ * Domain errors become typed, non-retryable failures in one place (local activities too); the request id goes onto
+ * the log context first, so their lines carry it. Shared with the workflow tests' worker.
  */
 export const WORKER_INTERCEPTORS: WorkerInterceptors = {
   activity: [() => ({ inbound: new PayloadGuardInterceptor() }), requestIdInterceptors, () => ({ inbound: new DomainErrorInterceptor() })],
 };
 
-/**
- * Workflow interceptor modules, bundled with the workflow code: the worker passes them when it
- * bundles; whoever prebuilds a bundle (tests) passes them to bundleWorkflowCode, or the request id
- * stops at the workflow's memo.
- */
+/** Bundled with the workflow code: whoever prebuilds a bundle (tests) must pass them to bundleWorkflowCode too. */
 export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
   // First: a refused payload is stopped before anything else looks at it.
   sourceFile(path.join('workflows', 'payload-guard.interceptor')),
@@ -101,22 +95,23 @@ function sourceFile(pathWithoutExtension: string): string {
   return found;
 }
 
-/** The EVM networks with an RPC URL, as the adapters take them: withdrawals, deposits' sweeps and custody share them. */
+/** Each EVM network with an RPC URL, as `of` gives it to its users. */
+function perEvmNetwork<T>(options: WorkerOptions, of: (config: EvmNetworkSettings) => T): Partial<Record<EvmNetwork, T>> {
+  const configured = Object.entries(options.settings.evmNetworks ?? {});
+  return Object.fromEntries(configured.flatMap(([network, config]) => (config ? [[network, of(config)]] : [])));
+}
+
+/** As the adapters take them: withdrawals, deposits' sweeps and custody share them. */
 function evmNetworkConfigs(options: WorkerOptions): Partial<Record<EvmNetwork, EvmNetworkConfig>> {
-  const networks: Partial<Record<EvmNetwork, EvmNetworkConfig>> = {};
-  for (const [network, config] of Object.entries(options.settings.evmNetworks ?? {})) {
-    if (!config) continue;
-    networks[network as EvmNetwork] = {
-      rpcUrl: config.rpcUrl,
-      chainId: config.chainId,
-      hotWalletPrivateKey: config.hotWalletPrivateKey as `0x${string}`,
-      requiredConfirmations: config.requiredConfirmations,
-      replaceAfterMs: config.replaceAfterMs,
-      ...(config.usdcTokenAddress ? { usdcTokenAddress: config.usdcTokenAddress as `0x${string}` } : {}),
-      maxFeePerGasCapWei: config.maxFeePerGasCapWei,
-    };
-  }
-  return networks;
+  return perEvmNetwork(options, (config) => ({
+    rpcUrl: config.rpcUrl,
+    chainId: config.chainId,
+    hotWalletPrivateKey: config.hotWalletPrivateKey as `0x${string}`,
+    requiredConfirmations: config.requiredConfirmations,
+    replaceAfterMs: config.replaceAfterMs,
+    ...(config.usdcTokenAddress ? { usdcTokenAddress: config.usdcTokenAddress as `0x${string}` } : {}),
+    maxFeePerGasCapWei: config.maxFeePerGasCapWei,
+  }));
 }
 
 /** EVM networks with an RPC URL are sent on for real; every other network is simulated. */
@@ -136,10 +131,7 @@ function chainAdapter(
   return new ChainRouter([evm], simulated, pool);
 }
 
-/**
- * The EVM networks' balances for custody reconciliation and, with EVM_DEPOSIT_SEED, the sweeps of
- * their deposit addresses (thresholds: EVM_SWEEP_THRESHOLD_<CURRENCY>, else a deployment's).
- */
+/** The EVM networks' balances for custody reconciliation and, with EVM_DEPOSIT_SEED, the sweeps of deposit addresses. */
 function evmSweeping(
   options: WorkerOptions,
   pool: pg.Pool,
@@ -172,20 +164,15 @@ function evmSweeping(
   };
 }
 
-/** The networks whose deposits this worker's activities read: every EVM network with an RPC URL, on the withdrawals' node and token. */
+/** The deposits' watch, on the withdrawals' node and token. */
 function depositWatchConfigs(options: WorkerOptions): Partial<Record<EvmNetwork, EvmDepositWatchConfig>> {
-  const networks: Partial<Record<EvmNetwork, EvmDepositWatchConfig>> = {};
-  for (const [network, config] of Object.entries(options.settings.evmNetworks ?? {})) {
-    if (!config) continue;
-    networks[network as EvmNetwork] = {
-      rpcUrl: config.rpcUrl,
-      chainId: config.chainId,
-      usdcTokenAddress: config.usdcTokenAddress,
-      confirmations: config.depositConfirmations,
-      pollIntervalMs: config.depositPollIntervalMs,
-    };
-  }
-  return networks;
+  return perEvmNetwork(options, (config) => ({
+    rpcUrl: config.rpcUrl,
+    chainId: config.chainId,
+    usdcTokenAddress: config.usdcTokenAddress,
+    confirmations: config.depositConfirmations,
+    pollIntervalMs: config.depositPollIntervalMs,
+  }));
 }
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
@@ -211,8 +198,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const evmNetworks = evmNetworkConfigs(options);
   const worker = await Worker.create({
     connection,
-    // The same encryption as every client: what partners sent is never stored in clear in Temporal.
-    // What is not ours is marked, not thrown on, so it cannot jam a workflow (core/refused-payload.ts).
+    // Never in clear; what is not ours is marked, not thrown on, so it cannot jam a workflow (core/refused-payload.ts).
     dataConverter: temporalDataConverter(temporalAccess, {
       refused: 'mark',
       onRefused: (reason) => {

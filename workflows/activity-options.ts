@@ -12,18 +12,10 @@ export { DEFINITE_FAILURE_TYPES } from '../core/errors';
 const NOT_RETRYABLE = [...NON_RETRYABLE_TYPES];
 
 /**
- * Steps a caller waits on (reservation, exchange): one short database transaction, run as a local
- * activity (in the workflow's own task: no task-queue round trip, its result a marker in the
- * history). That keeps their guarantees because:
- * - each is idempotent and serialised per operation (lockOperation; the stored record or the
- *   tombstone decides), so the re-run a local activity gets after a worker crash (on the next
- *   workflow task), or an attempt overlapping one that timed out, changes nothing;
- * - still bounded: 20 attempts, then the workflow abandons it (tombstone) and answers. Backoffs
- *   below localRetryThreshold wait in the worker, longer ones on a durable timer that carries the
- *   attempt count; a worker restart before that starts the count again, and the API's own
- *   deadline (its tombstone) bounds what the caller waits;
- * - a cancellation reaches it only between workflow tasks; the abandon that follows decides by
- *   the database, as it does after a regular activity.
+ * Steps a caller waits on (reservation, exchange): one short transaction as a local activity (no task-queue round trip).
+ * Safe because each is idempotent and serialised per operation (a re-run after a crash, or an overlapping attempt, changes
+ * nothing); bounded at 20 attempts, then abandoned by tombstone (the API's own deadline bounds the caller's wait across a
+ * worker restart, which restarts the count); a cancellation lands between tasks, and the abandon decides by the database.
  */
 export const BOUNDED_DATABASE_STEP: LocalActivityOptions = {
   startToCloseTimeout: '30 seconds',
@@ -38,11 +30,8 @@ export const BOUNDED_DATABASE_STEP: LocalActivityOptions = {
 };
 
 /**
- * Everything after the reservation. Each step is idempotent, so it is retried until it succeeds:
- * an outage pauses the operation (operators see the pending activity), it never abandons money
- * half-way. Used as is for the steps on rare paths (abandon, release, reject, travel-rule data),
- * and for checkTravelRule, the first step after the reservation: as a regular activity it lets
- * the workflow task that carries the caller's answer complete at once (a local step would hold it).
+ * After the reservation: idempotent, so retried until it succeeds (an outage pauses, never abandons money half-way). For
+ * rare paths, and for the first step after the reservation, so the task carrying the caller's answer completes at once.
  */
 export const DURABLE_DATABASE_STEP: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
@@ -50,10 +39,8 @@ export const DURABLE_DATABASE_STEP: ActivityOptions = {
 };
 
 /**
- * The fast path of the durable steps every payment takes (marking the hand-off of a withdrawal,
- * settling): a few local attempts, then, if a fault outlasts them, the same idempotent step as a
- * DURABLE_DATABASE_STEP (see localFirst). Durable local retries would grow the history with a
- * timer per retry and hide the failure from operators; the regular activity does neither.
+ * The fast path of the durable steps every payment takes: a few local attempts, then a DURABLE_DATABASE_STEP (localFirst).
+ * Durable local retries would add a timer per retry to the history and hide the failure from operators.
  */
 export const DURABLE_STEP_LOCAL_ATTEMPTS: LocalActivityOptions = {
   startToCloseTimeout: '30 seconds',
@@ -67,11 +54,8 @@ export const EXTERNAL_CALL: ActivityOptions = {
 };
 
 /**
- * Asking the chain or the bank for its answer: one activity polls with backoff for up to a window
- * (activities/answer-polling.ts), heartbeating, and answers PENDING if nothing came; "not yet" is
- * a result, not a failure. The heartbeat timeout notices a dead worker within half a minute; a
- * retry resumes the polling from the last heartbeat. Retried without limit: giving up would not
- * bring back money that may already have left.
+ * One polling window (activities/answer-polling.ts), heartbeating; PENDING when nothing came. Retried without limit:
+ * giving up would not bring back money that may already have left.
  */
 export const AWAIT_ANSWER: ActivityOptions = {
   // The window, and room for a slow last ask.
@@ -80,19 +64,12 @@ export const AWAIT_ANSWER: ActivityOptions = {
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: NOT_RETRYABLE },
 };
 
-/**
- * Between two polling windows without an answer the workflow waits on a durable timer, doubling
- * from the first wait; once the next wait would reach the longest, the polling phase is over
- * (ten windows, about twenty minutes) and the workflow waits patiently (PATIENT_AWAIT_ANSWER).
- */
+/** The doubling wait between polling windows; at the longest (ten windows, ~20 minutes) the workflow waits patiently. */
 export const ANSWER_WAIT = { firstMs: 1_000, longestMs: 15 * 60_000 } as const;
 
 /**
- * A payment the chain or the bank has not answered after the polling phase: one activity that
- * fails "not yet" until there is an answer, its retry policy the poll loop. Retries add nothing
- * to the history, so a wait of weeks cannot reach Temporal's history limit (the polling phase
- * adds about 11 events a window). No deadline: giving up would not bring back money that may
- * already have left.
+ * After the polling phase: one activity failing "not yet" until answered, its retry policy the poll loop. Retries add
+ * nothing to the history, so a wait of weeks stays under Temporal's history limit. No deadline, as above.
  */
 export const PATIENT_AWAIT_ANSWER: ActivityOptions = {
   startToCloseTimeout: '1 minute',

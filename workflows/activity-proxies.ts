@@ -9,10 +9,7 @@ import {
   PATIENT_AWAIT_ANSWER,
 } from './activity-options';
 
-/**
- * The activities as the outgoing payments call them, one proxy per kind of step. Which steps run
- * as local activities, and why: activity-options.ts, and docs/architecture.md, "Workflow steps".
- */
+/** One proxy per kind of step; which run as local activities, and why: activity-options.ts. */
 export const reserving = proxyLocalActivities<Activities>(BOUNDED_DATABASE_STEP);
 export const durable = proxyActivities<Activities>(DURABLE_DATABASE_STEP);
 export const durableLocal = proxyLocalActivities<Activities>(DURABLE_STEP_LOCAL_ATTEMPTS);
@@ -21,10 +18,8 @@ export const answering = proxyActivities<Activities>(AWAIT_ANSWER);
 export const patient = proxyActivities<Activities>(PATIENT_AWAIT_ANSWER);
 
 /**
- * An activity that runs with a one-line summary, which the Temporal UI shows in the workflow's
- * timeline ("broadcast 0.5 ETH on ethereum"). The summary is user metadata on the command, which
- * replay does not compare, so adding or rewording one keeps old histories replaying. No personal
- * data in it: it is stored in clear.
+ * An activity with a one-line summary for the Temporal UI's timeline. Metadata that replay does not compare, so
+ * rewording one is safe; stored in clear, so no personal data.
  */
 export function withSummary<Args extends unknown[], Result>(
   activity: { executeWithOptions(options: { summary: string }, args: Args): Promise<Result> },

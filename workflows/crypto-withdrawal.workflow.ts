@@ -13,10 +13,8 @@ const markHandOff = localFirst(
 );
 
 /**
- * Reserve amount + fee → travel-rule check (deny list; above the EUR threshold to a
- * non-custodial or other wallet, wait for a validated completion until a deadline) → broadcast →
- * confirmation → settle. The lifecycle around these steps (what releases, what a cancellation
- * does) is the one every outgoing payment shares: see runOutgoingPayment.
+ * Reserve amount + fee → travel-rule check (deny list; above the EUR threshold to a non-custodial or other wallet, a
+ * validated completion before a deadline) → broadcast → confirmation → settle; the lifecycle is runOutgoingPayment's.
  */
 export async function cryptoWithdrawalWorkflow(input: CryptoWithdrawalInput): Promise<OperationProgress> {
   const id = input.withdrawalId;
@@ -87,13 +85,13 @@ export async function cryptoWithdrawalWorkflow(input: CryptoWithdrawalInput): Pr
       { status: 'IN_PROGRESS_TR_DATA', stage: 'AWAITING_TRAVEL_RULE_DATA' },
       `Waits for travel-rule data (the completeTravelRule update) until ${deadline}.`,
     );
-    // One deadline however many completions the database refuses (a timer of the same length as before on the first wait).
+    // One deadline however many completions the database refuses.
     const deadlineAt = Date.now() + outcome.deadlineMs;
     for (;;) {
       const completion = await travelRule.await(deadlineAt - Date.now());
       if (!completion) return { failed: 'travel-rule data was not completed before the deadline' };
       const recording = await withSummary(durable.recordTravelRuleCompletion, 'record the travel-rule completion')(id, completion);
-      // Histories from before the audit check answered nothing here: recorded.
+      // Older histories answered nothing here: recorded.
       if (!recording?.refused) break;
       travelRule.refused(recording.refused);
     }

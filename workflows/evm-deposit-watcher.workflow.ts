@@ -5,10 +5,8 @@ import type { EvmDepositScanResult, EvmDepositWatcherInput, EvmDepositWatcherWor
 import { withSummary } from './activity-proxies';
 
 /**
- * One batch of blocks, heartbeating: a dead worker is noticed within the heartbeat timeout and the
- * batch runs again elsewhere (the cursor moves only from where a batch found it, so two attempts
- * never record one block twice). Retried without limit and without a list of final failures: a
- * node or database that is down pauses the watcher, it never stops it.
+ * One batch of blocks, heartbeating (the cursor moves only from where a batch found it, so two attempts never record a
+ * block twice). Retried without limit: a node or database that is down pauses the watcher, never stops it.
  */
 const { scanEvmDeposits } = proxyActivities<Activities>({
   startToCloseTimeout: '3 minutes',
@@ -28,10 +26,8 @@ function batchDetails(result: EvmDepositScanResult): string {
 }
 
 /**
- * The deposit watcher of one EVM network: batches back to back while behind the head, a poll
- * interval's sleep once caught up, and continue-as-new after a bounded number of batches so the
- * history stays small. It never fails: a batch that fails for good (a refusal no retry changes)
- * is logged and tried again after a pause.
+ * One EVM network's deposit watcher: batches back to back while behind the head, a poll interval's sleep once caught up,
+ * continue-as-new after a bounded number. It never fails: a batch that fails for good is logged and tried again later.
  */
 export async function evmDepositWatcherWorkflow(input: EvmDepositWatcherInput): Promise<void> {
   const batches = Math.max(1, input.batchesPerRun ?? EVM_DEPOSIT_WATCH.batchesPerRun);

@@ -4,10 +4,7 @@ import { EVM_SWEEP } from '../contracts';
 import type { EvmSweepInput, EvmSweepProgress, EvmSweepResult, EvmSweepWorkflow } from '../contracts';
 import { withSummary } from './activity-proxies';
 
-/**
- * Each step asks the node and Postgres, and is safe to run again: retried without end (a node that
- * is down pauses the sweep); a refusal (a malformed input) fails it for good.
- */
+/** Safe to run again, so retried without end (a node that is down pauses the sweep); a refusal fails it for good. */
 const { claimEvmSweep, advanceEvmSweep } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
@@ -21,9 +18,8 @@ function details(input: EvmSweepInput, progress: EvmSweepProgress): string {
 }
 
 /**
- * One sweep of one deposit address and currency: claim the credited deposits (or resume the sweep
- * in flight), then advance it a step at a time, a poll interval apart, until SWEPT or FAILED.
- * Where it stands lives in Postgres, so a run continued as new, or started again, resumes it.
+ * One sweep of a deposit address and currency: claim (or resume), then advance a step per poll interval until SWEPT or
+ * FAILED. Its state lives in Postgres, so a run continued as new, or started again, resumes it.
  */
 export async function evmSweepWorkflow(input: EvmSweepInput): Promise<EvmSweepResult> {
   const claim = await withSummary(claimEvmSweep, `claim the credited ${input.currency} at the deposit address`)(input);

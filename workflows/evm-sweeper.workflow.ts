@@ -12,9 +12,8 @@ const { startDueEvmSweeps } = proxyActivities<Activities>({
 });
 
 /**
- * The sweeper of one EVM network: every poll interval, the addresses holding credited deposits
- * above their currency's threshold get their sweep workflow; after a bounded number of rounds it
- * continues as new. It never fails: a round that fails for good is logged and tried again later.
+ * One EVM network's sweeper: every poll interval, addresses holding credited deposits above the threshold get a sweep
+ * workflow. It never fails: a round that fails for good is logged and tried again later.
  */
 export async function evmSweeperWorkflow(input: EvmSweeperInput): Promise<void> {
   const rounds = Math.max(1, input.roundsPerRun ?? EVM_SWEEP.roundsPerRun);

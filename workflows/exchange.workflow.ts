@@ -11,9 +11,8 @@ const { executeExchange } = proxyLocalActivities<Activities>(BOUNDED_DATABASE_ST
 const { abandonExchange } = proxyActivities<Activities>(DURABLE_DATABASE_STEP);
 
 /**
- * One step, one transaction: the exchange is final when this returns. A refusal (expired lock,
- * insufficient funds) is the result, not a failure. A refused exchange, and one whose outcome is
- * unknown, is settled by the same tombstone the API uses: it either committed, or never will.
+ * One step, one transaction: final when this returns. A refusal is the result, not a failure; a refused or unknown
+ * outcome is settled by the API's tombstone: it either committed, or never will.
  */
 export async function exchangeWorkflow(input: ExchangeInput): Promise<ExchangeResult> {
   // No early answer: the caller waits for the exchange's end, which is this workflow's result.
@@ -29,13 +28,11 @@ export async function exchangeWorkflow(input: ExchangeInput): Promise<ExchangeRe
   } catch (error) {
     const cause = failureCause(error);
     if (isUnknownOperation(cause)) {
-      // Not an exchange the API accepted: nothing moved, and its id may be a real exchange's,
-      // which an abandon would report as this one's. Refused, and nothing else.
+      // Not an exchange the API accepted: its id may be a real exchange's, which an abandon would report as this one's.
       tracker.refuse(cause);
       return report();
     }
-    // Refused or unknown, a tombstone makes sure no attempt still on its way (or a Reset)
-    // exchanges later; if one committed first, the exchange happened.
+    // A tombstone stops any attempt still on its way (or a Reset); if one committed first, the exchange happened.
     const abandon = () => withSummary(abandonExchange, 'abandon: committed, or never will')(input.exchangeId);
     if ((await CancellationScope.nonCancellable(abandon)) === 'MOVED') {
       return report({ status: 'SUCCESSFUL', stage: 'SETTLED' });

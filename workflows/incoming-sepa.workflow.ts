@@ -3,11 +3,7 @@ import type { Activities } from '../activities';
 import type { IncomingSepaResult } from '../contracts';
 import { withSummary } from './activity-proxies';
 
-/**
- * Both steps read from the bank: a bank that is down is retried with backoff, and after the
- * attempts run out the run fails; the Schedule's next run starts again from the stored cursor.
- * The ingest heartbeats per document, so a dead worker is noticed within the heartbeat timeout.
- */
+/** A bank that stays down fails the run; the Schedule's next run starts again from the stored cursor. */
 const { ingestBankNotifications, advanceSepaReturns } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '1 minute',

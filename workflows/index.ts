@@ -30,10 +30,7 @@ export { reconciliationWorkflow } from './reconciliation.workflow';
 export { sepaTransferWorkflow } from './sepa-transfer.workflow';
 export { webhookDispatcherWorkflow } from './webhook-dispatcher.workflow';
 
-/**
- * Each workflow implements its contract (contracts/): callers start workflows through the
- * contract's signature, so an input or result that drifts apart fails to compile here.
- */
+/** Callers start workflows through their contracts (contracts/): a drifting input or result fails to compile here. */
 type Implements<Contract, Implementation extends Contract> = Implementation;
 export type ContractChecks = [
   Implements<CryptoWithdrawalWorkflow, typeof cryptoWithdrawalWorkflow>,

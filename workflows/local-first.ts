@@ -2,10 +2,8 @@ import { ActivityFailure, ApplicationFailure, TimeoutFailure, isCancellation } f
 import { NON_RETRYABLE_TYPES } from '../core/errors';
 
 /**
- * A durable step as a local activity first (see DURABLE_STEP_LOCAL_ATTEMPTS); when its local
- * attempts run out on a fault a retry could still fix, the same step runs as a regular activity,
- * retried until it succeeds. A refusal, a conflict or a cancellation is the step's answer and ends
- * it as before. Running a step twice is safe: every step is idempotent and locks its record.
+ * A durable step as a local activity first; when its attempts run out on a fault a retry could fix, it runs again as a
+ * regular activity (steps are idempotent). A refusal, a conflict or a cancellation is the step's answer.
  */
 export function localFirst<Args extends unknown[], Result>(
   local: (...args: Args) => Promise<Result>,
@@ -19,11 +17,7 @@ export function localFirst<Args extends unknown[], Result>(
     });
 }
 
-/**
- * Judged by the failure itself: the SDK hands over a local activity's last failure as it was thrown
- * (not wrapped in an ActivityFailure that says why the retries ended). A retryable failure, or a
- * timeout, can only have ended by running out of attempts.
- */
+/** The SDK hands over a local activity's last failure unwrapped: a retryable one, or a timeout, ran out of attempts. */
 function ranOutOfAttempts(error: unknown): boolean {
   if (isCancellation(error)) return false;
   const failure = error instanceof ActivityFailure ? error.cause : error;

@@ -17,9 +17,8 @@ import type { OperationProgress } from '../contracts';
 import { ReservationGate } from './reservation-gate';
 
 /**
- * What every money-moving workflow shares: the progress behind the `status` query and the
- * OperationStatus / OperationStage search attributes, and, for one that answers its caller once
- * the funds are held (`earlyAnswer`: the operation's id), the reservation step that answers it.
+ * What money-moving workflows share: the progress behind the `status` query and search attributes, and for one that
+ * answers its caller once funds are held (`earlyAnswer`: the operation's id), the reservation that answers it.
  */
 export class OperationTracker {
   private progress: OperationProgress;
@@ -48,8 +47,7 @@ export class OperationTracker {
 
   /** Lets pending update and signal handlers finish, then gives the final progress. */
   async finish(): Promise<OperationProgress> {
-    // Usually they are (the caller's update answered long before): no scope and no condition then,
-    // whose promises the SDK would each record a stack trace for. Neither is a command.
+    // Usually they are: skip the scope and condition, whose promises the SDK records a stack trace for.
     if (allHandlersFinished()) return this.progress;
     // Non-cancellable: a workflow that was cancelled still lets its handlers answer.
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
@@ -57,13 +55,9 @@ export class OperationTracker {
   }
 
   /**
-   * Runs the reservation and answers the caller. Returns true when the workflow should go on;
-   * false when it is over: refused (the refusal is the workflow's result, not a failure), or a
-   * re-run found the operation already closed. Whatever stopped a reservation, it is abandoned
-   * first: a tombstone makes sure that no attempt still on its way, and no Reset, reserves later
-   * (a hold that did commit meanwhile is released). A reservation whose outcome was unknown
-   * (retries ran out, or cancelled) then fails the workflow with `operation-abandoned` (or ends it
-   * Canceled).
+   * Runs the reservation and answers the caller; false when the workflow is over (refused, or a re-run found it closed).
+   * A stopped reservation is abandoned first: a tombstone stops any attempt on its way or a Reset (a committed hold is
+   * released). An unknown outcome then fails the workflow with `operation-abandoned` (or ends it Canceled).
    */
   async reserve(reservation: () => Promise<OperationState>, abandon: () => Promise<AbandonOutcome>): Promise<boolean> {
     const gate = this.gate;
@@ -74,8 +68,7 @@ export class OperationTracker {
     } catch (error) {
       const cause = failureCause(error);
       if (isUnknownOperation(cause)) {
-        // Not an operation the API accepted: nothing was held, and its id may be a real
-        // operation's, whose money an abandon would touch. Refused, and nothing else.
+        // Not an operation the API accepted: its id may be a real operation's, whose money an abandon would touch.
         return this.refuse(cause, gate);
       }
       if ((await CancellationScope.nonCancellable(abandon)) === 'HANDED_OFF') {
@@ -116,10 +109,8 @@ export class OperationTracker {
 }
 
 /**
- * The current details the Temporal UI shows on a workflow's page (through the SDK's metadata
- * query: no command, so histories replay as before). Workflow time, so it is deterministic. The
- * failure reason stays out: free text from a bank or a chain may carry personal data; the
- * refusal's kind is a code.
+ * The Temporal UI's current details (a metadata query, no command). Not the failure reason: free text from a bank or a
+ * chain may carry personal data.
  */
 export function progressDetails(progress: OperationProgress, note?: string): string {
   const lines = [`**Stage:** ${progress.stage} · status ${progress.status} · updated ${new Date().toISOString()}`];

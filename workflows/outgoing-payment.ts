@@ -12,10 +12,7 @@ export type ExternalAnswer = { state: 'SETTLED' } | { state: 'REJECTED'; reason:
 export interface OutgoingPayment<Reference> {
   /** Checks before the hand-off; HANDED_OFF when a re-run (after a Reset) finds them over. */
   checks(): Promise<CheckOutcome>;
-  /**
-   * Records the hand-off (after validating what will be sent) while still cancellable; from its
-   * commit on, the money may leave. `closed` when the operation turned out to be over.
-   */
+  /** Records the hand-off while still cancellable: from its commit the money may leave. `closed`: the operation was over. */
   markHandOff(): Promise<'MARKED' | { closed: ClosedState }>;
   release(reason: string, stage: 'FAILED' | 'CANCELLED'): Promise<ReleaseOutcome>;
   /** Hands the money over (idempotent); `closed` when the operation turned out to be over. */
@@ -39,17 +36,11 @@ export type CheckOutcome = 'PASSED' | 'HANDED_OFF' | { failed: string };
 const CANCELLED_BEFORE_HAND_OFF = 'cancelled by an operator before the money was handed off';
 
 /**
- * One lifecycle for money going out: (reserved) → checks → hand-off → await answer → settle or
- * release.
- * - Before the hand-off any failure, and a cancellation, releases the funds (in a
- *   non-cancellable scope) and ends UNSUCCESSFUL with the reason. The hand-off is recorded in
- *   its own step while still cancellable, so a cancellation is either before it (released) or
- *   after it (noted).
- * - From the hand-off on nothing can be cancelled: a cancellation is recorded and the money stays
- *   held until the chain or bank answers; only a definite answer releases it. Uncertain failures
- *   fail the workflow with the money held, for an operator (see `ops operation resolve`).
- * - A release that finds the money already handed off (a Reset re-ran the checks) releases
- *   nothing and continues with the hand-off, which is idempotent.
+ * Money going out: (reserved) → checks → hand-off → await answer → settle or release.
+ * - Before the hand-off (recorded in its own cancellable step) a failure or a cancellation releases the funds.
+ * - After it a cancellation is only noted; only a definite answer releases. Uncertain failures fail the workflow with
+ *   the money held, for an operator (`ops operation resolve`).
+ * - A release that finds the money handed off (a Reset re-ran the checks) continues with the idempotent hand-off.
  */
 export async function runOutgoingPayment<Reference>(
   tracker: OperationTracker,
@@ -73,8 +64,7 @@ export async function runOutgoingPayment<Reference>(
   }
 
   return CancellationScope.nonCancellable(async () => {
-    // The release decides by what the database says: a hand-off that committed wins over a
-    // cancellation or a failure that came too late, and then the money follows its answer.
+    // The database decides: a committed hand-off wins over a late cancellation or failure.
     if (failure && (await payment.release(failure.reason, failure.stage)) === 'RELEASED') {
       tracker.report({ status: 'UNSUCCESSFUL', stage: failure.stage, failureReason: failure.reason });
       const progress = await tracker.finish();
@@ -122,11 +112,7 @@ async function handOffAndSettle<Reference>(tracker: OperationTracker, payment: O
   return tracker.finish();
 }
 
-/**
- * Asks until the chain or the bank answers, waiting on a durable timer between asks (doubling, see
- * ANSWER_WAIT); past the polling phase, waits patiently, so the history stays bounded however long
- * the answer takes. No deadline: giving up would not bring back money that may already have left.
- */
+/** Asks with doubling waits (ANSWER_WAIT), then waits patiently so the history stays bounded. No deadline. */
 async function untilAnswered(
   ask: () => Promise<ExternalAnswer | 'PENDING'>,
   awaitPatiently: () => Promise<ExternalAnswer>,

@@ -6,17 +6,12 @@ import { isRefusedPayload, refusedPayloadReason } from '../core/refused-payload'
 export const PAYLOAD_REFUSED = 'payload-refused';
 
 /**
- * Where a payload the worker's codec refused (not encrypted with our key: core/refused-payload.ts)
- * meets the workflow. Registered first (worker/worker.ts: WORKFLOW_INTERCEPTOR_MODULES):
- * - a start input: the workflow ends Failed before its code runs, holding nothing;
- * - a signal: ignored (logged), so an outsider cannot change or jam a running workflow;
- * - an update: rejected (before it is accepted where the update has a validator), a query: refused;
- * - an activity's result (a worker without our key answered it): the workflow task fails, loudly,
- *   and nothing acts on it.
+ * A payload the codec refused (not encrypted with our key: core/refused-payload.ts), registered first: a start input
+ * fails the workflow before its code runs; a signal is ignored (an outsider cannot jam a workflow); an update or query
+ * is refused; an activity's result fails the workflow task, loudly, so nothing acts on it.
  */
 export const interceptors: WorkflowInterceptorsFactory = () => ({
-  // Plain functions that hand back next's promise, not async ones: the SDK records a stack trace for
-  // every promise workflow code creates, so each needless one costs (docs/benchmarks.md, issue 22).
+  // Not async: the SDK records a stack trace for every promise workflow code creates (docs/benchmarks.md).
   inbound: [
     {
       execute(input, next) {

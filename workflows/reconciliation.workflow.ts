@@ -45,10 +45,8 @@ function reportDetails(result: ReconciliationResult): string {
 }
 
 /**
- * Run by a Temporal Schedule: checks the ledger and the business records against it and stores a
- * report. A report with findings fails the run (non-retryable, type reconciliation-findings), so
- * it shows as Failed in the UI; the report is stored first, its id is in the message, and the
- * result is the failure's details.
+ * Run by a Schedule: checks the ledger and the records against it and stores a report. Findings fail the run
+ * (reconciliation-findings), so it shows as Failed in the UI; the stored report's id is in the message.
  */
 export async function reconciliationWorkflow(input: ReconciliationInput): Promise<ReconciliationResult> {
   setCurrentDetails('**Checking** the ledger and the operations against it…');

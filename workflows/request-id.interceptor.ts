@@ -1,11 +1,7 @@
 import { defaultPayloadConverter, workflowInfo } from '@temporalio/workflow';
 import type { WorkflowInterceptorsFactory } from '@temporalio/workflow';
 
-/**
- * The header that carries the request id to every activity the workflow schedules (read by
- * activities/request-id.interceptor.ts). Headers are plain payloads: no codec encodes them, and
- * a request id is no personal data.
- */
+/** Carries the request id to every activity (activities/request-id.interceptor.ts); headers are not encoded. */
 export const REQUEST_ID_HEADER = 'requestId';
 
 /** Set by the API on start (operations/temporal/workflow-runner.ts); absent for scheduled runs. */
@@ -14,11 +10,7 @@ function requestId(): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/**
- * Registered on the worker (worker/worker.ts: WORKFLOW_INTERCEPTOR_MODULES): the request that
- * started the workflow stays on its log lines and its activities' log lines. Only metadata: what
- * a replay recomputes from the memo, never part of the history's commands.
- */
+/** The starting request's id on the workflow's and its activities' log lines: metadata from the memo, no command. */
 export const interceptors: WorkflowInterceptorsFactory = () => ({
   outbound: [
     {

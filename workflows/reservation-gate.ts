@@ -2,11 +2,7 @@ import { CancellationScope, condition, setHandler } from '@temporalio/workflow';
 import type { ApplicationFailure } from '@temporalio/workflow';
 import { fundsReservedUpdate } from '../contracts';
 
-/**
- * The early return of money-moving workflows: the API waits on the fundsReserved update, which
- * answers as soon as the reservation step has succeeded (or with the refusal that stopped
- * it), while the workflow goes on with the slow steps.
- */
+/** The fundsReserved update answers the API once the reservation succeeded (or was refused); the workflow goes on. */
 export class ReservationGate {
   private outcome: { reserved: true } | { error: ApplicationFailure } | undefined;
 

@@ -4,11 +4,7 @@ import { localFirst } from './local-first';
 import { OperationTracker } from './operation-tracker';
 import { runOutgoingPayment } from './outgoing-payment';
 
-/**
- * Reserve → pain.001 to the bank → settle on its acceptance, release on its rejection. Once the
- * payment is submitted only the bank's answer decides; waiting has no deadline, because the bank
- * may still execute a payment we stopped waiting for (see runOutgoingPayment).
- */
+/** Reserve → pain.001 to the bank → settle or release on its answer; no deadline once submitted (runOutgoingPayment). */
 export async function sepaTransferWorkflow(input: SepaTransferInput): Promise<OperationProgress> {
   const id = input.transferId;
   const tracker = new OperationTracker({ earlyAnswer: id });
@@ -31,8 +27,7 @@ export async function sepaTransferWorkflow(input: SepaTransferInput): Promise<Op
   return runOutgoingPayment(tracker, {
     // Nothing to check before the pain.001 validation that marking the hand-off does.
     checks: () => Promise.resolve('PASSED'),
-    // Validates the payment against pain.001 before recording the hand-off. A regular activity:
-    // the first step after the reservation, so the caller's answer does not wait for it.
+    // A regular activity: the first step after the reservation, so the caller's answer does not wait for it.
     markHandOff: () => withSummary(durable.markSepaHandOff, 'validate the pain.001 and record the hand-off')(id),
     release: (reason, stage) => withSummary(durable.releaseSepaTransfer, `release ${amount}`)(id, reason, stage),
     async handOff() {

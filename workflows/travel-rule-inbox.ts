@@ -8,12 +8,9 @@ import { completeTravelRuleUpdate } from '../contracts';
 type Answer = 'RECORDED' | 'CLOSED' | { refused: string };
 
 /**
- * Where a withdrawal receives its travel-rule completion. Accepted only while the withdrawal
- * waits for it, and only when valid (who completed it, IVMS101 beneficiary data) and naming the
- * audit row that `npm run ops -- travel-rule complete` wrote first: the Update's validator refuses
- * anything else before it reaches the history, so a bad payload changes nothing. The recording
- * step then checks that audit row in the database; if it refuses, the caller learns why and the
- * withdrawal waits again. The caller's answer comes once the completion is recorded.
+ * A withdrawal's travel-rule completion: accepted only while it waits, when valid and naming the audit row that
+ * `npm run ops -- travel-rule complete` wrote first (the validator keeps anything else out of the history). The
+ * recording step checks that row; if refused, the caller learns why and the withdrawal waits again.
  */
 export class TravelRuleInbox {
   private waiting = false;
@@ -28,8 +25,7 @@ export class TravelRuleInbox {
       completeTravelRuleUpdate,
       async (input) => {
         const attempt = ++this.attempts;
-        // The validator judged it when it arrived; a replay keeps what was accepted then, even
-        // if the rules have tightened since.
+        // A replay keeps what the validator accepted then, even if the rules have tightened since.
         this.received ??= { completion: this.accepted(input), attempt };
         // Non-cancellable: a caller whose completion was stored learns so even if the workflow is cancelled.
         await CancellationScope.nonCancellable(() => condition(() => this.answers.has(attempt) || this.final !== undefined));
@@ -100,10 +96,8 @@ export class TravelRuleInbox {
 }
 
 /**
- * The validator's schema module, loaded on first use. The worker evaluates the workflow bundle's
- * modules again for every workflow run (each run gets its own module state), and zod's take
- * several milliseconds of CPU, for every exchange and transfer, while few withdrawals ever
- * receive a completion. Evaluating a module is deterministic, so replay is unaffected.
+ * Loaded on first use: the bundle's modules are evaluated per workflow run, and zod's cost milliseconds of CPU while few
+ * withdrawals ever receive a completion. Deterministic, so replay is unaffected.
  */
 function parseTravelRuleCompletion(input: unknown): ReturnType<typeof TravelRuleCompletionModule.parseTravelRuleCompletion> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy require is the point (see above)

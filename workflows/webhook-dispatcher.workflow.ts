@@ -4,9 +4,8 @@ import { WEBHOOK_DISPATCH } from '../contracts';
 import type { WebhookDispatcherInput, WebhookDispatcherWorkflow } from '../contracts';
 
 /**
- * One round of deliveries, heartbeating: a dead worker is noticed within the heartbeat timeout and
- * the round runs again elsewhere (the outbox's claims keep two rounds from sending one event at
- * once). Retried without limit: an outage of Postgres pauses delivery, it never stops it.
+ * One round of deliveries, heartbeating (the outbox's claims keep two rounds from sending one event at once). Retried
+ * without limit: an outage of Postgres pauses delivery, never stops it.
  */
 const { deliverWebhookEvents } = proxyActivities<Activities>({
   // The round, then the deliveries under way at its end (10 s each at most) and their records.

@@ -6,10 +6,7 @@ import type { Logger } from '../../core/logger';
 import { EVERY_API_KEY, listenForApiKeyChanges } from '../../db/listeners/api-key-changes';
 import type { ApiKeyChangeListener, ApiKeyChangeOptions } from '../../db/listeners/api-key-changes';
 
-/**
- * The key a hash belongs to (its partner, scope and expiry); undefined for an unknown or revoked
- * key. An expired key is answered too: whoever asks compares its expiry with the time.
- */
+/** The key a hash belongs to; undefined if unknown or revoked. Expired keys are answered too: the caller checks expiry. */
 export interface ApiKeyResolver<Key = ActiveApiKey> {
   keyFor(keyHash: string): Promise<Key | undefined>;
   /** A key known to be active (not revoked), from memory only (no database); undefined when not known. */
@@ -49,17 +46,10 @@ interface Flight<Key> {
 }
 
 /**
- * Active API keys in memory, so a request needs no database round trip to authenticate, and for a
- * few seconds the hashes the database did not know, so a key sent again and again costs no round
- * trip either. At most maxEntries and maxUnknownEntries of each: made-up keys cannot fill memory.
- * Requests that wait for the same hash share one query.
- *
- * A change anywhere reaches every process through Postgres NOTIFY as it commits: a revocation
- * (or a new expiry, scope or owner) drops the key, a creation drops its hash from the unknown ones.
- * A key's expiry is kept with it and checked on every request by the caller, so a key that expires
- * while in memory is refused from that instant, with no change announced. While the listener is
- * disconnected nothing is answered from memory, and on every (re)connect the memory is emptied:
- * a revocation or creation missed meanwhile cannot leave a key working, or a new one refused.
+ * Active keys in memory, and for a few seconds the hashes the database did not know; both bounded, so made-up keys cannot
+ * fill memory. Requests for the same hash share one query. Changes arrive by NOTIFY as they commit: a revocation (or new
+ * expiry, scope or owner) drops the key, a creation its unknown hash. While the listener is down nothing is answered from
+ * memory, and every (re)connect empties it: a change missed meanwhile cannot leave a key working, or a new one refused.
  */
 export function createApiKeyCache<Key = ActiveApiKey>(options: ApiKeyCacheOptions<Key>): ApiKeyCache<Key> {
   const maxEntries = options.maxEntries ?? 100_000;

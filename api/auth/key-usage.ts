@@ -19,12 +19,7 @@ export interface KeyUsageOptions {
   maxEntries?: number;
 }
 
-/**
- * A key's last use, written at most once per `resolutionMs` per key by this process (the keys
- * written lately are remembered in memory, bounded), and at most once per `resolutionMs` across
- * processes by the UPDATE's own condition. A failed write is logged and not retried before the
- * next period: the key's use is a hint for operators, never a reason to fail or slow a request.
- */
+/** At most one write per key per `resolutionMs` (here, and across processes by the UPDATE); failures are only logged: a mere hint. */
 export function createKeyUsage(options: KeyUsageOptions): KeyUsage {
   const written = createExpiringSet({ ttlMs: options.resolutionMs, maxEntries: options.maxEntries ?? 100_000 });
   return {

@@ -6,13 +6,9 @@ import { localUrl } from '../../core/listen-address';
 import type { Logger } from '../../core/logger';
 
 /**
- * The remote codec endpoint the Temporal Web UI (and `temporal --codec-endpoint`) calls to show
- * decrypted payloads to operators who hold its token. Decode only: nothing here can make a
- * payload that Temporal would accept as ours. Its own port, its own token, CORS for the UI's
- * origin only; not part of the partner API.
- *
- * The token is taken from `Authorization: Bearer …` (the CLI's `--codec-auth`) or from the path,
- * `/<token>/decode`, because the dev server's `--ui-codec-endpoint` cannot add a header.
+ * The remote codec endpoint the Temporal Web UI calls to show operators decrypted payloads. Decode only: it can make no
+ * payload Temporal would take as ours. Its own port and token (Bearer, or `/<token>/decode`: `--ui-codec-endpoint` cannot
+ * add a header), CORS for the UI's origin only.
  */
 export interface CodecServerOptions {
   codec: PayloadCodec;

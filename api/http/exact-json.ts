@@ -1,30 +1,19 @@
 import { LosslessNumber, isLosslessNumber, parse } from 'lossless-json';
 import type { Decimal } from '../../core/money';
 
-/**
- * JSON with exact numbers both ways. Parsing keeps every number as its source text
- * (a LosslessNumber), so "0.000000000000000001" never passes through a float; writing emits
- * decimals as number tokens straight from their decimal strings.
- */
+/** JSON with exact numbers both ways: parsed numbers keep their source text, decimals are written digit for digit. */
 export type JsonNumber = LosslessNumber;
 
-export function parseExactJson(text: string): unknown {
-  return parse(text);
-}
+export const parseExactJson = (text: string): unknown => parse(text);
 
-export function isJsonNumber(value: unknown): value is JsonNumber {
-  return isLosslessNumber(value);
-}
+export const isJsonNumber: (value: unknown) => value is JsonNumber = isLosslessNumber;
 
 /** A decimal string or Decimal written out as a JSON number token, digit for digit. */
 export function jsonNumber(value: string | Decimal): JsonNumber {
   return new LosslessNumber(typeof value === 'string' ? value : value.toFixed());
 }
 
-/**
- * JSON text written once by this writer and then embedded as it is wherever it appears (what
- * JSON.rawJSON does from Node 21 on): for a body served many times, such as the OpenAPI document.
- */
+/** JSON text written once, then embedded as it is (JSON.rawJSON from Node 21 on): for a body served many times. */
 export class PrewrittenJson {
   private constructor(readonly text: string) {}
 
@@ -33,10 +22,7 @@ export class PrewrittenJson {
   }
 }
 
-/**
- * What lossless-json's stringify writes (a unit test holds them together), at about the cost of
- * JSON text built by hand: the hot read endpoints write every body through here.
- */
+/** What lossless-json's stringify writes (a unit test holds them together), as fast as hand-built JSON: hot paths use it. */
 export function stringifyExactJson(value: unknown): string {
   const text = write(value);
   if (text === undefined) throw new TypeError('value cannot be written as JSON');
@@ -56,21 +42,12 @@ function write(value: unknown): string | undefined {
       if (value === null) return 'null';
       if (isLosslessNumber(value)) return value.toString();
       if (value instanceof PrewrittenJson) return value.text;
-      if (Array.isArray(value)) return writeArray(value);
+      if (Array.isArray(value)) return `[${Array.from(value, (item) => write(item) ?? 'null').join(',')}]`;
       if (value instanceof Boolean || value instanceof Number || value instanceof String) return JSON.stringify(value);
       return writeObject(value as Record<string, unknown>);
     default:
       return undefined;
   }
-}
-
-function writeArray(items: readonly unknown[]): string {
-  let text = '[';
-  for (let index = 0; index < items.length; index += 1) {
-    if (index > 0) text += ',';
-    text += write(items[index]) ?? 'null';
-  }
-  return `${text}]`;
 }
 
 function writeObject(object: Record<string, unknown>): string | undefined {

@@ -2,20 +2,12 @@ import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { stringifyExactJson } from './exact-json';
 
-/**
- * A JSON array too long to hold, given page by page: each page is fetched only when the client
- * has taken the one before (the stream's back-pressure), so memory stays at a page or two.
- */
+/** A JSON array too long to hold: each page is fetched once the client has taken the one before (back-pressure). */
 export class StreamedJsonArray {
   constructor(readonly pages: AsyncIterable<readonly unknown[]>) {}
 }
 
-/**
- * The one way the API writes a JSON body: every number a JsonNumber with its exact digits
- * (api/http/exact-json.ts). A StreamedJsonArray goes out as it is read; once the headers are out
- * a failure can only cut the response short, which the client sees as a broken transfer, never
- * as a complete but wrong body.
- */
+/** The one way to write a JSON body, digits exact. A StreamedJsonArray failing midway is cut short: a broken transfer, not a wrong body. */
 export function respond(ctx: Context, status: number, body: unknown): void {
   ctx.status = status;
   ctx.type = 'application/json; charset=utf-8';

@@ -27,12 +27,8 @@ export interface IdempotentRequest {
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /**
- * DESIGN.md idempotency: the same key and body get the first response again and move money
- * once; the same key with another body is 409 P409. The database's unique (partner, key) decides
- * concurrent first requests; the resource id it stores becomes the Temporal workflow id, which
- * deduplicates the work itself. Refusals are answers too and are replayed; failures of
- * our own (5xx) are not stored, so a retry can still succeed; a key whose operation was given up
- * on before it moved anything is freed, so its retry starts a new operation.
+ * DESIGN.md idempotency: the unique (partner, key) decides concurrent first requests; the resource id becomes the workflow
+ * id. Refusals are replayed; our 5xx are not stored (a retry may succeed); a key whose operation was abandoned is freed.
  */
 export async function performIdempotently(pool: pg.Pool, request: IdempotentRequest): Promise<OperationResponse> {
   if (request.key === undefined) return request.perform(randomUUID());

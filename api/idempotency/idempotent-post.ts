@@ -22,11 +22,7 @@ export interface IdempotentPost<Schema extends z.ZodType, Response extends Respo
   perform(body: z.output<Schema>, context: { partnerId: string; resourceId: string; receivedAt: Date }): Promise<z.output<Response>>;
 }
 
-/**
- * Every money-moving POST: parse the body strictly, then run the operation at most once per
- * Idempotency-Key. A key is bound to the route it was first used on (the matched route, so the
- * path is written once, in the route's definition).
- */
+/** Every money-moving POST: parse the body strictly, then run the operation at most once per Idempotency-Key (bound to the route). */
 export function idempotentPost<Schema extends z.ZodType, Response extends ResponseBody>(
   deps: ApiDependencies,
   post: IdempotentPost<Schema, Response>,
@@ -35,7 +31,8 @@ export function idempotentPost<Schema extends z.ZodType, Response extends Respon
     const receivedAt = deps.clock.now();
     const route = ctx._matchedRoute ?? ctx.path;
     const outcome = requestOutcome(ctx);
-    outcome.operation = operationName(String(route));
+    // For metrics, its last path segment: exchange, crypto-withdrawal, sepa-transfer.
+    outcome.operation = String(route).split('/').filter(Boolean).at(-1) ?? String(route);
     const body = parseOrThrow(post.schema, ctx.state.body, post.invalidKind);
     post.precheck?.(body);
     const { partnerId } = ctx.state;
@@ -55,9 +52,4 @@ export function idempotentPost<Schema extends z.ZodType, Response extends Respon
     }
     respond(ctx, response.status, response.body);
   };
-}
-
-/** The operation a route runs, for metrics: its last path segment (`exchange`, `crypto-withdrawal`, `sepa-transfer`). */
-function operationName(route: string): string {
-  return route.split('/').filter(Boolean).at(-1) ?? route;
 }

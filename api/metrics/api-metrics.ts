@@ -17,11 +17,7 @@ export interface ApiMetrics {
   countKeyLookup(result: 'active' | 'unknown' | 'failed'): void;
 }
 
-/**
- * The API's metrics, in a registry of its own (one per app: tests run several in a process).
- * Labels are bounded: the route is the router's path template (`unmatched` for any unknown path),
- * never the raw URL; the error code is one of the spec's P-codes.
- */
+/** A registry per app (tests run several). Bounded labels: the route template (`unmatched` if none), never the raw URL; P-codes. */
 export function createApiMetrics(options: { readPool: pg.Pool; log: Logger }): ApiMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

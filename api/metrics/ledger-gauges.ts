@@ -1,10 +1,11 @@
 import type pg from 'pg';
 import { Gauge } from 'prom-client';
-import type { Registry } from 'prom-client';
+import type { LabelValues, Registry } from 'prom-client';
 import type { Logger } from '../../core/logger';
 import { errorFields } from '../../core/logger';
 import { countOperationsByStatus, findLatestReconciliationSummary, sumHeldFundsByCurrency } from '../../db/queries/metrics.queries';
 import type { HeldFundsRow, LatestReconciliationRow, OperationCountRow } from '../../db/queries/metrics.queries';
+import { withTimeout } from '../with-timeout';
 
 /** Scrapes from several Prometheus servers (or a reload of a dashboard) share one read. */
 const SNAPSHOT_CACHE_MS = 5_000;
@@ -17,11 +18,7 @@ interface Snapshot {
   reconciliation: LatestReconciliationRow | undefined;
 }
 
-/**
- * Gauges read from Postgres when Prometheus scrapes: operations by type and status, funds held
- * by currency, and the latest reconciliation report. A failed read leaves them empty (Prometheus
- * sees the series vanish, never a stale value) and payments_metrics_database_read_failed says so.
- */
+/** Gauges read from Postgres per scrape; a failed read leaves them absent, never stale (payments_metrics_database_read_failed: 1). */
 export function registerLedgerGauges(registry: Registry, pool: pg.Pool, log: Logger): void {
   let cached: { atMs: number; snapshot: Promise<Snapshot | undefined> } | undefined;
   let failing = false;
@@ -48,76 +45,43 @@ export function registerLedgerGauges(registry: Registry, pool: pg.Pool, log: Log
     return cached.snapshot;
   };
 
-  new Gauge({
-    name: 'payments_metrics_database_read_failed',
-    help: '1 when the database gauges could not be read (they are then absent), else 0',
-    registers: [registry],
-    async collect() {
-      this.set((await snapshot()) === undefined ? 1 : 0);
-    },
-  });
-
-  new Gauge({
-    name: 'payments_operations',
-    help: 'Operations by type and status, as stored in Postgres',
-    labelNames: ['operation', 'status'] as const,
-    registers: [registry],
-    async collect() {
-      const current = await snapshot();
-      this.reset();
-      for (const row of current?.operations ?? []) this.set({ operation: row.operation, status: row.status }, row.count);
-    },
-  });
-
-  new Gauge({
-    name: 'payments_funds_held',
-    // A float for charts only: money is never computed from a metric.
-    help: 'Funds held by pending reservations, per currency (in units of the currency)',
-    labelNames: ['currency'] as const,
-    registers: [registry],
-    async collect() {
-      const current = await snapshot();
-      this.reset();
-      for (const row of current?.held ?? []) this.set({ currency: row.currency }, Number(row.held));
-    },
-  });
-
-  new Gauge({
-    name: 'payments_reconciliation_findings',
-    help: 'Findings of the latest reconciliation report, per kind (0 everywhere when the books hold)',
-    labelNames: ['kind'] as const,
-    registers: [registry],
-    async collect() {
-      const current = await snapshot();
-      this.reset();
-      for (const [kind, count] of Object.entries(current?.reconciliation?.findings ?? {})) this.set({ kind }, count);
-    },
-  });
-
-  new Gauge({
-    name: 'payments_reconciliation_last_report_timestamp_seconds',
-    help: 'When the latest reconciliation report was written (Unix time; 0 before the first report)',
-    registers: [registry],
-    async collect() {
-      const report = (await snapshot())?.reconciliation;
-      this.reset();
-      if (report) this.set(report.created_at.getTime() / 1000);
-    },
-  });
-}
-
-function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
+  /** A gauge whose series are set afresh from the snapshot on every scrape. */
+  const gauge = (name: string, help: string, labelNames: string[], series: (current?: Snapshot) => Array<[LabelValues<string>, number]>) =>
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      async collect() {
+        const current = await snapshot();
+        this.reset();
+        for (const [labels, value] of series(current)) this.set(labels, value);
       },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
+    });
+
+  gauge(
+    'payments_metrics_database_read_failed',
+    '1 when the database gauges could not be read (they are then absent), else 0',
+    [],
+    (current) => [[{}, current === undefined ? 1 : 0]],
+  );
+  gauge('payments_operations', 'Operations by type and status, as stored in Postgres', ['operation', 'status'], (current) =>
+    (current?.operations ?? []).map((row) => [{ operation: row.operation, status: row.status }, row.count]),
+  );
+  // A float for charts only: money is never computed from a metric.
+  gauge('payments_funds_held', 'Funds held by pending reservations, per currency (in units of the currency)', ['currency'], (current) =>
+    (current?.held ?? []).map((row) => [{ currency: row.currency }, Number(row.held)]),
+  );
+  gauge(
+    'payments_reconciliation_findings',
+    'Findings of the latest reconciliation report, per kind (0 everywhere when the books hold)',
+    ['kind'],
+    (current) => Object.entries(current?.reconciliation?.findings ?? {}).map(([kind, count]) => [{ kind }, count]),
+  );
+  gauge(
+    'payments_reconciliation_last_report_timestamp_seconds',
+    'When the latest reconciliation report was written (Unix time; 0 before the first report)',
+    [],
+    (current) => (current?.reconciliation ? [[{}, current.reconciliation.created_at.getTime() / 1000]] : []),
+  );
 }

@@ -19,11 +19,7 @@ export interface RunningMetricsServer {
   stop(): Promise<void>;
 }
 
-/**
- * The API's `GET /metrics` on a listener of its own (API_METRICS_HOST:API_METRICS_PORT), apart
- * from the partners' port: the page tells request rates, error codes, held funds and process
- * internals, which are no partner's business. Plain node:http: one read-only route.
- */
+/** `GET /metrics` on its own listener (API_METRICS_HOST:PORT): rates, held funds and internals are no partner's business. */
 export async function startMetricsServer(options: MetricsServerOptions): Promise<RunningMetricsServer> {
   const server = http.createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];

@@ -1,12 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 
-/**
- * What happened to one request, written by the middleware that knows (the error middleware the
- * error code, the idempotent POST whether it ran or replayed an operation) and read once the
- * response is out by the access log and the metrics. Kept beside the context, not in ctx.state,
- * which holds what routes read.
- */
+/** What happened to a request, for the access log and the metrics; kept beside the context, not in ctx.state (which routes read). */
 export interface RequestOutcome {
   /** The spec's P-code of an error answer (P404, P433, …). */
   errorCode?: string;
@@ -24,10 +19,7 @@ const outcomes = new WeakMap<object, RequestOutcome>();
 
 export function requestOutcome(ctx: object): RequestOutcome {
   let outcome = outcomes.get(ctx);
-  if (!outcome) {
-    outcome = {};
-    outcomes.set(ctx, outcome);
-  }
+  if (!outcome) outcomes.set(ctx, (outcome = {}));
   return outcome;
 }
 
@@ -38,14 +30,10 @@ export function routeOf(ctx: object): string {
 }
 
 /**
- * Runs `done` once the response is complete: at once for a body already in memory, when the
- * stream ends for a streamed one (a month of history), so its duration and a failure half-way
- * count. Waiting for the socket on every response would let a client's next request overtake it.
+ * Runs `done` once the response is complete: at once for a body in memory, when a streamed one ends (so its duration
+ * and a failure half-way count). Waiting for the socket every time would let a client's next request overtake it.
  */
 export function whenResponded(ctx: Context, done: () => void): void {
-  if (!(ctx.body instanceof Readable) || ctx.res.writableFinished) {
-    done();
-    return;
-  }
-  ctx.res.once('close', done);
+  if (!(ctx.body instanceof Readable) || ctx.res.writableFinished) done();
+  else ctx.res.once('close', done);
 }

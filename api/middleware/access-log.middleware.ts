@@ -6,12 +6,7 @@ import { requestOutcome, routeOf, whenResponded } from '../metrics/request-outco
 /** Probes answered every few seconds by load balancers and orchestrators: at debug while they succeed. */
 const PROBE_ROUTES = new Set(['/health', '/health/live', '/health/ready']);
 
-/**
- * One line per request, once it is answered: method, route template, status, error code and
- * duration, with the request id (and the partner, once authenticated). A refusal (4xx) is a
- * normal answer and logs at info; a 5xx logs at error, with the stack of an unexpected error.
- * Bodies are never logged: they carry names, IBANs and addresses.
- */
+/** One line per answered request: 4xx at info, 5xx at error (with the stack if unexpected). Never bodies: names, IBANs, addresses. */
 export function accessLogMiddleware(log: Logger): Middleware {
   return async (ctx, next) => {
     const startedAt = process.hrtime.bigint();

@@ -25,17 +25,12 @@ const MAX_TRACKED_ADDRESSES = 10_000;
 const KEY_REFUSED = 'unknown, revoked or expired API key';
 
 /**
- * `Authorization: Bearer <key>`; sets ctx.state.partnerId, which scopes every query after it, and
- * ctx.state.apiKey (its id and scope: keyScopeMiddleware reads it). An expired key is refused
- * like a revoked one, by comparing its expiry (in memory with the key) with the clock on every
- * request; each key that passes has its use recorded, coarsely and without waiting (`usage`).
+ * `Authorization: Bearer <key>`: sets ctx.state.partnerId (which scopes every query after it) and ctx.state.apiKey. An
+ * expired key is refused like a revoked one, its expiry checked on every request; a key's use is recorded coarsely.
  *
- * A key this process knows to be active passes from memory. Any other is looked up only while its
- * client address (ctx.ip: the socket's, or with TRUST_PROXY the proxy's X-Forwarded-For; an IPv6
- * address by its /64) has failures left: a token bucket per address that only failed lookups
- * drain, so a flood of made-up keys is answered 429 without a database round trip, while a
- * partner behind the same address whose key is in memory is still served. A lookup holds a token
- * while it runs (concurrent floods cannot overdraw) and gives it back when the key is active.
+ * A key known active passes from memory. Any other is looked up only while its client address (ctx.ip; IPv6 by /64) has
+ * failures left, in a token bucket only failed lookups drain: a flood of made-up keys gets 429 without a round trip, while
+ * a known key behind the same address is still served. A lookup holds a token while it runs (floods cannot overdraw).
  */
 export function authMiddleware(
   apiKeys: ApiKeyResolver,

@@ -10,10 +10,7 @@ import { requestOutcome } from '../metrics/request-outcome';
 /** What a 503 asks a client to wait before retrying (the same Idempotency-Key for a POST). */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
-/**
- * Postgres unavailable or too slow (a dropped connection, our statement or lock timeout, a
- * server restarting) or Temporal unreachable: the request may be retried later (503).
- */
+/** Postgres unavailable or too slow (dropped, timed out, restarting) or Temporal unreachable: retry later (503). */
 function isUnavailable(error: unknown): boolean {
   if (isDatabaseUnavailable(error)) return true;
   if (typeof error !== 'object' || error === null) return false;
@@ -21,31 +18,19 @@ function isUnavailable(error: unknown): boolean {
   return name === 'ServiceError' || name === 'ConnectionError';
 }
 
-/**
- * Maps every error to the one body shape; anything unexpected is answered as P500 without its
- * details. The error code (and a 5xx's cause) is noted for the access log, which reports each
- * request once, and for the metrics.
- */
+/** Every error in the one body shape, anything unexpected as P500 without details; the code is noted for log and metrics. */
 export function errorMiddleware(): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        throw new DomainError('not-found', `no route ${ctx.method} ${ctx.path}`);
-      }
+      if (ctx.status === 404 && ctx.body === undefined) throw new DomainError('not-found', `no route ${ctx.method} ${ctx.path}`);
     } catch (error) {
-      let kind: ApiErrorKind;
-      let message: string | undefined;
-      if (error instanceof DomainError || error instanceof HttpError) {
-        kind = error.kind;
-        message = error.detail;
-      } else if (isUnavailable(error)) {
-        kind = 'service-unavailable';
-        message = 'a backing service is unavailable; retry later';
-      } else {
-        kind = 'internal-error';
-        message = undefined;
-      }
+      const [kind, message]: [ApiErrorKind, string | undefined] =
+        error instanceof DomainError || error instanceof HttpError
+          ? [error.kind, error.detail]
+          : isUnavailable(error)
+            ? ['service-unavailable', 'a backing service is unavailable; retry later']
+            : ['internal-error', undefined];
       const shape = HTTP_ERRORS[kind];
       const outcome = requestOutcome(ctx);
       outcome.errorCode = shape.errorCode;

@@ -9,10 +9,7 @@ const METHODS_OF_SCOPE: Readonly<Record<ApiKeyScope, ReadonlySet<string> | null>
   payments: null,
 };
 
-/**
- * After authentication: a key may use only its scope's methods, so a leaked `read` key moves no
- * money and changes nothing (403 P440 before the route validates the body or claims the Idempotency-Key).
- */
+/** A key may use only its scope's methods: a leaked `read` key changes nothing (403 P440 before any validation). */
 export function keyScopeMiddleware(): Middleware<ApiState> {
   return async (ctx, next) => {
     const { scope } = ctx.state.apiKey;

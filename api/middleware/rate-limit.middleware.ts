@@ -15,14 +15,9 @@ export interface RateLimit {
 const MAX_TRACKED_PARTNERS = 10_000;
 
 /**
- * A token bucket per partner (after authentication). Per API process: with N processes a partner
- * gets up to N times the rate, which is fine for protecting the service from one noisy client.
- *
- * Every answer says where the partner stands, in the IETF draft's headers
- * (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "default";q=<burst>;w=<seconds>`,
- * the bucket as a quota of `burst` requests replenished over w seconds, and
- * `RateLimit: "default";r=<remaining>;t=<seconds>`, the requests left and the seconds until the
- * bucket is full again. A 429 also says when the next request is allowed (`Retry-After`).
+ * A token bucket per partner, per API process (N processes allow N times the rate: enough against one noisy client).
+ * Every answer carries draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy: "default";q=<burst>;w=<seconds>` and
+ * `RateLimit: "default";r=<remaining>;t=<seconds until full>`; a 429 also Retry-After.
  */
 export function rateLimitMiddleware(limit: RateLimit, clock: Clock): Middleware<ApiState> {
   if (limit.perSecond <= 0) return (_ctx, next) => next();

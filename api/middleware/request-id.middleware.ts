@@ -5,11 +5,7 @@ import { withLogContext } from '../../core/logger';
 /** What we accept from a caller: short, and safe to echo in a header and a log line. */
 const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/**
- * The first middleware: every response carries `X-Request-Id` (errors, 404 and health included),
- * the caller's own if well-formed, else a fresh UUID; everything logged while the request runs
- * carries it as `requestId` (the log context), and so does the workflow it starts (its memo).
- */
+/** `X-Request-Id` on every response (the caller's if well-formed, else a UUID), on the request's log lines and its workflow's memo. */
 export function requestIdMiddleware(): Middleware {
   return async (ctx, next) => {
     const offered = ctx.get('x-request-id');

@@ -1,8 +1,4 @@
-/**
- * The /docs page: Swagger UI from the swagger-ui-dist package, served by this API under
- * /docs/assets/, so that it works offline and loads nothing from anywhere else.
- */
-
+/** The /docs page: Swagger UI from swagger-ui-dist, served under /docs/assets/ so it loads nothing from elsewhere. */
 export const DOCS_ASSETS_PATH = '/docs/assets';
 export const OPENAPI_PATH = '/v1/openapi.json';
 
@@ -12,11 +8,7 @@ export const SWAGGER_UI_ASSETS = ['swagger-ui-bundle.js', 'swagger-ui.css', 'fav
 /** Our own script that starts Swagger UI: a file, not inline, so the CSP needs no 'unsafe-inline' scripts. */
 export const DOCS_INIT_SCRIPT = 'docs-init.js';
 
-/**
- * Scripts and styles from this server only, data is fetched only from it, nothing may frame the
- * page. Swagger UI sets style attributes at run time, hence 'unsafe-inline' for styles (only);
- * its images are inline SVG and data: URLs.
- */
+/** Everything from this server only, no framing. Swagger UI sets style attributes at run time: 'unsafe-inline' for styles. */
 export const DOCS_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",

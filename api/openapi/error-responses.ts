@@ -4,10 +4,7 @@ import { HTTP_ERRORS, errorBody } from '../http/error-mapping';
 import type { ApiErrorKind } from '../http/error-mapping';
 import { responseHeaders } from './headers';
 
-/**
- * When each error happens and a message it may carry: a Record, so a kind added to the catalogue
- * (core/errors.ts, api/http/) does not compile until it is documented here.
- */
+/** When each error happens and a message it may carry: a kind added to the catalogue does not compile until documented. */
 const ERROR_DOCS: Readonly<Record<ApiErrorKind, { when: string; message: string | undefined }>> = {
   'invalid-request': {
     when: 'The body is not valid JSON, not application/json, or breaks a rule; or the Idempotency-Key is malformed. One line per problem.',
@@ -87,16 +84,10 @@ const ERROR_DOCS: Readonly<Record<ApiErrorKind, { when: string; message: string 
 /** The answer of every route to an authenticated request that fails on our side or is limited. */
 export const EVERY_ROUTE_ERRORS: readonly ApiErrorKind[] = ['unauthorized', 'too-many-requests', 'internal-error', 'service-unavailable'];
 
-/**
- * What every POST can answer besides its own refusals (its body and Idempotency-Key checked). A
- * money-moving POST lists `operation-abandoned` among its own: only a workflow's wait runs out.
- */
+/** What every POST can answer besides its own refusals (a money-moving POST lists `operation-abandoned` itself). */
 export const EVERY_POST_ERRORS: readonly ApiErrorKind[] = ['invalid-request', 'idempotency-conflict', 'payload-too-large'];
 
-/**
- * The error responses of a route, one per HTTP status: which codes it carries and when, a body
- * schema limited to those codes, and one example per kind (the body errorBody writes).
- */
+/** A route's error responses, one per status: its codes and when, a body schema of those codes, an example per kind. */
 export function errorResponses(kinds: readonly ApiErrorKind[]): Record<string, ZodOpenApiResponseObject> {
   const byStatus = new Map<number, ApiErrorKind[]>();
   for (const kind of new Set(kinds)) byStatus.set(HTTP_ERRORS[kind].status, [...(byStatus.get(HTTP_ERRORS[kind].status) ?? []), kind]);

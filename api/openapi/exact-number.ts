@@ -7,10 +7,7 @@ export const EXACT_DECIMAL_NOTE =
   'An exact decimal written as a JSON number with all its digits (e.g. 0.000000000000000001): ' +
   'read it with a decimal-aware JSON parser, never into a binary float.';
 
-/**
- * A number of a response body, as the API writes it: a JSON number token with the exact digits of
- * a decimal. Parsed losslessly (api/http/exact-json) it is a JsonNumber, which is what this checks.
- */
+/** A number of a response body: a JSON number token with a decimal's exact digits (a JsonNumber, parsed losslessly). */
 export function exactNumber(meaning: string, examples: readonly string[]) {
   return z.custom<JsonNumber>(isJsonNumber, { error: 'must be a JSON number' }).meta({
     type: 'number',
@@ -19,11 +16,7 @@ export function exactNumber(meaning: string, examples: readonly string[]) {
   });
 }
 
-/**
- * zod-openapi copies schemas through JSON.stringify, which turns a JsonNumber into an object
- * `{ value, isLosslessNumber: true }`. This puts the JsonNumber back, so that the document, written
- * with stringifyExactJson, shows 0.000000000000000001 digit for digit instead of 1e-18.
- */
+/** zod-openapi copies schemas via JSON.stringify, turning a JsonNumber into an object: put it back, so the document keeps every digit. */
 export function restoreExactNumbers<T>(document: T): T {
   return restore(document) as T;
 }

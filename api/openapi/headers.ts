@@ -1,9 +1,6 @@
 import { z } from 'zod';
 
-/**
- * Headers the API reads or writes outside the zod schemas of bodies and queries, described once.
- * The Idempotency-Key rule mirrors api/idempotency/idempotency.ts (a unit test holds them together).
- */
+/** Headers, described once. The Idempotency-Key rule mirrors api/idempotency/idempotency.ts (a unit test holds them together). */
 export const idempotencyKeyHeader = z
   .string()
   .regex(/^[\x21-\x7e]{1,255}$/)
@@ -59,10 +56,7 @@ export const idempotentReplayedHeader = z.literal('true').meta({
   description: 'Present on an answer replayed for a repeated Idempotency-Key: nothing was performed again.',
 });
 
-/**
- * The headers a response of an authenticated route carries: the request id always, the rate-limit
- * state once the partner is known (not on a 401), Retry-After on a 429 and a 503.
- */
+/** A response's headers: the request id, the rate-limit state once the partner is known (not on a 401), Retry-After on 429 and 503. */
 export function responseHeaders(status: number, extra: Record<string, z.ZodType> = {}) {
   return z.object({
     'X-Request-Id': responseRequestId,

@@ -10,7 +10,7 @@ import {
 } from '../../core/webhook-event';
 import type { WebhookEvent, WebhookEventType } from '../../core/webhook-event';
 import { WITHDRAWAL_ADDRESS_STATUSES } from '../../core/withdrawal-address-book';
-import { OPERATION_STATUSES } from '../schemas/response-fields.schema';
+import { OPERATION_STATUSES, nullableText } from '../schemas/response-fields.schema';
 
 /** What each event type says, for the document: its summary and what its data is. */
 export const WEBHOOK_EVENT_DOCS: Readonly<Record<WebhookEventType, { summary: string; data: string }>> = {
@@ -46,6 +46,12 @@ export const WEBHOOK_EVENT_DOCS: Readonly<Record<WebhookEventType, { summary: st
   },
 };
 
+const sequence = (description: string, example: number) =>
+  z
+    .int()
+    .min(1)
+    .meta({ description, examples: [example] });
+
 const operationEventData = z.strictObject({
   id: z.uuid().meta({ description: 'The operation id, as the API returned it.', examples: ['9d5f2c1a-6b8e-4f3d-a2c7-1e0b9a8d7c6f'] }),
   userId: z.string().optional().meta({ description: "Present when the operation was made on behalf of one of the partner's users." }),
@@ -54,14 +60,8 @@ const operationEventData = z.strictObject({
     description: 'Finer than status: RESERVED, AWAITING_TRAVEL_RULE_DATA, BROADCAST, SETTLED, REJECTED, CANCELLED, …',
     examples: ['SETTLED'],
   }),
-  failureReason: z
-    .string()
-    .nullable()
-    .meta({ description: 'Why an UNSUCCESSFUL operation ended; null otherwise.', examples: [null] }),
-  sequence: z
-    .int()
-    .min(1)
-    .meta({ description: 'Per operation 1, 2, 3, …: the order of its events.', examples: [3] }),
+  failureReason: nullableText('Why an UNSUCCESSFUL operation ended; null otherwise.', null),
+  sequence: sequence('Per operation 1, 2, 3, …: the order of its events.', 3),
 });
 
 const depositEventData = z.strictObject({
@@ -85,23 +85,14 @@ const depositEventData = z.strictObject({
     .enum(['BELOW_MINIMUM_DEPOSIT', 'REMOVED_BY_REORGANISATION'])
     .nullable()
     .meta({ description: 'Why an UNSUCCESSFUL deposit is not credited; null otherwise.', examples: [null] }),
-  sequence: z
-    .int()
-    .min(1)
-    .meta({ description: 'Per deposit 1, 2, …: the order of its events.', examples: [2] }),
-  network: z
-    .string()
-    .nullable()
-    .meta({ description: 'The network it arrived on; null for money that did not come on chain.', examples: ['ethereum'] }),
+  sequence: sequence('Per deposit 1, 2, …: the order of its events.', 2),
+  network: nullableText('The network it arrived on; null for money that did not come on chain.', 'ethereum'),
   currency: z.string().meta({ description: 'The currency slug credited.', examples: ['eth'] }),
   amount: z
     .string()
     .regex(/^\d+(\.\d+)?$/)
     .meta({ description: 'The exact amount that arrived, a decimal string.', examples: ['0.25'] }),
-  transactionHash: z
-    .string()
-    .nullable()
-    .meta({ description: 'The transaction on chain; null for money that did not come on chain.', examples: [`0x${'ab'.repeat(32)}`] }),
+  transactionHash: nullableText('The transaction on chain; null for money that did not come on chain.', `0x${'ab'.repeat(32)}`),
 });
 
 const withdrawalAddressEventData = z.strictObject({

@@ -8,11 +8,7 @@ import type { ApiContext } from '../state';
 import type { Route } from './route';
 import { ADDRESS_BOOK_PATH, withdrawalAddressBody } from './withdrawal-address.shared';
 
-/**
- * POST /v1/partner/withdrawal-addresses: 201 with a new entry, PENDING for the partner's
- * cooling-off; 200 with the live entry when the address is in the book already (unchanged: its
- * cooling-off is not restarted). Any invalid body is 400 P400, one line per problem.
- */
+/** POST /v1/partner/withdrawal-addresses: 201 with a new PENDING entry; 200 with the entry, unchanged, if already in the book. */
 export const addWithdrawalAddressRoute: Route = {
   method: 'post',
   path: ADDRESS_BOOK_PATH,

@@ -123,12 +123,11 @@ export const balancesRoute: Route = {
   handler: balancesHandler,
 };
 
-/** Each crypto currency's `networkConfig` object, keyed by network (built once: the table changes only by migration). */
+/** Each crypto currency's `networkConfig` object, keyed by network. */
 type NetworkConfigs = ReadonlyMap<string, Record<string, unknown>>;
 
 function balancesHandler(deps: ApiDependencies) {
-  // network_config changes only by migration, which comes with a new release (and restart):
-  // read once, on first use; a failed read is retried by the next request.
+  // network_config changes only by migration, with a new release: read once on first use (a failure: on the next request).
   let networkConfigs: Promise<NetworkConfigs> | undefined;
   const loadNetworkConfigs = () =>
     (networkConfigs ??= findNetworkConfigs(deps.readPool)

@@ -1,16 +1,17 @@
 import { z } from 'zod';
+import { withdrawCrypto } from '../../operations/crypto-withdrawal.operation';
+import type { ApiDependencies } from '../dependencies';
 import { jsonNumber } from '../http/exact-json';
+import { idempotentPost } from '../idempotency/idempotent-post';
+import type { partnerCryptoWithdrawalBodySchema } from '../schemas/crypto-withdrawal.schema';
 import { idField } from '../schemas/response-fields.schema';
 import type { RouteResponse } from './route';
 
-/**
- * What the two crypto-withdrawal routes share (the partner's own, and on behalf of a user): the
- * answer, the description and the example bodies.
- */
+/** What the two crypto-withdrawal routes share (the partner's own, and on behalf of a user). */
 
 const WITHDRAWAL_ID = '9d5f2c1a-6b8e-4f3d-a2c7-1e0b9a8d7c6f';
 
-/** Both answer this: a field added here is one both handlers must write (they do not compile until then). */
+/** Both answer this: a field added here does not compile until the handler writes it. */
 export const withdrawalCreated = {
   status: 200,
   description: 'Amount and fee are held; the withdrawal is under way.',
@@ -52,3 +53,15 @@ export const WITHDRAWAL_EXAMPLE_BODIES = {
     receiverType: 'LEGAL',
   },
 };
+
+/** Both routes' handler, each with its own body schema (of one type); any invalid body is P410 (spec). */
+export const withdrawalHandler = (schema: typeof partnerCryptoWithdrawalBodySchema) => (deps: ApiDependencies) =>
+  idempotentPost(deps, {
+    schema,
+    invalidKind: 'invalid-currency',
+    response: withdrawalCreated,
+    perform: async (body, { partnerId, resourceId }) => {
+      const { withdrawalId } = await withdrawCrypto(deps, { ...body, partnerId, withdrawalId: resourceId });
+      return { withdrawalId };
+    },
+  });

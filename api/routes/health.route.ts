@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { ApiDependencies } from '../dependencies';
 import { respond } from '../http/respond';
 import { requestOutcome } from '../metrics/request-outcome';
+import { withTimeout } from '../with-timeout';
 
 /** A readiness check answers within this or counts as failed: a load balancer must not hang on us. */
 const CHECK_TIMEOUT_MS = 2_000;
@@ -18,12 +19,7 @@ export function liveRoute() {
   };
 }
 
-/**
- * GET /health/ready: the primary Postgres answers `select 1` and Temporal answers a system-info
- * call, each within two seconds; 503 names the one that failed. Outside authentication and rate
- * limits. The body says which failed, never why: the cause goes to the request's access-log line.
- * It also lists the rails this deployment simulates (SIMULATED_RAILS), ready or not.
- */
+/** GET /health/ready: Postgres `select 1` and Temporal's system info, each within 2 s; a 503 says which failed (why: the access log). */
 export function readyRoute(deps: Pick<ApiDependencies, 'pool' | 'temporal' | 'simulatedRails'>) {
   return async (ctx: Context): Promise<void> => {
     const [postgres, temporal] = await Promise.all([
@@ -46,19 +42,8 @@ export function readyRoute(deps: Pick<ApiDependencies, 'pool' | 'temporal' | 'si
 }
 
 async function check(probe: () => Promise<unknown>): Promise<Check> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Check>((resolve) => {
-    timer = setTimeout(() => resolve({ result: 'failed', error: new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`) }), CHECK_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([
-      probe().then(
-        (): Check => ({ result: 'ok' }),
-        (error: unknown): Check => ({ result: 'failed', error }),
-      ),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return withTimeout(probe(), CHECK_TIMEOUT_MS).then(
+    (): Check => ({ result: 'ok' }),
+    (error: unknown): Check => ({ result: 'failed', error }),
+  );
 }

@@ -12,11 +12,7 @@ import { transactionHistoryRoute } from './transaction-history.route';
 import { userCryptoWithdrawalRoute } from './user-crypto-withdrawal.route';
 import { withdrawalDetailsRoute } from './withdrawal-details.route';
 
-/**
- * The partner API, one definition per route: api/app.ts registers these and the OpenAPI document
- * describes them, in this order. A new route is its own `<name>.route.ts` and one line here.
- * (Health, /docs and /v1/openapi.json are not part of it: app.ts registers those itself.)
- */
+/** The partner API, registered by app.ts and documented in this order; health, /docs and openapi.json are app.ts's own. */
 export const ROUTES: readonly Route[] = [
   balancesRoute,
   transactionHistoryRoute,

@@ -1,7 +1,5 @@
-import { withdrawCrypto } from '../../operations/crypto-withdrawal.operation';
-import { idempotentPost } from '../idempotency/idempotent-post';
 import { partnerCryptoWithdrawalBodySchema } from '../schemas/crypto-withdrawal.schema';
-import { WITHDRAWAL_DESCRIPTION, WITHDRAWAL_EXAMPLE_BODIES, withdrawalCreated } from './crypto-withdrawal.shared';
+import { WITHDRAWAL_DESCRIPTION, WITHDRAWAL_EXAMPLE_BODIES, withdrawalCreated, withdrawalHandler } from './crypto-withdrawal.shared';
 import type { Route } from './route';
 
 /** POST /v1/partner/crypto-withdrawal: 200 with withdrawalId as soon as amount + fee are reserved. Any invalid body is P410 (spec). */
@@ -26,14 +24,5 @@ export const partnerCryptoWithdrawalRoute: Route = {
     },
   },
   response: withdrawalCreated,
-  handler: (deps) =>
-    idempotentPost(deps, {
-      schema: partnerCryptoWithdrawalBodySchema,
-      invalidKind: 'invalid-currency',
-      response: withdrawalCreated,
-      perform: async (body, { partnerId, resourceId }) => {
-        const { withdrawalId } = await withdrawCrypto(deps, { ...body, partnerId, withdrawalId: resourceId });
-        return { withdrawalId };
-      },
-    }),
+  handler: withdrawalHandler(partnerCryptoWithdrawalBodySchema),
 };

@@ -28,10 +28,7 @@ export interface EmptyRouteResponse {
   headers?: Record<string, z.ZodType>;
 }
 
-/**
- * One route of the partner API, declared once, in its own `<name>.route.ts`: api/app.ts registers it
- * and api/openapi/paths.ts documents it from this, so a field or a rule changes in one file.
- */
+/** One route, declared once: app.ts registers it and openapi/paths.ts documents it, so a rule changes in one file. */
 export interface Route {
   method: 'get' | 'post' | 'delete';
   /** Koa's form, `:name` for a path parameter; the document's `{name}` form is derived from it. */

@@ -63,11 +63,7 @@ const historyEntrySchema = z
   })
   .meta({ id: 'TransactionHistoryEntry' });
 
-/**
- * GET /v1/partner/transaction-history/:month/:year: one UTC month, newest first. Without `limit`,
- * the whole month (after `cursor`, if given) as one array, streamed; with `limit`, one page and a
- * Link header to the next while there is one.
- */
+/** GET /v1/partner/transaction-history/:month/:year: a UTC month, streamed whole, or with `limit` a page and a Link to the next. */
 export const transactionHistoryRoute: Route = {
   method: 'get',
   path: '/v1/partner/transaction-history/:month/:year',
@@ -117,8 +113,7 @@ export const transactionHistoryRoute: Route = {
 };
 
 function transactionHistoryHandler(deps: ApiDependencies) {
-  // Pages asked for together share one query (at most this many pages in it); the same page asked
-  // for twice is read once.
+  // Pages asked for together share one query (at most 32 pages); the same page asked for twice is read once.
   const historyPage = coalescedLookup((requests: readonly HistoryPageRequest[]) => findHistoryPages(deps.readPool, requests), {
     maxKeysPerQuery: 32,
     identityOf: (request) =>
@@ -166,15 +161,9 @@ function transactionHistoryHandler(deps: ApiDependencies) {
     }
     // Read before answering, so that a failing database is still a proper error response.
     const first = await page(cursor, STREAM_PAGE_SIZE);
-    if (first.length < STREAM_PAGE_SIZE) {
-      respond(ctx, transactionHistoryRoute.response.status, first.map(historyEntry));
-      return;
-    }
-    respond(
-      ctx,
-      transactionHistoryRoute.response.status,
-      new StreamedJsonArray(pagesFrom(first, (after) => page(after, STREAM_PAGE_SIZE))),
-    );
+    const whole = first.length < STREAM_PAGE_SIZE;
+    const body = whole ? first.map(historyEntry) : new StreamedJsonArray(pagesFrom(first, (after) => page(after, STREAM_PAGE_SIZE)));
+    respond(ctx, transactionHistoryRoute.response.status, body);
   };
 }
 
@@ -190,10 +179,7 @@ async function* pagesFrom(
   }
 }
 
-/**
- * One entry; `createdAt` to the millisecond, as Date.toISOString writes it. A field that does not
- * apply is undefined, which the writer leaves out (cheaper than building the object in parts).
- */
+/** One entry, `createdAt` to the millisecond; a field that does not apply is undefined, which the writer leaves out. */
 function historyEntry(row: HistoryRow) {
   const amountFrom = row.amount_from;
   return {

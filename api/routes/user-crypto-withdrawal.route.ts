@@ -1,15 +1,10 @@
-import { withdrawCrypto } from '../../operations/crypto-withdrawal.operation';
-import { idempotentPost } from '../idempotency/idempotent-post';
 import { userCryptoWithdrawalBodySchema } from '../schemas/crypto-withdrawal.schema';
-import { WITHDRAWAL_DESCRIPTION, WITHDRAWAL_EXAMPLE_BODIES, withdrawalCreated } from './crypto-withdrawal.shared';
+import { WITHDRAWAL_DESCRIPTION, WITHDRAWAL_EXAMPLE_BODIES, withdrawalCreated, withdrawalHandler } from './crypto-withdrawal.shared';
 import type { Route } from './route';
 
 const USER = 'user-4711';
 
-/**
- * POST /v1/crypto-withdrawal: the partner's withdrawal on behalf of one of its registered users
- * (sourceExternalUserId, the travel-rule originator). Any invalid body is P410 (spec).
- */
+/** POST /v1/crypto-withdrawal: on behalf of a registered user (sourceExternalUserId, the travel-rule originator). */
 export const userCryptoWithdrawalRoute: Route = {
   method: 'post',
   path: '/v1/crypto-withdrawal',
@@ -34,14 +29,5 @@ export const userCryptoWithdrawalRoute: Route = {
     },
   },
   response: withdrawalCreated,
-  handler: (deps) =>
-    idempotentPost(deps, {
-      schema: userCryptoWithdrawalBodySchema,
-      invalidKind: 'invalid-currency',
-      response: withdrawalCreated,
-      perform: async (body, { partnerId, resourceId }) => {
-        const { withdrawalId } = await withdrawCrypto(deps, { ...body, partnerId, withdrawalId: resourceId });
-        return { withdrawalId };
-      },
-    }),
+  handler: withdrawalHandler(userCryptoWithdrawalBodySchema),
 };

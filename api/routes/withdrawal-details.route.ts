@@ -8,7 +8,7 @@ import type { ApiDependencies } from '../dependencies';
 import { jsonNumber } from '../http/exact-json';
 import { respond } from '../http/respond';
 import { exactNumber } from '../openapi/exact-number';
-import { idField, operationStatusField, timestampField } from '../schemas/response-fields.schema';
+import { idField, nullableText, operationStatusField, timestampField } from '../schemas/response-fields.schema';
 import type { ApiContext } from '../state';
 import type { Route } from './route';
 
@@ -27,14 +27,8 @@ const withdrawalUserSchema = z
     country: text('Two-letter country code.', 'DE'),
     documentType: text('Identity document type.', 'PASSPORT'),
     documentNumber: text('Identity document number.', 'C01X00T47'),
-    pesel: z
-      .string()
-      .nullable()
-      .meta({ description: 'Polish national id number, if any.', examples: [null] }),
-    birthCountry: z
-      .string()
-      .nullable()
-      .meta({ description: 'Two-letter country code of birth, if known.', examples: ['DE'] }),
+    pesel: nullableText('Polish national id number, if any.', null),
+    birthCountry: nullableText('Two-letter country code of birth, if known.', 'DE'),
     birthDate: z.iso
       .date()
       .nullable()

@@ -2,27 +2,16 @@ import { CURRENCY_SCALE } from '../../core/currencies';
 import type { Currency } from '../../core/currencies';
 import { Decimal, MAX_AMOUNT } from '../../core/money';
 
-/**
- * Amounts are checked as text before any arithmetic: a decimal library asked to expand
- * "1e-100000000" or to parse 60,000 digits spends seconds and gigabytes before it can say no.
- * After these checks an amount has at most 64 characters and |exponent| ≤ 999, so every step
- * below is bounded by a small constant.
- */
+/** Checked as text first: "1e-100000000" or 60,000 digits cost a decimal library seconds and gigabytes; afterwards each step is bounded. */
 export const MAX_AMOUNT_TEXT_LENGTH = 64;
 
-/**
- * Linear in the text: each character can be matched by exactly one part of the pattern (digits
- * before the point, after it, or in the exponent), so there is nothing to backtrack into.
- */
+/** Linear: each character can match exactly one part of the pattern, so there is nothing to backtrack into. */
 const AMOUNT_TEXT_PATTERN = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d{1,3})?$/;
 const LONG_EXPONENT = /[eE][+-]?\d{4,}$/;
 
 export type AmountTextResult = { amount: string } | { problem: string };
 
-/**
- * The exact decimal text ("1.5", never "1.5e0") of a positive amount of at most MAX_AMOUNT, or
- * the reason the text is not one. The currency's scale is checked by amountScaleProblem.
- */
+/** The exact decimal text ("1.5", never "1.5e0") of a positive amount ≤ MAX_AMOUNT, or why the text is not one. */
 export function parseAmountText(text: string): AmountTextResult {
   if (text.length > MAX_AMOUNT_TEXT_LENGTH) return { problem: `amount must be at most ${MAX_AMOUNT_TEXT_LENGTH} characters` };
   const trimmed = text.trim();

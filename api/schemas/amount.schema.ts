@@ -1,15 +1,19 @@
 import { z } from 'zod';
 import { CURRENCY_SCALE } from '../../core/currencies';
+import { textLength } from '../../core/payment-limits';
 import { isJsonNumber, jsonNumber } from '../http/exact-json';
 import { MAX_AMOUNT_TEXT_LENGTH, parseAmountText } from './amount-text';
 
 export { amountScaleProblem } from './amount-text';
 
-/**
- * An amount as a JSON number (kept losslessly) or a decimal string; out comes the exact decimal
- * text. Its length, form, sign and size are checked as text first (parseAmountText); the scale
- * of the currency is checked where the currency is known (see amountScaleProblem).
- */
+const AMOUNT_RULES =
+  'An exact decimal (never a binary float): a JSON number with as many digits as needed, or a decimal string. ' +
+  `Greater than zero, at most ${MAX_AMOUNT_TEXT_LENGTH} characters, an exponent of at most three digits, and no more ` +
+  `decimals than the currency allows (${Object.entries(CURRENCY_SCALE)
+    .map(([currency, scale]) => `${currency} ${scale}`)
+    .join(', ')}).`;
+
+/** A JSON number (kept losslessly) or a decimal string, out as exact decimal text; the scale is checked where the currency is known. */
 export const amountSchema = z
   .union(
     [
@@ -30,32 +34,25 @@ export const amountSchema = z
     return parsed.amount;
   })
   .meta({
-    description: amountRules(),
+    description: AMOUNT_RULES,
     // Examples of a transforming schema survive only as an override (zod keeps examples for outputs).
     override: { examples: [jsonNumber('0.000000000000000001'), '12.50'] },
   });
 
-/**
- * An amount field of a request body: what it means there, then the rules every amount follows
- * (for the OpenAPI document; validation is amountSchema's).
- */
+/** An amount field of a request body: its meaning there, then every amount's rules (for the document; amountSchema validates). */
 export function amountField(meaning: string, examples: unknown[]) {
-  return amountSchema.meta({ description: `${meaning} ${amountRules()}`, override: { examples } });
+  return amountSchema.meta({ description: `${meaning} ${AMOUNT_RULES}`, override: { examples } });
 }
 
-function amountRules(): string {
-  return (
-    'An exact decimal (never a binary float): a JSON number with as many digits as needed, or a decimal string. ' +
-    `Greater than zero, at most ${MAX_AMOUNT_TEXT_LENGTH} characters, an exponent of at most three digits, and no more ` +
-    `decimals than the currency allows (${scalesText()}).`
-  );
-}
+const slug = z.string().trim().toLowerCase();
 
-function scalesText(): string {
-  return Object.entries(CURRENCY_SCALE)
-    .map(([currency, scale]) => `${currency} ${scale}`)
-    .join(', ');
-}
+/** A currency slug in any letter case ("BTC" is btc); the document names the canonical slugs. */
+export const currencyField = <const S extends readonly string[]>(
+  slugs: S,
+  description: string,
+  example: string,
+  error = `currency must be one of ${slugs.join(', ')}`,
+) => slug.pipe(z.enum(slugs, { error })).meta({ description, override: { enum: [...slugs], examples: [example] } });
 
-/** Lower-cases a slug so "BTC" and "btc" name the same currency. */
-export const slug = z.string().trim().toLowerCase();
+/** Lengths count characters (code points), as the limits do: an astral character is one. */
+export const fitsIn = (max: number) => (text: string) => textLength(text) <= max;

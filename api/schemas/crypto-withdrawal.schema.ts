@@ -1,20 +1,15 @@
 import { z } from 'zod';
 import { CRYPTO_CURRENCIES } from '../../core/currencies';
-import { CRYPTO_WITHDRAWAL_LIMITS, textLength } from '../../core/payment-limits';
+import { CRYPTO_WITHDRAWAL_LIMITS } from '../../core/payment-limits';
 import { jsonNumber } from '../http/exact-json';
-import { amountField, amountScaleProblem, slug } from './amount.schema';
+import { amountField, amountScaleProblem, currencyField, fitsIn } from './amount.schema';
 import { SINGLE_NETWORKS_TEXT, resolveNetwork } from './network-fee.schema';
+import { addProblem } from './validation';
 
 const { beneficiaryNameMaxLength, memoMaxLength, walletAddressMaxLength, externalUserIdMaxLength } = CRYPTO_WITHDRAWAL_LIMITS;
 
-/** Lengths count characters (code points), as the limits do: an astral character is one. */
-const fitsIn = (max: number) => (text: string) => textLength(text) <= max;
-
 const fields = {
-  currency: slug.pipe(z.enum(CRYPTO_CURRENCIES, { error: `currency must be one of ${CRYPTO_CURRENCIES.join(', ')}` })).meta({
-    description: 'The crypto currency to withdraw (letter case is ignored).',
-    override: { enum: [...CRYPTO_CURRENCIES], examples: ['btc'] },
-  }),
+  currency: currencyField(CRYPTO_CURRENCIES, 'The crypto currency to withdraw (letter case is ignored).', 'btc'),
   amount: amountField('What the destination receives, in `currency`; the balance is debited this plus the network fee (get-network-fee).', [
     jsonNumber('0.015'),
     '0.5',
@@ -58,11 +53,7 @@ const fields = {
     .meta({ description: 'The beneficiary is a natural person or a legal person (a company).' }),
 };
 
-/**
- * Both withdrawal bodies: the network, when sent, one the currency moves on (any case); the
- * amount's scale is the currency's. The user variant also needs sourceExternalUserId; the partner
- * variant refuses it.
- */
+/** Both withdrawal bodies; the user's needs sourceExternalUserId, the partner's refuses it. */
 function withdrawalBodySchema(forUser: boolean) {
   return z
     .strictObject({
@@ -80,20 +71,14 @@ function withdrawalBodySchema(forUser: boolean) {
         }),
     })
     .transform((body, context) => {
-      if (forUser && body.sourceExternalUserId === undefined) {
-        context.addIssue({ code: 'custom', path: ['sourceExternalUserId'], message: 'sourceExternalUserId is required' });
-      }
-      if (!forUser && body.sourceExternalUserId !== undefined) {
-        context.addIssue({
-          code: 'custom',
-          path: ['sourceExternalUserId'],
-          message: 'sourceExternalUserId belongs to POST /v1/crypto-withdrawal',
-        });
-      }
+      if (forUser && body.sourceExternalUserId === undefined)
+        addProblem(context, 'sourceExternalUserId', 'sourceExternalUserId is required');
+      if (!forUser && body.sourceExternalUserId !== undefined)
+        addProblem(context, 'sourceExternalUserId', 'sourceExternalUserId belongs to POST /v1/crypto-withdrawal');
       const network = resolveNetwork(body.currency, body.network ?? undefined);
-      if (typeof network !== 'string') context.addIssue({ code: 'custom', path: ['network'], message: network.problem });
+      if (typeof network !== 'string') addProblem(context, 'network', network.problem);
       const scaleProblem = amountScaleProblem(body.amount, body.currency);
-      if (scaleProblem) context.addIssue({ code: 'custom', path: ['amount'], message: scaleProblem });
+      if (scaleProblem) addProblem(context, 'amount', scaleProblem);
       if (typeof network !== 'string' || scaleProblem) return z.NEVER;
       return { ...body, network, memo: body.memo ?? null, sourceExternalUserId: body.sourceExternalUserId ?? null };
     });
@@ -103,12 +88,17 @@ export const partnerCryptoWithdrawalBodySchema = withdrawalBodySchema(false).met
   id: 'PartnerCryptoWithdrawalRequest',
   description: "A withdrawal from the partner's own balance; the partner is the travel-rule originator.",
   // One schema serves both routes; each documents only the fields it accepts.
-  override: ({ jsonSchema }: { jsonSchema: ObjectJsonSchema }) => omitProperty(jsonSchema, 'sourceExternalUserId'),
+  override: ({ jsonSchema }: { jsonSchema: ObjectJsonSchema }) => {
+    delete jsonSchema.properties?.sourceExternalUserId;
+    jsonSchema.required = jsonSchema.required?.filter((field) => field !== 'sourceExternalUserId');
+  },
 });
 export const userCryptoWithdrawalBodySchema = withdrawalBodySchema(true).meta({
   id: 'UserCryptoWithdrawalRequest',
   description: "A withdrawal on behalf of one of the partner's users, debited from the partner's balance.",
-  override: ({ jsonSchema }: { jsonSchema: ObjectJsonSchema }) => requireProperty(jsonSchema, 'sourceExternalUserId'),
+  override: ({ jsonSchema }: { jsonSchema: ObjectJsonSchema }) => {
+    jsonSchema.required = [...new Set([...(jsonSchema.required ?? []), 'sourceExternalUserId'])];
+  },
 });
 
 /** The document's view of a JSON schema object: only what the two overrides above touch. */
@@ -116,14 +106,3 @@ interface ObjectJsonSchema {
   properties?: Record<string, unknown>;
   required?: string[];
 }
-
-function omitProperty(jsonSchema: ObjectJsonSchema, name: string): void {
-  delete jsonSchema.properties?.[name];
-  jsonSchema.required = jsonSchema.required?.filter((field) => field !== name);
-}
-
-function requireProperty(jsonSchema: ObjectJsonSchema, name: string): void {
-  jsonSchema.required = [...new Set([...(jsonSchema.required ?? []), name])];
-}
-
-export type CryptoWithdrawalBody = z.output<typeof partnerCryptoWithdrawalBodySchema>;

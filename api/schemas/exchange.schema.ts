@@ -1,14 +1,11 @@
 import { z } from 'zod';
 import { CURRENCIES } from '../../core/currencies';
 import { jsonNumber } from '../http/exact-json';
-import { amountField, amountScaleProblem, slug } from './amount.schema';
+import { amountField, amountScaleProblem, currencyField } from './amount.schema';
+import { addProblem } from './validation';
 
-/** The input is text matched without regard to case; the document names the canonical slugs. */
 const currency = (description: string, example: string) =>
-  slug.pipe(z.enum(CURRENCIES, { error: `must be one of ${CURRENCIES.join(', ')}` })).meta({
-    description,
-    override: { enum: [...CURRENCIES], examples: [example] },
-  });
+  currencyField(CURRENCIES, description, example, `must be one of ${CURRENCIES.join(', ')}`);
 
 /** POST /v1/partner/exchange: amount is in currencyFrom. */
 export const exchangeBodySchema = z
@@ -26,12 +23,8 @@ export const exchangeBodySchema = z
       }),
   })
   .superRefine((body, context) => {
-    if (body.currencyFrom === body.currencyTo) {
-      context.addIssue({ code: 'custom', path: ['currencyTo'], message: 'currencyTo must differ from currencyFrom' });
-    }
+    if (body.currencyFrom === body.currencyTo) addProblem(context, 'currencyTo', 'currencyTo must differ from currencyFrom');
     const scaleProblem = amountScaleProblem(body.amount, body.currencyFrom);
-    if (scaleProblem) context.addIssue({ code: 'custom', path: ['amount'], message: scaleProblem });
+    if (scaleProblem) addProblem(context, 'amount', scaleProblem);
   })
   .meta({ id: 'ExchangeRequest' });
-
-export type ExchangeBody = z.output<typeof exchangeBodySchema>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CRYPTO_CURRENCIES, CURRENCY_NETWORKS, NETWORKS, defaultNetwork } from '../../core/currencies';
 import type { CryptoCurrency, Network } from '../../core/currencies';
+import { addProblem } from './validation';
 
 const cryptoCurrency = z
   .string({ error: 'currency is required' })
@@ -32,14 +33,11 @@ export const networkFeeQuerySchema = z
   .transform((query, context): { currency: CryptoCurrency; network: Network } => {
     const network = resolveNetwork(query.currency, query.network);
     if (typeof network === 'string') return { currency: query.currency, network };
-    context.addIssue({ code: 'custom', path: ['network'], message: network.problem });
+    addProblem(context, 'network', network.problem);
     return z.NEVER;
   });
 
-/**
- * The network a request means, or the reason it names none the currency moves on. A currency's
- * only network is accepted as if omitted: clients that always send the network need no special case.
- */
+/** The network a request means, or why not; a currency's only network is accepted as if omitted (clients may always send it). */
 export function resolveNetwork(currency: CryptoCurrency, requested: string | undefined): Network | { problem: string } {
   if (requested === undefined) return defaultNetwork(currency);
   const networks = CURRENCY_NETWORKS[currency];

@@ -20,3 +20,9 @@ export const operationStatusField = z.enum(OPERATION_STATUSES).meta({
 export const idField = (description: string, example: string) => z.uuid().meta({ description, examples: [example] });
 
 export const timestampField = (description: string, example: string) => z.iso.datetime().meta({ description, examples: [example] });
+
+export const nullableText = (description: string, example: string | null) =>
+  z
+    .string()
+    .nullable()
+    .meta({ description, examples: [example] });

@@ -11,14 +11,15 @@ import {
   textLength,
 } from '../../core/payment-limits';
 import { jsonNumber } from '../http/exact-json';
-import { amountField, amountScaleProblem } from './amount.schema';
+import { amountField, amountScaleProblem, fitsIn } from './amount.schema';
+import { addProblem } from './validation';
 
-const sepaText = (field: string, max: number, description: string, example: string) =>
+const sepaText = (field: string, description: string, example: string, max = SEPA_NAME_MAX_LENGTH) =>
   z
     .string({ error: `${field} is required` })
     .trim()
     .min(1, `${field} is required`)
-    .refine((text) => textLength(text) <= max, `${field} must be at most ${max} characters`)
+    .refine(fitsIn(max), `${field} must be at most ${max} characters`)
     .regex(SEPA_TEXT_PATTERN, `${field} may use only letters a-z, digits, spaces and / - ? : ( ) . , ' +`)
     .meta({
       description: `${description} The SEPA character set only: letters a-z and A-Z, digits, spaces and / - ? : ( ) . , ' +`,
@@ -26,10 +27,7 @@ const sepaText = (field: string, max: number, description: string, example: stri
       examples: [example],
     });
 
-/**
- * POST /v1/partner/sepa-transfer: EUR only; amount as a decimal string or a JSON number. Every
- * limit of pain.001 is enforced here, so an accepted transfer can always be submitted.
- */
+/** POST /v1/partner/sepa-transfer: EUR only; every pain.001 limit is enforced here, so an accepted transfer can always be submitted. */
 export const sepaTransferBodySchema = z
   .strictObject({
     currency: z
@@ -44,17 +42,11 @@ export const sepaTransferBodySchema = z
       .meta({ description: 'NATURAL: give receiverFirstName and receiverLastName; LEGAL: give companyName.' }),
     receiverFirstName: sepaText(
       'receiverFirstName',
-      SEPA_NAME_MAX_LENGTH,
       'Only for a NATURAL receiver, and required then; with receiverLastName and the space between at most 70 characters.',
       'Jane',
     ).optional(),
-    receiverLastName: sepaText(
-      'receiverLastName',
-      SEPA_NAME_MAX_LENGTH,
-      'Only for a NATURAL receiver, and required then.',
-      'Doe',
-    ).optional(),
-    companyName: sepaText('companyName', SEPA_NAME_MAX_LENGTH, 'Only for a LEGAL receiver, and required then.', 'Acme GmbH').optional(),
+    receiverLastName: sepaText('receiverLastName', 'Only for a NATURAL receiver, and required then.', 'Doe').optional(),
+    companyName: sepaText('companyName', 'Only for a LEGAL receiver, and required then.', 'Acme GmbH').optional(),
     destinationIban: z.string({ error: 'destinationIban is required' }).meta({
       description: 'The IBAN of a SEPA country, in its electronic form: upper case, without spaces; the check digits must be right.',
       pattern: IBAN_ELECTRONIC_PATTERN.source,
@@ -62,24 +54,20 @@ export const sepaTransferBodySchema = z
     }),
     transferTitle: sepaText(
       'transferTitle',
-      SEPA_REMITTANCE_MAX_LENGTH,
       'The remittance information the receiver sees.',
       'Invoice 2026-118',
+      SEPA_REMITTANCE_MAX_LENGTH,
     ),
   })
   .superRefine((body, context) => {
     const scaleProblem = amountScaleProblem(body.amount, 'eur');
-    if (scaleProblem) context.addIssue({ code: 'custom', path: ['amount'], message: scaleProblem });
-    if (new Decimal(body.amount).gt(SEPA_MAX_AMOUNT)) {
-      context.addIssue({ code: 'custom', path: ['amount'], message: `amount must be at most ${SEPA_MAX_AMOUNT} for a SEPA transfer` });
-    }
+    if (scaleProblem) addProblem(context, 'amount', scaleProblem);
+    if (new Decimal(body.amount).gt(SEPA_MAX_AMOUNT))
+      addProblem(context, 'amount', `amount must be at most ${SEPA_MAX_AMOUNT} for a SEPA transfer`);
     if (body.receiverType === 'NATURAL') {
-      if (!body.receiverFirstName)
-        context.addIssue({ code: 'custom', path: ['receiverFirstName'], message: 'receiverFirstName is required for a NATURAL receiver' });
-      if (!body.receiverLastName)
-        context.addIssue({ code: 'custom', path: ['receiverLastName'], message: 'receiverLastName is required for a NATURAL receiver' });
-      if (body.companyName)
-        context.addIssue({ code: 'custom', path: ['companyName'], message: 'companyName is only for a LEGAL receiver' });
+      if (!body.receiverFirstName) addProblem(context, 'receiverFirstName', 'receiverFirstName is required for a NATURAL receiver');
+      if (!body.receiverLastName) addProblem(context, 'receiverLastName', 'receiverLastName is required for a NATURAL receiver');
+      if (body.companyName) addProblem(context, 'companyName', 'companyName is only for a LEGAL receiver');
       // pain.001 carries both names as one creditor name (Max70Text).
       const creditorName = sepaNaturalPersonName(body.receiverFirstName ?? '', body.receiverLastName ?? '');
       if (body.receiverFirstName && body.receiverLastName && textLength(creditorName) > SEPA_NAME_MAX_LENGTH) {
@@ -89,14 +77,12 @@ export const sepaTransferBodySchema = z
         });
       }
     } else {
-      if (!body.companyName)
-        context.addIssue({ code: 'custom', path: ['companyName'], message: 'companyName is required for a LEGAL receiver' });
-      if (body.receiverFirstName || body.receiverLastName) {
-        context.addIssue({ code: 'custom', path: ['receiverFirstName'], message: 'receiver names are only for a NATURAL receiver' });
-      }
+      if (!body.companyName) addProblem(context, 'companyName', 'companyName is required for a LEGAL receiver');
+      if (body.receiverFirstName || body.receiverLastName)
+        addProblem(context, 'receiverFirstName', 'receiver names are only for a NATURAL receiver');
     }
     const ibanProblem = ibanProblemOf(body.destinationIban);
-    if (ibanProblem) context.addIssue({ code: 'custom', path: ['destinationIban'], message: ibanProblem });
+    if (ibanProblem) addProblem(context, 'destinationIban', ibanProblem);
   })
   .meta({ id: 'SepaTransferRequest' });
 
@@ -106,10 +92,7 @@ function ibanProblemOf(iban: string): string | undefined {
   // What pain.001 carries: checked here with the builder's own pattern, so nothing accepted is refused there.
   if (!IBAN_ELECTRONIC_PATTERN.test(iban))
     return 'destinationIban must be the electronic form: letters and digits only, e.g. DE89370400440532013000';
-  const result = validateIBAN(iban);
-  if (!result.valid) return 'destinationIban is not a valid IBAN (format, length or check digits)';
+  if (!validateIBAN(iban).valid) return 'destinationIban is not a valid IBAN (format, length or check digits)';
   if (!isSEPACountry(iban.slice(0, 2))) return `destinationIban country ${iban.slice(0, 2)} is not in the SEPA area`;
   return undefined;
 }
-
-export type SepaTransferBody = z.output<typeof sepaTransferBodySchema>;

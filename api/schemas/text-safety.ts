@@ -1,12 +1,7 @@
 import { stringProblem } from '../../core/text-safety';
 import { isJsonNumber } from '../http/exact-json';
 
-/**
- * Every string a request carries (bodies, query, path parameters, and the field names too) must
- * be well-formed Unicode without control characters. Postgres refuses NUL in text and lone
- * surrogates in jsonb, and no field of this API has a use for either; refused here, such text
- * can never turn a request into a 500 or a workflow that retries forever.
- */
+/** Strings must be well-formed Unicode without control characters: Postgres refuses NUL and lone surrogates (a 500, or endless retries). */
 export interface TextIssue {
   path: (string | number)[];
   message: string;
@@ -18,10 +13,7 @@ export const MAX_INPUT_DEPTH = 8;
 /** A body of 64 KiB can hold thousands of bad strings; naming the first few is enough. */
 const MAX_ISSUES = 10;
 
-/**
- * One linear walk over the input, at most MAX_INPUT_DEPTH levels deep. Numbers need no check:
- * their text was already held to the JSON number grammar by the parser.
- */
+/** One linear walk, at most MAX_INPUT_DEPTH deep. Numbers need no check: the parser held them to the JSON grammar. */
 export function textIssues(input: unknown): TextIssue[] {
   const issues: TextIssue[] = [];
   walk(input, [], issues);

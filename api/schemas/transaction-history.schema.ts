@@ -44,10 +44,7 @@ const MAX_CURSOR_LENGTH = 128;
 const LIMIT_RULE = `limit must be an integer from 1 to ${MAX_HISTORY_PAGE_SIZE}`;
 const CURSOR_RULE = 'cursor must be one that a Link header of this endpoint gave';
 
-/**
- * Optional paging: `limit` entries per page, starting after `cursor`. No other parameter is
- * accepted, so a misspelt one is an error instead of a silently different answer.
- */
+/** Optional paging; no other parameter is accepted, so a misspelt one is an error, not a silently different answer. */
 export const transactionHistoryQuerySchema = z.strictObject(
   {
     limit: z

@@ -1,30 +1,21 @@
 import { z } from 'zod';
 import { CRYPTO_CURRENCIES, NETWORKS } from '../../core/currencies';
-import { CRYPTO_WITHDRAWAL_LIMITS, textLength } from '../../core/payment-limits';
+import { CRYPTO_WITHDRAWAL_LIMITS } from '../../core/payment-limits';
 import { WITHDRAWAL_ADDRESS_BOOK_LIMITS, WITHDRAWAL_ADDRESS_STATUSES } from '../../core/withdrawal-address-book';
-import { slug } from './amount.schema';
+import { currencyField, fitsIn } from './amount.schema';
 import { SINGLE_NETWORKS_TEXT, resolveNetwork } from './network-fee.schema';
 import { idField, timestampField } from './response-fields.schema';
+import { addProblem } from './validation';
 
 const { walletAddressMaxLength } = CRYPTO_WITHDRAWAL_LIMITS;
 const { labelMaxLength } = WITHDRAWAL_ADDRESS_BOOK_LIMITS;
 
-/** Lengths count characters (code points), as the limits do. */
-const fitsIn = (max: number) => (text: string) => textLength(text) <= max;
-
 const ADDRESS_EXAMPLE = '0x52908400098527886E0F7030069857D2E4169EE7';
 
-/**
- * POST /v1/partner/withdrawal-addresses: a currency, one of its networks (resolved as a
- * withdrawal's is: omitted or the currency's only one, any letter case), the address and a label.
- * The address's format and checksum are checked against the configured network by the operation.
- */
+/** POST /v1/partner/withdrawal-addresses; the operation checks the address's format and checksum for the network. */
 export const withdrawalAddressBodySchema = z
   .strictObject({
-    currency: slug.pipe(z.enum(CRYPTO_CURRENCIES, { error: `currency must be one of ${CRYPTO_CURRENCIES.join(', ')}` })).meta({
-      description: 'The crypto currency withdrawals to this address are in (letter case is ignored).',
-      override: { enum: [...CRYPTO_CURRENCIES], examples: ['usdc'] },
-    }),
+    currency: currencyField(CRYPTO_CURRENCIES, 'The crypto currency withdrawals to this address are in (letter case is ignored).', 'usdc'),
     network: z
       .string()
       .nullish()
@@ -51,11 +42,9 @@ export const withdrawalAddressBodySchema = z
   })
   .transform((body, context) => {
     const network = resolveNetwork(body.currency, body.network ?? undefined);
-    if (typeof network !== 'string') {
-      context.addIssue({ code: 'custom', path: ['network'], message: network.problem });
-      return z.NEVER;
-    }
-    return { currency: body.currency, network, address: body.address, label: body.label };
+    if (typeof network === 'string') return { currency: body.currency, network, address: body.address, label: body.label };
+    addProblem(context, 'network', network.problem);
+    return z.NEVER;
   })
   .meta({ id: 'WithdrawalAddressRequest', description: "An address for the partner's withdrawal-address book." });
 
@@ -89,5 +78,3 @@ export const WITHDRAWAL_ADDRESS_EXAMPLE = {
   activeFrom: '2026-11-22T16:12:27.786Z',
   createdAt: '2026-11-21T16:12:27.786Z',
 } as const;
-
-export type WithdrawalAddressBody = z.output<typeof withdrawalAddressBodySchema>;

@@ -1,8 +1,4 @@
-/**
- * Every setting of the service, read only through `loadSettings(env, projectRoot)`. Each variable
- * is declared once in declarations/ (schema, default, bounds, secret flag, description); the
- * `Settings` type, the validation and the reference in docs/configuration.md derive from there.
- */
+/** Every setting, read only through `loadSettings(env, projectRoot)`; each variable is declared once in declarations/. */
 import type { Settings } from './load';
 
 export { DECLARED_SETTINGS, InvalidSettingsError, SETTING_VARIABLES, loadSettings } from './load';
@@ -16,6 +12,5 @@ export type { ManualCreditApprovalOsUsers } from './declarations/operator-cli';
 
 /** The local machine's infrastructure and the simulated adapters' knobs; production configures real ones. */
 export type DevelopmentSettings = Settings['development'];
-export type OperatorCliSettings = Settings['operatorCli'];
 /** Where the worker process serves what operators scrape; 0 turns either off. */
 export type WorkerObservabilitySettings = Settings['workerObservability'];

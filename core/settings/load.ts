@@ -11,12 +11,7 @@ import type { EvmNetworkName } from './declarations/rails';
 import { settingsIn, valuesOf } from './setting';
 import type { ValuesOf } from './setting';
 
-/**
- * Reads every setting of the service from the environment (core/settings/declarations/), validated
- * as a whole at start-up, so a bad value stops the process with a message that names its variable
- * instead of failing a withdrawal later. Pure: the caller passes the environment, so tests build
- * settings without touching process.env. An empty variable counts as unset.
- */
+// Validated as a whole at start-up: a bad value stops the process naming its variable, not a withdrawal later.
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -71,19 +66,10 @@ export interface ListenHosts {
   codec: string;
 }
 
-/**
- * What production entries bind when a listener's own `*_HOST` is unset, as before HOST existed:
- * the API and the worker on every interface (a published port, Prometheus and probes from other
- * containers), the API's metrics and the codec endpoint on loopback.
- */
+/** Production's binds when `*_HOST` is unset: the API and worker reached from other containers, the rest on loopback. */
 const PRODUCTION_LISTEN_HOSTS: ListenHosts = { api: '0.0.0.0', apiMetrics: LOOPBACK, worker: '0.0.0.0', codec: LOOPBACK };
 
-/**
- * The rules across variables, after each was read on its own: where each listener binds (its own
- * `*_HOST`, else production's default, or HOST under `npm start`), where the API's metrics listen
- * (port 0 is off; `npm start` has another default), which EVM networks are real, DATA_DIR against
- * the project root, the accepted simulated rails in RAILS order.
- */
+/** The rules across variables: listener hosts (`*_HOST`, else production's or, under `npm start`, HOST), EVM networks, DATA_DIR. */
 function assembled(declared: Declared, projectRoot: string) {
   const { host, apiMetrics, workerObservability, codecEndpoint, evm, acceptedSimulatedRails, development, ...direct } = declared;
   const seedProblem = depositSeedDisagreement(declared.depositKeys);
@@ -137,11 +123,7 @@ function evmNetworksOf(evm: Declared['evm']): Partial<Record<EvmNetworkName, Evm
   return networks;
 }
 
-/**
- * The seed the sweeper signs with and the EVM account key addresses are handed out from must be
- * one key: otherwise deposits land on addresses nobody can spend. Compared by public key and
- * chain code (the serialization's version bytes may differ).
- */
+/** Seed and xpub must be one key, or deposits land where nobody can spend; compared by key and chain code, not version bytes. */
 function depositSeedDisagreement({ evmSeed, evmPublicKey }: Declared['depositKeys']): string | undefined {
   if (evmSeed === undefined || evmPublicKey === undefined) return undefined;
   const configured = parseAccountPublicKey('evm', evmPublicKey);

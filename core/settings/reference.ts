@@ -2,14 +2,7 @@ import { SETTINGS } from './declarations';
 import { settingsIn, shownDefaultOf } from './setting';
 import type { DeclaredSetting } from './setting';
 
-/**
- * The settings reference in docs/configuration.md, written from the declarations: one table of
- * what production reads and one of what only development uses, each between its marker comments
- * (`npm run docs:settings` rewrites them; a unit test fails when the file differs). The prose
- * around the markers is the page's own.
- */
-
-/** The page that holds the reference, from the project root. */
+/** The page whose tables between the markers `npm run docs:settings` rewrites (a unit test fails when they differ). */
 export const SETTINGS_REFERENCE_PAGE = 'docs/configuration.md';
 
 export const REFERENCE_TABLES = {

@@ -1,10 +1,6 @@
 import type { z } from 'zod';
 
-/**
- * One environment variable, declared once at its place in the settings tree: its schema (rule,
- * bounds and default), what it means, and whether it is a secret. The `Settings` type, the
- * validation and the reference in docs/configuration.md are all derived from these.
- */
+/** One environment variable, declared once: the `Settings` type, the validation and docs/configuration.md derive from it. */
 export class Setting<Schema extends z.ZodType = z.ZodType> {
   constructor(
     readonly variable: string,
@@ -65,11 +61,7 @@ export function valuesOf<Tree extends SettingsTree>(tree: Tree, read: Readonly<R
   return values as ValuesOf<Tree>;
 }
 
-/**
- * A group declared once for several instances, its variables named with a placeholder
- * (EVM_RPC_URL_<NETWORK>): a copy whose variables name one instance (EVM_RPC_URL_ETHEREUM). The
- * reference lists the placeholder once.
- */
+/** A copy of a group declared with a placeholder (EVM_RPC_URL_<NETWORK>) for one instance (EVM_RPC_URL_ETHEREUM). */
 export function instanceOf<Tree extends SettingsTree>(tree: Tree, placeholder: string, value: string): Tree {
   const copy = Object.fromEntries(
     Object.entries(tree).map(([key, node]) => [

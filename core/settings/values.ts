@@ -21,30 +21,21 @@ export const MAX_TIMER_MS = 2_147_483_647;
 /** An empty variable is an unset one, so `FOO= npm start` keeps the default. */
 export const variable = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema);
 
-export const integer = (fallback: number, { min = 0, max = Number.MAX_SAFE_INTEGER, what = 'a whole number' } = {}) => {
+type IntegerRule = { min?: number; max?: number; what?: string };
+
+const integerText = ({ min = 0, max = Number.MAX_SAFE_INTEGER, what = 'a whole number' }: IntegerRule) => {
   const rule = `must be ${what} from ${min} to ${max}`;
-  return variable(
-    z
-      .string()
-      .regex(/^\d{1,16}$/, rule)
-      .transform(Number)
-      .refine((value) => value >= min && value <= max, rule)
-      .default(fallback),
-  );
+  return z
+    .string()
+    .regex(/^\d{1,16}$/, rule)
+    .transform(Number)
+    .refine((value) => value >= min && value <= max, rule);
 };
 
+export const integer = (fallback: number, rule: IntegerRule = {}) => variable(integerText(rule).default(fallback));
+
 /** The same, without a default: the caller picks one (an interval `npm start` shortens). */
-export const optionalInteger = ({ min = 0, max = Number.MAX_SAFE_INTEGER, what = 'a whole number' } = {}) => {
-  const rule = `must be ${what} from ${min} to ${max}`;
-  return variable(
-    z
-      .string()
-      .regex(/^\d{1,16}$/, rule)
-      .transform(Number)
-      .refine((value) => value >= min && value <= max, rule)
-      .optional(),
-  );
-};
+export const optionalInteger = (rule: IntegerRule = {}) => variable(integerText(rule).optional());
 
 export const port = (fallback: number) => integer(fallback, { min: 1, max: 65_535, what: 'a port number' });
 
@@ -68,11 +59,11 @@ export const optionalPortOrOff = () => variable(portOrOffText().optional());
 /** Digits with an optional fraction: no sign, exponent, separators or spaces (amounts are exact). */
 const PLAIN_DECIMAL = /^\d{1,18}(\.\d{1,18})?$/;
 
-export const decimal = (fallback: string, example: string) =>
-  variable(z.string().regex(PLAIN_DECIMAL, `must be a plain decimal such as ${example}`).default(fallback));
+const decimalText = (example: string) => z.string().regex(PLAIN_DECIMAL, `must be a plain decimal such as ${example}`);
 
-export const optionalDecimal = (example: string) =>
-  variable(z.string().regex(PLAIN_DECIMAL, `must be a plain decimal such as ${example}`).optional());
+export const decimal = (fallback: string, example: string) => variable(decimalText(example).default(fallback));
+
+export const optionalDecimal = (example: string) => variable(decimalText(example).optional());
 
 /** From 0 to below 100, at most 4 decimals: what the partner's fee column holds. */
 export const percentage = (fallback: string) =>
@@ -187,58 +178,38 @@ export const flag = () =>
       .transform((value) => ['true', '1', 'yes'].includes(value)),
   );
 
-/** id:base64key,… (core/payload-codec.ts); the message never repeats key material. */
-export const payloadKeys = () =>
-  variable(
-    z
-      .string()
-      .optional()
-      .transform((value, context): readonly PayloadKey[] | undefined => {
-        if (value === undefined) return undefined;
-        try {
-          return parsePayloadKeys(value);
-        } catch (error) {
-          context.addIssue({ code: 'custom', message: `is not valid (${error instanceof Error ? error.message : String(error)})` });
-          return z.NEVER;
-        }
-      }),
-  );
-
-/** A JSON table of EUR prices (core/rates.ts); unset, the built-in one. */
-export const rateTable = () =>
+/** Parsed by `parse`; its error becomes the issue (the parsers never repeat key material). */
+const parsedBy = <T>(parse: (value: string | undefined) => T, describe: (message: string) => string) =>
   variable(
     z
       .string()
       .optional()
       .transform((value, context) => {
         try {
-          return parseRateTable(value);
+          return parse(value);
         } catch (error) {
-          context.addIssue({
-            code: 'custom',
-            message: `is not a valid rate table (${error instanceof Error ? error.message : String(error)})`,
-          });
+          context.addIssue({ code: 'custom', message: describe(error instanceof Error ? error.message : String(error)) });
           return z.NEVER;
         }
       }),
   );
 
-/** 0x + 64 hex digits; the message never repeats the value. */
-export const privateKey = () =>
-  variable(
-    z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex digits')
-      .optional(),
+/** id:base64key,… (core/payload-codec.ts). */
+export const payloadKeys = () =>
+  parsedBy(
+    (value): readonly PayloadKey[] | undefined => (value === undefined ? undefined : parsePayloadKeys(value)),
+    (message) => `is not valid (${message})`,
   );
 
-export const evmAddress = () =>
-  variable(
-    z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{40}$/, 'must be 0x followed by 40 hex digits')
-      .optional(),
-  );
+/** A JSON table of EUR prices (core/rates.ts); unset, the built-in one. */
+export const rateTable = () => parsedBy(parseRateTable, (message) => `is not a valid rate table (${message})`);
+
+const optionalMatching = (pattern: RegExp, rule: string) => variable(z.string().regex(pattern, rule).optional());
+
+/** 0x + 64 hex digits; the message never repeats the value. */
+export const privateKey = () => optionalMatching(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex digits');
+
+export const evmAddress = () => optionalMatching(/^0x[0-9a-fA-F]{40}$/, 'must be 0x followed by 40 hex digits');
 
 export const chainId = () =>
   variable(
@@ -259,27 +230,24 @@ export const weiAmount = (fallback: bigint) =>
       .default(fallback),
   );
 
-/** An account-level extended public key of the family (core/deposit-addresses.ts), kept as given; never a private one. */
-export const accountPublicKey = (family: DepositKeyFamily) =>
+/** Optional; refused with the sentence `problemOf` gives (never the value itself). */
+const checkedBy = (problemOf: (value: string) => string | undefined) =>
   variable(
     z
       .string()
       .optional()
       .superRefine((value, context) => {
-        if (value === undefined) return;
-        const parsed = parseAccountPublicKey(family, value);
-        if (typeof parsed === 'string') context.addIssue({ code: 'custom', message: parsed });
-      }),
-  );
-
-/** A BIP32 seed as hex, strong by core/secret-strength.ts (core/deposit-seed.ts); the message never repeats it. */
-export const depositSeed = () =>
-  variable(
-    z
-      .string()
-      .optional()
-      .superRefine((value, context) => {
-        const problem = value === undefined ? undefined : depositSeedProblem(value);
+        const problem = value === undefined ? undefined : problemOf(value);
         if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
       }),
   );
+
+/** An account-level extended public key of the family (core/deposit-addresses.ts), kept as given; never a private one. */
+export const accountPublicKey = (family: DepositKeyFamily) =>
+  checkedBy((value) => {
+    const parsed = parseAccountPublicKey(family, value);
+    return typeof parsed === 'string' ? parsed : undefined;
+  });
+
+/** A BIP32 seed as hex, strong by core/secret-strength.ts (core/deposit-seed.ts). */
+export const depositSeed = () => checkedBy(depositSeedProblem);

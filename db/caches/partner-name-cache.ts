@@ -14,10 +14,7 @@ interface Entry {
 /** One cache per pool, so a process (or a test) with two databases never mixes their partners. */
 const caches = new WeakMap<pg.Pool, Map<string, Entry>>();
 
-/**
- * The partner's name, from memory when looked up in the last few minutes: money-moving requests
- * label their workflow with it, and a database round trip per request for a label is not worth it.
- */
+/** The partner's name for labelling workflows, from memory when looked up in the last few minutes. */
 export async function cachedPartnerName(pool: pg.Pool, partnerId: string): Promise<string | undefined> {
   let cache = caches.get(pool);
   if (!cache) caches.set(pool, (cache = new Map<string, Entry>()));

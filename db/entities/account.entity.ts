@@ -6,11 +6,7 @@ import { DecimalStringType } from '../types/decimal-string.type';
 export type AccountKind = 'PARTNER' | 'SYSTEM';
 export type FiatAccountStatus = 'ACTIVE' | 'WAITING_TO_BE_ACTIVATED';
 
-/**
- * A ledger account: a partner's balance in one currency, or a system account (fee income,
- * exchange desk, withdrawals and SEPA clearing, deposits from outside). The three amounts are a
- * cache of the postings, kept in the same transaction; reconciliation checks them.
- */
+/** A partner's balance in one currency, or a system account; the amounts cache the postings (reconciliation checks them). */
 export const Account = defineEntity({
   name: 'Account',
   tableName: 'account',
@@ -27,9 +23,8 @@ export const Account = defineEntity({
       .nullable(),
     walletAddress: p.text().fieldName('wallet_address').nullable(),
     postedAmount: p.type(new DecimalStringType()).defaultRaw('0').fieldName('posted_amount'),
-    /** Sum of pending (reserved) outgoing postings, as a positive amount. */
+    /** Pending outgoing (held) and incoming postings, each summed as a positive amount. */
     pendingOutAmount: p.type(new DecimalStringType()).defaultRaw('0').fieldName('pending_out_amount'),
-    /** Sum of pending incoming postings, as a positive amount. */
     pendingInAmount: p.type(new DecimalStringType()).defaultRaw('0').fieldName('pending_in_amount'),
     createdAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('created_at'),
   },

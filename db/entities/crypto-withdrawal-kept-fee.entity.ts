@@ -4,9 +4,8 @@ import type { Currency } from '../../core/currencies';
 import { DecimalStringType } from '../types/decimal-string.type';
 
 /**
- * The network fee of a crypto withdrawal whose transaction failed on chain: the network was paid,
- * so the fee stays with the house while the amount is refunded. The business record of the
- * ledger transfer (kind CRYPTO_WITHDRAWAL_FEE) with the same id; at most one per withdrawal.
+ * The network fee a withdrawal that failed on chain keeps (the network was paid) while its amount is refunded: the record of
+ * the CRYPTO_WITHDRAWAL_FEE transfer with the same id, at most one per withdrawal.
  */
 export const CryptoWithdrawalKeptFee = defineEntity({
   name: 'CryptoWithdrawalKeptFee',

@@ -1,10 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type { InferEntity } from '@mikro-orm/core';
 
-/**
- * One Idempotency-Key of one partner. The unique (partner_id, idempotency_key) constraint is
- * what makes a retried POST safe even after Temporal's id-reuse window has passed.
- */
+/** One Idempotency-Key of one partner; its unique constraint keeps a retried POST safe after Temporal's id-reuse window. */
 export const IdempotencyRecord = defineEntity({
   name: 'IdempotencyRecord',
   tableName: 'idempotency_record',

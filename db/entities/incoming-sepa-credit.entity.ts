@@ -4,9 +4,8 @@ import { DecimalStringType } from '../types/decimal-string.type';
 
 export const INCOMING_SEPA_CREDIT_STATUSES = ['CREDITED', 'UNMATCHED', 'ASSIGNED', 'RETURNING', 'RETURNED'] as const;
 /**
- * CREDITED: matched at once, the partner credited. UNMATCHED: in suspense, waiting for an
- * operator. ASSIGNED: an operator credited a partner from suspense. RETURNING: an operator sent it
- * back, the bank has not settled the return yet. RETURNED: the bank settled the return.
+ * CREDITED: matched at once. UNMATCHED: in suspense, waiting for an operator. ASSIGNED: an operator credited a partner from
+ * suspense. RETURNING: sent back, the bank has not settled the return yet. RETURNED: it has.
  */
 export type IncomingSepaCreditStatus = (typeof INCOMING_SEPA_CREDIT_STATUSES)[number];
 
@@ -14,11 +13,7 @@ export type IncomingSepaCreditStatus = (typeof INCOMING_SEPA_CREDIT_STATUSES)[nu
 export const UNMATCHED_REASONS = ['NO_ACCOUNT', 'ACCOUNT_NOT_ACTIVE'] as const;
 export type UnmatchedReason = (typeof UNMATCHED_REASONS)[number];
 
-/**
- * A SEPA credit the bank booked on one of our accounts (a camt.054 entry), recorded once per entry
- * reference (the baseline migration: the moves its status may make, and what may
- * never change).
- */
+/** A SEPA credit the bank booked on one of our accounts (a camt.054 entry), once per entry reference. */
 export const IncomingSepaCredit = defineEntity({
   name: 'IncomingSepaCredit',
   tableName: 'incoming_sepa_credit',

@@ -47,27 +47,3 @@ export const ENTITY_SCHEMAS = [
   WebhookEvent,
   WebhookDeliveryAttempt,
 ];
-
-export {
-  Account,
-  ApiKey,
-  CryptoWithdrawal,
-  Deposit,
-  Exchange,
-  IdempotencyRecord,
-  IncomingSepaCredit,
-  LedgerPosting,
-  LedgerTransfer,
-  ManualCredit,
-  NetworkConfig,
-  OperatorAction,
-  OperatorActionUse,
-  Partner,
-  PartnerUser,
-  RateLock,
-  ReconciliationReport,
-  SepaTransfer,
-  WebhookDeliveryAttempt,
-  WebhookEndpoint,
-  WebhookEvent,
-};

@@ -2,11 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import type { InferEntity } from '@mikro-orm/core';
 
 export type LedgerTransferState = 'PENDING' | 'POSTED' | 'VOIDED';
-/**
- * CRYPTO_WITHDRAWAL_FEE: the network fee a withdrawal that failed on chain keeps (CryptoWithdrawalKeptFee).
- * SEPA_UNMATCHED: an incoming SEPA credit no partner account took, into suspense; SEPA_RETURN: such
- * a credit sent back to its debtor (IncomingSepaCredit).
- */
+/** CRYPTO_WITHDRAWAL_FEE: CryptoWithdrawalKeptFee; SEPA_UNMATCHED: an unmatched incoming credit into suspense; SEPA_RETURN: its return. */
 export const LEDGER_TRANSFER_KINDS = [
   'DEPOSIT',
   'EXCHANGE',

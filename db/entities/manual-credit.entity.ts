@@ -6,11 +6,7 @@ import type { DepositType } from './deposit.entity';
 
 export type ManualCreditStatus = 'PENDING' | 'APPROVED';
 
-/**
- * A manual deposit above MANUAL_CREDIT_APPROVAL_ABOVE_EUR, waiting for a second operator
- * (`ops deposit approve`). The database allows one change, PENDING to APPROVED by someone other
- * than the requester, and no deletion.
- */
+/** A manual deposit above MANUAL_CREDIT_APPROVAL_ABOVE_EUR waiting for a second operator (`ops deposit approve`). */
 export const ManualCredit = defineEntity({
   name: 'ManualCredit',
   tableName: 'manual_credit',

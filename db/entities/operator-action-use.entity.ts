@@ -1,10 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type { InferEntity } from '@mikro-orm/core';
 
-/**
- * An operator action consumed by the workflow it was written for (e.g. the travel-rule completion
- * the CLI recorded before sending its Update): at most once, append-only like the trail itself.
- */
+/** An operator action consumed by the workflow it was written for (a travel-rule completion), at most once; append-only. */
 export const OperatorActionUse = defineEntity({
   name: 'OperatorActionUse',
   tableName: 'operator_action_use',

@@ -3,11 +3,7 @@ import type { InferEntity } from '@mikro-orm/core';
 
 export type OperatorActionOperationType = 'crypto-withdrawal' | 'sepa-transfer';
 
-/**
- * Every action an operator can take through `npm run ops`, one per state-changing command. The
- * database checks only the shape of the name, so a new
- * command adds its action here and needs no migration.
- */
+/** One action per state-changing `npm run ops` command; the database checks only the name's shape, so a new one needs no migration. */
 export const OPERATOR_ACTIONS = [
   'partner-create',
   'key-create',
@@ -49,11 +45,7 @@ export const OPERATOR_ACTION_SUBJECTS = [
 ] as const;
 export type OperatorActionSubjectType = (typeof OPERATOR_ACTION_SUBJECTS)[number];
 
-/**
- * The operators' audit trail: who did what to which subject, and why. Append-only in the database
- * itself (a trigger refuses UPDATE, DELETE and TRUNCATE for every role); written in the same
- * transaction as the command's effect (db/services/operator-audit.service.ts).
- */
+/** The operators' audit trail, append-only for every role, written in the transaction of the command's effect. */
 export const OperatorAction = defineEntity({
   name: 'OperatorAction',
   tableName: 'operator_action',
@@ -62,7 +54,7 @@ export const OperatorAction = defineEntity({
     action: p.text().$type<OperatorActionKind>(),
     /** The operator as named (`--operator`, OPS_OPERATOR, else the OS user). */
     actor: p.text(),
-    /** The OS account that ran the command, beside the name it gave; null only on rows from before it was recorded. */
+    /** The OS account that ran the command. */
     osUser: p.text().fieldName('os_user').nullable(),
     subjectType: p.text().$type<OperatorActionSubjectType>().fieldName('subject_type'),
     subjectId: p.uuid().fieldName('subject_id'),

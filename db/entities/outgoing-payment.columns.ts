@@ -1,9 +1,6 @@
 import { p } from '@mikro-orm/core';
 
-/**
- * The columns every record of money going out shares (crypto withdrawal, SEPA transfer): what
- * the outgoing-payment lifecycle reads and writes (activities/outgoing-payment.steps.ts).
- */
+/** The columns a crypto withdrawal and a SEPA transfer share (activities/outgoing-payment.steps.ts). */
 export const outgoingPaymentColumns = {
   failureReason: p.text().fieldName('failure_reason').nullable(),
   /** Set before the chain or bank is called: from then on the money may have left. */

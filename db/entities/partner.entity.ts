@@ -10,10 +10,7 @@ export const Partner = defineEntity({
     name: p.text(),
     /** Percentage taken on exchanges, e.g. "1.5" for 1.5 %. */
     feePercentage: p.type(new DecimalStringType(7, 4)).fieldName('fee_percentage'),
-    /**
-     * Its deposit addresses are address `depositIndex` of each HD key family (core/deposit-addresses.ts).
-     * From partner_deposit_index_seq (its column default, which MikroORM calls autoincrement): never reused.
-     */
+    /** Its deposit addresses' HD index (core/deposit-addresses.ts), from partner_deposit_index_seq: never reused. */
     depositIndex: p.integer().fieldName('deposit_index').autoincrement(),
     createdAt: p.datetime().columnType('timestamptz').defaultRaw('now()').fieldName('created_at'),
   },

@@ -1,10 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type { InferEntity } from '@mikro-orm/core';
 
-/**
- * A partner's one webhook endpoint and its Standard Webhooks signing secret (`whsec_…`). The
- * secret is shown once, when set (`npm run ops -- webhook set`), and never logged.
- */
+/** A partner's webhook endpoint and its Standard Webhooks secret (`whsec_…`), shown once when set and never logged. */
 export const WebhookEndpoint = defineEntity({
   name: 'WebhookEndpoint',
   tableName: 'webhook_endpoint',

@@ -4,10 +4,8 @@ import { WEBHOOK_EVENT_TYPES, WEBHOOK_SUBJECT_TYPES } from '../../core/webhook-e
 import type { WebhookEvent as WebhookEventBody } from '../../core/webhook-event';
 
 /**
- * The outbox: one row per status or stage change of an operation, per status change of a crypto
- * deposit, and per entry added to or deleted from a withdrawal-address book, of a partner with an
- * endpoint, written by a trigger in the transaction of the change (the webhooks, withdrawal-address-book
- * and EVM deposits migrations). Kept after delivery or giving up: it is the delivery log.
+ * The outbox, written by triggers in the transaction of the change for partners with an endpoint; kept after delivery or
+ * giving up, as the delivery log.
  */
 export const WebhookEvent = defineEntity({
   name: 'WebhookEvent',
@@ -16,9 +14,8 @@ export const WebhookEvent = defineEntity({
     /** `evt_…`, also the `webhook-id` header: the same on every attempt. */
     id: p.text().primary(),
     partnerId: p.uuid().fieldName('partner_id'),
-    /** The subject: an operation type, or `withdrawal-address` for an address-book entry (the columns keep their first name). */
+    /** The subject (an operation, deposit or address-book entry), despite the columns' names. */
     operationType: p.enum([...WEBHOOK_SUBJECT_TYPES]).fieldName('operation_type'),
-    /** The subject's id: the operation's, or the address-book entry's. */
     operationId: p.uuid().fieldName('operation_id'),
     /** 1, 2, 3, … per subject: delivered in this order. */
     sequence: p.integer(),

@@ -3,11 +3,7 @@ import { assertInvariant } from '../../core/errors';
 import type { Currency } from '../../core/currencies';
 import { Account } from '../entities/account.entity';
 
-/**
- * The accounts the ledger moves money between: the house's (one per code and currency, created by
- * the first migration; SEPA_SUSPENSE, eur only, holds incoming SEPA credits no partner account
- * took until an operator assigns or returns them) and the partners'.
- */
+/** The house's accounts, one per code and currency (SEPA_SUSPENSE: eur only, unmatched incoming credits). */
 export type SystemAccountCode =
   'EXTERNAL_DEPOSITS' | 'FEE_INCOME' | 'EXCHANGE_DESK' | 'CRYPTO_WITHDRAWALS' | 'SEPA_CLEARING' | 'SEPA_SUSPENSE';
 

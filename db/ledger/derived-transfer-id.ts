@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The id of a second ledger transfer that belongs to an operation (e.g. the network fee a failed
- * withdrawal keeps), derived from the operation's id and its purpose: every run of a step computes
- * the same id, so the ledger's idempotency on transfer ids covers it too. A UUID of version 8
- * (RFC 9562, custom) from SHA-256, so it never collides with the operations' random v4 ids.
+ * The id of an operation's second transfer, the same on every run of a step, so the ledger's idempotency covers it: a
+ * UUID v8 from SHA-256, never colliding with the operations' random v4 ids.
  */
 export function derivedTransferId(operationId: string, purpose: 'kept-network-fee'): string {
   const bytes = createHash('sha256').update(`${purpose}:${operationId.toLowerCase()}`).digest().subarray(0, 16);

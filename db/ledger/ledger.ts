@@ -7,26 +7,12 @@ import { postgresErrorOf } from '../sql-errors';
 import type { SystemAccountCode } from './accounts';
 
 /**
- * The double-entry ledger, one statement per operation: the work is done by the database
- * functions `ledger_open` and `ledger_complete`, so each call is one round trip. Each one is
- * idempotent on the transfer id: running a step twice never moves money twice.
- *
- * Every function takes an executor: an EntityManager already inside a transaction (the caller
- * stores its business record in the same commit), or a pg pool or client (the statement is its
- * own transaction).
- *
- * Balances: available = posted − pending out, cached on partner accounts only, checked in the
- * same UPDATE that holds the money; a CHECK in the schema refuses any partner balance below zero
- * should this code ever be wrong. System accounts cache nothing (see system_account_balance), so
- * the house's side of a currency never makes two operations queue.
+ * The double-entry ledger: one call is one statement of the database functions (ledger_open, ledger_complete), idempotent
+ * on the transfer id. The executor is an EntityManager inside the caller's transaction, or a pg pool or client.
  */
 export type LedgerExecutor = EntityManager | pg.Pool | pg.ClientBase;
 
-/**
- * A signed movement: negative takes money out of the account, positive puts it in. The account
- * is named by id, or by what identifies it (a system code or a partner, and the currency): the
- * database resolves it, so callers look nothing up first.
- */
+/** A signed movement (negative: out of the account), the account named by id or by system code or partner and currency. */
 export type PostingInput =
   | { accountId: string; amount: string }
   | { systemAccount: SystemAccountCode; currency: Currency; amount: string }
@@ -90,10 +76,7 @@ async function completeTransfer(
   return outcome;
 }
 
-/**
- * A transfer's postings as ledger_open reads them (a JSON array), their number bounded; also for a
- * database function that calls ledger_open itself (reserve_outgoing_payment).
- */
+/** A transfer's postings as ledger_open reads them (a JSON array), their number bounded. */
 export function ledgerPostings(input: TransferInput): string {
   assertInvariant(input.postings.length >= 2 && input.postings.length <= 16, 'a transfer has between two and sixteen postings');
   return JSON.stringify(input.postings.map(postingRecord));
@@ -106,11 +89,7 @@ function postingRecord(posting: PostingInput): Record<string, string> {
   return { p: posting.partnerId, c: posting.currency, m: posting.amount };
 }
 
-/**
- * Serialises the attempts of one operation (an attempt that outlived its timeout and its retry):
- * the second waits until the first has committed or rolled back, then finds its work, instead of
- * judging the balance or the lock on what the first one is about to change.
- */
+/** Serialises the attempts of one operation (one that outlived its timeout, and its retry): the second finds the first's work. */
 export async function lockOperation(em: EntityManager, operationId: string): Promise<void> {
   // Bounded below the activity's 30 s, so an attempt the workflow gave up on cannot commit much
   // later (and if it does, the tombstone refuses it). The database functions take the same key.
@@ -128,10 +107,8 @@ function abandoned(): DomainError {
 export type TombstoneOutcome = 'TOMBSTONED' | 'MOVED';
 
 /**
- * Gives up on an operation: writes a voided, empty transfer under its id unless one committed
- * first (the database function waits for a concurrent reservation of the id to end). TOMBSTONED
- * means nothing was and nothing ever will be moved under this id; MOVED that money was held or
- * posted first. One statement, shared with the API (db/queries/ledger-tombstone.queries.ts).
+ * Gives up on an operation: a voided, empty transfer under its id unless one committed first. TOMBSTONED: nothing was or
+ * ever will be moved under this id; MOVED: money was held or posted first.
  */
 export async function tombstoneTransfer(executor: LedgerExecutor, transferId: string, kind: LedgerTransferKind): Promise<TombstoneOutcome> {
   const outcome = await ledgerStatement(executor, 'ledger_tombstone', 'select ledger_tombstone(?, ?) as outcome', [transferId, kind]);
@@ -139,11 +116,7 @@ export async function tombstoneTransfer(executor: LedgerExecutor, transferId: st
   return outcome;
 }
 
-/**
- * Runs one ledger function and maps its SQLSTATEs into the domain: PP002 insufficient funds,
- * PP003 given up on, PP009 a broken invariant. Through pg, the statement is prepared once per
- * connection (named); through MikroORM, it joins the caller's transaction.
- */
+/** Runs one ledger function, its errors mapped by ledgerError; through pg, prepared once per connection. */
 async function ledgerStatement(executor: LedgerExecutor, name: string, sql: string, values: unknown[]): Promise<unknown> {
   try {
     if ('execute' in executor) {
@@ -157,7 +130,7 @@ async function ledgerStatement(executor: LedgerExecutor, name: string, sql: stri
   }
 }
 
-/** The database functions' SQLSTATEs in the domain's terms (see ledgerStatement); anything else as it was. */
+/** The database functions' SQLSTATEs in the domain's terms (PP002, PP003, PP010, PP009); anything else as it was. */
 export function ledgerError(error: unknown): unknown {
   const postgres = postgresErrorOf(error);
   // Through MikroORM, knex has prefixed the statement and its values to the message: keep only ours.

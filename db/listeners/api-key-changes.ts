@@ -1,8 +1,6 @@
 import pg from 'pg';
 
-/**
- * Notified by the api_key trigger when a change (creation, revocation, expiry) commits.
- */
+/** Notified by the api_key trigger when a change commits. */
 const CHANNEL = 'api_key_changed';
 
 /** The payload that stands for every key (after a TRUNCATE); any other payload is one key's hash. */
@@ -36,10 +34,7 @@ export interface ApiKeyChangeListener {
   stop(): Promise<void>;
 }
 
-/**
- * One dedicated connection that LISTENs for API key changes, and reconnects (with backoff) for as
- * long as it is not stopped. Resolves after the first connection attempt, successful or not.
- */
+/** A connection that LISTENs for API key changes, reconnecting with backoff until stopped; resolves after the first attempt. */
 export async function listenForApiKeyChanges(options: ApiKeyChangeOptions, handlers: ApiKeyChangeHandlers): Promise<ApiKeyChangeListener> {
   let stopped = false;
   let current: pg.Client | undefined;

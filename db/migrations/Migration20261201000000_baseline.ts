@@ -1,13 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The whole schema as the first deployment starts it. Written by hand so that the database itself
- * enforces what must never break: balanced transfers, no partner balance below zero, one exchange
- * per lock, postings and audit records never rewritten, money that has left never refunded.
- *
- * Most foreign keys are checked at commit (deferrable initially deferred): MikroORM orders the
- * inserts of one flush only by relations it knows, and the entities keep plain id columns. What
- * payments_app may do is not here: db/privileges.sql, applied after every run of migrations.
+ * The whole schema, by hand, so the database itself enforces what must never break: balanced transfers, no partner
+ * balance below zero, one exchange per lock, postings and audit records never rewritten, money that left never refunded.
+ * Most foreign keys are deferred: MikroORM orders a flush's inserts only by relations it knows. Privileges: db/privileges.sql.
  *
  * Errors the service maps carry their own SQLSTATE: PP001 a void refused after hand-off, PP002
  * insufficient funds, PP003 a transfer given up on, PP009 a broken invariant (a bug upstream),
@@ -32,8 +28,7 @@ export class Migration20261201000000_baseline extends Migration {
 
   private partners(): void {
     this.addSql(`
--- Each partner's index for its deposit addresses: never reused (partners are never deleted), and
--- within BIP32's non-hardened range, what a public key derives.
+-- Each partner's deposit-address index: never reused, within BIP32's non-hardened range (what a public key derives).
 create sequence partner_deposit_index_seq as integer minvalue 0 maxvalue 2147483647 start with 0 no cycle;
 create table partner (
   id uuid primary key,
@@ -57,15 +52,13 @@ create table api_key (
   expires_at timestamptz,
   -- Written at most once a minute per key, and not announced (below).
   last_used_at timestamptz,
-  -- The key a rotation issued in its place: a key is rotated once, so a lost rotation output
-  -- cannot leave a second live key behind.
+  -- The key a rotation issued in its place: rotated once, so a lost rotation output leaves no second live key.
   replaced_by uuid references api_key(id) deferrable initially deferred
 );
 create index api_key_partner_idx on api_key(partner_id);
 
--- The API keeps key hashes in memory, and remembers unknown ones for a few seconds: every change
--- that can end a key is announced on api_key_changed with its old hash ('*' after a TRUNCATE), and
--- every hash that becomes an active key's as 'created:<hash>' (db/listeners/api-key-changes.ts).
+-- For the API's caches of known and unknown key hashes: a change that can end a key announces its old hash ('*' after a
+-- TRUNCATE), a hash that becomes an active key's 'created:<hash>' (db/listeners/api-key-changes.ts).
 create function api_key_changed() returns trigger language plpgsql as $$
 begin
   -- Delivered to the listeners when the transaction commits, never before (nor after a rollback).
@@ -118,8 +111,7 @@ create table partner_user (
   unique (partner_id, external_user_id)
 );
 
--- Operators' limits on what a leaked key can do; no row: the defaults. A table of its own, not
--- columns of partner: reservations lock the row to apply the daily limit.
+-- Operators' limits on what a leaked key can do (no row: the defaults); its own table, as reservations lock the row.
 create table partner_policy (
   partner_id uuid primary key references partner(id),
   allowlist_required boolean not null default false,
@@ -133,11 +125,9 @@ create table partner_policy (
   }
 
   /**
-   * Partner accounts keep a cached balance, updated with the overdraft check in the same UPDATE;
-   * system accounts keep none (their balance is the sum of their postings), so no two operations
-   * of a currency queue on one row. ledger_open and ledger_complete are one statement per ledger
-   * operation, idempotent on the transfer id, and lock partner accounts in id order so that
-   * concurrent transfers never deadlock (db/ledger/ledger.ts).
+   * Partner accounts cache their balance, updated with the overdraft check in one UPDATE; system accounts cache none, so
+   * no two operations queue on one row. ledger_open and ledger_complete are idempotent on the transfer id and lock partner
+   * accounts in id order, so concurrent transfers never deadlock.
    */
   private ledger(): void {
     this.addSql(`
@@ -198,8 +188,7 @@ create table ledger_posting (
 create index ledger_posting_transfer_idx on ledger_posting(transfer_id);
 create index ledger_posting_account_idx on ledger_posting(account_id);
 
--- Every transfer balances per currency, checked once per statement: postings are only ever
--- inserted, all of a transfer in one statement (ledger_open).
+-- Every transfer balances per currency, checked per statement: a transfer's postings are inserted in one (ledger_open).
 create function ledger_postings_must_balance() returns trigger language plpgsql as $$
 declare
   unbalanced record;
@@ -225,10 +214,8 @@ end $$;
 create trigger ledger_posting_no_change before update or delete on ledger_posting
   for each row execute function ledger_posting_immutable();
 
--- An operation is handed off (handed_off_at) in the transaction that decides to broadcast or
--- submit, before the chain or bank is called: from then on the money may have left, and only the
--- chain's or bank's definite rejection (external_rejection) may void its transfer. No reset,
--- retry, operator command or bug refunds money that has left.
+-- Once handed off (before the chain or bank is called) the money may have left: only their definite rejection
+-- (external_rejection) may void the transfer, whatever reset, retry, operator command or bug tries.
 create function ledger_transfer_void_guard() returns trigger language plpgsql as $$
 begin
   -- Wait for a hand-off being committed right now, then look at what it wrote.
@@ -259,10 +246,8 @@ create trigger ledger_transfer_closed_is_final before update or delete on ledger
   for each row when (old.state <> 'PENDING')
   execute function ledger_transfer_closed_is_final();
 
--- Giving up on a reservation writes a voided, empty transfer under the operation's id, so a late
--- reservation fails on the primary key instead of committing. 'TOMBSTONED' when nothing was or
--- will be moved under this id; 'MOVED' when a transfer with postings committed first. Waits for a
--- concurrent reservation of the same id to end.
+-- A voided, empty transfer under a given-up operation's id, so a late reservation fails on the primary key: 'TOMBSTONED',
+-- or 'MOVED' when a transfer with postings committed first (a concurrent reservation of the id is waited for).
 create function ledger_tombstone(p_id uuid, p_kind text) returns text language plpgsql as $$
 begin
   insert into ledger_transfer (id, kind, state, created_at, voided_at)
@@ -277,8 +262,7 @@ begin
   return 'TOMBSTONED';
 end $$;
 
--- A transfer, PENDING (a hold) or POSTED (final at once), with its postings. A posting names its
--- account by id (a), by system code and currency (s, c) or by partner and currency (p, c).
+-- A transfer, PENDING or POSTED, with its postings: each names its account by id (a), system code (s) or partner (p) and currency (c).
 create function ledger_open(p_id uuid, p_kind text, p_state text, p_postings jsonb, p_now timestamptz)
 returns text language plpgsql as $$
 declare
@@ -296,8 +280,7 @@ begin
   values (p_id, p_kind, p_state, p_now, case when p_state = 'POSTED' then p_now end)
   on conflict (id) do nothing;
   if not found then
-    -- Already there (a re-run), or a tombstone: callers look for their business record first,
-    -- so a voided transfer here is an operation given up on, which must never move money.
+    -- A re-run, or a tombstone (callers look for their record first, so a voided one here was given up on).
     select kind, state into v_existing from ledger_transfer where id = p_id;
     if v_existing.kind <> p_kind then
       raise exception 'invariant violated: transfer % re-run as % (it is %)', p_id, p_kind, v_existing.kind using errcode = 'PP009';
@@ -339,8 +322,7 @@ begin
   select gen_random_uuid(), p_id, x.account_id, x.currency, x.amount, p_now
     from unnest(v_accounts, v_currencies, v_amounts) as x(account_id, currency, amount);
 
-  -- Partner accounts in id order; the overdraft check is part of the UPDATE, so a concurrent
-  -- hold is seen (READ COMMITTED re-checks the condition on the newest row).
+  -- Partner accounts in id order; the overdraft check is in the UPDATE, re-checked on the newest row (READ COMMITTED).
   for i in 1 .. cardinality(v_accounts) loop
     continue when not v_partner[i];
     if v_amounts[i] > 0 then
@@ -420,10 +402,7 @@ select a.id as account_id, a.system_code, a.currency,
 `);
   }
 
-  /**
-   * Each table of partner movements has an index in the history's own order (partner, created_at
-   * desc, id desc): a page of the month is a merge of index scans that stops after `limit` rows.
-   */
+  /** Each table of partner movements has an index in the history's order, so a page is a merge of short index scans. */
   private operations(): void {
     this.addSql(`
 create table network_config (
@@ -506,9 +485,7 @@ create table crypto_withdrawal (
 );
 create index crypto_withdrawal_partner_history_idx on crypto_withdrawal (partner_id, created_at desc, id desc);
 
--- A network fee kept from a withdrawal that failed on chain: a transfer of kind
--- CRYPTO_WITHDRAWAL_FEE under this id, written in the transaction that voids the withdrawal's
--- hold; at most one per withdrawal, and a line of the partner's history.
+-- A network fee kept from a withdrawal that failed on chain (its CRYPTO_WITHDRAWAL_FEE transfer's id), at most one each.
 create table crypto_withdrawal_kept_fee (
   id uuid primary key references ledger_transfer(id) deferrable initially deferred,
   withdrawal_id uuid not null unique references crypto_withdrawal(id) deferrable initially deferred,
@@ -545,10 +522,8 @@ create table sepa_transfer (
 );
 create index sepa_transfer_partner_history_idx on sepa_transfer (partner_id, created_at desc, id desc);
 
--- The rolling 24-hour sums of the partners' controls, each one index range scan that skips
--- UNSUCCESSFUL operations (their share is given back) and carries the amount: the daily EUR limit
--- (summed while the partner's policy row is locked, so it must stay short) and the travel-rule
--- threshold per destination, letter case ignored.
+-- The rolling 24-hour sums (the daily EUR limit, summed under the policy row's lock, and the travel-rule threshold per
+-- destination), each one index-only range scan without UNSUCCESSFUL operations.
 create index crypto_withdrawal_daily_sum_idx on crypto_withdrawal (partner_id, created_at) include (amount_eur)
   where status <> 'UNSUCCESSFUL';
 create index sepa_transfer_daily_sum_idx on sepa_transfer (partner_id, created_at) include (amount)
@@ -570,10 +545,8 @@ create table idempotency_record (
   unique (partner_id, idempotency_key)
 );
 
--- Temporal is a door to the money too: what the API accepted is written before it starts the
--- workflow, which carries only the id; the first money-moving step writes from this row (the
--- operation's record by its column names), never from the workflow's input. Workflows refused for
--- lack of one are kept for reconciliation and operators.
+-- What the API accepted, written before the workflow starts with only the id: money moves from this row, never from a
+-- workflow's input. Workflows refused for lack of one are kept for reconciliation and operators.
 create table accepted_operation (
   id uuid primary key,
   kind text not null check (kind in ('EXCHANGE', 'SEPA_TRANSFER', 'CRYPTO_WITHDRAWAL')),
@@ -594,20 +567,12 @@ create table refused_operation (
 );
 create index refused_operation_refused_at_idx on refused_operation (refused_at);
 
--- An outgoing payment's reservation, every decision in one round trip, in the order the partner is
--- told: the operation's advisory lock (lockOperation's key); the request the API accepted for this
--- id, of this kind (else UNKNOWN with the reason, for the caller to record); the record of an
--- earlier run (EXISTS, with its state); the partner's policy, its row locked while it has a daily
--- limit, so the partner's reservations take turns, before the hold locks its account row; for a
--- SEPA transfer an ACTIVE EUR account; for a withdrawal whose partner requires it, a live, active
--- entry of its address book for the destination's address_key, locked FOR SHARE so a deletion
--- committing meanwhile waits or is seen; the hold, amount (+ fee) from the partner (ledger_open:
--- PP003 given up on, PP002 insufficient funds); the daily limit over the last 24 hours, this one
--- included, exactly the limit passing; then the record, from the accepted request's columns of it;
--- it answers the amount and fee held.
--- Refusals raise PP010 with the domain's kind as DETAIL. Each statement reads with a snapshot of
--- its own (VOLATILE, READ COMMITTED), so it sees what an earlier attempt, or the reservation it
--- waited for, committed.
+-- An outgoing payment's reservation in one round trip, in the order the partner is told: the operation's advisory lock;
+-- the accepted request (else UNKNOWN); an earlier run's record (EXISTS); the policy row, locked while it has a daily limit
+-- so reservations take turns before the hold locks the account; for SEPA an ACTIVE EUR account; for a required allowlist
+-- an active entry for the address_key, FOR SHARE against a concurrent deletion; the hold (PP003, PP002); the daily limit,
+-- exactly the limit passing; the record. Refusals raise PP010, the kind as DETAIL. Each statement sees what an earlier
+-- attempt, or the reservation it waited for, committed (VOLATILE, READ COMMITTED).
 create function reserve_outgoing_payment(
   p_table text, p_id uuid, p_now timestamptz,
   out outcome text, out reason text, out existing_status text, out existing_stage text, out held_amount text, out held_fee text
@@ -692,9 +657,7 @@ begin
   perform ledger_open(p_id, v_kind, 'PENDING', v_postings, p_now);
 
   if v_policy.daily_limit_eur is not null then
-    -- The partner's withdrawals (its own and its users') and SEPA transfers of the 24 hours before
-    -- p_now, not UNSUCCESSFUL (refused ones have no row; released ones give their share back); a
-    -- withdrawal counts its amount at the rates of its acceptance, the fee excluded.
+    -- Withdrawals (at their accepted rates, fee excluded) and SEPA transfers of the last 24 hours, not UNSUCCESSFUL.
     select coalesce((select sum(amount_eur) from crypto_withdrawal
                       where partner_id = v_accepted.partner_id and created_at > p_now - interval '24 hours'
                         and status <> 'UNSUCCESSFUL'), 0)
@@ -724,14 +687,10 @@ begin
   outcome := 'RESERVED';
 end $$;
 
--- An exchange, every decision in one round trip after the caller's read of its request and lock
--- (its quote), in the order the partner is told: the operation's lock (lockOperation's key); the
--- request the API accepted for this id, as an exchange (else UNKNOWN with the reason, for the
--- caller to record); the exchange an earlier run stored (EXISTS); an exchange given up on (PP003);
--- the partner's rate lock: unknown or another's, used, expired at the request's time as JavaScript
--- reads it, to the millisecond; an amount its rates cannot exchange (p_quote_problem, from the
--- caller's quote): each raised as PP010 with the domain's kind as DETAIL; then the lock marked used
--- at the rates and fee the quote came from, the transfer posted and the exchange stored.
+-- An exchange in one round trip after the caller's quote, in the order the partner is told: the operation's lock; the
+-- accepted request (else UNKNOWN); an earlier run's exchange (EXISTS); given up on (PP003); the rate lock unknown, used or
+-- expired at the request's time to the millisecond, or a p_quote_problem (PP010, the kind as DETAIL); then the lock used
+-- at the quoted terms, the transfer posted and the exchange stored.
 create function execute_exchange(
   p_id uuid, p_rates jsonb, p_fee_percentage numeric,
   p_quote_problem text, p_postings jsonb, p_exchange jsonb, p_now timestamptz,
@@ -792,11 +751,8 @@ end $$;
   }
 
   /**
-   * The partner's withdrawal-address book (docs/partners.md, "Withdrawal address book"): entries
-   * are kept after deletion for the record. `address_key` is the form two spellings of one address
-   * share (core/withdrawal-address-book.ts), which withdrawals are matched by; an entry is usable
-   * from `active_from`. Once written, an entry only gets its `deleted_at`, once, so a deletion or an
-   * earlier `active_from` cannot be forged by rewriting one.
+   * The partner's withdrawal-address book, matched by `address_key` (the form two spellings of an address share). An
+   * entry only ever gets its `deleted_at`, once, so no deletion or earlier `active_from` can be forged.
    */
   private withdrawalAddressBook(): void {
     this.addSql(`
@@ -836,12 +792,8 @@ create trigger withdrawal_address_only_deleted before update or delete on withdr
   }
 
   /**
-   * Webhooks through an outbox, so nothing is lost and nothing is sent for a change that did not
-   * commit: triggers write the events in the transaction of the change, numbered 1, 2, 3, … per
-   * subject (the changed row is locked, so the numbering is serial). Partners without an endpoint
-   * cost one primary-key lookup and get no rows. The dispatcher
-   * (activities/webhook-delivery.activities.ts) claims due events with `claimed_until` (a lease),
-   * delivers each subject's lowest open sequence first, and logs every attempt.
+   * Webhooks through an outbox: triggers write the events in the transaction of the change, numbered per subject under
+   * its row lock; partners without an endpoint get none. The dispatcher leases events with `claimed_until`.
    */
   private webhooks(): void {
     this.addSql(`
@@ -934,8 +886,7 @@ begin
   return null;
 end $$;
 
--- Inserts always make an event; updates only when status or stage really changed, so a no-op
--- update (or one of other columns) makes none.
+-- Inserts always make an event; updates only when status or stage really changed.
 create trigger crypto_withdrawal_webhook_insert after insert on crypto_withdrawal
   for each row execute function webhook_event_on_status_change();
 create trigger crypto_withdrawal_webhook_update after update of status, stage on crypto_withdrawal
@@ -952,8 +903,7 @@ create trigger exchange_webhook_update after update of status on exchange
   for each row when (old.status is distinct from new.status)
   execute function webhook_event_on_status_change();
 
--- Money credited other than on chain (SEPA, an operator's credit): deposit.succeeded, once, as a
--- deposit row is final when written. network and transactionHash are null.
+-- Money credited other than on chain: deposit.succeeded, once, as a deposit row is final when written.
 create function webhook_event_on_deposit() returns trigger language plpgsql as $$
 declare
   v_event_id text := 'evt_' || replace(gen_random_uuid()::text, '-', '');
@@ -1027,11 +977,8 @@ create trigger withdrawal_address_webhook_delete after update of deleted_at on w
   }
 
   /**
-   * The operators' trail, which nobody can rewrite (db/services/operator-audit.service.ts): every
-   * state-changing `npm run ops` command. The action and subject type are checked for their shape
-   * only (listed in db/entities/operator-action.entity.ts), so a new command needs no migration.
-   * Append-only for every role, the owner and superusers included: the triggers fire even with
-   * `session_replication_role = replica`, which silences ordinary triggers.
+   * The operators' trail, append-only for every role: the triggers fire even under `session_replication_role = replica`.
+   * Actions and subject types are checked for their shape only, so a new command needs no migration.
    */
   private operators(): void {
     this.addSql(`
@@ -1083,8 +1030,7 @@ alter table operator_action enable always trigger operator_action_no_truncate;
 alter table operator_action_use enable always trigger operator_action_use_append_only;
 alter table operator_action_use enable always trigger operator_action_use_no_truncate;
 
--- A deposit above MANUAL_CREDIT_APPROVAL_ABOVE_EUR waiting for a second operator: one change
--- only, PENDING to APPROVED with who, when and the deposit it posted, never by its requester.
+-- A deposit waiting for a second operator: one change only, PENDING to APPROVED, never by its requester.
 create table manual_credit (
   id uuid primary key,
   partner_id uuid not null references partner(id) deferrable initially deferred,
@@ -1139,17 +1085,13 @@ alter table manual_credit enable always trigger manual_credit_no_truncate;
   }
 
   /**
-   * Incoming SEPA credits (docs/operators.md, "Incoming SEPA credits"), and the simulated bank's
-   * side (activities/adapters/bank/): its rows stand for a bank that any number of workers share,
-   * deciding at submission, by the database's clock, when and how a payment is answered. Nothing
-   * references the simulated bank's tables, and a real bank adapter does not use them.
+   * Incoming SEPA credits, and the simulated bank (a bank all workers share, answering by the database's clock), whose
+   * tables nothing references.
    */
   private bank(): void {
     this.addSql(`
--- Every booked credit the bank notified (camt.054), once: a notification delivered twice is
--- recorded, and credited, once. CREDITED when it matched a partner's ACTIVE EUR account; else
--- UNMATCHED in SEPA_SUSPENSE until an operator assigns it (ASSIGNED) or returns it (RETURNING,
--- then RETURNED; a rejected return is UNMATCHED again).
+-- Every booked credit the bank notified, once: CREDITED to a partner's ACTIVE EUR account, else UNMATCHED in SEPA_SUSPENSE
+-- until assigned (ASSIGNED) or returned (RETURNING, then RETURNED; UNMATCHED again if the return is rejected).
 create table incoming_sepa_credit (
   id uuid primary key,
   entry_ref text not null unique check (length(entry_ref) between 1 and 35),
@@ -1235,8 +1177,7 @@ create table simulated_bank_payment (
 -- The camt.054 documents the simulated bank delivers, in the order npm run ops -- bank receive recorded them.
 create table simulated_bank_notification (
   id uuid primary key,
-  -- Inserts are serialised (an advisory lock, db/queries/simulated-bank.queries.ts), so sequences
-  -- commit in order and a reader's cursor never passes one still to commit.
+  -- Inserts are serialised (an advisory lock), so a reader's cursor never passes a sequence still to commit.
   sequence bigint generated always as identity unique,
   entry_ref text not null check (length(entry_ref) between 1 and 35),
   account_iban text not null check (length(account_iban) between 15 and 34),
@@ -1251,15 +1192,10 @@ create index simulated_bank_notification_entry_ref_idx on simulated_bank_notific
 `);
   }
 
-  /**
-   * The EVM chain adapter's state (activities/adapters/chain/evm/), what makes a withdrawal go on
-   * chain exactly once. No foreign key to crypto_withdrawal: the adapter knows withdrawals only by
-   * the id it is given.
-   */
+  /** The EVM adapter's state, what makes a withdrawal go on chain once; it knows withdrawals only by id (no foreign key). */
   private chain(): void {
     this.addSql(`
--- The next nonce of each hot wallet, taken under the row lock in the transaction that stores the
--- signed transaction: gap-free, each nonce one withdrawal's.
+-- Each hot wallet's next nonce, taken under the row lock with the signed transaction: gap-free, one withdrawal each.
 create table evm_wallet_nonce (
   network text not null check (network in ('ethereum', 'polygon')),
   address text not null check (address ~ '^0x[0-9a-f]{40}$'),
@@ -1267,8 +1203,7 @@ create table evm_wallet_nonce (
   primary key (network, address)
 );
 
--- One row per withdrawal (or sweep), with its nonce and what it pays, so a retry with other
--- details is refused; one withdrawal per nonce, whatever a bug tries.
+-- One row per withdrawal (or sweep), so a retry with other details is refused; one withdrawal per nonce.
 create table evm_transaction (
   withdrawal_id uuid primary key,
   network text not null check (network in ('ethereum', 'polygon')),
@@ -1283,9 +1218,7 @@ create table evm_transaction (
   unique (network, from_address, nonce)
 );
 
--- The signed bytes of the first transaction and of each replacement at the same nonce with
--- higher fees, stored before they are sent: whichever lands is the withdrawal's, and at most one
--- can, as they share the nonce.
+-- The signed first transaction and fee-raising replacements, stored before sent; sharing a nonce, at most one lands.
 create table evm_transaction_attempt (
   withdrawal_id uuid not null references evm_transaction(withdrawal_id) deferrable initially deferred,
   attempt integer not null check (attempt between 1 and 100),
@@ -1300,9 +1233,8 @@ create table evm_transaction_attempt (
   primary key (withdrawal_id, attempt)
 );
 
--- The chain each network is on, recorded at first use and checked before every broadcast,
--- confirmation and batch of deposits: a node on another chain is refused until it is the recorded
--- chain again or an operator adopts the new one (npm run ops -- chain adopt).
+-- The chain each network is on, recorded at first use and checked before every use of a node: another chain is refused
+-- until an operator adopts it (npm run ops -- chain adopt).
 create table evm_chain_identity (
   network text primary key check (network in ('ethereum', 'polygon')),
   -- A new one per identity (first use, each adoption): what the operators' audit trail names.
@@ -1317,16 +1249,11 @@ create table evm_chain_identity (
 `);
   }
 
-  /**
-   * Crypto deposits found by the deposit watcher (activities/evm-deposit.activities.ts), and the
-   * sweeps that move them to the hot wallet (activities/evm-sweep.activities.ts): partner balances
-   * never change in a sweep; custody does.
-   */
+  /** Crypto deposits found on chain, and the sweeps to the hot wallet (which change custody, never partner balances). */
   private deposits(): void {
     this.addSql(`
--- One sweep of one (network, deposit address, currency): its transaction is the evm_transaction
--- under its id, signed by the deposit address's key; a token sweep's gas comes first from the hot
--- wallet, as an evm_transaction of its own. IN_FLIGHT until confirmed: SWEPT, or FAILED with why.
+-- One sweep of a (network, deposit address, currency): the evm_transaction under its id, signed by the address's key; a
+-- token sweep's gas comes first from the hot wallet. IN_FLIGHT until confirmed: SWEPT, or FAILED with why.
 create table evm_sweep (
   id uuid primary key,
   network text not null check (network in ('ethereum', 'polygon')),
@@ -1356,19 +1283,15 @@ create table evm_sweep (
   check (status <> 'SWEPT' or (transaction_hash is not null and sent_base_units is not null)),
   check ((gas_top_up_transaction_id is null) = (gas_top_up_base_units is null))
 );
--- One sweep in flight per address, whatever the currency: one key signs one thing at a time, so a
--- native sweep never spends the gas a token sweep was given.
+-- One sweep in flight per address: a native sweep never spends the gas a token sweep was given.
 create unique index evm_sweep_in_flight_idx on evm_sweep (network, address) where status = 'IN_FLIGHT';
 -- Custody reads the addresses of sweeps not SWEPT (in flight, or failed: their coins may still be there).
 create index evm_sweep_not_swept_idx on evm_sweep (network) where status <> 'SWEPT';
 -- The operators' list, newest first.
 create index evm_sweep_created_idx on evm_sweep (created_at desc, id desc);
 
--- One row per transfer to a deposit address, keyed by (network, transaction hash, log index; -1
--- for a native transfer). Credited in the transaction of its ledger credit (a DEPOSIT transfer
--- under its id). A reorganisation that removes its block first makes it ORPHANED, which frees the
--- key; a credited deposit whose block is removed keeps its credit and gets block_orphaned_at: a
--- reconciliation finding, never a silent reversal.
+-- One row per transfer to a deposit address (log index -1: native), credited with its DEPOSIT transfer under its id. A
+-- reorganisation makes it ORPHANED (freeing the key); a credited one keeps its credit and gets block_orphaned_at, a finding.
 create table crypto_deposit (
   id uuid primary key,
   partner_id uuid not null references partner(id) deferrable initially deferred,
@@ -1409,8 +1332,7 @@ create index crypto_deposit_orphaned_credit_idx on crypto_deposit (block_orphane
 create index crypto_deposit_unswept_idx on crypto_deposit (network, credited_at) where stage = 'CREDITED' and sweep_id is null;
 create index crypto_deposit_sweep_idx on crypto_deposit (sweep_id) where sweep_id is not null;
 
--- Per network, the last block read, and the chain it was read on: a node on another chain is
--- noticed, not read as a reorganisation.
+-- Per network, the last block read and its chain: a node on another chain is noticed, not read as a reorganisation.
 create table evm_deposit_cursor (
   network text primary key check (network in ('ethereum', 'polygon')),
   chain_id bigint not null check (chain_id > 0),
@@ -1428,8 +1350,7 @@ create table evm_scanned_block (
   primary key (network, number)
 );
 
--- deposit.pending, deposit.succeeded and deposit.failed: one event per status, so a change of
--- stage alone (a below-minimum deposit whose block is removed) sends none.
+-- One event per status (deposit.pending, .succeeded, .failed): a change of stage alone sends none.
 create function webhook_event_on_crypto_deposit() returns trigger language plpgsql as $$
 declare
   v_event_type text := case new.status when 'IN_PROGRESS' then 'deposit.pending'
@@ -1489,8 +1410,7 @@ create index reconciliation_report_created_idx on reconciliation_report(created_
   /** Last: a row inserted under deferred foreign keys leaves trigger events pending, and its table cannot be altered or indexed until commit. */
   private initialRows(): void {
     this.addSql(`
--- The house's side of every movement, one account per code and currency; unmatched incoming SEPA
--- credits wait in SEPA_SUSPENSE, in EUR only.
+-- The house's side of every movement, one account per code and currency; SEPA_SUSPENSE in EUR only.
 insert into account (id, kind, system_code, currency)
 select gen_random_uuid(), 'SYSTEM', code, currency
   from unnest(array['EXTERNAL_DEPOSITS', 'FEE_INCOME', 'EXCHANGE_DESK', 'CRYPTO_WITHDRAWALS', 'SEPA_CLEARING']) as code,

@@ -5,10 +5,7 @@ import type { OperationTypeFacts } from '../../core/operation-types';
 /** The operations a workflow can move money for (the kinds of their ledger transfers). */
 export type AcceptedOperationKind = OperationTypeFacts['ledgerKind'];
 
-/**
- * What the API accepted, named by the columns of the record its first money-moving step writes
- * (reserve_outgoing_payment, execute_exchange): that step reads it here, never from the workflow.
- */
+/** What the API accepted, by the columns of the record its first money-moving step writes from it (never from the workflow). */
 export interface AcceptedWithdrawal {
   user_id: string | null;
   currency: string;
@@ -59,11 +56,7 @@ interface AcceptedOperationRow {
   workflow_id: string;
 }
 
-/**
- * Records what the API accepted, before it starts the workflow. A replay of the same
- * Idempotency-Key (same operation id) keeps the first record, so the operation moves what was
- * first accepted, whatever rates or fees say now.
- */
+/** Records what the API accepted, before it starts the workflow; a replay (same id) keeps the first record. */
 export async function recordAcceptedOperation(pool: pg.Pool, operation: AcceptedOperation): Promise<void> {
   const inserted = await pool.query<AcceptedOperationRow>({
     name: 'record_accepted_operation',

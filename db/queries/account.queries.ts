@@ -24,10 +24,7 @@ select partner_id, id, currency, trunc(posted_amount - pending_out_amount, ${SCA
  where kind = 'PARTNER' and partner_id = any($1::uuid[])
  order by partner_id, currency`;
 
-/**
- * The accounts of each of these partners, by currency, in one prepared statement (parsed once
- * per connection); a partner without accounts maps to none.
- */
+/** The accounts of each of these partners, by currency, in one prepared statement. */
 export async function findAccountsOfPartners(
   pool: pg.Pool,
   partnerIds: readonly string[],

@@ -8,11 +8,7 @@ interface ActiveKeyRow {
   expires_at: Date | null;
 }
 
-/**
- * The key a hash belongs to, unless revoked; an expired key is returned too, with its expiry,
- * so that the API decides with its own clock and keeps deciding while the key sits in memory.
- * A prepared statement: every request whose key is not cached runs it.
- */
+/** The key a hash belongs to unless revoked, expired ones too: the API decides expiry with its own clock, also when cached. */
 export async function findActiveApiKeyByHash(pool: pg.Pool, keyHash: string): Promise<ActiveApiKey | undefined> {
   const result = await pool.query<ActiveKeyRow>({
     name: 'active-api-key-by-hash',
@@ -27,9 +23,8 @@ export async function findActiveApiKeyByHash(pool: pg.Pool, keyHash: string): Pr
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
- * Records that a key was used at `usedAt`, unless its row already says so to within a minute: the
- * WHERE keeps it to one write a minute per key however many API processes ask (and never moves
- * it back). Touches no column the api_key_changed trigger announces. True when it wrote.
+ * Records a key's use at most once a minute however many API processes ask, never moving it back, and touching no column
+ * the api_key_changed trigger announces. True when it wrote.
  */
 export async function recordApiKeyUse(pool: pg.Pool, apiKeyId: string, usedAt: Date): Promise<boolean> {
   const result = await pool.query({

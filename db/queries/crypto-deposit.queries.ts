@@ -4,12 +4,6 @@ import type { Currency } from '../../core/currencies';
 import { postTransferDirectly } from '../ledger/ledger';
 import { inPgTransaction } from '../pg-transaction';
 
-/**
- * Crypto deposits found on chain, in plain SQL: the batch of
- * a watcher is inserted in one statement, and each credit is one transaction of its own with the
- * ledger. Statuses: IN_PROGRESS/SEEN, SUCCESSFUL/CREDITED, UNSUCCESSFUL/BELOW_MINIMUM or ORPHANED.
- */
-
 /** Currencies whose accounts' wallet addresses are EVM addresses: any of them names its partner on every EVM network. */
 export const EVM_ADDRESS_CURRENCIES = ['eth', 'pol', 'usdc'] as const;
 
@@ -24,10 +18,8 @@ export interface DepositAddressOwner {
 }
 
 /**
- * The partners behind these addresses (lower case), in one query whatever their number: an
- * address is a partner's when it is the wallet of one of its EVM accounts (eth, pol or usdc: today
- * each has its own, later they share one), and what arrives there is credited to the partner's
- * account in the arriving currency. An address two partners claim is left out: `ambiguous`.
+ * The partners whose EVM accounts have these (lower-case) addresses, in one query, with their accounts in the arriving
+ * currencies; an address two partners claim is left out, as `ambiguous`.
  */
 export async function findDepositAddressOwners(
   pool: pg.Pool,
@@ -74,9 +66,8 @@ export interface NewCryptoDeposit {
 }
 
 /**
- * Records what a batch saw, one statement. A transfer already recorded (live: not orphaned) is
- * left as it is, except a credited one whose block a reorganisation had removed: seen again on the
- * chain, it takes its new block and stops being a finding. Answers the rows this call inserted.
+ * Records what a batch saw, in one statement, answering the rows it inserted. A live deposit already recorded stays,
+ * except a credited one whose block was orphaned: seen again, it takes its new block.
  */
 export async function insertCryptoDeposits(
   client: pg.ClientBase,
@@ -120,9 +111,8 @@ export async function insertCryptoDeposits(
 }
 
 /**
- * A reorganisation removed the blocks above `forkPoint`: the deposits seen there and not credited
- * end UNSUCCESSFUL (ORPHANED, never credited); below-minimum ones are orphaned too (the coins are
- * no longer ours to report); credited ones keep their credit and are marked for reconciliation.
+ * The blocks above `forkPoint` were removed: deposits seen there end ORPHANED (UNSUCCESSFUL unless below the minimum);
+ * credited ones keep their credit, marked for reconciliation.
  */
 export async function orphanCryptoDeposits(
   client: pg.ClientBase,
@@ -159,9 +149,8 @@ export async function findDueCryptoDeposits(pool: pg.Pool, network: string, upTo
 }
 
 /**
- * Credits one deposit: its ledger transfer (from EXTERNAL_DEPOSITS, under the deposit's id) and
- * SUCCESSFUL in one transaction, under the deposit's row lock. Safe to run twice, or at the same
- * time as a rewind: whoever locks the row second finds it credited (or orphaned) and does nothing.
+ * Credits one deposit (its transfer from EXTERNAL_DEPOSITS under its id) under its row lock: safe to run twice or beside
+ * a rewind, as whoever locks second finds it credited or orphaned.
  */
 export async function creditCryptoDeposit(pool: pg.Pool, id: string, now: Date): Promise<{ credited: boolean; currency?: Currency }> {
   return inPgTransaction(pool, async (client) => {
@@ -207,10 +196,7 @@ const LISTED_COLUMNS = `id, partner_id as "partnerId", network, currency, trim_s
   transaction_hash as "transactionHash", log_index as "logIndex", block_number::text as "blockNumber", address,
   to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "seenAt"`;
 
-/**
- * Deposits found on chain, newest first, for operators: all of them, or only those below the
- * minimum (in our custody, never credited); of one partner or of all.
- */
+/** Deposits found on chain for operators, newest first: all or only those below the minimum, of one partner or all. */
 export async function findCryptoDeposits(
   em: EntityManager,
   filter: { belowMinimum: boolean; partnerId: string | undefined; limit: number },

@@ -64,25 +64,16 @@ export interface TravelRuleFacts {
   /** Its user, when it was made for one and the user exists. */
   user: TravelRuleUserRow | null;
   /**
-   * The EUR sum (amount_eur) of the partner's crypto withdrawals, its own and its users', to this
-   * destination created since 24 hours before this one, UNSUCCESSFUL ones left out, this one and
-   * any created after it included. No upper bound: withdrawals commit in another order than their
-   * clocks read, so of two reserved in parallel the one checked later must see the other whichever
-   * was created first (else each could miss the other and both pass). What the travel-rule
-   * threshold is compared with, besides each withdrawal's own value. The same destination is the
-   * same address in any letter case (an EVM address checksummed or in lower case is one), on any
-   * network and in any currency.
+   * The EUR sum of the partner's withdrawals (its users' too) to this destination, in any letter case, network or
+   * currency, created since 24 hours before this one, not UNSUCCESSFUL. No upper bound: withdrawals commit out of clock
+   * order, so of two reserved in parallel the one checked later must see the other (else both could pass).
    */
   destinationEurLast24h: string;
 }
 
-/**
- * What the travel-rule check reads, in one statement: the withdrawal, its originator (its user,
- * else its partner) and its destination's 24-hour EUR sum. Undefined when there is no such withdrawal.
- */
+/** What the travel-rule check reads, in one statement: the withdrawal, its originator and its destination's 24-hour sum. */
 export async function findTravelRuleFacts(pool: pg.Pool, withdrawalId: string): Promise<TravelRuleFacts | undefined> {
-  // The sum is served by crypto_withdrawal_destination_sum_idx;
-  // its window starts ROLLING_DAY_MS before the withdrawal's creation, to the millisecond as rollingDayStart counts.
+  // Served by crypto_withdrawal_destination_sum_idx; the window counts to the millisecond, as rollingDayStart does.
   const { rows } = await pool.query<Record<string, unknown>>(
     `select w.*, p.name as tr_partner_name, to_jsonb(u) - 'pesel' - 'email' as tr_user,
             (select coalesce(sum(s.amount_eur), 0)::text from crypto_withdrawal s
@@ -106,11 +97,7 @@ export async function findTravelRuleFacts(pool: pg.Pool, withdrawalId: string): 
   };
 }
 
-/**
- * Merges the travel-rule check's data into the withdrawal's travel_rule (its keys replace those it
- * names, a completion already there stays), only while nothing decided before the hand-off may be
- * decided again: open, not handed off. False when it was not so: nothing written.
- */
+/** Merges the travel-rule check's data into travel_rule while the withdrawal is open and not handed off (else false). */
 export async function storeTravelRuleDataBeforeHandOff(
   pool: pg.Pool,
   change: { id: string; data: Record<string, unknown>; now: Date },

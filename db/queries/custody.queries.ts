@@ -1,15 +1,8 @@
 import type pg from 'pg';
 
 /**
- * What custody reconciliation reads from Postgres (activities/custody-reconciliation.ts): what the
- * ledger owes partners per currency, and which deposit addresses can still hold credited coins.
- */
-
-/**
- * Per currency, exact decimal text: partners' available balances (posted − held) and the holds
- * of crypto withdrawals not yet handed to the chain, whose coins are still ours to pay out. A
- * withdrawal handed off may have left already, so its hold is not counted: an answer that errs,
- * if at all, towards no finding.
+ * Per currency, as exact text: partners' available balances and the holds of withdrawals not handed off (coins still
+ * ours to pay out). A handed-off hold may have left already, so is not counted: erring towards no finding.
  */
 export async function findCustodyObligations(
   db: pg.Pool | pg.PoolClient,
@@ -31,12 +24,8 @@ export async function findCustodyObligations(
 }
 
 /**
- * The deposit addresses of a network that can hold credited coins: those with credited deposits
- * no sweep has yet moved (unswept, or a sweep in flight or failed). Only these, not every
- * partner's address: coins that arrive are credited only once seen, and are moved to the hot
- * wallet within a sweep, so what the ledger owes sits in the hot wallet or here; the rest of
- * 100,000 addresses would cost a node call each for nothing. At most `limit`, the oldest credit
- * first; the others' credited sums per currency are answered instead (`unread`).
+ * The network's deposit addresses that can hold credited coins (deposits not yet swept), not every partner's: what the
+ * ledger owes sits there or in the hot wallet. At most `limit`, oldest credit first; the rest as sums (`unread`).
  */
 export async function findCustodyAddresses(
   db: pg.Pool | pg.PoolClient,

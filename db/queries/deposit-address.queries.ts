@@ -16,11 +16,8 @@ export const MAX_DEPOSIT_ADDRESS_LOOKUP = 10_000;
 const FAMILY_CURRENCY: Readonly<Record<DepositKeyFamily, string>> = { evm: 'eth', btc: 'btc', ltc: 'ltc', doge: 'doge' };
 
 /**
- * Which of these addresses are partners' deposit addresses of the family, and whose: one probe of
- * the unique (currency, wallet_address) index per address, so what the deposit watcher asks per
- * block batch costs the same with ten partners or a hundred thousand. Addresses are compared in
- * their stored form (an EVM log's lower-case hex finds its checksummed address); text that is no
- * address of the family is no one's.
+ * Which of these addresses are partners' deposit addresses of the family, and whose: one index probe per address, in
+ * their stored form (an EVM log's lower-case hex finds its checksummed address); text that is no address is no one's.
  */
 export async function findDepositAddressOwners(
   pool: pg.Pool | pg.PoolClient,

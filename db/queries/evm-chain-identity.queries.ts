@@ -2,10 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 
-/**
- * The chain each EVM network is on: recorded at first
- * use, replaced only by an operator's adoption. Genesis hashes are stored in lower case.
- */
+/** The chain each EVM network is on: recorded at first use, replaced only by an operator's adoption; hashes in lower case. */
 
 export interface ChainIdentity {
   chainId: number;
@@ -22,30 +19,24 @@ export interface RecordedChainIdentity extends ChainIdentity {
 
 type Queryable = pg.Pool | pg.ClientBase;
 
-interface Row {
-  network: string;
-  id: string;
-  chain_id: string;
-  genesis_hash: string;
-  recorded_at: string;
-  adopted_at: string | null;
-  adopted_by: string | null;
-}
+type Row = Omit<RecordedChainIdentity, 'chainId' | 'recordedAt' | 'adoptedAt'> & {
+  chainId: string;
+  recordedAt: string;
+  adoptedAt: string | null;
+};
 
 // Times as ISO text: pg and MikroORM's connection parse timestamps differently.
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-const COLUMNS = `network, id, chain_id::text, genesis_hash, to_char(recorded_at at time zone 'UTC', ${ISO}) as recorded_at,
-  to_char(adopted_at at time zone 'UTC', ${ISO}) as adopted_at, adopted_by`;
+const COLUMNS = `network, id, chain_id::text as "chainId", genesis_hash as "genesisHash",
+  to_char(recorded_at at time zone 'UTC', ${ISO}) as "recordedAt", to_char(adopted_at at time zone 'UTC', ${ISO}) as "adoptedAt",
+  adopted_by as "adoptedBy"`;
 
 function identityOf(row: Row): RecordedChainIdentity {
   return {
-    network: row.network,
-    id: row.id,
-    chainId: Number(row.chain_id),
-    genesisHash: row.genesis_hash,
-    recordedAt: new Date(row.recorded_at),
-    adoptedAt: row.adopted_at === null ? null : new Date(row.adopted_at),
-    adoptedBy: row.adopted_by,
+    ...row,
+    chainId: Number(row.chainId),
+    recordedAt: new Date(row.recordedAt),
+    adoptedAt: row.adoptedAt === null ? null : new Date(row.adoptedAt),
   };
 }
 
@@ -66,10 +57,7 @@ export async function findChainIdentities(em: EntityManager): Promise<RecordedCh
   return rows.map(identityOf);
 }
 
-/**
- * The network's recorded identity; `seen` becomes it when none is recorded yet (first use). Two
- * first uses at once record one of them, and both answer that one.
- */
+/** The network's recorded identity, `seen` when none is yet; two first uses at once both answer the one recorded. */
 export async function recordChainIdentityAtFirstUse(
   db: Queryable,
   network: string,

@@ -1,10 +1,6 @@
 import type pg from 'pg';
 
-/**
- * Where the deposit watcher stands on each network: the
- * cursor (the last block read, and the chain it was read on) and the hashes of the blocks read,
- * for finding the fork point of a reorganisation. Hashes are stored in lower case.
- */
+/** The deposit watcher's cursor per network, and the (lower-case) hashes of the blocks read, to find a fork point. */
 
 export interface DepositCursor {
   network: string;
@@ -39,12 +35,9 @@ export async function startDepositCursor(client: pg.ClientBase, cursor: DepositC
 }
 
 /**
- * Moves the cursor from `expected` to `next`, or does nothing when it is no longer at `expected`
- * (another attempt of the same batch moved it first): the caller's transaction then rolls back.
- * It locks the cursor's row, so two attempts of one network's batch run one after the other.
- * `highestStored`, when given, is the highest block stored at or below the last block when the
- * caller looked: a cursor back at the same number over other blocks (rewound and read again
- * meanwhile) is not the one it judged.
+ * Moves the cursor from `expected` to `next` under its row lock, or answers false when another attempt moved it first.
+ * `highestStored`: the highest block stored at or below the last block when the caller looked, so a cursor rewound and
+ * read again meanwhile over other blocks does not pass.
  */
 export async function moveDepositCursor(
   client: pg.ClientBase,

@@ -3,11 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { inPgTransaction } from '../pg-transaction';
 
-/**
- * Sweeps of credited deposits to the hot wallet, in plain
- * SQL. Amounts are integers in the currency's smallest unit (wei, the token's millionths), as
- * signed; deposits keep their exact decimals, converted here with the currency's decimals.
- */
+/** Sweeps of credited deposits to the hot wallet. Amounts are integers in the currency's smallest unit, as signed. */
 
 export type EvmSweepStatus = 'IN_FLIGHT' | 'SWEPT' | 'FAILED';
 export type EvmSweepFailure = 'ADDRESS_NOT_DERIVED' | 'NOTHING_AT_ADDRESS' | 'REVERTED' | 'NONCE_MISMATCH';
@@ -33,50 +29,25 @@ export interface EvmSweepRecord {
   createdAt: Date;
 }
 
-interface SweepRow {
-  id: string;
-  network: string;
-  currency: string;
-  address: string;
-  partner_id: string;
-  deposit_index: number;
-  hot_wallet: string;
-  amount_base_units: string;
-  sent_base_units: string | null;
-  status: EvmSweepStatus;
-  failure_reason: EvmSweepFailure | null;
-  gas_top_up_transaction_id: string | null;
-  gas_top_up_base_units: string | null;
-  gas_ready_at: Date | null;
-  sent_at: Date | null;
-  transaction_hash: string | null;
-  created_at: Date;
-}
+type SweepRow = Omit<EvmSweepRecord, 'amountBaseUnits' | 'sentBaseUnits' | 'gasTopUpBaseUnits'> & {
+  amountBaseUnits: string;
+  sentBaseUnits: string | null;
+  gasTopUpBaseUnits: string | null;
+};
 
-const SWEEP_COLUMNS = `id, network, currency, address, partner_id, deposit_index, hot_wallet, amount_base_units::text,
-  sent_base_units::text, status, failure_reason, gas_top_up_transaction_id, gas_top_up_base_units::text, gas_ready_at,
-  sent_at, transaction_hash, created_at`;
+const SWEEP_COLUMNS = `id, network, currency, address, partner_id as "partnerId", deposit_index as "depositIndex",
+  hot_wallet as "hotWallet", amount_base_units::text as "amountBaseUnits", sent_base_units::text as "sentBaseUnits", status,
+  failure_reason as "failureReason", gas_top_up_transaction_id as "gasTopUpTransactionId",
+  gas_top_up_base_units::text as "gasTopUpBaseUnits", gas_ready_at as "gasReadyAt", sent_at as "sentAt",
+  transaction_hash as "transactionHash", created_at as "createdAt"`;
 
 function recordOf(row: SweepRow): EvmSweepRecord {
   const units = (text: string | null) => (text === null ? null : BigInt(text));
   return {
-    id: row.id,
-    network: row.network,
-    currency: row.currency,
-    address: row.address,
-    partnerId: row.partner_id,
-    depositIndex: row.deposit_index,
-    hotWallet: row.hot_wallet,
-    amountBaseUnits: BigInt(row.amount_base_units),
-    sentBaseUnits: units(row.sent_base_units),
-    status: row.status,
-    failureReason: row.failure_reason,
-    gasTopUpTransactionId: row.gas_top_up_transaction_id,
-    gasTopUpBaseUnits: units(row.gas_top_up_base_units),
-    gasReadyAt: row.gas_ready_at,
-    sentAt: row.sent_at,
-    transactionHash: row.transaction_hash,
-    createdAt: row.created_at,
+    ...row,
+    amountBaseUnits: BigInt(row.amountBaseUnits),
+    sentBaseUnits: units(row.sentBaseUnits),
+    gasTopUpBaseUnits: units(row.gasTopUpBaseUnits),
   };
 }
 
@@ -97,10 +68,8 @@ export interface DueSweep {
 }
 
 /**
- * Addresses whose credited, unswept deposits of a currency add up to more than its threshold,
- * and that no sweep is working on: oldest credit first, at most `limit`. Deposits a
- * reorganisation removed after their credit (block_orphaned_at) are left to operators. What stays
- * below its threshold costs a row of the partial index per deposit, never a node call.
+ * Addresses whose credited, unswept deposits of a currency exceed its threshold and no sweep works on, oldest credit
+ * first. Deposits whose block was orphaned after their credit are left to operators.
  */
 export async function findDueSweeps(pool: pg.Pool, network: string, thresholds: SweepThresholds, limit: number): Promise<DueSweep[]> {
   const currencies = Object.keys(thresholds);
@@ -127,11 +96,8 @@ export type SweepClaim =
   | { kind: 'nothing'; reason: string };
 
 /**
- * Takes the address's credited, unswept deposits of the currency into a new sweep, in one
- * transaction under their row locks, if they add up to more than the threshold; or answers the
- * sweep of this address and currency already in flight (an activity run again, a workflow
- * started again: it resumes it). Safe at the same time as itself: one claim links the deposits,
- * the other finds them linked, or the address's one sweep in flight.
+ * Takes the address's credited, unswept deposits of the currency into a new sweep under their row locks, if above the
+ * threshold; or answers its sweep already in flight (resumed). Of two concurrent claims, one links the deposits.
  */
 export async function claimEvmSweep(
   pool: pg.Pool,
@@ -197,10 +163,7 @@ export async function claimEvmSweep(
   });
 }
 
-/**
- * The native coin at the address that is not ours to spend on gas: deposits seen and not yet
- * credited, credited and not swept, and below the minimum (in our custody, reported to operators).
- */
+/** The native coin at the address not ours to spend on gas: deposits seen, credited and not swept, or below the minimum. */
 export async function reservedNativeAt(
   pool: pg.Pool,
   network: string,
@@ -217,9 +180,8 @@ export async function reservedNativeAt(
 }
 
 /**
- * Records the token sweep's gas top-up before it is signed: a retry signs the same id, for the
- * same amount. Undefined once the sweep no longer waits for gas (ready, or final): the gas
- * measured then may be what its own sweep already spent.
+ * Records the token sweep's gas top-up before it is signed, so a retry signs the same; undefined once the sweep no longer
+ * waits for gas (the gas measured then may be what its own sweep spent).
  */
 export async function setGasTopUp(
   pool: pg.Pool,
@@ -252,9 +214,8 @@ export async function markSweepSent(pool: pg.Pool, id: string, sentBaseUnits: bi
 }
 
 /**
- * Ends a sweep in flight; one already final is left as it is (answers false). Only a sweep's
- * REVERTED follows its transaction: every other failure is decided before signing, so it holds
- * only while no transaction of the sweep's own is stored (answers false otherwise).
+ * Ends a sweep in flight (false if final). Failures other than REVERTED are decided before signing, so they apply only
+ * while the sweep has no transaction stored (false otherwise).
  */
 export async function finishEvmSweep(
   pool: pg.Pool,
@@ -301,11 +262,7 @@ export interface ListedSweep {
   finishedAt: string | null;
 }
 
-/**
- * Sweeps for operators, newest first: what (currency, amounts), from (the deposit address), to
- * (the hot wallet), the transactions (the top-up's and the sweep's latest attempt, or the one that
- * landed) and where each stands.
- */
+/** Sweeps for operators, newest first, with their transactions (the top-up's, and the sweep's landed or latest attempt). */
 export async function findEvmSweeps(
   em: EntityManager,
   filter: { status: EvmSweepStatus | undefined; partnerId: string | undefined; limit: number },
@@ -328,10 +285,7 @@ export async function findEvmSweeps(
   );
 }
 
-/**
- * Of these transaction hashes, the ones that are a sweep's gas top-up (the hot wallet paying a
- * deposit address's gas for a token sweep): our own money moved within custody, never a deposit.
- */
+/** Of these transaction hashes, the sweeps' gas top-ups: our own money moved within custody, never a deposit. */
 export async function gasTopUpHashes(pool: pg.Pool, transactionHashes: readonly string[]): Promise<Set<string>> {
   if (transactionHashes.length === 0) return new Set();
   const { rows } = await pool.query<{ transaction_hash: string }>(

@@ -1,11 +1,7 @@
 import type pg from 'pg';
 import { inPgTransaction } from '../pg-transaction';
 
-/**
- * The EVM adapter's tables: hot wallet nonces, one signed
- * transaction per withdrawal and its attempts (the first and each fee-raising replacement).
- * Addresses and hashes are stored in lower case.
- */
+/** Hot wallet nonces, one signed transaction per withdrawal and its attempts; addresses and hashes in lower case. */
 
 export interface EvmTransactionRecord {
   withdrawalId: string;
@@ -35,39 +31,29 @@ export interface EvmTransactionAttempt {
 export type NewEvmTransaction = Omit<EvmTransactionRecord, 'attempts' | 'nonce'>;
 export type NewEvmAttempt = Omit<EvmTransactionAttempt, 'replacedAt'>;
 
-interface TransactionRow {
-  withdrawal_id: string;
-  network: string;
-  chain_id: string;
-  from_address: string;
+type TransactionRow = Omit<EvmTransactionRecord, 'chainId' | 'nonce' | 'amountBaseUnits' | 'attempts'> & {
+  chainId: string;
   nonce: string;
-  currency: string;
-  destination: string;
-  amount_base_units: string;
-  created_at: Date;
-}
+  amountBaseUnits: string;
+};
 
-interface AttemptRow {
-  attempt: number;
-  transaction_hash: string;
-  raw_transaction: string;
-  gas_limit: string;
-  max_fee_per_gas: string;
-  max_priority_fee_per_gas: string;
-  signed_at: Date;
-  replaced_at: Date | null;
-}
+type AttemptRow = Omit<EvmTransactionAttempt, 'gasLimit' | 'maxFeePerGas' | 'maxPriorityFeePerGas'> & {
+  gasLimit: string;
+  maxFeePerGas: string;
+  maxPriorityFeePerGas: string;
+};
+
+const TRANSACTION_COLUMNS = `t.withdrawal_id as "withdrawalId", t.network, t.chain_id as "chainId", t.from_address as "fromAddress",
+  t.nonce, t.currency, t.destination, t.amount_base_units as "amountBaseUnits", t.created_at as "createdAt"`;
 
 /** The withdrawal's transaction with all its attempts, if it was ever signed. */
 export async function evmTransactionOfWithdrawal(
   db: pg.Pool | pg.PoolClient,
   withdrawalId: string,
 ): Promise<EvmTransactionRecord | undefined> {
-  const result = await db.query<TransactionRow>(
-    `select withdrawal_id, network, chain_id, from_address, nonce, currency, destination, amount_base_units, created_at
-     from evm_transaction where withdrawal_id = $1`,
-    [withdrawalId],
-  );
+  const result = await db.query<TransactionRow>(`select ${TRANSACTION_COLUMNS} from evm_transaction t where t.withdrawal_id = $1`, [
+    withdrawalId,
+  ]);
   const row = result.rows[0];
   return row && withAttempts(db, row);
 }
@@ -78,7 +64,7 @@ export async function evmTransactionByHash(
   transactionHash: string,
 ): Promise<EvmTransactionRecord | undefined> {
   const result = await db.query<TransactionRow>(
-    `select t.withdrawal_id, t.network, t.chain_id, t.from_address, t.nonce, t.currency, t.destination, t.amount_base_units, t.created_at
+    `select ${TRANSACTION_COLUMNS}
      from evm_transaction_attempt a join evm_transaction t on t.withdrawal_id = a.withdrawal_id
      where a.transaction_hash = $1`,
     [transactionHash.toLowerCase()],
@@ -89,30 +75,23 @@ export async function evmTransactionByHash(
 
 async function withAttempts(db: pg.Pool | pg.PoolClient, row: TransactionRow): Promise<EvmTransactionRecord> {
   const attempts = await db.query<AttemptRow>(
-    `select attempt, transaction_hash, raw_transaction, gas_limit, max_fee_per_gas, max_priority_fee_per_gas, signed_at, replaced_at
+    `select attempt, transaction_hash as "transactionHash", raw_transaction as "rawTransaction", gas_limit as "gasLimit",
+            max_fee_per_gas as "maxFeePerGas", max_priority_fee_per_gas as "maxPriorityFeePerGas", signed_at as "signedAt",
+            replaced_at as "replacedAt"
      from evm_transaction_attempt where withdrawal_id = $1 order by attempt`,
-    [row.withdrawal_id],
+    [row.withdrawalId],
   );
-  if (attempts.rows.length === 0) throw new Error(`evm transaction of ${row.withdrawal_id} has no attempt`);
+  if (attempts.rows.length === 0) throw new Error(`evm transaction of ${row.withdrawalId} has no attempt`);
   return {
-    withdrawalId: row.withdrawal_id,
-    network: row.network,
-    chainId: Number(row.chain_id),
-    fromAddress: row.from_address,
+    ...row,
+    chainId: Number(row.chainId),
     nonce: BigInt(row.nonce),
-    currency: row.currency,
-    destination: row.destination,
-    amountBaseUnits: BigInt(row.amount_base_units),
-    createdAt: row.created_at,
+    amountBaseUnits: BigInt(row.amountBaseUnits),
     attempts: attempts.rows.map((attempt) => ({
-      attempt: attempt.attempt,
-      transactionHash: attempt.transaction_hash,
-      rawTransaction: attempt.raw_transaction,
-      gasLimit: BigInt(attempt.gas_limit),
-      maxFeePerGas: BigInt(attempt.max_fee_per_gas),
-      maxPriorityFeePerGas: BigInt(attempt.max_priority_fee_per_gas),
-      signedAt: attempt.signed_at,
-      replacedAt: attempt.replaced_at,
+      ...attempt,
+      gasLimit: BigInt(attempt.gasLimit),
+      maxFeePerGas: BigInt(attempt.maxFeePerGas),
+      maxPriorityFeePerGas: BigInt(attempt.maxPriorityFeePerGas),
     })),
   };
 }
@@ -142,10 +121,7 @@ export async function lockNextNonce(client: pg.PoolClient, network: string, addr
   return BigInt(row.next_nonce);
 }
 
-/**
- * Stores a signed transaction under the nonce locked by lockNextNonce and moves the wallet's
- * sequence past it, in the caller's transaction.
- */
+/** Stores a signed transaction under the nonce lockNextNonce locked, and moves the wallet's sequence past it. */
 export async function insertEvmTransaction(
   client: pg.PoolClient,
   transaction: NewEvmTransaction & { nonce: bigint },
@@ -175,10 +151,7 @@ export async function insertEvmTransaction(
   await insertAttempt(client, transaction.withdrawalId, attempt);
 }
 
-/**
- * Stores a replacement as the attempt after `previousAttempt` and marks that one replaced, in one
- * transaction. False when another process stored that attempt first (then use theirs).
- */
+/** Stores a replacement after `previousAttempt`, marking that one replaced; false when another process stored it first. */
 export async function insertReplacementAttempt(
   pool: pg.Pool,
   withdrawalId: string,

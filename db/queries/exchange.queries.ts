@@ -47,10 +47,8 @@ export interface ExchangeExecution {
 export type ExchangeOutcome = { outcome: 'EXCHANGED' | 'EXISTS' } | { outcome: 'UNKNOWN'; reason: string };
 
 /**
- * execute_exchange (the baseline migration): every decision of an exchange in one statement, its
- * own transaction. EXISTS when an earlier run stored it; UNKNOWN, with the reason, when the API
- * accepted no such exchange. Refusals as the partner is told them: an exchange given up on, a lock
- * it cannot use, an amount the lock's rates cannot quote, insufficient funds.
+ * execute_exchange: every decision of an exchange in one statement. EXISTS when an earlier run stored it; UNKNOWN when the
+ * API accepted no such exchange; refusals thrown as the partner is told them.
  */
 export async function executeExchange(pool: pg.Pool, execution: ExchangeExecution): Promise<ExchangeOutcome> {
   const quote = execution.quote && 'transfer' in execution.quote ? execution.quote : undefined;

@@ -34,15 +34,18 @@ export interface HistoryPageRequest {
 /** Sorts before every uuid: (until, NIL) excludes exactly the entries at `until` and later. */
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
+/** One table's entries of a page, through its (partner_id, created_at desc, id desc) index: already in order, cut at the size. */
+const entriesOf = (table: string, columns: string) => `(select ${columns}
+        from ${table}
+       where partner_id = r.partner_id and created_at >= r.from_at and created_at < r.until_at
+         and (created_at, id) < (r.after_at, r.after_id)
+       order by created_at desc, id desc limit r.size)`;
+
 /**
- * Several pages at once, one per row of the request arrays. For each, every branch reads one table
- * through its (partner_id, created_at desc, id desc) index, already in the page's order and cut
- * at the page's size, so Postgres merges six short index scans (Merge Append) and reads about
- * `size` rows whatever the month holds. A deposit found on chain shows from the moment it is seen
- * (IN_PROGRESS), with its status as it goes (SUCCESSFUL once credited, UNSUCCESSFUL when it never
- * will be). A crypto withdrawal shows everything it debits: amount
- * plus network fee; one whose transaction failed on chain adds the fee it kept, SUCCESSFUL, as an
- * entry of its own. Numbers leave as their exact text without trailing zeros.
+ * Several pages at once, one per row of the request arrays, each a Merge Append of six short index scans that reads about
+ * `size` rows whatever the month holds. A crypto deposit shows from when it is seen, with its status as it goes; a crypto
+ * withdrawal debits amount plus fee, and the fee one that failed on chain kept is an entry of its own. Numbers leave as
+ * exact text without trailing zeros.
  */
 const PAGES_SQL = `
 select r.request::int as request, e.id,
@@ -53,53 +56,28 @@ select r.request::int as request, e.id,
        with ordinality as r(partner_id, from_at, until_at, after_at, after_id, size, request)
  cross join lateral (
    select * from (
-     (select id, created_at, type, amount, currency,
-             null::numeric as amount_from, null::text as currency_from, 'SUCCESSFUL'::text as status, null::uuid as withdrawal_id
-        from deposit
-       where partner_id = r.partner_id and created_at >= r.from_at and created_at < r.until_at
-         and (created_at, id) < (r.after_at, r.after_id)
-       order by created_at desc, id desc limit r.size)
-     union all
-     (select id, created_at, 'cryptoDeposit', amount, currency, null, null, status, null
-        from crypto_deposit
-       where partner_id = r.partner_id and created_at >= r.from_at and created_at < r.until_at
-         and (created_at, id) < (r.after_at, r.after_id)
-       order by created_at desc, id desc limit r.size)
-     union all
-     (select id, created_at, 'exchange', amount_to, currency_to, -amount_from, currency_from, status, null
-        from exchange
-       where partner_id = r.partner_id and created_at >= r.from_at and created_at < r.until_at
-         and (created_at, id) < (r.after_at, r.after_id)
-       order by created_at desc, id desc limit r.size)
-     union all
-     (select id, created_at, 'cryptoWithdrawal', -(amount + fee), currency, null, null, status, null
-        from crypto_withdrawal
-       where partner_id = r.partner_id and created_at >= r.from_at and created_at < r.until_at
-         and (created_at, id) < (r.after_at, r.after_id)
-       order by created_at desc, id desc limit r.size)
-     union all
-     (select id, created_at, 'cryptoWithdrawal', -amount, currency, null, null, 'SUCCESSFUL', withdrawal_id
-        from crypto_withdrawal_kept_fee
-       where partner_id = r.partner_id and created_at >= r.from_at and created_at < r.until_at
-         and (created_at, id) < (r.after_at, r.after_id)
-       order by created_at desc, id desc limit r.size)
-     union all
-     (select id, created_at, 'sepaTransfer', -amount, currency, null, null, status, null
-        from sepa_transfer
-       where partner_id = r.partner_id and created_at >= r.from_at and created_at < r.until_at
-         and (created_at, id) < (r.after_at, r.after_id)
-       order by created_at desc, id desc limit r.size)
+     ${[
+       entriesOf(
+         'deposit',
+         `id, created_at, type, amount, currency,
+             null::numeric as amount_from, null::text as currency_from, 'SUCCESSFUL'::text as status, null::uuid as withdrawal_id`,
+       ),
+       entriesOf('crypto_deposit', `id, created_at, 'cryptoDeposit', amount, currency, null, null, status, null`),
+       entriesOf('exchange', `id, created_at, 'exchange', amount_to, currency_to, -amount_from, currency_from, status, null`),
+       entriesOf('crypto_withdrawal', `id, created_at, 'cryptoWithdrawal', -(amount + fee), currency, null, null, status, null`),
+       entriesOf(
+         'crypto_withdrawal_kept_fee',
+         `id, created_at, 'cryptoWithdrawal', -amount, currency, null, null, 'SUCCESSFUL', withdrawal_id`,
+       ),
+       entriesOf('sepa_transfer', `id, created_at, 'sepaTransfer', -amount, currency, null, null, status, null`),
+     ].join('\n     union all\n     ')}
    ) entries
    order by created_at desc, id desc
    limit r.size
  ) e
  order by r.request, e.created_at desc, e.id desc`;
 
-/**
- * Pages of partners' movements, each in [from, until) and newest first, from the operation
- * tables themselves (the ledger stays the source of truth for balances; these rows carry the
- * partner-facing status). One prepared statement (parsed once per connection) for all of them.
- */
+/** Pages of partners' movements, each in [from, until), newest first, from the operation tables (their partner-facing status). */
 export async function findHistoryPages(
   pool: pg.Pool,
   requests: readonly HistoryPageRequest[],

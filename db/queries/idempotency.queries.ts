@@ -9,10 +9,7 @@ export interface IdempotencyRow {
   response_body: unknown;
 }
 
-/**
- * Claims (partner, key) for a request, or returns the record that already holds it. The unique
- * constraint decides races: of two concurrent first requests exactly one inserts.
- */
+/** Claims (partner, key) for a request, or returns the record holding it; the unique constraint decides races. */
 export async function claimIdempotencyKey(
   pool: pg.Pool,
   claim: { id: string; partnerId: string; key: string; operation: string; requestHash: string; resourceId: string },
@@ -46,10 +43,7 @@ async function claimOnce(
   return record ? { claimed: false, record } : undefined;
 }
 
-/**
- * Frees a key whose operation was given up on before it moved anything (a tombstone guarantees
- * it never will), so a retry with the same key starts a new operation instead of the dead one.
- */
+/** Frees a key whose operation was tombstoned, so a retry with it starts a new operation. */
 export async function releaseIdempotencyClaim(pool: pg.Pool, id: string): Promise<void> {
   await pool.query(`delete from idempotency_record where id = $1 and response_status is null`, [id]);
 }

@@ -44,11 +44,7 @@ export interface SuspenseMismatchRow {
   open_credits: string;
 }
 
-/**
- * The suspense account against the credits it holds: every UNMATCHED or RETURNING credit put its
- * amount there in the transaction that recorded it, and an assignment or a settled return took it
- * out in the transaction that resolved it, so the two are equal; a row here says they are not.
- */
+/** A row when SEPA_SUSPENSE does not hold exactly the open (UNMATCHED or RETURNING) credits, as every change keeps it. */
 export async function findSuspenseMismatch(pool: pg.Pool): Promise<SuspenseMismatchRow[]> {
   const result = await pool.query<SuspenseMismatchRow>(
     `select s.suspense::text as suspense, o.open_credits::text as open_credits

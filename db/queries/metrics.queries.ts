@@ -1,9 +1,6 @@
 import type pg from 'pg';
 
-/*
- * What the API's /metrics reads at scrape time (cached a few seconds by the caller): small,
- * read-only, safe on a replica.
- */
+/* What the API's /metrics reads at scrape time: small, read-only, safe on a replica. */
 
 export interface OperationCountRow {
   operation: 'exchange' | 'crypto-withdrawal' | 'sepa-transfer';
@@ -29,11 +26,7 @@ export interface HeldFundsRow {
   held: string;
 }
 
-/**
- * Funds held by pending reservations, per currency: the partner accounts' pending outgoing
- * amounts, which the ledger keeps equal to their pending postings in the same transaction (and
- * reconciliation checks). One row per partner and currency, so this stays cheap as postings grow.
- */
+/** Funds held per currency, from the partner accounts' cached pending amounts: cheap however many postings there are. */
 export async function sumHeldFundsByCurrency(pool: pg.Pool): Promise<HeldFundsRow[]> {
   const result = await pool.query<HeldFundsRow>(
     `select currency, sum(pending_out_amount)::text as held from account where kind = 'PARTNER' group by currency order by currency`,

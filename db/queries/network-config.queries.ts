@@ -31,17 +31,10 @@ export async function findNetworkConfig(pool: pg.Pool, currency: string, network
 /** Per pool: a test's stack and a process's own are never mixed up. Bounded by the currencies and networks (validated enums). */
 const cachedConfigs = new WeakMap<pg.Pool, Map<string, Promise<NetworkConfigRow | undefined>>>();
 
-/**
- * findNetworkConfig read once per process: network_config changes only by migration, and a
- * deployment restarts its processes (the balances route caches every network's the same way).
- * A miss or a failure is not kept, so it is asked again.
- */
+/** findNetworkConfig read once per process (network_config changes only by migration); a miss or failure is asked again. */
 export function findNetworkConfigCached(pool: pg.Pool, currency: string, network: string): Promise<NetworkConfigRow | undefined> {
   let configs = cachedConfigs.get(pool);
-  if (!configs) {
-    configs = new Map();
-    cachedConfigs.set(pool, configs);
-  }
+  if (!configs) cachedConfigs.set(pool, (configs = new Map<string, Promise<NetworkConfigRow | undefined>>()));
   const key = `${currency}/${network}`;
   const cached = configs.get(key);
   if (cached) return cached;

@@ -26,10 +26,7 @@ interface Row {
   details: Record<string, unknown> | null;
 }
 
-/**
- * The newest operator actions first, optionally of one partner and one action (`ops audit list`);
- * each filter has its index. `limit` is the caller's, bounded.
- */
+/** The newest operator actions first, optionally of one partner and one action (`ops audit list`). */
 export async function listOperatorActions(
   em: EntityManager,
   filter: { partnerId?: string; action?: string; limit: number },

@@ -3,15 +3,9 @@ import { assertInvariant } from '../../core/errors';
 import { ledgerError } from '../ledger/ledger';
 
 /**
- * The usual path of an outgoing payment's steps (activities/outgoing-payment.steps.ts), each a
- * conditional statement instead of `SELECT … FOR UPDATE`, a second read and an UPDATE: the
- * statement's `WHERE` is the step's precondition, re-checked by Postgres on the row it locks, so a
- * concurrent release or settlement is seen (READ COMMITTED re-evaluates the row it waited for).
- * A statement that matches nothing changes nothing; the step then decides on the slow path, with
- * the record locked, exactly as before. The tables are a closed list, never input. Plain
- * statements through the worker's pool: an entity load or knex's query building buys nothing
- * here (issue 22: around these statements they took about 3 ms of the worker's main thread per
- * withdrawal).
+ * The fast path of an outgoing payment's steps: one conditional statement each, its `WHERE` the step's precondition,
+ * re-checked by Postgres on the row it locks; matching nothing, the step takes the slow path with the record locked.
+ * Plain SQL: the ORM cost about 3 ms of the worker's main thread per withdrawal. The tables are a closed list, never input.
  */
 export type OutgoingPaymentTable = 'crypto_withdrawal' | 'sepa_transfer';
 
@@ -35,11 +29,7 @@ function numbered(condition: RecordCondition, first: number): string {
   return condition.sql.replace(/\?/g, () => `$${next++}`);
 }
 
-/**
- * Records the hand-off of an open payment whose hold is still PENDING and which meets `ready`;
- * keeps the first hand-off time. True when it did (or had, on a re-run); false when anything is
- * not so (closed, released, not ready, unknown), nothing changed.
- */
+/** Records the hand-off (the first time kept) of an open payment whose hold is PENDING and that meets `ready`; else false. */
 export async function markHandedOffIfOpen(
   pool: pg.Pool,
   table: OutgoingPaymentTable,
@@ -73,12 +63,7 @@ export async function findWithHoldState(
   return { row, holdState: (holdState as string | null) ?? null };
 }
 
-/**
- * Settles an open, handed-off payment in one statement, its own transaction: the record closed as
- * SETTLED and its hold posted (ledger_complete) together, the posting made only for the row the
- * update closed. False when it is not open and handed off: nothing changed, and the caller decides
- * with the record locked. The ledger's refusals raise as postTransfer's do (ledgerError).
- */
+/** Settles an open, handed-off payment in one statement: record SETTLED and hold posted together; else false, nothing changed. */
 export async function settleIfHandedOff(pool: pg.Pool, table: OutgoingPaymentTable, id: string, now: Date): Promise<boolean> {
   let rows: Array<{ outcome: unknown }>;
   try {
@@ -100,10 +85,8 @@ export async function settleIfHandedOff(pool: pg.Pool, table: OutgoingPaymentTab
 }
 
 /**
- * Stores what the chain answered to a broadcast: the first hash stays; the stage becomes
- * BROADCAST unless a settlement (or anything final) committed meanwhile. A node's refusal another
- * run of the broadcast heard is dropped with the first hash of an open withdrawal: the transaction
- * was taken, so that refusal releases nothing. One statement.
+ * Stores a broadcast's hash (the first stays) and BROADCAST unless final meanwhile. A node's refusal another run heard is
+ * dropped with an open withdrawal's first hash: the transaction was taken, so it releases nothing.
  */
 export async function recordBroadcast(pool: pg.Pool, id: string, transactionHash: string, now: Date): Promise<void> {
   const { rowCount } = await pool.query(
@@ -116,10 +99,7 @@ export async function recordBroadcast(pool: pg.Pool, id: string, transactionHash
   assertInvariant(rowCount === 1, `crypto withdrawal ${id} exists`);
 }
 
-/**
- * Stores what the bank answered to a submission: the message id, the first reference (kept), and
- * SUBMITTED for a transfer still RESERVED. One statement.
- */
+/** Stores a submission's message id and first bank reference, and SUBMITTED for a transfer still RESERVED. */
 export async function recordSubmission(
   pool: pg.Pool,
   submission: { id: string; messageId: string; bankReference: string; now: Date },

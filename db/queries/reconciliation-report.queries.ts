@@ -3,7 +3,7 @@ import type pg from 'pg';
 
 export interface ReconciliationReportRow {
   id: string;
-  /** ISO 8601 in UTC, made by Postgres (the driver's own date parsing is not relied on). */
+  /** ISO 8601 in UTC, made by Postgres. */
   created_at: string;
   ok: boolean;
   /** The lists of findings (each capped at 100 rows) and the counts of holds checked. */

@@ -80,11 +80,8 @@ export async function findStuckOperations(pool: pg.Pool, olderThan: Date): Promi
 }
 
 /*
- * Business records against the ledger. An operation and its ledger transfer share one id; an
- * open operation holds its funds (PENDING), a SUCCESSFUL one has posted them, an UNSUCCESSFUL one
- * has released them (VOIDED) or never held any. The categories below do not overlap. The network
- * fee a withdrawal that failed on chain kept is a record of its own, final at once (SUCCESSFUL,
- * its transfer POSTED), so its transfer is explained like any operation's.
+ * Business records against the ledger, sharing their ids: an open operation holds its funds (PENDING), a SUCCESSFUL one
+ * posted them, an UNSUCCESSFUL one released them or never held any. A kept network fee is a SUCCESSFUL record of its own.
  */
 
 const OPERATIONS = `(
@@ -106,10 +103,7 @@ export interface HeldTransferRow {
   created_at: Date;
 }
 
-/**
- * Holds (PENDING transfers) of open operations made before `olderThan`, oldest first, at most
- * `limit` of them (each is checked against its workflow), and how many there are in all.
- */
+/** Holds of open operations made before `olderThan`, oldest first, at most `limit`, and how many there are in all. */
 export async function findHeldTransfersOfOpenOperations(
   pool: pg.Pool,
   olderThan: Date,

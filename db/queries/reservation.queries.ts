@@ -10,11 +10,8 @@ export type Reservation = OperationState & { amount: string; fee: string };
 export type ReservedTable = 'crypto_withdrawal' | 'sepa_transfer';
 
 /**
- * reserve_outgoing_payment (the baseline migration): every decision of a reservation in one
- * statement, its own transaction, from the request the API accepted. RESERVED, or the state an
- * earlier run left (its record was there), or UNKNOWN with the reason when the API accepted no such
- * operation. Refusals as the partner is told them: no active EUR account, a destination its address
- * book does not allow yet, a payment given up on, insufficient funds, the daily limit.
+ * reserve_outgoing_payment: every decision of a reservation in one statement, from the request the API accepted. RESERVED,
+ * the state an earlier run left, or UNKNOWN when the API accepted no such operation; refusals thrown as the partner is told them.
  */
 export async function reserveOutgoingPayment(
   pool: pg.Pool,

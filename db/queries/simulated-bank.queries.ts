@@ -13,10 +13,7 @@ export interface SimulatedBankPaymentRow {
 
 const COLUMNS = `message_id, amount::text, creditor_iban, outcome, rejection_reason, clock_timestamp() >= answer_at as due`;
 
-/**
- * Records a submission once, with its answer and answer time decided now; a repeated submit
- * keeps the first row. Returns the stored row, the first one's if it was there already.
- */
+/** Records a submission once, its answer and answer time decided now; returns the stored row, the first one's on a repeat. */
 export async function submitSimulatedBankPayment(
   pool: pg.Pool,
   payment: {
@@ -58,8 +55,6 @@ export async function simulatedBankPayment(pool: pg.Pool, transferId: string): P
   return result.rows[0];
 }
 
-// ── Notifications: the camt.054 documents the simulated bank delivers ──
-
 export interface SimulatedBankCredit {
   entryRef: string;
   accountIban: string;
@@ -79,11 +74,7 @@ export async function simulatedBankCreditsOf(em: EntityManager, entryRef: string
   );
 }
 
-/**
- * Records a notification the simulated bank will deliver, after every one recorded before it: the
- * inserts are serialised (the lock is held to the caller's commit), so sequences commit in their
- * order and a reader that has seen sequence N never finds a smaller one later.
- */
+/** Records a notification to deliver; inserts are serialised to the caller's commit, so sequences commit in order. */
 export async function insertSimulatedBankNotification(
   em: EntityManager,
   notification: SimulatedBankCredit & { id: string; camt054: string },
@@ -114,9 +105,7 @@ export async function simulatedBankNotificationsAfter(
   afterSequence: string,
   limit: number,
 ): Promise<Array<{ sequence: string; camt054: string }>> {
-  // Ordered by the bigint column, named with its table: a bare `order by sequence` would sort by
-  // the text output column of that name ('10' before '9'), and the cursor (the page's last row)
-  // would skip notifications for good and deliver others again.
+  // By the bigint column, named with its table: a bare `order by sequence` would sort the text output ('10' before '9').
   const result = await pool.query<{ sequence: string; camt054: string }>(
     `select n.sequence::text as sequence, n.camt054 from simulated_bank_notification n
       where n.sequence > $1::bigint order by n.sequence limit $2`,

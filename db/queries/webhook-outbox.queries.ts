@@ -13,31 +13,17 @@ export interface ClaimedWebhookEvent {
   secret: string;
 }
 
-interface ClaimedRow {
-  id: string;
-  partner_id: string;
-  payload: WebhookEvent;
-  attempts: number;
-  created_at: Date;
-  url: string;
-  secret: string;
-}
-
 /**
- * Claims up to `limit` due events until `claimUntil`: of each operation only its lowest sequence
- * not yet delivered nor given up (so one operation's events go out in order, one at a time), and
- * only if it is due and not claimed by a delivery still under way; of each partner at most
- * `perPartner` under way, counting the claims every dispatcher holds, so one partner's slow
- * endpoint cannot take every slot. Two dispatchers claiming at the same instant may each see the
- * same count and pass the cap by a little; the claims still keep them from sending one event twice.
- * SKIP LOCKED lets concurrent dispatchers pass each other; the claim itself is what keeps them
- * apart during the HTTP call, and it expires if its holder dies.
+ * Claims up to `limit` due, unclaimed events until `claimUntil`: per subject only its lowest open sequence (in order, one
+ * at a time); per partner at most `perPartner` under way across dispatchers, so a slow endpoint cannot take every slot
+ * (concurrent claims may pass the cap a little, never send one event twice). The claim keeps dispatchers apart during the
+ * HTTP call and expires if its holder dies.
  */
 export async function claimDueWebhookEvents(
   pool: pg.Pool,
   claim: { now: Date; limit: number; perPartner: number; claimUntil: Date },
 ): Promise<ClaimedWebhookEvent[]> {
-  const result = await pool.query<ClaimedRow>(
+  const result = await pool.query<ClaimedWebhookEvent>(
     `with under_way as (
        select partner_id, count(*)::int as deliveries
          from webhook_event
@@ -69,18 +55,10 @@ export async function claimDueWebhookEvents(
       where e.id = due.id and w.partner_id = e.partner_id
             -- Checked again on the locked row: a claim taken meanwhile wins.
             and (e.claimed_until is null or e.claimed_until <= $1)
-     returning e.id, e.partner_id, e.payload, e.attempts, e.created_at, w.url, w.secret`,
+     returning e.id, e.partner_id as "partnerId", e.payload, e.attempts, e.created_at as "createdAt", w.url, w.secret`,
     [claim.now, claim.limit, claim.claimUntil, claim.perPartner],
   );
-  return result.rows.map((row) => ({
-    id: row.id,
-    partnerId: row.partner_id,
-    payload: row.payload,
-    attempts: row.attempts,
-    createdAt: row.created_at,
-    url: row.url,
-    secret: row.secret,
-  }));
+  return result.rows;
 }
 
 /** What became of one attempt, and what the event does next. */
@@ -96,9 +74,8 @@ export interface WebhookAttemptRecord {
 }
 
 /**
- * Logs the attempt and moves the event on (delivered, retried later, or given up), releasing its
- * claim, in one statement. The attempt is logged even when another dispatcher settled the event
- * meanwhile (its claim had expired): the attempt happened; the event keeps the first outcome.
+ * Logs the attempt and moves the event on, releasing its claim, in one statement; if another dispatcher settled it
+ * meanwhile (an expired claim), the attempt is still logged and the event keeps the first outcome.
  */
 export async function recordWebhookAttempt(pool: pg.Pool, record: WebhookAttemptRecord): Promise<void> {
   const { next } = record;

@@ -1,11 +1,6 @@
 import type pg from 'pg';
 import { inPgTransaction } from '../pg-transaction';
 
-/**
- * The withdrawal-address book: a partner's
- * entries, written and read with plain SQL (the API has no ORM). A deleted entry keeps its row.
- */
-
 export interface WithdrawalAddressRow {
   id: string;
   currency: string;
@@ -37,11 +32,8 @@ export type AddOutcome = { created: boolean; entry: WithdrawalAddressRow } | { f
 const COLUMNS = 'id, currency, network, address, label, active_from, created_at';
 
 /**
- * Adds an entry, in one transaction under a lock of the partner's book, so that concurrent adds
- * see each other: the entry with this id (a repeated request) or the live entry for the same
- * (currency, network, address) is answered as it is (`created: false`, its activeFrom kept);
- * else, below the cap, the new entry, usable from its creation plus the partner's cooling-off
- * (partner_policy's, or the default: the rule of db/services/partner-policy.service.ts).
+ * Adds an entry under a lock of the partner's book: the entry with this id or the live one for the address is answered
+ * as it is (`created: false`); else, below the cap, the new entry, active after the partner's cooling-off.
  */
 export async function addWithdrawalAddress(pool: pg.Pool, entry: NewWithdrawalAddress): Promise<AddOutcome> {
   return inPgTransaction(pool, async (client) => {

@@ -63,10 +63,8 @@ export interface RotatedApiKey extends IssuedApiKey {
 export type RotationRefusal = { refused: 'key-revoked' | 'key-expired' | 'key-already-rotated'; message: string };
 
 /**
- * Issues a key of the same partner and scope in place of `apiKeyId`, which keeps working for
- * `overlapMs` more (never longer than it would have anyway). The new key's expiry: none if the
- * old had none, else the old key's lifetime (created to expires) again, from now. A key is rotated
- * once: its row is locked, so of two rotations at once the second sees the first's replacement.
+ * Issues a key of the same partner and scope in place of `apiKeyId`, which works `overlapMs` more (never beyond its own
+ * expiry); the new key lives as long as the old one did. Rotated once: the row lock makes a concurrent second see the first.
  */
 export async function rotateApiKey(
   em: EntityManager,

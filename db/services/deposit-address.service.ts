@@ -36,11 +36,8 @@ export async function partnerDepositAddresses(
 const REDERIVE_PAGE_SIZE = 500;
 
 /**
- * Development only (`npm start`, `npm run start:cluster`, with their development seed): gives
- * every partner's crypto accounts the addresses `keys` derive at its deposit index, where they
- * hold another (partners created before deposit addresses were derived, or under another seed).
- * Idempotent: a second run changes nothing. Returns how many accounts changed. Never run against
- * production: there an address partners were given stays theirs.
+ * Development only (never production, where a given address stays): gives every partner's crypto accounts the addresses
+ * `keys` derive at its deposit index where they hold another. Idempotent; returns how many accounts changed.
  */
 export async function rederiveDevelopmentDepositAddresses(em: EntityManager, keys: DepositAccountKeys): Promise<number> {
   const mainnetOf = await mainnetByFamily(em);

@@ -18,19 +18,11 @@ export interface NewDeposit {
   currency: Currency;
   amount: string;
   type: DepositType;
-  /**
-   * The house account the money comes from: EXTERNAL_DEPOSITS (money arriving now, the default),
-   * or SEPA_SUSPENSE for an incoming SEPA credit received earlier and held until an operator
-   * assigned it.
-   */
+  /** The house account the money comes from: EXTERNAL_DEPOSITS (default), or SEPA_SUSPENSE for an assigned incoming credit. */
   source?: 'EXTERNAL_DEPOSITS' | 'SEPA_SUSPENSE';
 }
 
-/**
- * What a deposit would credit, checked: the partner and its account exist, the amount is
- * positive and within the currency's decimals, the type fits the currency. Throws
- * invalid-request or not-found saying what is wrong; changes nothing.
- */
+/** What a deposit would credit, checked (partner, account, amount, type) without changing anything. */
 export async function checkDeposit(em: EntityManager, input: NewDeposit): Promise<{ account: Account; amount: Decimal }> {
   await requirePartner(em, input.partnerId);
   const amount = new Decimal(input.amount);

@@ -9,12 +9,6 @@ import type { UnmatchedReason } from '../entities/incoming-sepa-credit.entity';
 import { lockOperation, postTransferDirectly } from '../ledger/ledger';
 import { postDeposit } from './deposit.service';
 
-/**
- * Incoming SEPA credits (table incoming_sepa_credit): each write keeps the table and the ledger
- * in one transaction, the caller's. The decisions of operators (assign, return) are use cases in
- * operations/operator/incoming-sepa-credit.ts; the ingest calls recordIncomingSepaCredit.
- */
-
 /** A booked credit as the bank notified it (the camt.054 parser's output, and the message it came in). */
 export interface NotifiedSepaCredit {
   entryRef: string;
@@ -43,11 +37,8 @@ function differences(stored: IncomingSepaCredit, credit: NotifiedSepaCredit): st
 }
 
 /**
- * Records a notified credit once per entry reference, and moves its money in the same
- * transaction: to the partner whose ACTIVE EUR account has the credited IBAN (a sepaDeposit), else
- * into SEPA_SUSPENSE (UNMATCHED). Two ingests of one entry are serialised on its reference, and
- * the entry reference is unique besides, so a notification delivered twice, or an ingest re-run
- * after a crash at any point, credits once.
+ * Records a notified credit once per entry reference (ingests of one entry serialised on it), moving its money in the same
+ * transaction: to the partner whose ACTIVE EUR account has the IBAN, else into SEPA_SUSPENSE (UNMATCHED).
  */
 export async function recordIncomingSepaCredit(em: EntityManager, credit: NotifiedSepaCredit, now: Date): Promise<RecordOutcome> {
   await lockOperation(em, `incoming-sepa-credit:${credit.entryRef}`);

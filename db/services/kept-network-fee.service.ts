@@ -14,11 +14,8 @@ export interface WithdrawalWithFee {
 }
 
 /**
- * A withdrawal whose transaction failed on chain still paid the network: once its hold is voided
- * (the amount and the fee are back), the fee leaves again as a transfer of its own, partner →
- * FEE_INCOME, posted at once, with its business record (a line of the partner's history). Runs in
- * the caller's transaction, after the void, so the partner's available balance always covers it.
- * Safe to run twice: the transfer id is derived from the withdrawal's, and the record is written once.
+ * A withdrawal that failed on chain still paid the network: after its hold is voided (in the caller's transaction, so
+ * the balance covers it), the fee moves partner → FEE_INCOME with its record. Safe twice: the transfer id is derived.
  */
 export async function keepNetworkFee(em: EntityManager, withdrawal: WithdrawalWithFee, now: Date): Promise<'KEPT' | 'NO_FEE'> {
   const fee = new Decimal(withdrawal.fee);

@@ -13,12 +13,6 @@ import { OperatorAction } from '../entities/operator-action.entity';
 import type { OperatorActionKind } from '../entities/operator-action.entity';
 import { SepaTransfer } from '../entities/sepa-transfer.entity';
 
-/**
- * An operation as an operator looks it up (`npm run ops -- operation show`, and before closing it
- * by hand: operations/operator/resolve-operation.ts): its row by id or workflow id, its ledger
- * transfer with postings, the operator actions recorded on it.
- */
-
 export type { OperationType };
 export type ResolutionAction = Extract<OperatorActionKind, 'release' | 'settle'>;
 
@@ -46,7 +40,6 @@ const OPERATION_ROWS = {
 /** Rows an operator may lock to close by hand; an exchange is final in the transaction that makes it. */
 const LOCKABLE: ReadonlySet<OperationType> = new Set(['crypto-withdrawal', 'sepa-transfer']);
 
-/** What OPERATION_ROWS holds, as types. */
 interface OperationRows {
   'crypto-withdrawal': CryptoWithdrawal;
   'sepa-transfer': SepaTransfer;

@@ -4,12 +4,6 @@ import { redactSecrets } from '../../core/secret-redaction';
 import { OperatorAction } from '../entities/operator-action.entity';
 import type { OperatorActionKind, OperatorActionOperationType, OperatorActionSubjectType } from '../entities/operator-action.entity';
 
-/**
- * The operators' trail (table `operator_action`, append-only in the database): every
- * state-changing `npm run ops` command writes one row in the transaction of its effect, so an
- * effect without its row, or a row without its effect, cannot commit.
- */
-
 /** Who ran a command: the name they gave (or OPS_OPERATOR, or their login) and the OS account that ran it. */
 export interface Operator {
   actor: string;
@@ -60,10 +54,8 @@ export interface OperatorActionRequest {
 }
 
 /**
- * Consumes, in the caller's transaction, the audit row an operator Update or Signal names: it
- * must exist, be that action on that operation, and not have been used by another operation.
- * Used again by the same operation, it answers the same (an activity may run twice). Only a row
- * the CLI committed counts: an Update sent from the Web UI or the bare Temporal CLI names none.
+ * Consumes the audit row an operator Update or Signal names (only the CLI writes one): that action on that operation, not
+ * used by another; the same operation using it again gets the same answer.
  */
 export async function consumeOperatorAction(
   em: EntityManager,

@@ -40,23 +40,10 @@ export async function setPartnerPolicy(
   if (change.dailyLimitEur !== undefined) policy.dailyLimitEur = change.dailyLimitEur;
   policy.updatedAt = now;
   await em.flush();
-  return effectivePolicy(partnerId, policy, defaultCoolingOffMinutes);
-}
-
-/** The policy that applies to a partner (the defaults when operators never set one). */
-export async function findEffectivePolicy(
-  em: EntityManager,
-  partnerId: string,
-  defaultCoolingOffMinutes: number,
-): Promise<EffectivePolicy> {
-  return effectivePolicy(partnerId, await em.findOne(PartnerPolicy, { partnerId }), defaultCoolingOffMinutes);
-}
-
-function effectivePolicy(partnerId: string, policy: PartnerPolicy | null, defaultCoolingOffMinutes: number): EffectivePolicy {
   return {
     partnerId,
-    allowlist: policy?.allowlistRequired ? 'required' : 'off',
-    coolingOffMinutes: policy?.coolingOffMinutes ?? defaultCoolingOffMinutes,
-    dailyLimitEur: policy?.dailyLimitEur ?? null,
+    allowlist: policy.allowlistRequired ? 'required' : 'off',
+    coolingOffMinutes: policy.coolingOffMinutes ?? defaultCoolingOffMinutes,
+    dailyLimitEur: policy.dailyLimitEur ?? null,
   };
 }

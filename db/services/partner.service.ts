@@ -14,11 +14,7 @@ export interface NewPartner {
   feePercentage: string;
 }
 
-/**
- * A partner with an active EUR account and one crypto account per currency, all at zero. Its
- * deposit index comes from the sequence first, so its accounts carry the addresses derived at it
- * (eth, usdc and pol one address) in the same flush.
- */
+/** A partner with an active EUR account and one crypto account per currency at zero, with its derived deposit addresses. */
 export async function createPartner(em: EntityManager, input: NewPartner, now: Date, depositKeys: DepositAccountKeys): Promise<Partner> {
   const [{ deposit_index: depositIndex }] = await em.execute<[{ deposit_index: number }]>(
     `select nextval('partner_deposit_index_seq')::integer as deposit_index`,

@@ -27,17 +27,8 @@ export interface WebhookTargetRules {
 /** A registration does not wait longer than this for DNS: a name without an answer is checked at delivery. */
 const REGISTRATION_LOOKUP_TIMEOUT_MS = 5_000;
 
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(SECRET_BYTES).toString('base64')}`;
-}
-
-/**
- * The URL as stored (core/webhook-target.ts): its literal host and every address its name resolves
- * to must be public (loopback only when the policy allows it). A name that does not resolve (yet)
- * is accepted: every delivery resolves and checks it again. Throws invalid-request naming the
- * host and why it is refused.
- */
-export async function checkedWebhookUrl(urlText: string, targets: WebhookTargetRules): Promise<string> {
+/** The URL as stored, its host and resolved addresses public; a name that does not resolve yet is checked at delivery. */
+async function checkedWebhookUrl(urlText: string, targets: WebhookTargetRules): Promise<string> {
   const url = webhookUrlOf(urlText, targets.policy);
   const checked = await checkWebhookTarget(url, targets.policy, targets.resolve, AbortSignal.timeout(REGISTRATION_LOOKUP_TIMEOUT_MS));
   if ('problem' in checked && checked.problem === 'refused') {
@@ -46,10 +37,7 @@ export async function checkedWebhookUrl(urlText: string, targets: WebhookTargetR
   return url.href;
 }
 
-/**
- * Registers the partner's endpoint, or replaces its URL, with a fresh secret either way. Events
- * not delivered yet go to the new URL, signed with the new secret.
- */
+/** Registers or replaces the partner's endpoint with a fresh secret; events not yet delivered go there, newly signed. */
 export async function setWebhookEndpoint(
   em: EntityManager,
   partnerId: string,
@@ -59,7 +47,7 @@ export async function setWebhookEndpoint(
 ): Promise<WebhookEndpointSet> {
   const url = await checkedWebhookUrl(urlText, targets);
   await requirePartner(em, partnerId);
-  const secret = newWebhookSecret();
+  const secret = `whsec_${randomBytes(SECRET_BYTES).toString('base64')}`;
   // One statement, so two concurrent registrations cannot both insert; xmax = 0 only on an insert.
   const [row] = await em.execute<Array<{ inserted: boolean }>>(
     `insert into webhook_endpoint (partner_id, url, secret, created_at, updated_at) values (?, ?, ?, ?, ?)
@@ -70,10 +58,7 @@ export async function setWebhookEndpoint(
   return { partnerId, url, secret, rotated: row?.inserted === false };
 }
 
-/**
- * Removes the partner's endpoint: no new events are written for it, and the ones not delivered
- * yet are given up (they stay in the delivery log).
- */
+/** Removes the partner's endpoint; its undelivered events are given up (they stay in the delivery log). */
 export async function removeWebhookEndpoint(
   em: EntityManager,
   partnerId: string,

@@ -1,11 +1,7 @@
 import { Type } from '@mikro-orm/core';
 import type { Platform, EntityProperty } from '@mikro-orm/core';
 
-/**
- * numeric column kept as an exact decimal string. MikroORM's own decimal type compares old and
- * new values through Number, so a change past the 15th significant digit would never be
- * written; this type compares the canonical strings instead.
- */
+/** numeric as an exact decimal string; MikroORM's decimal compares through Number, missing changes past 15 digits. */
 export class DecimalStringType extends Type<string, string> {
   constructor(
     private readonly precision = 38,
@@ -40,7 +36,7 @@ export class DecimalStringType extends Type<string, string> {
   }
 }
 
-/** "1.500" and "1.5" are the same amount; strip trailing fraction zeros before comparing. */
+/** "1.500" and "1.5" are the same amount. */
 function canonical(text: string | null | undefined): string | null | undefined {
   if (typeof text !== 'string' || !text.includes('.')) return text;
   return text.replace(/\.?0+$/, '');

@@ -22,15 +22,10 @@ export interface ChainAdoption {
 const IN_FLIGHT_SHOWN = 20;
 
 /**
- * `chain adopt`: the node's chain becomes the network's recorded chain, in the command's
- * transaction, so withdrawals and the deposit watcher go on against it (the watcher starts over at
- * its head; deposits of the old chain not yet credited end UNSUCCESSFUL). Refused while a
- * withdrawal signed on the network is not final: its transaction belongs to the old chain, and
- * sent again on the new one it could land a second time; an operator resolves it first, from the
- * old chain's evidence. Refused too when the hot wallet's count of transactions on the new chain is
- * behind the nonces it signed on the old one: its next transactions would reuse stored nonces
- * (give the adopted chain a hot wallet key of its own). Otherwise the wallet's sequence moves to
- * the new chain's count. Other wallets' sequences (keys no longer configured) stay as they are.
+ * `chain adopt`: the node's chain becomes the network's recorded chain (the watcher restarts at its head; uncredited
+ * deposits of the old chain end UNSUCCESSFUL). Refused while a withdrawal signed there is not final (sent again, it could
+ * land twice), or while the hot wallet's transaction count on the new chain is behind its stored nonces (they would be
+ * reused); otherwise the wallet's sequence moves to the new chain's count.
  */
 export async function adoptChain(
   em: EntityManager,

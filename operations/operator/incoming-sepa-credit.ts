@@ -6,13 +6,7 @@ import { creditFromSuspense, lockIncomingCredit, markReturning } from '../../db/
 import { requirePartner } from '../../db/services/partner.service';
 import { OperatorActionRefused } from './operator-refusal';
 
-/**
- * What an operator decides for an incoming SEPA credit no partner account took (`ops bank assign`,
- * `ops bank return`): each in the caller's transaction (which writes the audit row), with the
- * credit's row locked, so two operators deciding at once are served one after the other and the
- * second is refused. Only an UNMATCHED credit can be decided; anything else changes nothing.
- */
-
+/** Only an UNMATCHED credit can be decided; its row is locked, so of two operators deciding at once the second is refused. */
 async function unmatchedCredit(em: EntityManager, entryRef: string): Promise<IncomingSepaCredit> {
   const credit = await lockIncomingCredit(em, { entryRef });
   if (!credit) throw new DomainError('not-found', `no incoming SEPA credit has the entry reference ${entryRef}`);
@@ -48,11 +42,7 @@ export async function assignIncomingCredit(
   return { credit, depositId };
 }
 
-/**
- * Sends an UNMATCHED credit back to its debtor: marks it RETURNING with the return payment's id.
- * The incoming-sepa Schedule's run submits that payment to the bank (idempotent on the id, so
- * never twice) and settles it on the bank's answer (activities/sepa-return.activities.ts).
- */
+/** Marks it RETURNING with the return payment's id; the incoming-sepa Schedule submits it (idempotent) and settles it. */
 export async function returnIncomingCredit(
   em: EntityManager,
   entryRef: string,

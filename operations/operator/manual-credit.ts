@@ -11,13 +11,6 @@ import type { NewDeposit } from '../../db/services/deposit.service';
 import { OperatorActionRefused } from './operator-refusal';
 import type { Operator } from '../../db/services/operator-audit.service';
 
-/**
- * Money an operator creates by hand (`npm run ops -- deposit`): posted at once up to
- * MANUAL_CREDIT_APPROVAL_ABOVE_EUR, recorded as a pending credit above it until a second
- * operator approves it (`ops deposit approve`). Each function runs in the caller's transaction,
- * which also writes the command's audit row.
- */
-
 export interface ApprovalPolicy {
   eurRates: EurRates;
   /** Undefined: every manual deposit posts at once. */
@@ -32,6 +25,7 @@ export function eurValueOf(amount: Decimal, rate: string): string {
   return amount.times(rate).toDecimalPlaces(18, Decimal.ROUND_UP).toFixed();
 }
 
+/** Posted at once up to MANUAL_CREDIT_APPROVAL_ABOVE_EUR; above it, a pending credit until a second operator approves it. */
 export async function depositByOperator(
   em: EntityManager,
   operator: Operator,
@@ -66,11 +60,7 @@ export async function depositByOperator(
   return { kind: 'pending', credit, amountEur };
 }
 
-/**
- * Posts a pending credit, once, for an operator other than its requester. The credit row is
- * locked, so two approvals in a race post it once; the database refuses a second approval and
- * a self-approval too. The deposit takes the credit's id, so it can only ever exist once.
- */
+/** Posts a pending credit once (locked row; the deposit takes its id), for an operator other than its requester. */
 export async function approveManualCredit(
   em: EntityManager,
   operator: Operator,

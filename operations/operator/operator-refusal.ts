@@ -1,8 +1,4 @@
-/**
- * An operator command refused by a rule that decides (resolve, approve): not an error of input,
- * a state the money is in. The CLI prints it as `{"error":"refused","reason",…}`.
- */
-/** Why; the CLI prints it as `reason`. */
+/** Why an operator command was refused: a state the money is in, not an input error. The CLI prints it as `reason`. */
 export type RefusalReason =
   | 'not-resolvable'
   | 'not-open'

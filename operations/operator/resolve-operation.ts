@@ -12,13 +12,6 @@ import type { Operator } from '../../db/services/operator-audit.service';
 import { sqlStateOf } from '../../db/sql-errors';
 import { OperatorActionRefused } from './operator-refusal';
 
-/**
- * What an operator may do to an operation whose workflow is gone (terminated, failed, lost):
- * close it by hand — release the hold (only while the money has not been handed to the chain or
- * bank, or after their definite rejection) or settle it (only once handed off). One database
- * transaction per action (the caller's), with the business row locked and an audit row written.
- */
-
 export interface ResolutionRequest extends Operator {
   operationId: string;
   action: ResolutionAction;
@@ -37,9 +30,9 @@ export interface ResolutionOutcome {
 }
 
 /**
- * Closes a stuck withdrawal or SEPA transfer in the caller's transaction. `confirmWorkflowClosed`
- * runs with the business row locked and must throw OperatorActionRefused while the operation's
- * workflow could still act on it; what it returns is kept in the audit row.
+ * Closes a withdrawal or SEPA transfer whose workflow is gone: release (only before the hand-off, or after a definite
+ * rejection) or settle (only once handed off). `confirmWorkflowClosed` runs with the row locked and must throw
+ * OperatorActionRefused while the workflow could still act; what it returns goes into the audit row.
  */
 export async function resolveOperation(
   em: EntityManager,

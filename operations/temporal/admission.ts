@@ -8,20 +8,10 @@ export interface Backlog {
 }
 
 /**
- * Admission control for new workflows (issue 21, the 60-minute chaos run, seed 1235351395).
- *
- * When the workers fall behind (a Temporal restart, a paused worker, a slow database link), a new
- * workflow's first task waits behind the backlog. Past the API's answer deadline the request is
- * abandoned (503, tombstone), but its workflow still costs the workers a task, and the client's
- * retry starts another: the backlog never shrinks, and the service stays down with no fault left
- * (a metastable failure). So a new operation is refused at once, before anything is recorded or
- * started, while the task queue's oldest waiting task is older than a third of the deadline: the
- * refused request adds no work, the backlog drains, and admission resumes by itself.
- *
- * Never in the way of a healthy service: the backlog is read at most once a second, in the
- * background (a request never waits for it); a reading that failed or is older than a few seconds
- * admits (an unreachable Temporal is the bounded wait's to answer). Temporal caches the figures
- * for up to 5 s, so the bound is never below 5 s.
+ * Admission control. Behind workers, a request abandoned at the deadline still costs a task and its retry adds another,
+ * so the backlog never drains (a metastable failure). So a new operation is refused before anything is recorded while
+ * the queue's oldest task is older than a third of the deadline. The backlog is read in the background at most once a
+ * second; a failed or stale reading admits.
  */
 export interface Admission {
   /** Throws `service-unavailable` when a new workflow would not be served within the deadline. */
@@ -32,7 +22,6 @@ export interface AdmissionOptions {
   readBacklog: () => Promise<Backlog>;
   responseTimeoutMs: number;
   log: Logger;
-  /** Milliseconds since some fixed point (tests pass their own). */
   now?: () => number;
 }
 
@@ -64,7 +53,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
     } catch (error) {
       // Unknown is not late: the start's own bounded wait answers an unreachable Temporal.
       reading = undefined;
-      // Once per run of failures: an authorizer that denies DescribeTaskQueue leaves admission off, and says so.
+      // Once per run of failures (e.g. an authorizer denying DescribeTaskQueue).
       if (!readsFailing)
         options.log.warn(`admission: the task queue's backlog cannot be read, so new operations are admitted: ${(error as Error).message}`);
       readsFailing = true;

@@ -2,15 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import type { ConnectionOptions } from '@temporalio/client';
 
-/**
- * A Temporal client connection that can be closed while a call is being retried.
- *
- * The SDK's retry interceptor waits on a timer before each new attempt (up to 5 s) and starts the
- * attempt on the channel when the timer fires; a channel closed meanwhile throws "Channel has been
- * shut down" inside that timer, an uncaught exception that kills the process (an API stopping after
- * a POST whose wait it gave up on, a test suite ending). Here the same retries stop being scheduled
- * once closing begins, and `close` waits out the timers already set before closing the channel.
- */
+/** Closable mid-retry: the SDK's retry timer would hit a closed channel and crash the process; `close` waits it out. */
 export interface ClosableConnection {
   connection: Connection;
   close: () => Promise<void>;

@@ -5,12 +5,7 @@ import type { Backlog } from './admission';
 /** A read of the backlog is a quick RPC; past this it counts as failed (admission then admits). */
 const READ_DEADLINE_MS = 2_000;
 
-/**
- * The workflow task queue's backlog, as Temporal reports it (DescribeTaskQueue with stats, summed
- * over the queue's partitions): the age of the oldest task no worker has taken yet, and how many
- * wait. First workflow tasks wait there, so its age is how long a new operation would wait for a
- * worker before anything happens.
- */
+/** The workflow task queue's backlog (DescribeTaskQueue stats): how long a new operation would wait for a worker. */
 export function temporalBacklogReader(client: Client, taskQueue: string): () => Promise<Backlog> {
   return async () => {
     const response = await client.withDeadline(Date.now() + READ_DEADLINE_MS, () =>

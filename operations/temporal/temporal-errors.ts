@@ -1,11 +1,7 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { DomainError, isDomainErrorKind } from '../../core/errors';
 
-/**
- * Finds the domain error behind a Temporal failure (workflow failed, update failed, activity
- * failed): an ApplicationFailure whose type is one of our error kinds. Anything else is not a
- * partner's problem and stays unmapped (the error middleware answers P500 or P503).
- */
+/** The domain error behind a Temporal failure; anything else stays unmapped (the middleware answers P500 or P503). */
 export function domainErrorOf(error: unknown): DomainError | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 10 && current instanceof Error; depth += 1) {
@@ -22,8 +18,4 @@ export function domainErrorOf(error: unknown): DomainError | undefined {
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
-}
-
-export function rethrowAsDomainError(error: unknown): never {
-  throw domainErrorOf(error) ?? error;
 }

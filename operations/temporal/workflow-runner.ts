@@ -15,14 +15,14 @@ import { fundsReservedUpdate } from '../../contracts';
 import type { OperationProgress, WorkflowContract } from '../../contracts';
 import type { Admission } from './admission';
 import { isOwnDeadline } from './own-deadline';
-import { domainErrorOf, rethrowAsDomainError } from './temporal-errors';
+import { domainErrorOf } from './temporal-errors';
 import type { WorkflowMetadata } from './workflow-summary';
 
 /** Where to run workflows, and how long a caller may wait for the answer. */
 export interface WorkflowTarget {
   client: Client;
   taskQueue: string;
-  /** Past this the caller gets an exact answer decided by a tombstone (see withinResponseTime). */
+  /** Past this a tombstone decides the caller's answer (see withinResponseTime). */
   responseTimeoutMs: number;
   /** The primary, where the tombstone that decides a timed-out request is written. */
   pool: pg.Pool;
@@ -37,43 +37,34 @@ export interface WorkflowStart<W extends Workflow> {
   searchAttributes: SearchAttributePair[];
   /** The summary and details the Temporal UI shows (no personal data: see workflow-summary.ts). */
   metadata?: WorkflowMetadata;
-  /** The operation (its type says the kind of its ledger transfer), its id (the workflow id derives from it) and whose it is. */
   operation: { type: OperationType; id: string; partnerId: string };
-  /** What the API accepted: recorded before the workflow starts, and all its first step moves money by. */
+  /** Recorded before the workflow starts: all its first step moves money by. */
   request: AcceptedOperation['request'];
 }
 
-/**
- * The workflow id is the business key. A running workflow with the id is joined (USE_EXISTING);
- * a closed one is never started again (REJECT_DUPLICATE): its outcome is read instead.
- */
+/** The workflow id is the business key: a running workflow is joined, a closed one's outcome read, never started again. */
 const ID_POLICIES = { workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'REJECT_DUPLICATE' } as const;
 
 /** Starts (or joins) a workflow whose result is final (the exchange) and waits for it. */
 export async function executeWorkflow<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): Promise<void> {
-  const { client } = target;
   await recordAccepted(target, start);
   let progress: OperationProgress | undefined;
   try {
     progress = await withinResponseTime(
       target,
       start,
-      () => client.workflow.execute<W>(start.contract.workflowType, startOptions(target, start)) as Promise<OperationProgress>,
+      () => target.client.workflow.execute<W>(start.contract.workflowType, startOptions(target, start)) as Promise<OperationProgress>,
     );
   } catch (error) {
     if (error instanceof WorkflowFailedError) return decideFailedWorkflow(target, start, error);
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) return rethrowAsDomainError(error);
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw domainErrorOf(error) ?? error;
     progress = await closedWorkflowResult(target, start);
   }
   throwIfRefused(progress);
 }
 
-/**
- * Starts (or joins) a workflow and returns as soon as it has reserved the funds
- * (Update-With-Start on the fundsReserved update); the workflow goes on without the caller.
- */
+/** Starts (or joins) a workflow and returns once it has reserved the funds (Update-With-Start on fundsReserved). */
 export async function startAndAwaitReservation<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): Promise<void> {
-  const { client } = target;
   await recordAccepted(target, start);
   const operation = new WithStartWorkflowOperation<W>(start.contract.workflowType, {
     ...startOptions(target, start),
@@ -81,20 +72,16 @@ export async function startAndAwaitReservation<W extends Workflow>(target: Workf
   });
   try {
     await withinResponseTime(target, start, () =>
-      client.workflow.executeUpdateWithStart(fundsReservedUpdate, { startWorkflowOperation: operation }),
+      target.client.workflow.executeUpdateWithStart(fundsReservedUpdate, { startWorkflowOperation: operation }),
     );
   } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) return rethrowAsDomainError(error);
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw domainErrorOf(error) ?? error;
     // Closed already: it reserved unless its result is a refusal.
     throwIfRefused(await closedWorkflowResult(target, start));
   }
 }
 
-/**
- * Records the operation as accepted before its workflow exists: the workflow carries only the id,
- * and moves money only by what is recorded. A replay of the key keeps the first record, however
- * rates or fees have moved since.
- */
+/** The workflow carries only the id and moves money by this record; a replay of the key keeps the first one. */
 async function recordAccepted(target: WorkflowTarget, start: WorkflowStart<Workflow>): Promise<void> {
   // Before anything is recorded: a refused request leaves no trace and adds no work.
   target.admission?.admit();
@@ -107,23 +94,14 @@ async function recordAccepted(target: WorkflowTarget, start: WorkflowStart<Workf
   });
 }
 
-/**
- * Bounds the wait (no worker polling, a stuck reservation, Temporal unreachable) so a partner
- * never hangs, and never answers "maybe": when the time is up the API writes a tombstone under the
- * operation's id. If the workflow's transfer committed first, the operation happened and the
- * caller gets the usual answer; otherwise nothing was moved and nothing ever will be, and the 503
- * says so.
- *
- * The SDK's abort signal alone does not bound it: the signal cancels the RPC under way when it
- * fires, but an RPC started after that (the gRPC retries while Temporal is unreachable, the SDK's
- * own loops over long polls) listens to a signal that has already fired, and waits on. A chaos run
- * held POSTs for four minutes past the deadline that way, and answered 201 to callers long gone
- * (issue 21, seed 7). So the wait also carries a gRPC deadline, which every RPC in its scope obeys
- * whenever it starts, and the answer is raced against the clock whatever the SDK still does.
- */
 /** RPCs one bounded wait may make: its calls and their retries for the response time (15 s by default). */
 const MAX_RPCS_PER_WAIT = 200;
 
+/**
+ * Bounds the wait so a partner never hangs or hears "maybe": at the deadline a tombstone decides (the transfer
+ * committed first: the usual answer; otherwise nothing moved, ever, and the 503 says so). An abort signal alone does not
+ * bound it (an RPC started after it fired waits on), so the wait also carries a gRPC deadline and races the clock.
+ */
 async function withinResponseTime<Result>(
   target: WorkflowTarget,
   start: WorkflowStart<Workflow>,
@@ -131,9 +109,7 @@ async function withinResponseTime<Result>(
 ): Promise<Result | undefined> {
   const deadline = Date.now() + target.responseTimeoutMs;
   const signal = AbortSignal.timeout(target.responseTimeoutMs);
-  // The SDK adds a listener to it for every RPC in scope and never takes one off: while Temporal is
-  // unreachable, every gRPC retry of one request. They go with the signal when the request ends,
-  // so Node's "possible leak" warning at 11 (2,400 of them in the 60-minute chaos run) is noise.
+  // The SDK adds a listener per RPC (every gRPC retry) and never removes one; they go with the signal, so no leak.
   setMaxListeners(MAX_RPCS_PER_WAIT, signal);
   const running = target.client.withDeadline(deadline, () => target.client.withAbortSignal(signal, call));
   const timedOut = () => signal.aborted || Date.now() >= deadline;
@@ -179,11 +155,7 @@ async function closedWorkflowResult(target: WorkflowTarget, start: WorkflowStart
   }
 }
 
-/**
- * A workflow that failed, was terminated or was cancelled. An abandoned operation says so itself;
- * for anything else the ledger decides, with the same tombstone as a timeout: if money moved the
- * caller gets the operation as usual (its status tells the rest), otherwise nothing ever will.
- */
+/** A workflow that failed, was terminated or cancelled: unless abandoned, the tombstone decides as on a timeout. */
 async function decideFailedWorkflow(target: WorkflowTarget, start: WorkflowStart<Workflow>, error: unknown): Promise<undefined> {
   const domainError = domainErrorOf(error);
   if (domainError?.kind === 'operation-abandoned') throw domainError;
@@ -192,10 +164,7 @@ async function decideFailedWorkflow(target: WorkflowTarget, start: WorkflowStart
   throw new DomainError('operation-abandoned', 'the operation ended before any money was moved, and none will be; it is safe to retry');
 }
 
-/**
- * The SDK's option type is conditional on the workflow's parameters, which TypeScript cannot
- * resolve for a generic W; `WorkflowStart<W>` has already checked the arguments against it.
- */
+/** The SDK's option type cannot resolve for a generic W; `WorkflowStart<W>` has checked the arguments already. */
 function startOptions<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): WorkflowStartOptions<W> {
   return {
     taskQueue: target.taskQueue,
@@ -209,11 +178,7 @@ function startOptions<W extends Workflow>(target: WorkflowTarget, start: Workflo
   } as unknown as WorkflowStartOptions<W>;
 }
 
-/**
- * The id of the request that starts the workflow (the API's log context), as memo `requestId`:
- * shown in the Temporal UI, and passed by the workflow to its activities' log lines
- * (workflows/request-id.interceptor.ts). A request that joins a running workflow leaves it as it was.
- */
+/** The starting request's id, as memo `requestId`, for the UI and the activities' log lines (request-id.interceptor). */
 function requestMemo(): Record<string, string> | undefined {
   const { requestId } = currentLogContext();
   return typeof requestId === 'string' ? { requestId } : undefined;

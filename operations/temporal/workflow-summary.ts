@@ -4,16 +4,10 @@ import { Decimal } from '../../core/money';
 import { cachedPartnerName } from '../../db/caches/partner-name-cache';
 import type { AcceptedExchange, AcceptedSepaTransfer, AcceptedWithdrawal } from '../../db/queries/accepted-operation.queries';
 
-/**
- * What the Temporal UI shows of a workflow before anyone opens it: a one-line summary in the
- * list and markdown details on its page. Both are stored in the history in clear, so they carry
- * what an operator needs to recognise an operation (what, how much, for which partner, the ids)
- * and never personal data: no beneficiary names, IBANs, wallet addresses, titles or memos.
- */
+/** The Temporal UI's summary and details of a workflow: stored in clear, so no personal data (names, IBANs, addresses). */
 export interface WorkflowMetadata {
   /** Markdown, one line. */
   staticSummary: string;
-  /** Markdown. */
   staticDetails: string;
   /** The summary as plain text, for the OperationSummary search attribute (a list column, not rendered). */
   plainSummary: string;

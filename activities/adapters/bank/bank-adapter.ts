@@ -19,11 +19,7 @@ export interface SepaPayment {
 
 export type BankPaymentState = { state: 'PENDING' } | { state: 'SETTLED' } | { state: 'REJECTED'; reason: string };
 
-/**
- * What the bank notified since a cursor: ISO 20022 camt.054.001.08 documents (as the bank sent
- * them, unparsed: the ingest parses and validates them, activities/adapters/bank/camt054-parser.ts)
- * and the cursor to ask from next time. The cursor is the adapter's own opaque text.
- */
+/** camt.054.001.08 documents notified since a cursor, unparsed (camt054-parser.ts reads them), and the adapter's opaque next cursor. */
 export interface BankNotifications {
   documents: string[];
   /** After the last document returned; `since` itself when there was nothing new. */
@@ -36,10 +32,8 @@ export interface BankAdapter {
   submit(payment: SepaPayment, pain001Xml: string): Promise<{ bankReference: string }>;
   paymentState(bankReference: string): Promise<BankPaymentState>;
   /**
-   * Debit and credit notifications on our accounts after `since` (null: from the first), oldest
-   * first, a bounded batch per call. Reading changes nothing at the bank: asking again from the
-   * same cursor returns the same documents, so the caller stores the new cursor only once it has
-   * recorded what they hold.
+   * Notifications on our accounts after `since` (null: from the first), oldest first, a bounded batch. Reading changes nothing:
+   * the same cursor returns the same documents, so the caller stores the new cursor once it has recorded what they hold.
    */
   fetchNotifications(since: string | null): Promise<BankNotifications>;
 }

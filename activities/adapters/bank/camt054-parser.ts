@@ -5,12 +5,9 @@ import type { IncomingCredit } from './camt054';
 import { isXmlChar } from './xml-text';
 
 /**
- * Reads a camt.054.001.08 document from a bank: only what the ingest needs, each value checked
- * (camt054.ts, checkIncomingCredit). Bounded and inert before anything is parsed: a document over
- * MAX_CAMT054_CHARS is refused unread, and one with a DTD (DOCTYPE) is refused, so no entity is
- * ever declared, let alone expanded or fetched; the parser itself decodes no entity, and the
- * five XML defines and character references are decoded here. A document that fails as a whole
- * throws Camt054Refused; an entry that fails is skipped with its reason, and the others are read.
+ * Reads only what the ingest needs from a bank's camt.054.001.08, each value checked (checkIncomingCredit). Bounded and
+ * inert: an oversized document or one with a DTD is refused unparsed, so no entity is ever declared; the five predefined
+ * ones and character references are decoded here. A bad document throws Camt054Refused; a bad entry is skipped with its reason.
  */
 export const MAX_CAMT054_CHARS = 2_000_000;
 export const MAX_CAMT054_ENTRIES = 2_000;
@@ -75,9 +72,7 @@ class Reader {
   all(node: XmlNode, name: string): XmlNode[] {
     if (typeof node === 'string') return [];
     const found = Object.hasOwn(node, this.prefix + name) ? node[this.prefix + name] : undefined;
-    if (found === undefined) return [];
-    if (Array.isArray(found)) return found;
-    return [found];
+    return found === undefined ? [] : Array.isArray(found) ? found : [found];
   }
 
   optional(node: XmlNode, name: string, path: string): XmlNode | undefined {
@@ -94,20 +89,14 @@ class Reader {
 
   /** The text at a path below node, e.g. text(entry, ['Amt']). */
   text(node: XmlNode, names: readonly string[], path: string): string {
-    let current = node;
-    let at = path;
-    for (const name of names) {
-      current = this.one(current, name, at);
-      at = `${at}/${name}`;
-    }
-    return textOf(current, at);
+    return this.optionalText(node, names, path, true)!;
   }
 
-  optionalText(node: XmlNode, names: readonly string[], path: string): string | undefined {
+  optionalText(node: XmlNode, names: readonly string[], path: string, required = false): string | undefined {
     let current: XmlNode | undefined = node;
     let at = path;
     for (const name of names) {
-      current = this.optional(current, name, at);
+      current = required ? this.one(current, name, at) : this.optional(current, name, at);
       if (current === undefined) return undefined;
       at = `${at}/${name}`;
     }
@@ -239,8 +228,7 @@ export function parseCamt054(xml: string): ParsedCamt054 {
       accountProblem = error instanceof Error ? error.message : String(error);
     }
     entries.forEach((entry, entryIndex) => {
-      const fallback = `${place}/${entryIndex + 1}`;
-      let reference = fallback;
+      let reference = `${place}/${entryIndex + 1}`;
       try {
         const entryRef = read.optionalText(entry, ['NtryRef'], 'Ntry');
         // Only a plausible reference goes into a log line; anything else is named by its place.

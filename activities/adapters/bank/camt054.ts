@@ -5,10 +5,8 @@ import { stringProblem } from '../../../core/text-safety';
 import { xmlText } from './xml-text';
 
 /**
- * ISO 20022 camt.054.001.08 (BankToCustomerDebitCreditNotificationV08): what a bank sends when
- * money is booked on one of our accounts. Written here for the simulated bank (it notifies the
- * credits `npm run ops -- bank receive` records); read by camt054-parser.ts, which takes only
- * what the ingest needs from whatever bank sent it.
+ * ISO 20022 camt.054.001.08: what a bank sends when money is booked on our account. Written here for the simulated bank;
+ * read by camt054-parser.ts.
  */
 export const CAMT054_NAMESPACE = 'urn:iso:std:iso:20022:tech:xsd:camt.054.001.08';
 
@@ -129,11 +127,7 @@ function entryXml(entry: IncomingCredit): string {
       </Ntry>`;
 }
 
-/**
- * One camt.054.001.08 document: a notification per account, each with its booked SEPA credits
- * (BkTxCd PMNT/RCDT/ESCT). Pure: the same input always yields the same document. Every value is
- * checked and escaped, so no text given to the simulated bank can change the document's structure.
- */
+/** A notification per account with its booked SEPA credits; every value checked and escaped, so no text can change the structure. */
 export function buildCamt054(document: Camt054Document): string {
   requireText('messageId', document.messageId, CAMT_ID_MAX_LENGTH);
   if (Number.isNaN(Date.parse(document.createdAt))) throw new Error('createdAt must be an ISO 8601 date-time');

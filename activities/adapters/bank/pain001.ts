@@ -13,11 +13,9 @@ import { xmlText } from './xml-text';
 
 const NAMESPACE = 'urn:iso:std:iso:20022:tech:xsd:pain.001.001.09';
 
-// EPC rulebook: exactly two decimals, no sign, no leading zeros; the range (0.01 to
-// SEPA_MAX_AMOUNT) is compared exactly, so the amount never passes through a float.
+// EPC rulebook: exactly two decimals, no sign, no leading zeros; the range is compared exactly, never through a float.
 const AMOUNT_PATTERN = /^(0|[1-9][0-9]*)\.[0-9]{2}$/;
-// EPC identifiers (MsgId, PmtInfId, EndToEndId) are SEPA text that neither starts with '/' nor
-// contains '//'.
+// EPC identifiers (MsgId, PmtInfId, EndToEndId) are SEPA text that neither starts with '/' nor contains '//'.
 const SEPA_ID_SLASH_RULE = /^(?!\/)(?!.*\/\/)/;
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/;
@@ -60,9 +58,7 @@ function validate(payment: SepaPayment): void {
   }
   requireSepaId('messageId', payment.messageId);
   requireSepaId('endToEndId', payment.endToEndId);
-  // The debtor is the partner as registered by an operator, not request text: escaped, not
-  // held to the SEPA character set. Creditor and remittance come from the request, which the
-  // API holds to the same limits and set as here.
+  // The debtor is the partner as an operator registered it: escaped, not held to the SEPA set as request text is.
   requireText('debtor name', payment.debtor.name, SEPA_NAME_MAX_LENGTH);
   requireSepaText('creditor name', payment.creditor.name, SEPA_NAME_MAX_LENGTH);
   requireSepaText('remittanceInformation', payment.remittanceInformation, SEPA_REMITTANCE_MAX_LENGTH);
@@ -74,10 +70,7 @@ function validate(payment: SepaPayment): void {
   }
 }
 
-/**
- * ISO 20022 pain.001.001.09 CustomerCreditTransferInitiation for one SEPA credit transfer.
- * Pure: the same payment always yields the same document, so a retried submission is identical.
- */
+/** pain.001.001.09 for one SEPA credit transfer; pure, so a retried submission is identical. */
 export function buildPain001(payment: SepaPayment): string {
   validate(payment);
   const t = xmlText;

@@ -32,12 +32,8 @@ function compact(id: string): string {
 }
 
 /**
- * The simulated bank books a SEPA credit on one of our accounts and notifies it (development
- * only: NOT a bank, nothing arrives from outside). It writes the camt.054.001.08 document a bank
- * would send, in the caller's transaction. Given an entry reference it already booked, it delivers
- * that entry again (a new message, the same NtryRef), which is how a bank's repeated notification
- * looks; under that reference with other money, account or debtor it refuses, as no bank would
- * book two entries under one reference.
+ * Books a simulated SEPA credit and writes the camt.054 document a bank would send, in the caller's transaction. A booked
+ * entry reference is delivered again (a new message, the same NtryRef); with other details it is refused, as a bank would.
  */
 export async function receiveSimulatedCredit(
   em: EntityManager,

@@ -29,14 +29,9 @@ function normalizeIban(iban: string): string {
 }
 
 /**
- * A simulated bank for local runs and tests: NOT a bank connection, nothing leaves this machine.
- * Submissions are rows in Postgres, so every worker process, on any machine, sees one bank whose
- * state survives restarts. Like a real bank it decides at submission: the payment is answered
- * once it is `settlementDelayMs` old by the database's clock, REJECTED if its creditor is listed,
- * else SETTLED; that answer is stored, so every worker reads the same one whatever its own
- * settings. The same transfer submitted again with other content is refused, never rewritten.
- * Its notifications are the camt.054 documents `npm run ops -- bank receive` recorded
- * (simulated-bank-credits.ts), delivered in the order they were recorded.
+ * A simulated bank for local runs and tests (nothing leaves this machine), its state rows in Postgres shared by every worker.
+ * It decides at submission and stores the answer (REJECTED if the creditor is listed, else SETTLED), given once the payment
+ * is `settlementDelayMs` old by the database's clock. Notifications: what `npm run ops -- bank receive` recorded, in order.
  */
 export class SimulatedBankAdapter implements BankAdapter {
   private readonly pool: pg.Pool;
@@ -66,8 +61,7 @@ export class SimulatedBankAdapter implements BankAdapter {
       outcome: rejected ? 'REJECTED' : 'SETTLED',
       rejectionReason: rejected ? 'creditor account rejected by the bank (simulated)' : null,
     });
-    // pain.001 is rebuilt from the stored transfer on a retry: other money or another creditor
-    // under the same id would be a second, different payment.
+    // A retry rebuilds pain.001 from the stored transfer: other money or creditor under the same id is another payment.
     if (!new Decimal(stored.amount).eq(payment.amount) || stored.creditor_iban !== creditorIban) {
       throw new Error(`transfer ${payment.transferId} was already submitted to the bank with other details`);
     }

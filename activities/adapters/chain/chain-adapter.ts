@@ -19,22 +19,14 @@ export interface BroadcastResult {
 
 export type ConfirmationState = 'PENDING' | 'CONFIRMED' | 'FAILED';
 
-/**
- * One blockchain network as the withdrawal workflow sees it. Real adapters (EVM JSON-RPC first)
- * implement this same interface and plug in by configuration.
- */
+/** One blockchain network as the withdrawal workflow sees it; real adapters plug in by configuration. */
 export interface ChainAdapter {
   /**
-   * Idempotent on withdrawalId: a repeated call returns the first call's hash and time. It throws
-   * `broadcast-rejected` (which releases the funds) only when the node knows no transaction of
-   * this withdrawal: a refused resend of one it took is a send.
+   * Idempotent on withdrawalId. Throws `broadcast-rejected` (which releases the funds) only when the node knows no transaction
+   * of this withdrawal: a refused resend of one it took is a send.
    */
   broadcast(request: BroadcastRequest): Promise<BroadcastResult>;
   confirmationState(request: { network: Network; transactionHash: string; broadcastAt: string }): Promise<ConfirmationState>;
-  /**
-   * The hash of the transaction that is on chain for this broadcast, when it differs from the
-   * broadcast's own: a replacement at the same nonce with higher fees (EVM). Null while none is.
-   * Adapters whose transactions are never replaced need not implement it.
-   */
+  /** The hash on chain when a replacement (same nonce, higher fees) landed instead; null while none is. Optional without replacements. */
   landedTransactionHash?(request: { network: Network; transactionHash: string }): Promise<string | null>;
 }

@@ -13,20 +13,14 @@ export interface NetworkAdapter extends ChainAdapter {
 }
 
 /**
- * Sends each withdrawal through the first adapter that serves its network, else through the
- * fallback (the simulation): the networks with an RPC URL are real, the others simulated.
- *
- * A withdrawal the EVM adapter signed is never handed to the simulation, whose answers would
- * settle it (or refund it) without the chain: a worker that lacks the network's configuration (a
- * typo, an old replica in a rolling deploy) fails retryably instead, until a configured one
- * takes the task.
+ * Sends each withdrawal through the first adapter that serves its network, else the simulation. A withdrawal the EVM adapter
+ * signed is never simulated (that would settle it without the chain): a worker lacking the network's configuration fails
+ * retryably instead, until a configured one takes the task.
  */
 export class ChainRouter implements ChainAdapter {
   /**
-   * Hashes found not signed by the EVM adapter, so the check is not repeated on every poll (and
-   * twice per poll: the confirmation, then the landed hash). The answer cannot change: the EVM
-   * adapter stores every attempt before sending it, so before any workflow holds its hash; a hash
-   * the store lacks came from the simulation. At most UNSIGNED_MEMO_LIMIT, the oldest forgotten first.
+   * Hashes found not signed by the EVM adapter, not checked again on every poll: the answer cannot change, since the adapter
+   * stores every attempt before any workflow holds its hash. At most UNSIGNED_MEMO_LIMIT, the oldest forgotten first.
    */
   private readonly unsigned = new Set<string>();
 

@@ -17,10 +17,7 @@ const HEX_PREFIX: Readonly<Record<Network, string>> = {
   dogecoin: '',
 };
 
-/**
- * The hash the simulated chain gives a withdrawal: a function of the request alone, so a
- * re-broadcast (retry, restart) yields the same hash without any stored state.
- */
+/** A function of the request alone, so a re-broadcast (retry, restart) yields the same hash without any stored state. */
 export function simulatedTransactionHash(request: BroadcastRequest): string {
   const digest = createHash('sha256')
     .update(`${request.withdrawalId}|${request.network}|${request.destination}|${request.amount}`)
@@ -32,15 +29,9 @@ export function simulatedTransactionHash(request: BroadcastRequest): string {
 export const MAX_REMEMBERED_BROADCASTS = 10_000;
 
 /**
- * A simulated chain for local runs and tests: NOT a blockchain, nothing is sent anywhere.
- *
- * The first broadcast time is remembered in memory only, for the latest
- * MAX_REMEMBERED_BROADCASTS withdrawals (a worker on a simulated rail for weeks must not grow
- * without bound). That keeps repeated broadcasts in one process stable; after a restart, or for a
- * withdrawal that many broadcasts ago, a re-broadcast gets a fresh time (and is not compared with
- * the first one's details). That is harmless here because the workflow stores `broadcastAt` from
- * the first result and passes it back to `confirmationState`, so a fresh time could at most delay
- * confirmation, never skip it.
+ * A simulated chain for local runs and tests: nothing is sent anywhere. First broadcasts are remembered in memory for the
+ * latest MAX_REMEMBERED_BROADCASTS withdrawals only; a forgotten one re-broadcast gets a fresh time, which is harmless: the
+ * workflow passes the first `broadcastAt` back to confirmationState, so it could at most delay confirmation, never skip it.
  */
 export class SimulatedChainAdapter implements ChainAdapter {
   private readonly confirmationDelayMs: number;

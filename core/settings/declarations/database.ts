@@ -1,11 +1,7 @@
 import { setting } from '../setting';
 import { milliseconds, postgresUrl } from '../values';
 
-/**
- * Every Postgres pool's timeouts (db/connection-settings.ts): a stalled database turns into a
- * quick, clear failure instead of requests that hang. Their defaults are also those of code that
- * opens a pool without settings (core/database-timeouts.ts).
- */
+/** Every Postgres pool's timeouts; their defaults also serve pools opened without settings (core/database-timeouts.ts). */
 export const DATABASE_TIMEOUT_SETTINGS = {
   connectTimeoutMs: setting(
     'DATABASE_CONNECT_TIMEOUT_MS',

@@ -3,12 +3,7 @@ import { accountPublicKey, depositSeed } from '../values';
 
 const XPUB_DEFAULT = '(none; `ops partner create` requires it; `npm start` derives it from its development seed)';
 
-/**
- * The HD keys partners' deposit addresses derive from (core/deposit-addresses.ts): the account
- * extended public keys that whoever creates partners holds, and the seed that only the signer
- * that sweeps holds (docs/production.md, "Deposit keys"). An extended public key spends nothing
- * but reveals every deposit address, so it is never repeated in a message either.
- */
+/** Deposit HD keys (docs/production.md, "Deposit keys"). An xpub spends nothing but reveals every address: secret too. */
 export const DEPOSIT_KEY_SETTINGS = {
   depositKeys: {
     evmPublicKey: setting(

@@ -5,10 +5,7 @@ import { ipAddress, list, milliseconds, oneOf, optionalText, port, text } from '
 export const LOCAL_CHAINS = ['simulated', 'local-evm'] as const;
 export type LocalChain = (typeof LOCAL_CHAINS)[number];
 
-/**
- * What only the local machine uses (`settings.development`): the infrastructure `npm start`, the
- * operator CLI and the tests bring up, and the knobs of the simulated chain and bank.
- */
+/** What only the local machine uses: the infrastructure `npm start` and the tests bring up, the simulations' knobs. */
 export const DEVELOPMENT_SETTINGS = {
   // Loopback by default: `npm start` serves a funded demo partner, and a laptop's network is not its own.
   host: setting(

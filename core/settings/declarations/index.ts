@@ -27,12 +27,7 @@ function merged<const Groups extends readonly SettingsTree[]>(...groups: Groups)
   return Object.assign({}, ...groups) as Merged<Groups>;
 }
 
-/**
- * Every setting of the service, each variable declared once at its place in the tree the code
- * reads, by concern, in the reference's order. Production reads the top level; what only the
- * local machine uses (the embedded Postgres, the Temporal dev server, the simulated chain and
- * bank) is kept apart in `development`.
- */
+/** Every setting, by concern, in the reference's order; what only the local machine uses is apart in `development`. */
 export const SETTINGS = {
   ...merged(
     API_SETTINGS,

@@ -5,16 +5,10 @@ import { recordChainIdentityAtFirstUse } from '../../../../db/queries/evm-chain-
 import type { ChainIdentity, RecordedChainIdentity } from '../../../../db/queries/evm-chain-identity.queries';
 
 /**
- * Which chain an EVM network is on, as the service first met it: the chain id and the genesis
- * hash, recorded per network at first use and checked
- * before every broadcast, every confirmation and every batch of the deposit watcher. The chain id
- * alone does not tell a development chain that was reset (same id, a new genesis) from the one the
- * ledger remembers; a node on another chain is refused with a reason rather than trusted: its
- * nonces, receipts and transfers are another chain's, so nothing is sent, settled or credited
- * against it. Refusing is a retryable failure: the withdrawal or the watcher waits (Temporal
- * shows the reason on the pending activity) and goes on by itself once the node is on the
- * recorded chain again, or once an operator adopts the new one (`npm run ops -- chain adopt`).
- * Nothing is released or voided: money that may have left stays held.
+ * Which chain an EVM network is on: chain id and genesis hash, recorded at first use and checked before every broadcast,
+ * confirmation and deposit batch (the chain id alone does not tell a reset development chain). A node on another chain is
+ * refused retryably, so nothing is sent, settled or credited against it and nothing released; the work goes on once the node
+ * is back on the recorded chain, or an operator adopts the new one (`npm run ops -- chain adopt`).
  */
 
 /** The node is on another chain than the one recorded for its network. Retryable: it is not a definite answer about any payment. */
@@ -46,11 +40,7 @@ export interface ChainIdentitySource {
   genesisHash(): Promise<string>;
 }
 
-/**
- * One per worker, shared by the withdrawals' adapter and the deposit watcher, so /health/ready
- * shows what either last found. Each check reads the node afresh (two calls) and the recorded
- * identity (one primary-key lookup): a node replaced behind the same URL is noticed at the next use.
- */
+/** One per worker, so /health/ready shows what any user last found; each check reads the node afresh (a replaced node is noticed). */
 export class EvmChainIdentityGuard {
   private readonly verdicts = new Map<string, ChainIdentityVerdict>();
 

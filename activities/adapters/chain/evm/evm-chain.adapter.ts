@@ -26,11 +26,7 @@ export interface EvmChainAdapterOptions {
   log?: Logger;
   /** Checks each network's node is on its recorded chain (the worker shares one with the deposit watcher); a new one when not given. */
   identityGuard?: EvmChainIdentityGuard;
-  /**
-   * TEST SEAM ONLY: awaited right after the signed transaction is committed and before it is
-   * sent, and right after it is sent and before broadcast returns. Tests kill the process there
-   * to show that a restart sends the same transaction, once. Never set in production.
-   */
+  /** TEST SEAM ONLY: awaited after the signed transaction is committed, and after it is sent; tests kill the process there. */
   testSeams?: {
     afterSigning?(withdrawalId: string): Promise<void>;
     afterSending?(withdrawalId: string): Promise<void>;
@@ -38,29 +34,13 @@ export interface EvmChainAdapterOptions {
 }
 
 /**
- * Withdrawals on EVM networks (ethereum, polygon): eth and pol as value transfers, usdc as an
- * ERC-20 `transfer`, signed with the hot wallet's key and sent through the network's JSON-RPC node.
- *
- * Exactly once on chain:
- * - broadcast() takes the wallet's next nonce under a row lock, signs, and stores the raw bytes and
- *   hash, all in one Postgres transaction, and only then sends. A retry (after a crash anywhere,
- *   a lost answer, a send that failed) finds the stored row and sends the same bytes again: the
- *   node answers "already known" or has mined them, and no second transaction is ever signed for
- *   a withdrawal. A nonce once signed is never given up, so the wallet's nonces stay gap-free.
- * - A replacement (same nonce, higher fees) is stored before it is sent. All attempts of a
- *   withdrawal share its nonce, so at most one of them can ever land; the withdrawal follows
- *   whichever does.
- * - confirmationState() reads receipts: confirmed or failed (reverted) only at the configured
- *   depth. A transaction that vanished in a reorganisation has no receipt again, so its withdrawal
- *   is pending again and its bytes are sent again.
- * - Every call first checks that the node is on the network's recorded chain (chain id and genesis
- *   hash: evm-chain-identity.ts). On another chain (a development chain that was reset) nothing is
- *   signed, sent or read as an answer: the call fails, retryably, saying why.
+ * Withdrawals on EVM networks, signed with the hot wallet's key. Exactly once on chain:
+ * - broadcast() takes the wallet's next nonce under a row lock, signs and stores the bytes in one Postgres transaction, and
+ *   only then sends; a retry sends the same bytes, never a second transaction. Signed nonces are never given up (no gaps).
+ * - A replacement (same nonce, higher fees) is stored before it is sent; sharing the nonce, at most one attempt can land.
+ * - confirmationState() answers only at the configured depth; a transaction lost in a reorganisation is pending and sent again.
+ * - Every call first checks the node is on the network's recorded chain (evm-chain-identity.ts), else fails retryably.
  * Limitation: the hot wallet must be used by this service alone, or its nonces collide.
- *
- * This class keeps the ChainAdapter interface, the per-network set-up and the redaction of RPC
- * URLs; it hands the work to evm-signing.ts (nonces, signing, storing), evm-confirmation.ts
- * (receipts, depth, replacement) and evm-sending.ts (sending stored bytes, asking the node).
  */
 export class EvmChainAdapter implements ChainAdapter {
   private readonly dependencies: EvmAdapterDependencies;
@@ -80,41 +60,31 @@ export class EvmChainAdapter implements ChainAdapter {
   }
 
   broadcast(request: BroadcastRequest): Promise<BroadcastResult> {
-    return this.redactingRpcUrls(() => this.broadcastOnce(request));
+    return redactingRpcUrls(this.networks.rpcUrls, async () => {
+      const runtime = await this.runtime(request.network, `broadcast withdrawal ${request.withdrawalId}`);
+      const stored = await evmTransactionOfWithdrawal(this.dependencies.pool, request.withdrawalId);
+      const record = stored ? checkSameWithdrawal(runtime, stored, request) : await signFirst(this.dependencies, runtime, request);
+      await this.testSeams?.afterSigning?.(request.withdrawalId);
+      await sendLatest(runtime, record);
+      await this.testSeams?.afterSending?.(request.withdrawalId);
+      return { transactionHash: record.attempts[0]!.transactionHash, broadcastAt: record.createdAt.toISOString() };
+    });
   }
 
   confirmationState(request: { network: Network; transactionHash: string; broadcastAt: string }): Promise<ConfirmationState> {
-    return this.redactingRpcUrls(() => this.currentConfirmationState(request));
+    return redactingRpcUrls(this.networks.rpcUrls, async () => {
+      const runtime = await this.runtime(request.network, `settle on transaction ${request.transactionHash}`);
+      return confirmationStateOf(this.dependencies, runtime, await this.recordByHash(runtime, request.transactionHash));
+    });
   }
 
   /** The hash of the attempt that is on chain now (at any depth), or null while none is. */
   landedTransactionHash(request: { network: Network; transactionHash: string }): Promise<string | null> {
-    return this.redactingRpcUrls(async () => {
+    return redactingRpcUrls(this.networks.rpcUrls, async () => {
       const runtime = await this.runtime(request.network, `read transaction ${request.transactionHash}`);
       const landed = await landedAttempt(runtime, await this.recordByHash(runtime, request.transactionHash));
       return landed?.attempt.transactionHash ?? null;
     });
-  }
-
-  /** viem puts the node's URL (often with an API key) into its error messages: errors leave this adapter without it. */
-  private redactingRpcUrls<T>(work: () => Promise<T>): Promise<T> {
-    return redactingRpcUrls(this.networks.rpcUrls, work);
-  }
-
-  private async broadcastOnce(request: BroadcastRequest): Promise<BroadcastResult> {
-    const runtime = await this.runtime(request.network, `broadcast withdrawal ${request.withdrawalId}`);
-    const stored = await evmTransactionOfWithdrawal(this.dependencies.pool, request.withdrawalId);
-    const record = stored ? checkSameWithdrawal(runtime, stored, request) : await signFirst(this.dependencies, runtime, request);
-    await this.testSeams?.afterSigning?.(request.withdrawalId);
-    await sendLatest(runtime, record);
-    await this.testSeams?.afterSending?.(request.withdrawalId);
-    const first = record.attempts[0]!;
-    return { transactionHash: first.transactionHash, broadcastAt: record.createdAt.toISOString() };
-  }
-
-  private async currentConfirmationState(request: { network: Network; transactionHash: string }): Promise<ConfirmationState> {
-    const runtime = await this.runtime(request.network, `settle on transaction ${request.transactionHash}`);
-    return confirmationStateOf(this.dependencies, runtime, await this.recordByHash(runtime, request.transactionHash));
   }
 
   /** The network's runtime once its node is checked (evm-networks.ts; `action` names what is refused). */

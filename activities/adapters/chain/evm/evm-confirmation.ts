@@ -8,11 +8,7 @@ import type { EvmAdapterDependencies, EvmNetworkRuntime } from './evm-network-ru
 import { latestAttempt, receiptOrNull, sendLatest, transactionOrNull } from './evm-sending';
 import { signAttempt } from './evm-signing';
 
-/**
- * Following a withdrawal's transaction until it is deep enough: receipts read at the configured
- * depth, a transaction the node forgot sent again, one that waited too long replaced at the same
- * nonce with higher fees (see EvmChainAdapter).
- */
+/** Following a withdrawal's transaction until it is deep enough: forgotten ones sent again, stuck ones replaced (EvmChainAdapter). */
 
 /** Where the withdrawal's transaction stands; while none of its attempts landed, it is kept pending (sent again, or replaced). */
 export async function confirmationStateOf(
@@ -25,13 +21,11 @@ export async function confirmationStateOf(
     const head = await runtime.client.getBlockNumber({ cacheTime: 0 });
     const depth = head - landed.receipt.blockNumber + 1n;
     if (depth < runtime.requiredConfirmations) return 'PENDING';
-    // The receipt and the head may come from two backends behind one URL: the receipt's block
-    // must be the chain's block at that height now, or the answer waits.
+    // The receipt and the head may come from two backends behind one URL: the receipt's block must be the chain's now.
     const block = await runtime.client.getBlock({ blockNumber: landed.receipt.blockNumber });
     if (block.hash !== landed.receipt.blockHash) return 'PENDING';
     if (landed.receipt.status === 'success') return 'CONFIRMED';
-    // FAILED releases the funds: only an explicit revert says so. viem maps anything but 0x0
-    // and 0x1 (a proxy's "0x01", a missing field) to another value; that is asked again.
+    // FAILED releases the funds: only an explicit revert (0x0) says so; anything unreadable is asked again.
     if (landed.receipt.status === 'reverted') return 'FAILED';
     throw new Error(`transaction ${landed.attempt.transactionHash} has a receipt without a readable status`);
   }
@@ -50,17 +44,13 @@ export async function landedAttempt(
   return landed[0];
 }
 
-/**
- * Nothing landed yet: replace the latest attempt if it waited too long, else make sure the node
- * still has it (a node drops transactions from its pool, and a reorganisation drops mined ones).
- */
+/** Nothing landed yet: replace the latest attempt if it waited too long, else make sure the node still has it (pools drop them). */
 async function keepPending(dependencies: EvmAdapterDependencies, runtime: EvmNetworkRuntime, record: EvmTransactionRecord): Promise<void> {
   const latest = latestAttempt(record);
   const waitedMs = dependencies.clock.now().getTime() - latest.signedAt.getTime();
   // Only the wallet that signed the nonce can replace it (the key may have been rotated since).
   const replaceable = record.fromAddress === runtime.address && record.chainId === runtime.chainId;
-  // Only the wallet's next nonce to be mined: a later one waits behind it, and raising its fee
-  // would only push every queued transaction towards the fee cap.
+  // Only the next nonce to be mined: raising a later one's fee would only push every queued transaction towards the fee cap.
   if (
     replaceable &&
     waitedMs >= runtime.replaceAfterMs &&
@@ -81,10 +71,7 @@ async function isNextToMine(runtime: EvmNetworkRuntime, record: EvmTransactionRe
   return BigInt(mined) === record.nonce;
 }
 
-/**
- * Signs the same transaction (same nonce, destination, value and data) with higher fees,
- * stores it as the next attempt, then sends it. False when the fee cap leaves no room.
- */
+/** Signs the same transaction with higher fees, stores it as the next attempt and sends it; false when the fee cap leaves no room. */
 async function replace(
   dependencies: EvmAdapterDependencies,
   runtime: EvmNetworkRuntime,
@@ -118,7 +105,8 @@ async function replace(
   // Another process replaced it first: send what is stored now, whoever signed it.
   const current = stored
     ? { ...record, attempts: [...record.attempts, { ...replacement, replacedAt: null }] }
-    : await reload(dependencies, record);
+    : await evmTransactionOfWithdrawal(dependencies.pool, record.withdrawalId);
+  if (!current) throw new Error(`withdrawal ${record.withdrawalId} lost its stored transaction`);
   dependencies.log?.info('replacing a pending EVM transaction at the same nonce with higher fees', {
     withdrawalId: record.withdrawalId,
     replaced: latest.transactionHash,
@@ -127,10 +115,4 @@ async function replace(
   });
   await sendLatest(runtime, current);
   return true;
-}
-
-async function reload(dependencies: EvmAdapterDependencies, record: EvmTransactionRecord): Promise<EvmTransactionRecord> {
-  const reloaded = await evmTransactionOfWithdrawal(dependencies.pool, record.withdrawalId);
-  if (!reloaded) throw new Error(`withdrawal ${record.withdrawalId} lost its stored transaction`);
-  return reloaded;
 }

@@ -1,9 +1,6 @@
 /**
- * What the deposit watcher reads out of a node's raw JSON-RPC answers (eth_getBlockByNumber with
- * full transactions, eth_getLogs, eth_getTransactionReceipt), checked field by field. Raw, not
- * viem's formatted objects: a field that is missing or malformed is named with its reference
- * (block, transaction, log index) and skipped, instead of turning into a zero or an exception deep
- * in a formatter. Pure, so the unit tier checks it with hostile answers.
+ * The deposit watcher's reading of a node's raw JSON-RPC answers, field by field: raw, not viem's formatted objects, so a
+ * missing or malformed field is skipped with its reference instead of turning into a zero or an exception in a formatter.
  */
 
 /** keccak256("Transfer(address,address,uint256)"): topic 0 of an ERC-20 transfer. */
@@ -62,12 +59,7 @@ function hash(value: unknown): string | undefined {
   return typeof value === 'string' && HASH.test(value) ? value.toLowerCase() : undefined;
 }
 
-/**
- * A block with its transactions (eth_getBlockByNumber(number, true)): its header, and every
- * transaction that sends a positive value to an address (the candidates; whether the address is
- * a partner's, and whether the transaction succeeded, is decided later). Contract creations (no
- * `to`) and transactions without value are not transfers.
- */
+/** A block with its transactions: its header, and every transaction sending a positive value to an address (decided on later). */
 export function parseBlock(raw: unknown, expectedNumber: bigint): ParsedBlock {
   if (!isObject(raw)) return { kind: 'malformed', reason: 'the answer is not a block object' };
   const number = quantity(raw.number);
@@ -79,85 +71,54 @@ export function parseBlock(raw: unknown, expectedNumber: bigint): ParsedBlock {
   const header = { number, hash: blockHash, parentHash };
   const transfers: SeenTransfer[] = [];
   const skipped: SkippedItem[] = [];
+  const skip = (reference: string, reason: string): void => void skipped.push({ reference, reason });
   raw.transactions.forEach((transaction: unknown, index) => {
     const reference = `block ${number} transaction ${index}`;
-    if (!isObject(transaction)) {
-      // A hash instead of an object: the node ignored "full transactions"; nothing to read from it.
-      skipped.push({ reference, reason: 'not a transaction object' });
-      return;
-    }
+    // A hash instead of an object: the node ignored "full transactions"; nothing to read from it.
+    if (!isObject(transaction)) return skip(reference, 'not a transaction object');
     const transactionHash = hash(transaction.hash);
-    if (!transactionHash) {
-      skipped.push({ reference, reason: 'its hash is not a 32-byte hex value' });
-      return;
-    }
+    if (!transactionHash) return skip(reference, 'its hash is not a 32-byte hex value');
     const named = `${reference} (${transactionHash})`;
     // A contract creation has no recipient: not a transfer to anyone.
     if (transaction.to === null || transaction.to === undefined) return;
-    if (typeof transaction.to !== 'string' || !ADDRESS.test(transaction.to)) {
-      skipped.push({ reference: named, reason: 'its recipient is not an address' });
-      return;
-    }
+    if (typeof transaction.to !== 'string' || !ADDRESS.test(transaction.to)) return skip(named, 'its recipient is not an address');
     const value = quantity(transaction.value);
-    if (value === undefined) {
-      skipped.push({ reference: named, reason: 'its value is not a quantity' });
-      return;
-    }
+    if (value === undefined) return skip(named, 'its value is not a quantity');
     if (value === 0n) return;
     const inBlock = transaction.blockHash === undefined ? blockHash : hash(transaction.blockHash);
-    if (inBlock !== blockHash) {
-      skipped.push({ reference: named, reason: 'it names another block than the one it was listed in' });
-      return;
-    }
+    if (inBlock !== blockHash) return skip(named, 'it names another block than the one it was listed in');
     transfers.push({ transactionHash, logIndex: -1, to: transaction.to.toLowerCase(), value, blockNumber: number, blockHash });
   });
   return { kind: 'block', header, transfers, skipped };
 }
 
-/**
- * ERC-20 Transfer logs of one token (eth_getLogs for its address and the Transfer topic): the
- * recipient and value of each. Logs marked `removed` (a node's notice that a reorganisation
- * dropped them) are not transfers; a log of another contract or topic is not ours to read.
- */
+/** ERC-20 Transfer logs of one token: the recipient and value of each. Logs marked `removed` (by a reorganisation) are not transfers. */
 export function parseTransferLogs(raw: unknown, tokenAddress: string): { transfers: SeenTransfer[]; skipped: SkippedItem[] } {
   const transfers: SeenTransfer[] = [];
   const skipped: SkippedItem[] = [];
   if (!Array.isArray(raw)) return { transfers, skipped: [{ reference: 'eth_getLogs', reason: 'the answer is not a list' }] };
+  const skip = (reference: string, reason: string): void => void skipped.push({ reference, reason });
   const token = tokenAddress.toLowerCase();
   raw.forEach((log: unknown, index) => {
-    if (!isObject(log)) {
-      skipped.push({ reference: `log ${index} of the answer`, reason: 'not a log object' });
-      return;
-    }
+    if (!isObject(log)) return skip(`log ${index} of the answer`, 'not a log object');
     const blockNumber = quantity(log.blockNumber);
     const blockHash = hash(log.blockHash);
     const transactionHash = hash(log.transactionHash);
     const logIndex = quantity(log.logIndex);
     const reference = `block ${String(log.blockNumber)} transaction ${String(log.transactionHash)} log ${String(log.logIndex)}`;
-    if (blockNumber === undefined || !blockHash || !transactionHash || logIndex === undefined || logIndex > 2_147_483_647n) {
-      skipped.push({ reference, reason: 'its block, transaction or log index is unreadable' });
-      return;
-    }
+    if (blockNumber === undefined || !blockHash || !transactionHash || logIndex === undefined || logIndex > 2_147_483_647n)
+      return skip(reference, 'its block, transaction or log index is unreadable');
     if (log.removed === true) return;
-    if (typeof log.address !== 'string' || log.address.toLowerCase() !== token) {
-      skipped.push({ reference, reason: 'it is not a log of the token asked for' });
-      return;
-    }
+    if (typeof log.address !== 'string' || log.address.toLowerCase() !== token)
+      return skip(reference, 'it is not a log of the token asked for');
     const topics = log.topics;
-    if (!Array.isArray(topics) || typeof topics[0] !== 'string' || topics[0].toLowerCase() !== ERC20_TRANSFER_TOPIC) {
-      skipped.push({ reference, reason: 'it is not a Transfer event' });
-      return;
-    }
+    if (!Array.isArray(topics) || typeof topics[0] !== 'string' || topics[0].toLowerCase() !== ERC20_TRANSFER_TOPIC)
+      return skip(reference, 'it is not a Transfer event');
     // ERC-20: from and to indexed, value in the data. Another shape (ERC-721's indexed id) is not a token transfer we read.
     const recipient = topics.length === 3 && typeof topics[2] === 'string' ? ADDRESS_TOPIC.exec(topics[2]) : null;
-    if (!recipient || typeof topics[1] !== 'string' || !ADDRESS_TOPIC.test(topics[1])) {
-      skipped.push({ reference, reason: 'its topics are not those of an ERC-20 Transfer' });
-      return;
-    }
-    if (typeof log.data !== 'string' || !WORD.test(log.data)) {
-      skipped.push({ reference, reason: 'its data is not one 32-byte value' });
-      return;
-    }
+    if (!recipient || typeof topics[1] !== 'string' || !ADDRESS_TOPIC.test(topics[1]))
+      return skip(reference, 'its topics are not those of an ERC-20 Transfer');
+    if (typeof log.data !== 'string' || !WORD.test(log.data)) return skip(reference, 'its data is not one 32-byte value');
     const value = BigInt(log.data);
     if (value === 0n) return;
     transfers.push({ transactionHash, logIndex: Number(logIndex), to: `0x${recipient[1]!.toLowerCase()}`, value, blockNumber, blockHash });
@@ -175,10 +136,7 @@ export function receiptOutcome(raw: unknown, blockHash: string): 'success' | 'fa
   return 'unreadable';
 }
 
-/**
- * An integer amount of the smallest unit as an exact decimal string in whole units ("1.5" for
- * 1500000 at 6 decimals), without trailing zeros. No float anywhere.
- */
+/** Smallest units as an exact decimal string in whole units ("1.5" for 1500000 at 6 decimals), no trailing zeros, no float. */
 export function unitsToDecimal(units: bigint, decimals: number): string {
   if (units < 0n) throw new Error('a transfer value is never negative');
   if (!Number.isInteger(decimals) || decimals < 0 || decimals > 77) throw new Error(`invalid decimals ${decimals}`);

@@ -1,6 +1,8 @@
-import { createPublicClient, defineChain, erc20Abi, getAddress, http, numberToHex } from 'viem';
+import { erc20Abi, getAddress, numberToHex } from 'viem';
 import type { Address } from 'viem';
 import type { EvmNetwork } from './evm-amounts';
+import { evmClient } from './evm-network-runtime';
+import type { EvmClient } from './evm-network-runtime';
 import { ERC20_TRANSFER_TOPIC, parseBlock, parseTransferLogs, receiptOutcome } from './evm-deposit-parsing';
 import type { ParsedBlock, ScannedBlockHeader, SeenTransfer, SkippedItem } from './evm-deposit-parsing';
 
@@ -16,12 +18,9 @@ export interface EvmDepositNetworkConfig {
 
 const RPC_TIMEOUT_MS = 15_000;
 
-/**
- * The deposit watcher's reads from one network's node, over raw JSON-RPC (the answers are parsed
- * and checked in evm-deposit-parsing.ts). One client per network, made once per worker.
- */
+/** The deposit watcher's reads from one network's node, over raw JSON-RPC parsed in evm-deposit-parsing.ts. */
 export class EvmDepositReader {
-  private readonly client;
+  private readonly client: EvmClient;
   private readonly token: Address | undefined;
   private checked: Promise<void> | undefined;
 
@@ -29,21 +28,13 @@ export class EvmDepositReader {
     readonly network: EvmNetwork,
     private readonly config: EvmDepositNetworkConfig,
   ) {
-    const chain = defineChain({
-      id: config.chainId,
-      name: network,
-      nativeCurrency: { name: network === 'ethereum' ? 'Ether' : 'POL', symbol: network === 'ethereum' ? 'ETH' : 'POL', decimals: 18 },
-      rpcUrls: { default: { http: [config.rpcUrl] } },
-    });
-    // No caching (the head is read fresh every batch); viem's own retries cover a dropped connection, Temporal's the rest.
-    this.client = createPublicClient({ chain, cacheTime: 0, transport: http(config.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 2 }) });
+    this.client = evmClient(network, config.chainId, config.rpcUrl, RPC_TIMEOUT_MS);
     this.token = config.usdcTokenAddress ? getAddress(config.usdcTokenAddress) : undefined;
   }
 
   /**
-   * Once per worker (again after a failure): the node is on the configured chain, and the token
-   * counts in the decimals amounts are converted with. Then, at every call: the chain's genesis
-   * hash, read afresh (a node replaced behind the URL has another), which names the chain read.
+   * Once per worker (again after a failure), checks the configured chain id and the token's decimals; then, at every call,
+   * reads the genesis hash afresh (a node replaced behind the URL has another).
    */
   async genesisHash(): Promise<string> {
     this.checked ??= this.check().catch((error: unknown) => {
@@ -83,18 +74,15 @@ export class EvmDepositReader {
 
   /** The node's block at this height without its transactions, or null when it has none (yet). */
   async header(number: bigint): Promise<ScannedBlockHeader | null> {
-    const raw: unknown = await this.client.request({ method: 'eth_getBlockByNumber', params: [numberToHex(number), false] });
-    if (raw === null) return null;
-    const parsed = parseBlock(raw, number);
-    if (parsed.kind === 'malformed') throw new Error(`the ${this.network} node answered block ${number} malformed: ${parsed.reason}`);
-    return parsed.header;
+    const parsed = await this.block(number, false);
+    if (parsed?.kind === 'malformed') throw new Error(`the ${this.network} node answered block ${number} malformed: ${parsed.reason}`);
+    return parsed?.header ?? null;
   }
 
   /** One block with its transactions; null when the node does not have it (it is behind, or was reorganised meanwhile). */
-  async block(number: bigint): Promise<ParsedBlock | null> {
-    const raw: unknown = await this.client.request({ method: 'eth_getBlockByNumber', params: [numberToHex(number), true] });
-    if (raw === null) return null;
-    return parseBlock(raw, number);
+  async block(number: bigint, withTransactions = true): Promise<ParsedBlock | null> {
+    const raw: unknown = await this.client.request({ method: 'eth_getBlockByNumber', params: [numberToHex(number), withTransactions] });
+    return raw === null ? null : parseBlock(raw, number);
   }
 
   /** The token's Transfer logs of a range of blocks, in ONE call whatever the number of deposit addresses (filtered by the caller). */

@@ -11,10 +11,7 @@ export interface FeePolicy {
   replacementBumpPercent: number;
 }
 
-/**
- * The smallest raise nodes accept for a replacement at the same nonce (geth's and Hardhat's
- * default price bump, on both fees): anything less is refused as underpriced.
- */
+/** The smallest raise of both fees nodes accept for a replacement (geth's and Hardhat's default price bump). */
 export const MINIMUM_REPLACEMENT_BUMP_PERCENT = 10;
 
 export class FeeCapExceededError extends Error {
@@ -42,9 +39,8 @@ export function initialFees(estimate: Eip1559Fees, policy: FeePolicy): Eip1559Fe
 }
 
 /**
- * The fees of a replacement: both raised by the policy's percentage (rounded up), or to the
- * network's current estimate if that is higher, and bounded by the cap. Undefined when the cap
- * leaves no room for the raise nodes require: the pending attempt then simply keeps waiting.
+ * Both fees raised by the policy's percentage, or to the current estimate if higher, bounded by the cap; undefined when the
+ * cap leaves no room for the raise nodes require (the pending attempt keeps waiting).
  */
 export function replacementFees(previous: Eip1559Fees, estimate: Eip1559Fees, policy: FeePolicy): Eip1559Fees | undefined {
   const maxFeePerGas = minBigint(

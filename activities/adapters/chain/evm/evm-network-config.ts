@@ -21,9 +21,8 @@ export interface EvmNetworkConfig {
   /** Each replacement raises both fees by this much over the one it replaces (default 25, more than 10). */
   replacementBumpPercent?: number;
   /**
-   * Gas limit of a token transfer (default 100 000; a USDC transfer uses about 35 000 to 65 000).
-   * Fixed rather than estimated: an estimate fails when the token would refuse the transfer,
-   * while a signed transfer that reverts is the chain's definite answer, which releases the funds.
+   * Gas limit of a token transfer (default 100 000; USDC uses 35 000 to 65 000). Fixed, not estimated: an estimate fails when
+   * the token would refuse, while a signed transfer that reverts is the chain's definite answer, which releases the funds.
    */
   tokenTransferGasLimit?: bigint;
 }

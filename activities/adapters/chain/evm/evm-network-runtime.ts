@@ -40,18 +40,11 @@ export type EvmClient = PublicClient<HttpTransport, Chain>;
 /** A network's client and hot wallet, from its configuration (checked here). */
 export function runtimeOf(network: EvmNetwork, config: EvmNetworkConfig): EvmNetworkRuntime {
   assertEvmNetworkConfig(network, config);
-  const chain = defineChain({
-    id: config.chainId,
-    name: network,
-    nativeCurrency: { name: network === 'ethereum' ? 'Ether' : 'POL', symbol: network === 'ethereum' ? 'ETH' : 'POL', decimals: 18 },
-    rpcUrls: { default: { http: [config.rpcUrl] } },
-  });
   const account = privateKeyToAccount(config.hotWalletPrivateKey);
   return {
     network,
     chainId: config.chainId,
-    // No caching: viem would otherwise answer getBlockNumber from a cache for seconds, and depth is counted from it.
-    client: createPublicClient({ chain, cacheTime: 0, transport: http(config.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 2 }) }),
+    client: evmClient(network, config.chainId, config.rpcUrl, RPC_TIMEOUT_MS),
     account,
     address: account.address.toLowerCase(),
     requiredConfirmations: BigInt(config.requiredConfirmations),
@@ -64,6 +57,20 @@ export function runtimeOf(network: EvmNetwork, config: EvmNetworkConfig): EvmNet
     },
     chainChecked: undefined,
   };
+}
+
+/**
+ * A network's JSON-RPC client. No caching: viem would otherwise answer getBlockNumber from a cache for seconds, and depth is
+ * counted from it; viem's own retries cover a dropped connection, Temporal's the rest.
+ */
+export function evmClient(network: EvmNetwork, chainId: number, rpcUrl: string, timeoutMs: number): EvmClient {
+  const chain = defineChain({
+    id: chainId,
+    name: network,
+    nativeCurrency: { name: network === 'ethereum' ? 'Ether' : 'POL', symbol: network === 'ethereum' ? 'ETH' : 'POL', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+  return createPublicClient({ chain, cacheTime: 0, transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 2 }) });
 }
 
 /** The node must be on the configured chain, or its nonces, balances and receipts are another chain's. */

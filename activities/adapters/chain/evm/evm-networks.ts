@@ -5,11 +5,7 @@ import { checkChainId, runtimeOf } from './evm-network-runtime';
 import type { EvmNetworkRuntime } from './evm-network-runtime';
 import { rpcUrlForms } from './evm-rpc-redaction';
 
-/**
- * The configured EVM networks of one adapter (withdrawals, sweeps): their runtimes, the forms of
- * their RPC URLs (kept out of errors) and the check before each use, which every part that signs
- * or settles on a chain must pass alike.
- */
+/** One adapter's configured EVM networks: their runtimes, their RPC URLs' forms (kept out of errors) and the check before each use. */
 export class EvmNetworks {
   private readonly runtimes = new Map<EvmNetwork, EvmNetworkRuntime>();
   /** Every form of every configured RPC URL, for evm-rpc-redaction.ts. */
@@ -35,10 +31,7 @@ export class EvmNetworks {
     return this.runtimes.get(network);
   }
 
-  /**
-   * The runtime once its node is checked: the configured chain id (once), and the recorded chain
-   * (every time: `action` names what is refused).
-   */
+  /** The runtime once its node is checked: the configured chain id (once), and the recorded chain (every time, refusing `action`). */
   async checked(runtime: EvmNetworkRuntime, action: string): Promise<EvmNetworkRuntime> {
     runtime.chainChecked ??= checkChainId(runtime).catch((error: unknown) => {
       runtime.chainChecked = undefined; // an unreachable node is asked again next time

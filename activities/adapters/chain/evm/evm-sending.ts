@@ -5,11 +5,7 @@ import type { EvmClient, EvmNetworkRuntime } from './evm-network-runtime';
 
 /** Sending stored transactions and asking the node about them: what broadcast and confirmation share. */
 
-/**
- * Sends the latest attempt's stored bytes. A failed send counts as sent when the node knows one
- * of the withdrawal's attempts anyway ("already known", or mined: "nonce too low"); otherwise
- * it throws and the row stays for the retry to send again.
- */
+/** Sends the latest attempt's stored bytes; a failed send counts as sent when the node knows any attempt ("already known", mined). */
 export async function sendLatest(runtime: EvmNetworkRuntime, record: EvmTransactionRecord): Promise<void> {
   const latest = latestAttempt(record);
   try {
@@ -31,20 +27,17 @@ export function latestAttempt(record: EvmTransactionRecord): EvmTransactionAttem
   return latest;
 }
 
-export async function receiptOrNull(client: EvmClient, hash: string): Promise<TransactionReceipt | null> {
-  try {
-    return await client.getTransactionReceipt({ hash: hash as Hex });
-  } catch (error) {
-    if (error instanceof TransactionReceiptNotFoundError) return null;
-    throw error;
-  }
-}
+export const receiptOrNull = (client: EvmClient, hash: string): Promise<TransactionReceipt | null> =>
+  nullIfNotFound(client.getTransactionReceipt({ hash: hash as Hex }), TransactionReceiptNotFoundError);
 
-export async function transactionOrNull(client: EvmClient, hash: string): Promise<unknown> {
+export const transactionOrNull = (client: EvmClient, hash: string): Promise<unknown> =>
+  nullIfNotFound(client.getTransaction({ hash: hash as Hex }), TransactionNotFoundError);
+
+async function nullIfNotFound<T>(read: Promise<T>, notFound: abstract new (...args: never[]) => Error): Promise<T | null> {
   try {
-    return await client.getTransaction({ hash: hash as Hex });
+    return await read;
   } catch (error) {
-    if (error instanceof TransactionNotFoundError) return null;
+    if (error instanceof notFound) return null;
     throw error;
   }
 }

@@ -17,10 +17,7 @@ import type { Eip1559Fees } from './evm-fee-policy';
 import { NATIVE_TRANSFER_GAS_LIMIT } from './evm-network-config';
 import type { EvmAdapterDependencies, EvmNetworkRuntime } from './evm-network-runtime';
 
-/**
- * Signing: each wallet's nonces handed out by Postgres, one signed transaction per withdrawal
- * (or sweep, or gas top-up), stored before it is ever sent (see EvmChainAdapter, EvmSweeper).
- */
+/** Signing: nonces handed out by Postgres, one signed transaction per id, stored before it is ever sent. */
 
 /** A stored withdrawal is resent only if the request asks for exactly what was signed. */
 export function checkSameWithdrawal(
@@ -39,10 +36,7 @@ export function checkSameWithdrawal(
   return stored;
 }
 
-/**
- * Signs the withdrawal's transaction under the hot wallet's next nonce and stores it, in one
- * Postgres transaction; the node is asked for fees before (no network call holds the lock).
- */
+/** Signs the withdrawal under the hot wallet's next nonce and stores it; fees are asked before, so no network call holds the lock. */
 export async function signFirst(
   dependencies: EvmAdapterDependencies,
   runtime: EvmNetworkRuntime,
@@ -50,8 +44,7 @@ export async function signFirst(
 ): Promise<EvmTransactionRecord> {
   const payment = paymentOf(runtime, request);
   const fees = initialFees(await runtime.client.estimateFeesPerGas({ type: 'eip1559' }), runtime.feePolicy);
-  // A transaction the wallet cannot pay for would hold its nonce and every later one: wait
-  // (retried) before a nonce is taken, until the hot wallet is topped up.
+  // A transaction the wallet cannot pay for would hold its nonce and every later one: retried until the wallet is topped up.
   await assertWalletCanPay(runtime, payment, fees);
   await ensureNonceSequence(dependencies, runtime, runtime.account.address);
   const { record, signedNow } = await signAndStore(dependencies, runtime, {
@@ -83,11 +76,8 @@ export interface EvmPayment {
 }
 
 /**
- * The one place a transaction is signed for the first time: under the signer's next nonce (its
- * row locked), stored with its raw bytes and hash in the same Postgres transaction, before
- * anything is sent. `id` names the transaction (a withdrawal's id, a sweep's): a second call for
- * the same id signs nothing and answers what was stored (`signedNow` false), so an activity
- * run again resends the stored bytes and never signs a second transaction for it.
+ * The one place a transaction is first signed: under the signer's next nonce (row locked), stored in the same Postgres
+ * transaction before anything is sent. A second call for the same `id` signs nothing and answers what was stored.
  */
 export async function signAndStore(
   dependencies: EvmAdapterDependencies,
@@ -151,10 +141,7 @@ export async function assertWalletCanPay(runtime: EvmNetworkRuntime, payment: Ev
   }
 }
 
-/**
- * A wallet's sequence starts, on its first use, at the chain's count of its transactions
- * (pending included); from then on Postgres alone hands out its nonces.
- */
+/** A wallet's sequence starts, on first use, at the chain's count of its transactions; then Postgres alone hands out nonces. */
 export async function ensureNonceSequence(
   dependencies: EvmAdapterDependencies,
   runtime: EvmNetworkRuntime,
@@ -182,22 +169,13 @@ export function paymentInUnits(
   const { kind } = transferKind(currency, runtime.network);
   const to = getAddress(destination);
   if (amountBaseUnits <= 0n) throw new Error('a payment moves a positive amount');
-  if (kind === 'native') {
-    return {
-      currency,
-      destination: to.toLowerCase(),
-      amountBaseUnits,
-      call: { to, value: amountBaseUnits, gas: NATIVE_TRANSFER_GAS_LIMIT },
-    };
+  let call: EvmPayment['call'] = { to, value: amountBaseUnits, gas: NATIVE_TRANSFER_GAS_LIMIT };
+  if (kind !== 'native') {
+    if (!runtime.usdcTokenAddress) throw new Error(`no USDC token address is configured for ${runtime.network}`);
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amountBaseUnits] });
+    call = { to: runtime.usdcTokenAddress, value: 0n, data, gas: runtime.tokenTransferGasLimit };
   }
-  if (!runtime.usdcTokenAddress) throw new Error(`no USDC token address is configured for ${runtime.network}`);
-  const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amountBaseUnits] });
-  return {
-    currency,
-    destination: to.toLowerCase(),
-    amountBaseUnits,
-    call: { to: runtime.usdcTokenAddress, value: 0n, data, gas: runtime.tokenTransferGasLimit },
-  };
+  return { currency, destination: to.toLowerCase(), amountBaseUnits, call };
 }
 
 /** One signed attempt of a stored transaction, as it is stored: the raw bytes, their hash and their fees. */

@@ -44,19 +44,10 @@ export interface AddressBalances {
 }
 
 /**
- * The chain side of sweeping deposit addresses into the hot wallet, on the withdrawals' own
- * machinery (evm-signing.ts, evm-sending.ts, evm-confirmation.ts): every transaction takes its
- * wallet's next nonce from Postgres and is stored signed before it is sent, so a step run again
- * sends the stored bytes and never signs a second transaction for it. A deposit address's key is
- * derived here from the seed, per transaction, and lives only inside its signing closure.
- *
- * Also what custody reconciliation reads: balances at one block, so coins moving between an
- * address and the hot wallet are counted once.
- *
- * Every call that reads or writes the chain first checks that the node is on the network's
- * recorded chain (evm-chain-identity.ts, as the withdrawals do): on another chain (a development
- * chain that was reset) nothing is signed or sent, no sweep ends on its answers and custody is not
- * judged from its balances; the call fails, retryably, saying why.
+ * Sweeps deposit addresses into the hot wallet on the withdrawals' machinery: each transaction takes its nonce from Postgres
+ * and is stored signed before it is sent, so a rerun sends the stored bytes and never signs twice. A deposit address's key
+ * lives only inside its signing closure. Also custody's balances, read at one block so coins in transit count once.
+ * Every chain call first checks the node is on the network's recorded chain (evm-chain-identity.ts), else fails retryably.
  */
 export class EvmSweeper {
   private readonly dependencies: EvmAdapterDependencies;
@@ -98,23 +89,18 @@ export class EvmSweeper {
   }
 
   async balances(network: EvmNetwork, address: string): Promise<AddressBalances> {
-    return redactingRpcUrls(this.evmNetworks.rpcUrls, async () => {
-      const runtime = await this.runtime(network, `read the balances of ${address}`);
+    return this.withRuntime(network, `read the balances of ${address}`, async (runtime) => {
       const [at] = await this.balancesAt(runtime, [address], undefined);
       return at!;
     });
   }
 
-  /**
-   * The hot wallet's balances and those of `addresses`, every one at the same block (the head when
-   * asked): coins a sweep moves between them are counted once, in one place or the other.
-   */
+  /** The hot wallet's balances and those of `addresses`, all at one block: coins a sweep moves between them count once. */
   async custodyBalances(
     network: EvmNetwork,
     addresses: readonly string[],
   ): Promise<{ block: bigint; hotWallet: AddressBalances; addresses: AddressBalances[] }> {
-    return redactingRpcUrls(this.evmNetworks.rpcUrls, async () => {
-      const runtime = await this.runtime(network, 'read custody balances');
+    return this.withRuntime(network, 'read custody balances', async (runtime) => {
       const block = await runtime.client.getBlockNumber({ cacheTime: 0 });
       const [hotWallet, ...rest] = await this.balancesAt(runtime, [runtime.address, ...addresses], block);
       return { block, hotWallet: hotWallet!, addresses: rest };
@@ -123,30 +109,24 @@ export class EvmSweeper {
 
   /** The node's fees for a first attempt, refused above the network's cap (nothing signed; asked again later). */
   async fees(network: EvmNetwork): Promise<Eip1559Fees> {
-    return redactingRpcUrls(this.evmNetworks.rpcUrls, async () => {
-      const runtime = await this.runtime(network, 'read fees for a sweep');
-      return initialFees(await runtime.client.estimateFeesPerGas({ type: 'eip1559' }), runtime.feePolicy);
-    });
+    return this.withRuntime(network, 'read fees for a sweep', async (runtime) =>
+      initialFees(await runtime.client.estimateFeesPerGas({ type: 'eip1559' }), runtime.feePolicy),
+    );
   }
 
   /** The gas limit a transfer of the currency is signed with. */
   async gasLimit(network: EvmNetwork, currency: EvmCurrency): Promise<bigint> {
-    return redactingRpcUrls(this.evmNetworks.rpcUrls, async () => {
-      const runtime = await this.runtime(network, `sign a sweep of ${currency}`);
-      return transferKind(currency, network).kind === 'native' ? 21_000n : runtime.tokenTransferGasLimit;
-    });
+    return this.withRuntime(network, `sign a sweep of ${currency}`, async (runtime) =>
+      transferKind(currency, network).kind === 'native' ? 21_000n : runtime.tokenTransferGasLimit,
+    );
   }
 
   /**
-   * The deposit address's next nonce as Postgres hands it out, and as the chain counts its
-   * transactions (pending included). Sweeps of an address run one at a time, each to its
-   * confirmations, so before one signs the two agree; when they do not, someone else spent from
-   * the address or the node lost transactions we signed: nothing is signed. (A node on another
-   * chain than the recorded one, such as a development chain started afresh, is refused before.)
+   * The deposit address's next nonce in Postgres and on chain (pending included). Sweeps of an address run one at a time to
+   * their confirmations, so the two agree unless someone else spent from it or the node lost our transactions.
    */
   async nonces(network: EvmNetwork, address: Address): Promise<{ stored: bigint; chain: bigint }> {
-    return redactingRpcUrls(this.evmNetworks.rpcUrls, async () => {
-      const runtime = await this.runtime(network, `sign a sweep from ${address.toLowerCase()}`);
+    return this.withRuntime(network, `sign a sweep from ${address.toLowerCase()}`, async (runtime) => {
       await ensureNonceSequence(this.dependencies, runtime, address);
       const [stored, chain] = await Promise.all([
         this.dependencies.pool.query<{ next_nonce: string }>(
@@ -171,8 +151,7 @@ export class EvmSweeper {
       fees: Eip1559Fees;
     },
   ): Promise<EvmTransactionRecord> {
-    return redactingRpcUrls(this.evmNetworks.rpcUrls, async () => {
-      const runtime = await this.runtime(network, `sign sweep ${input.sweepId}`);
+    return this.withRuntime(network, `sign sweep ${input.sweepId}`, async (runtime) => {
       const payment = paymentInUnits(runtime, input.currency, input.hotWallet as Address, input.amountBaseUnits);
       const { record } = await signAndStore(this.dependencies, runtime, {
         id: input.sweepId,
@@ -186,8 +165,7 @@ export class EvmSweeper {
 
   /** Signs and stores the hot wallet's transfer of gas to a deposit address under its id; once. */
   async signGasTopUp(network: EvmNetwork, input: { id: string; address: string; amountWei: bigint }): Promise<EvmTransactionRecord> {
-    return redactingRpcUrls(this.evmNetworks.rpcUrls, async () => {
-      const runtime = await this.runtime(network, `sign gas top-up ${input.id}`);
+    return this.withRuntime(network, `sign gas top-up ${input.id}`, async (runtime) => {
       const stored = await evmTransactionOfWithdrawal(this.dependencies.pool, input.id);
       if (stored) return stored;
       const payment: EvmPayment = paymentInUnits(runtime, NATIVE_CURRENCY[network], input.address as Address, input.amountWei);
@@ -206,20 +184,15 @@ export class EvmSweeper {
 
   /** Sends the stored transaction's latest attempt (again): "already known" or mined counts as sent. */
   async send(network: EvmNetwork, record: EvmTransactionRecord): Promise<void> {
-    return redactingRpcUrls(this.evmNetworks.rpcUrls, async () => {
-      await sendLatest(await this.runtime(network, `send sweep transaction ${record.withdrawalId}`), record);
-    });
+    return this.withRuntime(network, `send sweep transaction ${record.withdrawalId}`, (runtime) => sendLatest(runtime, record));
   }
 
   /**
-   * Where a sent transaction stands, at the withdrawals' depth (EVM_CONFIRMATIONS_<NETWORK>); while
-   * it has not landed it is sent again if the node forgot it, and a hot wallet's is replaced with
-   * higher fees when it waited too long. A deposit address's is never replaced: its value was
-   * worked out for the fees it was signed with.
+   * Where a sent transaction stands, at the withdrawals' depth; until it lands it is sent again if the node forgot it, and a
+   * hot wallet's is replaced with higher fees. A deposit address's never is: its value was worked out for its fees.
    */
   async state(network: EvmNetwork, record: EvmTransactionRecord): Promise<{ state: ConfirmationState; landedHash: string | undefined }> {
-    return redactingRpcUrls(this.evmNetworks.rpcUrls, async () => {
-      const runtime = await this.runtime(network, `settle on sweep transaction ${record.withdrawalId}`);
+    return this.withRuntime(network, `settle on sweep transaction ${record.withdrawalId}`, async (runtime) => {
       const state = await confirmationStateOf(this.dependencies, runtime, record);
       if (state === 'PENDING') return { state, landedHash: undefined };
       const landed = await landedAttempt(runtime, record);
@@ -261,12 +234,15 @@ export class EvmSweeper {
     return results;
   }
 
-  /** The network's runtime once its node is checked: the configured chain id (once), and the recorded chain (every time: `action` names what is refused). */
-  private async runtime(network: EvmNetwork, action: string): Promise<EvmNetworkRuntime> {
-    const runtime = this.evmNetworks.configured(network);
-    // Retryable: in a rolling deploy a worker that has the network's settings takes the next attempt.
-    if (!runtime) throw new Error(`this worker does not sweep ${network} (no EVM_RPC_URL_${network.toUpperCase()} or no EVM_DEPOSIT_SEED)`);
-    return this.evmNetworks.checked(runtime, action);
+  /** `work` on the network's runtime once its node is checked (`action` names what is refused), RPC URLs redacted from errors. */
+  private withRuntime<T>(network: EvmNetwork, action: string, work: (runtime: EvmNetworkRuntime) => Promise<T>): Promise<T> {
+    return redactingRpcUrls(this.evmNetworks.rpcUrls, async () => {
+      const runtime = this.evmNetworks.configured(network);
+      // Retryable: in a rolling deploy a worker that has the network's settings takes the next attempt.
+      if (!runtime)
+        throw new Error(`this worker does not sweep ${network} (no EVM_RPC_URL_${network.toUpperCase()} or no EVM_DEPOSIT_SEED)`);
+      return work(await this.evmNetworks.checked(runtime, action));
+    });
   }
 }
 
