@@ -7,7 +7,7 @@ import type { TombstoneOutcome } from '../db/ledger/ledger';
 import type { PostingInput, TransferInput } from '../db/ledger/ledger';
 import { executeExchange, findExchangeTerms } from '../db/queries/exchange.queries';
 import type { ExchangeExecution, ExchangeTerms } from '../db/queries/exchange.queries';
-import { refuseUnknownOperation } from './workflow-binding';
+import { stopUnknownOperation } from './workflow-binding';
 import type { ActivityDependencies } from './dependencies';
 
 export interface ExchangeQuote {
@@ -57,7 +57,7 @@ export function createExchangeActivities(deps: ActivityDependencies) {
         quote: order && terms.lock && quoted(order, terms.lock, now),
         now,
       });
-      if (executed.outcome === 'UNKNOWN') return refuseUnknownOperation(deps, exchangeId, executed.reason);
+      if (executed.outcome === 'UNKNOWN') return stopUnknownOperation(deps, exchangeId, executed.reason);
       return { exchangeId };
     },
   };

@@ -12,7 +12,7 @@ import {
   findUnsuccessfulNotVoided,
 } from '../db/queries/reconciliation.queries';
 import type { HeldTransferRow } from '../db/queries/reconciliation.queries';
-import { findRefusedOperationsSince } from '../db/queries/accepted-operation.queries';
+import { findUnknownOperationsSince } from '../db/queries/accepted-operation.queries';
 import { findOrphanedCreditedDeposits } from '../db/queries/crypto-deposit.queries';
 import { findLatestReportTime } from '../db/queries/reconciliation-report.queries';
 import { findSuspenseMismatch } from '../db/queries/incoming-sepa-credit.queries';
@@ -94,7 +94,7 @@ export function createReconciliationActivities(deps: ActivityDependencies & Cust
         findOpenWithoutHold(deps.pool, heldBefore),
         findHoldsWithoutOpenOperation(deps.pool),
         findHeldTransfersOfOpenOperations(deps.pool, heldBefore, input.maxHeldTransfersChecked ?? DEFAULT_MAX_HELD_CHECKED),
-        findLatestReportTime(deps.pool).then((since) => findRefusedOperationsSince(deps.pool, since)),
+        findLatestReportTime(deps.pool).then((since) => findUnknownOperationsSince(deps.pool, since)),
         findSuspenseMismatch(deps.pool),
         findOrphanedCreditedDeposits(deps.pool),
       ]);

@@ -1,7 +1,7 @@
 import { reserveOutgoingPayment } from '../db/queries/reservation.queries';
 import type { Reservation, ReservedTable } from '../db/queries/reservation.queries';
 import type { ActivityDependencies } from './dependencies';
-import { refuseUnknownOperation } from './workflow-binding';
+import { stopUnknownOperation } from './workflow-binding';
 
 /**
  * The reserving activities' one path: reserve_outgoing_payment decides everything in one round
@@ -14,5 +14,5 @@ export async function reserve(
   operationId: string,
 ): Promise<Reservation> {
   const reserved = await reserveOutgoingPayment(deps.pool, { table, operationId, now: deps.clock.now() });
-  return 'unknown' in reserved ? refuseUnknownOperation(deps, operationId, reserved.unknown) : reserved;
+  return 'unknown' in reserved ? stopUnknownOperation(deps, operationId, reserved.unknown) : reserved;
 }

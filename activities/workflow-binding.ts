@@ -3,7 +3,7 @@ import type { Workflow } from '@temporalio/common';
 import type { WorkflowContract } from '../contracts';
 import { DomainError } from '../core/errors';
 import { OPERATION_TYPES } from '../core/operation-types';
-import { recordRefusedOperation } from '../db/queries/accepted-operation.queries';
+import { recordUnknownOperation } from '../db/queries/accepted-operation.queries';
 import type { ActivityDependencies } from './dependencies';
 
 /** A UUID as the API issues it and Postgres prints it: lower case. */
@@ -26,8 +26,8 @@ export function boundTo<Activities extends Record<string, Activity>>(
     const checked = async (...args: never[]) => {
       const { info } = Context.current();
       const caller = { workflowId: info.workflowExecution?.workflowId, workflowType: info.workflowType };
-      const refusal = bindingRefusal(name, contract, args, caller);
-      if (refusal !== undefined) await refuseUnknownOperation(deps, args[0], refusal);
+      const refusal = bindingMismatch(name, contract, args, caller);
+      if (refusal !== undefined) await stopUnknownOperation(deps, args[0], refusal);
       return activity(...args);
     };
     return [name, checked];
@@ -36,7 +36,7 @@ export function boundTo<Activities extends Record<string, Activity>>(
 }
 
 /** Why a workflow may not run the activity, bound to the contract, with these arguments; undefined when it may. */
-export function bindingRefusal(
+export function bindingMismatch(
   activity: string,
   contract: WorkflowContract<Workflow>,
   args: readonly unknown[],
@@ -53,7 +53,7 @@ export function bindingRefusal(
 }
 
 /** Refuses the running workflow's operation as `unknown-operation`, kept in refused_operation for reconciliation. Nothing was held. */
-export async function refuseUnknownOperation(
+export async function stopUnknownOperation(
   deps: Pick<ActivityDependencies, 'pool' | 'log'>,
   operationId: unknown,
   reason: string,
@@ -61,7 +61,7 @@ export async function refuseUnknownOperation(
   const { info } = Context.current();
   // Empty for an activity no workflow runs (a standalone activity): no workflow id can match.
   const workflowId = info.workflowExecution?.workflowId ?? '';
-  await recordRefusedOperation(deps.pool, {
+  await recordUnknownOperation(deps.pool, {
     workflowId,
     runId: info.workflowExecution?.runId ?? '',
     workflowType: info.workflowType ?? '',

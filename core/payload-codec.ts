@@ -2,14 +2,14 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { METADATA_ENCODING_KEY } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { refusedPayload } from './refused-payload';
+import { unreadablePayload } from './unreadable-payload';
 
 /**
  * Encrypts every Temporal payload, so partners' data never sits in clear in the history or the Web UI:
  * AES-256-GCM, a fresh 96-bit IV each, the key id in the metadata and bound as associated data.
  * Plaintext is accepted nowhere: encryption also tells our payloads from anyone else's (the bare CLI).
- * Clients throw on a refused payload; a worker (`refused: 'mark'`) hands on a marker
- * (core/refused-payload.ts), so a plaintext signal cannot jam a running workflow's tasks.
+ * Clients throw on an unreadable payload; a worker (`refused: 'mark'`) hands on a marker
+ * (core/unreadable-payload.ts), so a plaintext signal cannot jam a running workflow's tasks.
  */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
@@ -26,7 +26,7 @@ export interface PayloadKey {
 export interface RefusalHandling {
   /** throw (clients, the default), or hand on a marker (workers, the codec endpoint for the UI). */
   refused: 'throw' | 'mark';
-  /** Told of every refused payload, for logs and metrics; the reason never carries content. */
+  /** Told of every unreadable payload, for logs and metrics; the reason never carries content. */
   onRefused?: (reason: string) => void;
 }
 
@@ -66,7 +66,7 @@ export class AesGcmPayloadCodec implements PayloadCodec {
       if (this.handling.refused === 'throw') throw new Error(`refused a Temporal payload: ${decrypted.refused}`);
       return {
         metadata: { [METADATA_ENCODING_KEY]: Buffer.from('json/plain') },
-        data: Buffer.from(JSON.stringify(refusedPayload(decrypted.refused))),
+        data: Buffer.from(JSON.stringify(unreadablePayload(decrypted.refused))),
       };
     });
   }

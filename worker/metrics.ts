@@ -46,7 +46,7 @@ export function createWorkerMetrics(options: { simulatedRails: readonly Rail[] }
     buckets: DURATION_BUCKETS_SECONDS,
     registers: [registry],
   });
-  const refusedPayloads = new Counter({
+  const unreadablePayloads = new Counter({
     name: 'payments_worker_payloads_refused_total',
     help: 'Temporal payloads refused because they were not encrypted with a configured key (or did not decrypt)',
     registers: [registry],
@@ -94,7 +94,7 @@ export function createWorkerMetrics(options: { simulatedRails: readonly Rail[] }
       status = read;
     },
     payloadRefused() {
-      refusedPayloads.inc();
+      unreadablePayloads.inc();
     },
     deposits,
   };

@@ -78,7 +78,7 @@ export const WORKER_INTERCEPTORS: WorkerInterceptors = {
 
 /** Bundled with the workflow code: whoever prebuilds a bundle (tests) must pass them to bundleWorkflowCode too. */
 export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
-  // First: a refused payload is stopped before anything else looks at it.
+  // First: an unreadable payload is stopped before anything else looks at it.
   sourceFile(path.join('workflows', 'payload-guard.interceptor')),
   sourceFile(path.join('workflows', 'request-id.interceptor')),
 ];
@@ -198,7 +198,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const evmNetworks = evmNetworkConfigs(options);
   const worker = await Worker.create({
     connection,
-    // Never in clear; what is not ours is marked, not thrown on, so it cannot jam a workflow (core/refused-payload.ts).
+    // Never in clear; what is not ours is marked, not thrown on, so it cannot jam a workflow (core/unreadable-payload.ts).
     dataConverter: temporalDataConverter(temporalAccess, {
       refused: 'mark',
       onRefused: (reason) => {

@@ -1,12 +1,12 @@
 import { ApplicationFailure, log } from '@temporalio/workflow';
 import type { WorkflowInterceptorsFactory } from '@temporalio/workflow';
-import { isRefusedPayload, refusedPayloadReason } from '../core/refused-payload';
+import { isUnreadablePayload, unreadablePayloadReason } from '../core/unreadable-payload';
 
 /** The failure type of a workflow whose own start input was refused. */
 export const PAYLOAD_REFUSED = 'payload-refused';
 
 /**
- * A payload the codec refused (not encrypted with our key: core/refused-payload.ts), registered first: a start input
+ * A payload the codec refused (not encrypted with our key: core/unreadable-payload.ts), registered first: a start input
  * fails the workflow before its code runs; a signal is ignored (an outsider cannot jam a workflow); an update or query
  * is refused; an activity's result fails the workflow task, loudly, so nothing acts on it.
  */
@@ -15,7 +15,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => ({
   inbound: [
     {
       execute(input, next) {
-        const reason = refusedPayloadReason(input.args);
+        const reason = unreadablePayloadReason(input.args);
         if (reason !== undefined) {
           return Promise.reject(
             ApplicationFailure.create({
@@ -28,23 +28,23 @@ export const interceptors: WorkflowInterceptorsFactory = () => ({
         return next(input);
       },
       handleSignal(input, next) {
-        const reason = refusedPayloadReason(input.args);
+        const reason = unreadablePayloadReason(input.args);
         if (reason === undefined) return next(input);
         log.warn(`ignored signal ${input.signalName}: its input was refused (${reason})`);
         return Promise.resolve();
       },
       validateUpdate(input, next) {
-        const reason = refusedPayloadReason(input.args);
+        const reason = unreadablePayloadReason(input.args);
         if (reason !== undefined) throw refusedUpdate(input.name, reason);
         next(input);
       },
       handleUpdate(input, next) {
-        const reason = refusedPayloadReason(input.args);
+        const reason = unreadablePayloadReason(input.args);
         if (reason !== undefined) return Promise.reject(refusedUpdate(input.name, reason));
         return next(input);
       },
       handleQuery(input, next) {
-        const reason = refusedPayloadReason(input.args);
+        const reason = unreadablePayloadReason(input.args);
         if (reason !== undefined) return Promise.reject(new Error(`query ${input.queryName} refused: its input was refused (${reason})`));
         return next(input);
       },
@@ -72,6 +72,6 @@ function refusedUpdate(name: string, reason: string): ApplicationFailure {
 
 /** A plain Error fails the workflow task (retried, visible), never the workflow: nothing acts on the result. */
 function acceptedResult(activityType: string, result: unknown): unknown {
-  if (isRefusedPayload(result)) throw new Error(`the result of ${activityType} was refused: ${result.$refusedPayload}`);
+  if (isUnreadablePayload(result)) throw new Error(`the result of ${activityType} was refused: ${result.$refusedPayload}`);
   return result;
 }

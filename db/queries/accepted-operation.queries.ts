@@ -81,7 +81,7 @@ async function findRow(pool: pg.Pool, id: string): Promise<AcceptedOperationRow 
   return found.rows[0];
 }
 
-export interface RefusedOperation {
+export interface UnknownOperation {
   workflowId: string;
   runId: string;
   workflowType: string;
@@ -91,7 +91,7 @@ export interface RefusedOperation {
 }
 
 /** Keeps a workflow refused as unknown, once per run (an activity may run twice). */
-export async function recordRefusedOperation(pool: pg.Pool, refused: RefusedOperation): Promise<void> {
+export async function recordUnknownOperation(pool: pg.Pool, refused: UnknownOperation): Promise<void> {
   await pool.query({
     name: 'record_refused_operation',
     text: `insert into refused_operation (workflow_id, run_id, workflow_type, operation_id, reason)
@@ -106,7 +106,7 @@ export async function recordRefusedOperation(pool: pg.Pool, refused: RefusedOper
   });
 }
 
-export interface RefusedOperationRow {
+export interface UnknownOperationRow {
   workflow_id: string;
   run_id: string;
   workflow_type: string;
@@ -116,8 +116,8 @@ export interface RefusedOperationRow {
 }
 
 /** Workflows refused as unknown after `since` (the previous reconciliation report), oldest first, at most 100. */
-export async function findRefusedOperationsSince(pool: pg.Pool, since: Date | null): Promise<RefusedOperationRow[]> {
-  const result = await pool.query<RefusedOperationRow>(
+export async function findUnknownOperationsSince(pool: pg.Pool, since: Date | null): Promise<UnknownOperationRow[]> {
+  const result = await pool.query<UnknownOperationRow>(
     `select workflow_id, run_id, workflow_type, operation_id, reason, refused_at::text
        from refused_operation where refused_at > coalesce($1::timestamptz, '-infinity') order by refused_at limit 100`,
     [since],

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { PayloadGuardInterceptor } from '../../activities/payload-guard.interceptor';
-import { refusedPayload } from '../../core/refused-payload';
+import { unreadablePayload } from '../../core/unreadable-payload';
 
 type ActivityExecuteInput = Parameters<PayloadGuardInterceptor['execute']>[0];
 
@@ -12,7 +12,7 @@ describe("an activity's refused input", () => {
   it('does nothing and fails the attempt retryably (a fresh delivery of the stored input may decrypt)', async () => {
     const next = jest.fn(async () => 'ran');
     const failure = await new PayloadGuardInterceptor()
-      .execute(inputOf([refusedPayload('does not decrypt with key "k" (altered, or not ours)')]), next)
+      .execute(inputOf([unreadablePayload('does not decrypt with key "k" (altered, or not ours)')]), next)
       .catch((error: unknown) => error);
     expect(next).not.toHaveBeenCalled();
     expect(failure).toBeInstanceOf(ApplicationFailure);

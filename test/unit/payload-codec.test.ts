@@ -8,7 +8,7 @@ import {
   newPayloadKeyEntry,
   parsePayloadKeys,
 } from '../../core/payload-codec';
-import { REFUSED_PAYLOAD_KEY, isRefusedPayload } from '../../core/refused-payload';
+import { UNREADABLE_PAYLOAD_KEY, isUnreadablePayload } from '../../core/unreadable-payload';
 
 const secretInput = { beneficiary: { firstName: 'Grażyna', lastName: 'Kowalska' }, iban: 'DE89370400440532013000' };
 
@@ -47,8 +47,8 @@ describe('AesGcmPayloadCodec', () => {
     const [opened, marked] = await worker.decode([sealed!, plain]);
     expect(defaultPayloadConverter.fromPayload(opened!)).toEqual(secretInput);
     const marker = defaultPayloadConverter.fromPayload(marked!);
-    expect(isRefusedPayload(marker)).toBe(true);
-    expect(marker).toEqual({ [REFUSED_PAYLOAD_KEY]: 'not encrypted with a configured payload key' });
+    expect(isUnreadablePayload(marker)).toBe(true);
+    expect(marker).toEqual({ [UNREADABLE_PAYLOAD_KEY]: 'not encrypted with a configured payload key' });
     // Nothing of what was sent comes through.
     expect(JSON.stringify(marker)).not.toContain('forged');
     expect(reasons).toEqual(['not encrypted with a configured payload key']);
@@ -62,8 +62,8 @@ describe('AesGcmPayloadCodec', () => {
     flipped[20] = flipped[20]! ^ 1;
     const decoded = await worker.decode([foreign!, { ...mine!, data: flipped }]);
     expect(decoded.map((payload) => defaultPayloadConverter.fromPayload(payload))).toEqual([
-      { [REFUSED_PAYLOAD_KEY]: 'encrypted with key "k1", which this process does not have' },
-      { [REFUSED_PAYLOAD_KEY]: 'does not decrypt with key "k2" (altered, or not ours)' },
+      { [UNREADABLE_PAYLOAD_KEY]: 'encrypted with key "k1", which this process does not have' },
+      { [UNREADABLE_PAYLOAD_KEY]: 'does not decrypt with key "k2" (altered, or not ours)' },
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bindingRefusal } from '../../activities/workflow-binding';
+import { bindingMismatch } from '../../activities/workflow-binding';
 import { cryptoWithdrawalContract, reconciliationContract, sepaTransferContract } from '../../contracts';
 
 /* boundTo itself, refusing and recording: test/e2e/temporal-door.test.ts, on the real worker. */
@@ -13,30 +13,30 @@ describe('which workflow may run an activity', () => {
   it("lets an operation's own workflow run its steps, the first one included", () => {
     const id = randomUUID();
     for (const step of ['reserveWithdrawal', 'releaseWithdrawal', 'settleWithdrawal', 'pollWithdrawalConfirmation']) {
-      expect(bindingRefusal(step, cryptoWithdrawalContract, [id, 'reason'], withdrawalWorkflow(id))).toBeUndefined();
+      expect(bindingMismatch(step, cryptoWithdrawalContract, [id, 'reason'], withdrawalWorkflow(id))).toBeUndefined();
     }
   });
 
   it("refuses another operation's workflow, another workflow type and a workflow outside any operation", () => {
     const id = randomUUID();
     const other = randomUUID();
-    expect(bindingRefusal('releaseWithdrawal', cryptoWithdrawalContract, [id, 'x', 'FAILED'], withdrawalWorkflow(other))).toBe(
+    expect(bindingMismatch('releaseWithdrawal', cryptoWithdrawalContract, [id, 'x', 'FAILED'], withdrawalWorkflow(other))).toBe(
       `releaseWithdrawal for operation ${id} runs only in workflow crypto-withdrawal-${id} (cryptoWithdrawalWorkflow)`,
     );
     // The right id under another type: a workflow of someone else's code named like ours.
     expect(
-      bindingRefusal('settleWithdrawal', cryptoWithdrawalContract, [id], {
+      bindingMismatch('settleWithdrawal', cryptoWithdrawalContract, [id], {
         workflowId: `crypto-withdrawal-${id}`,
         workflowType: 'sepaTransferWorkflow',
       }),
     ).toMatch(/runs only in workflow/);
     expect(
-      bindingRefusal('rejectSepaTransfer', sepaTransferContract, [id, 'AC04'], {
+      bindingMismatch('rejectSepaTransfer', sepaTransferContract, [id, 'AC04'], {
         workflowId: sepaTransferContract.workflowId(id),
         workflowType: cryptoWithdrawalContract.workflowType,
       }),
     ).toMatch(/runs only in workflow sepa-transfer-/);
-    expect(bindingRefusal('settleSepaTransfer', sepaTransferContract, [id], { workflowId: undefined, workflowType: undefined })).toMatch(
+    expect(bindingMismatch('settleSepaTransfer', sepaTransferContract, [id], { workflowId: undefined, workflowType: undefined })).toMatch(
       /runs only in workflow/,
     );
   });
@@ -44,7 +44,7 @@ describe('which workflow may run an activity', () => {
   it('refuses arguments that name no operation id the API issues', () => {
     const id = randomUUID();
     for (const args of [[], [{ id }], ['x'.repeat(65)], [id.toUpperCase()], [`${id} `]]) {
-      expect(bindingRefusal('releaseWithdrawal', cryptoWithdrawalContract, args, withdrawalWorkflow(id))).toBe(
+      expect(bindingMismatch('releaseWithdrawal', cryptoWithdrawalContract, args, withdrawalWorkflow(id))).toBe(
         'releaseWithdrawal names no operation',
       );
     }
@@ -52,8 +52,8 @@ describe('which workflow may run an activity', () => {
 
   it("lets the housekeeping steps run for their workflow's type only, whatever its id", () => {
     const caller = { workflowId: 'ledger-reconciliation-2026', workflowType: reconciliationContract.workflowType };
-    expect(bindingRefusal('reconcileLedger', reconciliationContract, [], caller)).toBeUndefined();
-    expect(bindingRefusal('reconcileLedger', reconciliationContract, [], withdrawalWorkflow(randomUUID()))).toBe(
+    expect(bindingMismatch('reconcileLedger', reconciliationContract, [], caller)).toBeUndefined();
+    expect(bindingMismatch('reconcileLedger', reconciliationContract, [], withdrawalWorkflow(randomUUID()))).toBe(
       'reconcileLedger runs only for reconciliationWorkflow',
     );
   });
