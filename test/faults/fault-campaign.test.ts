@@ -267,7 +267,7 @@ describe('fault campaign', () => {
   }, 240_000);
 
   it('(c) a worker killed (SIGKILL) at each activity boundary of a withdrawal, a SEPA transfer, an exchange, the deposit watcher and the SEPA ingest in turn', async () => {
-    const boundaryRows: Array<PhaseRow & { workflowId?: string; lockId?: string }> = [];
+    const boundaryRows: Array<PhaseRow & { workflowId?: string }> = [];
     const depositRows: DepositBoundaryRow[] = [];
     const { verdict, load, deposits } = await runPhase({
       fault: '(c) worker SIGKILL at every boundary (all)',
@@ -310,7 +310,6 @@ describe('fault campaign', () => {
               result: hit ? '' : `FAIL: ${failure}`,
               passed: hit !== undefined,
               ...(hit ? { workflowId: hit.workflowId } : {}),
-              ...(hit?.lockId ? { lockId: hit.lockId } : {}),
             });
           }
         };
@@ -578,7 +577,7 @@ interface Fate {
  * What became of the operations these workflows run: the workflow's status (waited for, up to
  * 30 s, to close), the operation's and its ledger transfer's; for an exchange, who used its lock.
  */
-async function fatesOf(workflows: ReadonlyArray<{ workflowId?: string; lockId?: string }>): Promise<Map<string, Fate>> {
+async function fatesOf(workflows: ReadonlyArray<{ workflowId?: string }>): Promise<Map<string, Fate>> {
   const fates = new Map<string, Fate>();
   const connection = await Connection.connect({ address: stack.temporalAddress });
   const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
@@ -587,7 +586,7 @@ async function fatesOf(workflows: ReadonlyArray<{ workflowId?: string; lockId?: 
     const dataConverter = temporalDataConverter({ payloadKeys: parsePayloadKeys(stack.payloadKeys) });
     const client = new Client({ connection, namespace: 'default', dataConverter });
     const deadline = Date.now() + 30_000;
-    for (const { workflowId, lockId } of workflows) {
+    for (const { workflowId } of workflows) {
       if (!workflowId) continue;
       const id = operationIdOf(workflowId);
       let description = await client.workflow.getHandle(workflowId).describe();
@@ -600,8 +599,9 @@ async function fatesOf(workflows: ReadonlyArray<{ workflowId?: string; lockId?: 
                  union all select status from sepa_transfer where id = $1
                  union all select status from exchange where id = $1) as status,
                 (select state from ledger_transfer where id = $1) as state,
-                (select id::text from exchange where lock_id = $2::uuid) as lock_used_by`,
-        [id, lockId ?? null],
+                (select e.id::text from exchange e join accepted_operation a on e.lock_id = (a.request->>'lock_id')::uuid
+                  where a.id = $1 and a.kind = 'EXCHANGE') as lock_used_by`,
+        [id],
       );
       fates.set(workflowId, {
         workflowStatus: description.status.name,

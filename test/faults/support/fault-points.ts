@@ -143,8 +143,6 @@ export interface FaultMarker {
   local: boolean;
   /** The worker's process: its Temporal identity is pid@host (the campaign releases its money-in attempts by it). */
   pid: number;
-  /** An exchange's rate lock (its input's lockId): a retry of the caller's key sends the same one. */
-  lockId?: string;
   /** What the activity had done: the log line of an inner moment, or the result of a run killed `after`. */
   detail?: string;
 }

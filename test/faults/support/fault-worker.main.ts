@@ -59,7 +59,6 @@ function killer(markerDir: string, activityType: string, moment: FaultMoment): (
         attempt: info.attempt,
         local: info.isLocal,
         pid: process.pid,
-        ...(lockIdOf(input) ? { lockId: lockIdOf(input) } : {}),
         ...(detail ? { detail } : {}),
       };
       fs.writeFileSync(marker, JSON.stringify(content), { flag: 'wx' });
@@ -69,12 +68,6 @@ function killer(markerDir: string, activityType: string, moment: FaultMoment): (
     process.stderr.write(`FAULT: SIGKILL at ${activityType}:${moment} (${workflowId})\n`);
     process.kill(process.pid, 'SIGKILL');
   };
-}
-
-/** An exchange's input names its rate lock; no other activity's first argument has one. */
-function lockIdOf(input: unknown): string | undefined {
-  const lockId = input !== null && typeof input === 'object' ? (input as { lockId?: unknown }).lockId : undefined;
-  return typeof lockId === 'string' ? lockId : undefined;
 }
 
 /**
