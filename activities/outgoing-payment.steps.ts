@@ -6,7 +6,7 @@ import { isFinal } from '../core/operation-status';
 import type { AbandonOutcome, OperationState, OperationStatus, ReleaseOutcome } from '../core/operation-status';
 import { LedgerTransfer } from '../db/entities/ledger-transfer.entity';
 import type { LedgerTransferKind } from '../db/entities/ledger-transfer.entity';
-import { postTransfer, tombstoneTransfer, voidTransfer } from '../db/ledger/ledger';
+import { tombstoneTransfer, voidTransfer } from '../db/ledger/ledger';
 import { findWithHoldState, markHandedOffIfOpen, settleIfHandedOff } from '../db/queries/outgoing-payment.queries';
 import type { OutgoingPaymentTable, RecordCondition } from '../db/queries/outgoing-payment.queries';
 import type { ActivityDependencies } from './dependencies';
@@ -152,23 +152,15 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
     release: (id: string, reason: string, stage: 'FAILED' | 'CANCELLED'): Promise<ReleaseOutcome> =>
       inTransaction((em) => releaseLocked(em, id, reason, stage)),
 
-    /**
-     * Posts the reservation (the ledger refuses a voided one); the usual path is one statement (settleIfHandedOff), anything
-     * else is decided with the record locked.
-     */
+    /** Posts the reservation and closes the record, one statement (settleIfHandedOff); the ledger refuses a voided one. */
     async settle(id: string): Promise<void> {
       if (await settleIfHandedOff(deps.pool, kind.table, id, deps.clock.now())) return;
-      await inTransaction(async (em) => {
-        const record = await lock(em, id);
-        if (record.status === 'SUCCESSFUL') return;
-        if (record.status === 'UNSUCCESSFUL' || !isHandedOff(record))
-          throw conflict(
-            `${kind.label} ${id} is ${record.status} and ${isHandedOff(record) ? '' : 'not '}handed off: it cannot be settled`,
-          );
-        await postTransfer(em, id, deps.clock.now());
-        close(record, 'SUCCESSFUL', 'SETTLED', null);
-        await em.flush();
-      });
+      // Nothing matched: settled by an earlier run, or in a state no settlement may follow (read
+      // after the statement, which only this workflow's own steps could have changed since).
+      const record = await deps.orm.em.fork().findOne(kind.entity, { id } as FilterQuery<Record>);
+      assertInvariant(record, `${kind.label} ${id} exists`);
+      if (record.status === 'SUCCESSFUL') return;
+      throw conflict(`${kind.label} ${id} is ${record.status} and ${isHandedOff(record) ? '' : 'not '}handed off: it cannot be settled`);
     },
 
     /** The chain's or bank's definite answer that the money did not leave: records it and releases, in one transaction. */
