@@ -3,11 +3,10 @@ import type { Workflow } from '@temporalio/common';
 import type { WorkflowContract } from '../contracts';
 import { DomainError } from '../core/errors';
 import { OPERATION_TYPES } from '../core/operation-types';
+import { UUID } from '../core/uuid';
 import { recordUnknownOperation } from '../db/queries/accepted-operation.queries';
 import type { ActivityDependencies } from './dependencies';
 
-/** A UUID as the API issues it and Postgres prints it: lower case. */
-const OPERATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const OPERATION_WORKFLOW_TYPES: ReadonlySet<string> = new Set(Object.values(OPERATION_TYPES).map((type) => type.workflowType));
 
 type Activity = (...args: never[]) => Promise<unknown>;
@@ -46,7 +45,9 @@ export function bindingMismatch(
     return caller.workflowType === contract.workflowType ? undefined : `${activity} runs only for ${contract.workflowType}`;
   }
   const operationId = args[0];
-  if (typeof operationId !== 'string' || !OPERATION_ID.test(operationId)) return `${activity} names no operation`;
+  // Lower case, as the API issues it: the workflow id derives from it letter for letter.
+  if (typeof operationId !== 'string' || !UUID.test(operationId) || operationId !== operationId.toLowerCase())
+    return `${activity} names no operation`;
   const workflowId = contract.workflowId(operationId);
   if (caller.workflowType === contract.workflowType && caller.workflowId === workflowId) return undefined;
   return `${activity} for operation ${operationId} runs only in workflow ${workflowId} (${contract.workflowType})`;

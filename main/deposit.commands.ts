@@ -4,6 +4,7 @@ import { findCryptoDeposits } from '../db/queries/crypto-deposit.queries';
 import { approveManualCredit, depositByOperator } from '../operations/operator/manual-credit';
 import type { Command } from './ops-command';
 import { command, limitFlag, UsageMistake, uuidFlag } from './ops-command';
+import { UUID } from '../core/uuid';
 
 /** The deposit commands of the operator CLI (main/ops.cli.ts): manual credits, each writing its audit row with its effect, and the list of deposits found on chain. */
 export const DEPOSIT_USAGE = `  deposit --partner ID --currency C --amount A [--type sepaDeposit|fiatDeposit|cryptoDeposit]
@@ -12,8 +13,6 @@ export const DEPOSIT_USAGE = `  deposit --partner ID --currency C --amount A [--
   deposit list [--below-minimum] [--partner ID] [--limit N]
                                          (deposits found on chain, newest first; --below-minimum: only those not
                                           credited for being below the network's minDeposit, which are in our custody)`;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const LIST_LIMIT = 100;
 

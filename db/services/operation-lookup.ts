@@ -12,11 +12,10 @@ import type { LedgerTransferState } from '../entities/ledger-transfer.entity';
 import { OperatorAction } from '../entities/operator-action.entity';
 import type { OperatorActionKind } from '../entities/operator-action.entity';
 import { SepaTransfer } from '../entities/sepa-transfer.entity';
+import { UUID } from '../../core/uuid';
 
 export type { OperationType };
 export type ResolutionAction = Extract<OperatorActionKind, 'release' | 'settle'>;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The operation id in `text`: the id itself, or its workflow id (`crypto-withdrawal-<id>`, …). */
 export function operationIdFrom(text: string): string {

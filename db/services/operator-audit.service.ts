@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { redactSecrets } from '../../core/secret-redaction';
 import { OperatorAction } from '../entities/operator-action.entity';
 import type { OperatorActionKind, OperatorActionOperationType, OperatorActionSubjectType } from '../entities/operator-action.entity';
+import { UUID } from '../../core/uuid';
 
 /** Who ran a command: the name they gave (or OPS_OPERATOR, or their login) and the OS account that ran it. */
 export interface Operator {
@@ -44,8 +45,6 @@ export async function recordOperatorAction(em: EntityManager, operator: Operator
 
 /** The CLI command that writes each action a workflow may consume: what a refusal tells the sender to use. */
 const COMMAND_OF: Partial<Record<OperatorActionKind, string>> = { 'travel-rule-complete': 'npm run ops -- travel-rule complete' };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface OperatorActionRequest {
   actionId: string;
