@@ -7,13 +7,12 @@ import { isFinal } from '../core/operation-status';
 import type { AbandonOutcome, OperationState, OperationStatus, ReleaseOutcome } from '../core/operation-status';
 import { Decimal } from '../core/money';
 import type { TravelRuleCompletion } from '../core/travel-rule-completion';
-import { travelRuleCompletionDigest } from '../core/travel-rule-completion-digest';
 import { consumeOperatorAction } from '../db/services/operator-audit.service';
+import { travelRuleCompletionDigest } from '../db/services/travel-rule-completion-digest';
 import { CryptoWithdrawal } from '../db/entities/crypto-withdrawal.entity';
 import type { CryptoWithdrawalStage } from '../db/entities/crypto-withdrawal.entity';
 import { recordBroadcast } from '../db/queries/outgoing-payment.queries';
 import { findTravelRuleFacts, storeTravelRuleDataBeforeHandOff } from '../db/queries/crypto-withdrawal.queries';
-import type { RecordCondition } from '../db/queries/outgoing-payment.queries';
 import { keepNetworkFee } from '../db/services/kept-network-fee.service';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
 import { reserve } from './reservation';
@@ -153,7 +152,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
             operationId: withdrawalId,
           });
           if ('refused' in action) throw new CompletionRefused(action.refused);
-          if (action.details.completionDigest !== travelRuleCompletionDigest(data)) {
+          if (action.details.completionDigest !== (await travelRuleCompletionDigest(em, data))) {
             // Rolled back: the audit row stays unused for the completion it did record.
             throw new CompletionRefused(
               `the completion differs from what operator action ${operatorActionId} recorded: use npm run ops -- travel-rule complete`,
@@ -187,18 +186,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
 
     /** Only once the database says the travel-rule check passed: a workflow that skipped it cannot hand coins to the chain. */
     markWithdrawalHandOff: (withdrawalId: string): Promise<'MARKED' | { closed: OperationState }> =>
-      payments.markHandOff(withdrawalId, {
-        stage: 'BROADCASTING',
-        ready: handOffReady(deps.compliance.denyListedAddresses),
-        validate: async (withdrawal, em) => {
-          // A re-run (after a Reset) of one already handed off: the coins may have left; nothing is decided again.
-          if (payments.isHandedOff(withdrawal)) return;
-          const unmet =
-            travelRuleUnmet(withdrawal, deps.compliance.denyListedAddresses) ?? (await completionWithoutAuditRow(em, withdrawal));
-          // A plain error, retried: no release either, since it is not the withdrawal's own workflow that is wrong.
-          if (unmet) throw new Error(`crypto withdrawal ${withdrawalId} cannot be handed off: ${unmet}`);
-        },
-      }),
+      payments.markHandOff(withdrawalId, { stage: 'BROADCASTING', denyList: deps.compliance.denyListedAddresses }),
 
     /** Only while open with its funds held; the adapter is idempotent on the withdrawal id (a retry gets the same hash). */
     async broadcastWithdrawal(withdrawalId: string): Promise<BroadcastResult | { closed: OperationState }> {
@@ -258,44 +246,3 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
 
 /** A completion the database does not accept: thrown to roll the transaction back, answered as a refusal. */
 class CompletionRefused extends Error {}
-
-/** A completion without its audit row (written by recordTravelRuleCompletion) is what a direct UPDATE of travel_rule leaves. */
-async function completionWithoutAuditRow(em: EntityManager, withdrawal: CryptoWithdrawal): Promise<string | undefined> {
-  const data = withdrawal.travelRule as { requiresCompletion?: unknown; completion?: Record<string, unknown> } | null;
-  if (data?.requiresCompletion !== true || !data.completion) return undefined;
-  const { operatorActionId, completedBy, beneficiary } = data.completion;
-  const [row] = await em.execute<Array<{ digest: string | null }>>(
-    `select a.details->>'completionDigest' as digest from operator_action_use u join operator_action a on a.id = u.action_id
-      where u.action_id::text = ? and u.operation_id = ? and a.action = 'travel-rule-complete'`,
-    [typeof operatorActionId === 'string' ? operatorActionId.toLowerCase() : '', withdrawal.id],
-  );
-  if (typeof completedBy === 'string' && row?.digest === travelRuleCompletionDigest({ completedBy, beneficiary })) return undefined;
-  return 'its travel-rule completion was not recorded from an operator action (npm run ops -- travel-rule complete)';
-}
-
-/**
- * A sufficient condition for the hand-off to skip the lock and validation; anything else (a completion, a non-ASCII or
- * deny-listed destination) takes the validated path. The "C" collation lowercases ASCII alone, as JavaScript does.
- */
-function handOffReady(denyListedAddresses: readonly string[]): RecordCondition {
-  return {
-    sql: `handed_off_at is not null or transaction_hash is not null
-       or (jsonb_typeof(travel_rule->'ivms101') = 'object'
-           and coalesce(travel_rule->'requiresCompletion', 'false'::jsonb) <> 'true'::jsonb
-           and destination ~ '^[!-~]+$'
-           and not exists (select 1 from jsonb_array_elements_text(?::jsonb) denied(address)
-                            where denied.address = lower(destination collate "C")))`,
-    params: [JSON.stringify(denyListedAddresses.map((address) => address.toLowerCase()))],
-  };
-}
-
-/** Why the travel rule does not allow this withdrawal to leave yet, from what the database holds; undefined when it does. */
-function travelRuleUnmet(withdrawal: CryptoWithdrawal, denyListedAddresses: readonly string[]): string | undefined {
-  const data = withdrawal.travelRule as { ivms101?: unknown; requiresCompletion?: unknown; completion?: unknown } | null;
-  if (!data?.ivms101) return 'its travel-rule check has not run';
-  if (denyListedAddresses.some((address) => address.toLowerCase() === withdrawal.destination.toLowerCase())) {
-    return 'its destination is on the deny list';
-  }
-  if (data.requiresCompletion === true && !data.completion) return 'its travel-rule data has not been completed';
-  return undefined;
-}

@@ -4,11 +4,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { assertInvariant } from '../core/errors';
 import { isFinal } from '../core/operation-status';
 import type { AbandonOutcome, OperationState, OperationStatus, ReleaseOutcome } from '../core/operation-status';
-import { LedgerTransfer } from '../db/entities/ledger-transfer.entity';
 import type { LedgerTransferKind } from '../db/entities/ledger-transfer.entity';
 import { tombstoneTransfer, voidTransfer } from '../db/ledger/ledger';
-import { findWithHoldState, markHandedOffIfOpen, settleIfHandedOff } from '../db/queries/outgoing-payment.queries';
-import type { OutgoingPaymentTable, RecordCondition } from '../db/queries/outgoing-payment.queries';
+import { findWithHoldState, markHandedOff, settleIfHandedOff } from '../db/queries/outgoing-payment.queries';
+import type { OutgoingPaymentTable } from '../db/queries/outgoing-payment.queries';
 import type { ActivityDependencies } from './dependencies';
 import { activityFailure } from './domain-error.interceptor';
 
@@ -81,10 +80,8 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
   };
 
   /** Open with its funds held: a closed one (settled, released, resolved by hand) is never sent. */
-  const closedOf = (record: Record, holdState: string | null | undefined): OperationState | undefined =>
+  const closedOf = (record: OperationState, holdState: string | null | undefined): OperationState | undefined =>
     isFinal(record.status) || holdState !== 'PENDING' ? { status: record.status, stage: record.stage } : undefined;
-  const closedState = async (em: EntityManager, record: Record): Promise<OperationState | undefined> =>
-    closedOf(record, (await em.findOne(LedgerTransfer, { id: record.id }))?.state);
   const handOverOf = (record: Record, holdState: string | null): { record: Record } | { closed: OperationState } => {
     const closed = closedOf(record, holdState);
     if (closed) return { closed };
@@ -96,35 +93,25 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
     isHandedOff,
 
     /**
-     * Records the hand-off before the chain or bank is called, after `validate` (which throws for what the other side cannot
-     * carry); from its commit on only their answer may release the money. With `ready` (a condition under which `validate`
-     * passes) the usual path is one conditional UPDATE; when it matches nothing, the record is locked and decided.
+     * Records the hand-off before the chain or bank is called; from its commit on only their answer may release the money.
+     * What keeps it back is the database's word (markHandedOff): a closed payment answers `closed`; anything else unmet is a
+     * plain error, retried, with no release: it is not the payment's own workflow that is wrong.
      */
     async markHandOff(
       id: string,
-      options: { stage?: string; validate?: (record: Record, em: EntityManager) => Promise<void>; ready?: RecordCondition } = {},
+      options: { stage?: string; denyList?: readonly string[] } = {},
     ): Promise<'MARKED' | { closed: OperationState }> {
-      const stage = options.stage ?? null;
-      if (options.ready || !options.validate) {
-        const marked = await markHandedOffIfOpen(deps.pool, kind.table, {
-          id,
-          stage,
-          now: deps.clock.now(),
-          ready: options.ready,
-        });
-        if (marked) return 'MARKED';
-      }
-      return inTransaction(async (em) => {
-        const record = await lock(em, id);
-        const closed = await closedState(em, record);
-        if (closed) return { closed };
-        await options.validate?.(record, em);
-        record.handedOffAt ??= deps.clock.now();
-        if (options.stage) record.stage = options.stage;
-        record.updatedAt = deps.clock.now();
-        await em.flush();
-        return 'MARKED';
+      const now = deps.clock.now();
+      const outcome = await markHandedOff(deps.pool, kind.table, {
+        id,
+        stage: options.stage ?? null,
+        now,
+        denyList: options.denyList ?? [],
       });
+      if (outcome === 'MARKED') return 'MARKED';
+      const closed = closedOf(outcome, outcome.holdState);
+      if (closed) return { closed };
+      throw new Error(`${kind.label} ${id} cannot be handed off: ${outcome.unmet ?? 'it changed while being marked; asked again'}`);
     },
 
     /** The record to hand over once marked, or `closed`. Unlocked: once handed off only the chain's or bank's answer closes it. */

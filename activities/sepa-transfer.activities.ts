@@ -1,14 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, assertInvariant } from '../core/errors';
 import { isFinal } from '../core/operation-status';
 import type { AbandonOutcome, OperationState, ReleaseOutcome } from '../core/operation-status';
 import { Decimal } from '../core/money';
 import { SEPA_NAME_MAX_LENGTH, sepaNaturalPersonName } from '../core/payment-limits';
-import { Partner } from '../db/entities/partner.entity';
 import { SepaTransfer } from '../db/entities/sepa-transfer.entity';
-import { findPartnerAccount } from '../db/ledger/accounts';
 import { findSepaTransferWithDebtor, recordSubmission } from '../db/queries/outgoing-payment.queries';
-import type { RecordCondition } from '../db/queries/outgoing-payment.queries';
 import { buildPain001 } from './adapters/bank/pain001';
 import { UnknownBankReferenceError } from './adapters/bank/bank-adapter';
 import type { BankPaymentState, SepaPayment } from './adapters/bank/bank-adapter';
@@ -53,17 +49,13 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
     /** After a reservation whose outcome is unknown: see outgoingPaymentSteps.abandon. */
     abandonSepaTransfer: (transferId: string, reason: string): Promise<AbandonOutcome> => payments.abandon(transferId, reason),
 
-    /**
-     * Records the hand-off once the pain.001 message can carry the payment (else refused, nothing marked). Usually one read and
-     * one conditional update; a closed transfer, or one whose message does not build, is decided with the record locked.
-     */
+    /** Records the hand-off once the pain.001 message can carry the payment (else refused, nothing marked). */
     async markSepaHandOff(transferId: string): Promise<'MARKED' | { closed: OperationState }> {
       const found = await transferToHandOver(deps, transferId);
-      const open = !isFinal(found.transfer.status) && found.holdState === 'PENDING';
-      return payments.markHandOff(transferId, {
-        validate: async (transfer, em) => void (await paymentMessageOf(em, transfer)),
-        ready: open && messageBuilds(found) ? ALWAYS : undefined,
-      });
+      // Closed or handed off already: the marking answers that, and a message is not built again.
+      const open = !isFinal(found.transfer.status) && found.holdState === 'PENDING' && !payments.isHandedOff(found.transfer);
+      if (open) paymentMessage(found.transfer, found.debtorName, found.debtorIban);
+      return payments.markHandOff(transferId);
     },
 
     /** Hands the pain.001 message to the bank (idempotent on the transfer id), only while open with its funds held. */
@@ -107,9 +99,6 @@ export function createSepaTransferActivities(deps: ActivityDependencies) {
   };
 }
 
-/** Marks without a further condition: the caller validated the record it read. */
-const ALWAYS: RecordCondition = { sql: 'true', params: [] };
-
 interface TransferToHandOver {
   transfer: SepaTransfer;
   holdState: string | null;
@@ -121,22 +110,6 @@ async function transferToHandOver(deps: Pick<ActivityDependencies, 'orm' | 'pool
   const found = await findSepaTransferWithDebtor(deps.pool, transferId);
   assertInvariant(found, `SEPA transfer ${transferId} exists`);
   return { ...found, transfer: deps.orm.em.fork().map(SepaTransfer, found.row as never) };
-}
-
-function messageBuilds(found: TransferToHandOver): boolean {
-  try {
-    paymentMessage(found.transfer, found.debtorName, found.debtorIban);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The payment and its pain.001 message, built from the stored transfer; a DomainError if pain.001 cannot carry it. */
-async function paymentMessageOf(em: EntityManager, transfer: SepaTransfer): Promise<PaymentMessage> {
-  const partner = await em.findOne(Partner, { id: transfer.partnerId });
-  const account = await findPartnerAccount(em, transfer.partnerId, 'eur');
-  return paymentMessage(transfer, partner?.name ?? null, account?.iban ?? null);
 }
 
 type PaymentMessage = { payment: SepaPayment; xml: string };

@@ -4,10 +4,10 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { describeWorkflow, isRunning } from '../activities/workflow-inspection';
 import { DomainError } from '../core/errors';
 import { parseTravelRuleCompletion } from '../core/travel-rule-completion';
-import { travelRuleCompletionDigest } from '../core/travel-rule-completion-digest';
 import { findOperation, operationIdFrom } from '../db/services/operation-lookup';
 import { OperatorActionRefused } from '../operations/operator/operator-refusal';
 import { recordOperatorAction } from '../db/services/operator-audit.service';
+import { travelRuleCompletionDigest } from '../db/services/travel-rule-completion-digest';
 import { completeTravelRuleUpdate, cryptoWithdrawalContract } from '../contracts';
 import type { OperatorCommand } from './ops-command';
 import { asUsageMistake, CliFailure, operatorCommand, requiredText } from './ops-command';
@@ -75,7 +75,7 @@ export const travelRuleCommands: Record<string, OperatorCommand> = {
           message: `${workflowId} is not running (${status}): nothing was recorded or sent`,
         });
       }
-      const operatorActionId = await context.orm.em.fork().transactional((em) =>
+      const operatorActionId = await context.orm.em.fork().transactional(async (em) =>
         recordOperatorAction(
           em,
           operator,
@@ -87,7 +87,7 @@ export const travelRuleCommands: Record<string, OperatorCommand> = {
               workflowId,
               completedBy: completion.completedBy,
               beneficiaryProvided: completion.beneficiary !== undefined,
-              completionDigest: travelRuleCompletionDigest(completion),
+              completionDigest: await travelRuleCompletionDigest(em, completion),
             },
           },
           new Date(),

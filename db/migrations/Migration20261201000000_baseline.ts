@@ -1030,6 +1030,37 @@ alter table operator_action enable always trigger operator_action_no_truncate;
 alter table operator_action_use enable always trigger operator_action_use_append_only;
 alter table operator_action_use enable always trigger operator_action_use_no_truncate;
 
+-- Ties a travel-rule completion to its audit row (details.completionDigest): the SHA-256 of {completedBy, beneficiary} as
+-- jsonb writes it (keys ordered, one spacing), so key order does not count. Computed here only: the CLI, the recording
+-- step and the hand-off all ask the database.
+create function travel_rule_completion_digest(p_completed_by text, p_beneficiary jsonb) returns text
+language sql immutable as $$
+  select encode(sha256(convert_to((jsonb_build_object('completedBy', p_completed_by)
+    || case when p_beneficiary is null or p_beneficiary = 'null'::jsonb then '{}'::jsonb
+            else jsonb_build_object('beneficiary', p_beneficiary) end)::text, 'UTF8')), 'hex')
+$$;
+
+-- Why a withdrawal may not be handed to the chain yet, from what the database holds (not what a workflow says); null when
+-- it may. A completion counts only with the audit row it was recorded from, used by this withdrawal and of the same digest:
+-- one written into travel_rule by SQL moves nothing. Addresses compare in ASCII letter case only (collation "C").
+create function withdrawal_hand_off_unmet(w crypto_withdrawal, p_deny_list jsonb) returns text language sql stable as $$
+  select case
+    when jsonb_typeof(w.travel_rule->'ivms101') is distinct from 'object' then 'its travel-rule check has not run'
+    when exists (select 1 from jsonb_array_elements_text(p_deny_list) denied(address)
+                  where lower(denied.address collate "C") = lower(w.destination collate "C"))
+      then 'its destination is on the deny list'
+    when w.travel_rule->'requiresCompletion' is distinct from 'true'::jsonb then null
+    when jsonb_typeof(w.travel_rule->'completion') is distinct from 'object' then 'its travel-rule data has not been completed'
+    when not exists (
+      select 1 from operator_action_use u join operator_action a on a.id = u.action_id
+       where u.action_id::text = lower(w.travel_rule->'completion'->>'operatorActionId') and u.operation_id = w.id
+         and a.action = 'travel-rule-complete'
+         and a.details->>'completionDigest'
+           = travel_rule_completion_digest(w.travel_rule->'completion'->>'completedBy', w.travel_rule->'completion'->'beneficiary'))
+      then 'its travel-rule completion was not recorded from an operator action (npm run ops -- travel-rule complete)'
+  end
+$$;
+
 -- A deposit waiting for a second operator: one change only, PENDING to APPROVED, never by its requester.
 create table manual_credit (
   id uuid primary key,

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { assertInvariant } from '../../core/errors';
+import type { OperationStatus } from '../../core/operation-status';
 import { ledgerError } from '../ledger/ledger';
 
 /**
@@ -17,34 +18,51 @@ const REFERENCE_COLUMN: Record<OutgoingPaymentTable, string> = {
 
 const OPEN = `status not in ('SUCCESSFUL', 'UNSUCCESSFUL')`;
 
-/** A condition on the record's own columns, with its `?` parameters (none inside the SQL text's literals). */
-export interface RecordCondition {
-  sql: string;
-  params: readonly unknown[];
+/** Why a hand-off matched nothing: the record's state, its hold's, and what its rule still lacks (null: nothing). */
+export interface HandOffRefusal {
+  status: OperationStatus;
+  stage: string;
+  holdState: string | null;
+  unmet: string | null;
 }
 
-/** The condition's `?` parameters numbered from `$first` on, as pg takes them. */
-function numbered(condition: RecordCondition, first: number): string {
-  let next = first;
-  return condition.sql.replace(/\?/g, () => `$${next++}`);
+/**
+ * What may still keep an open payment from being handed off, as SQL over its row `r`, its parameter from `$first`. The
+ * withdrawal's rule is the database's (withdrawal_hand_off_unmet); a SEPA transfer's pain.001 is checked by its step.
+ */
+function handOffUnmet(table: OutgoingPaymentTable, denyList: readonly string[], first: number): { sql: string; params: unknown[] } {
+  if (table === 'sepa_transfer') return { sql: 'null::text', params: [] };
+  return { sql: `withdrawal_hand_off_unmet(r, $${first}::jsonb)`, params: [JSON.stringify(denyList)] };
 }
 
-/** Records the hand-off (the first time kept) of an open payment whose hold is PENDING and that meets `ready`; else false. */
-export async function markHandedOffIfOpen(
+/**
+ * Records the hand-off (the first time kept) of an open payment whose hold is PENDING and that nothing keeps back, in one
+ * statement; when it matches nothing, a second one says why. Once handed off it only marks again.
+ */
+export async function markHandedOff(
   pool: pg.Pool,
   table: OutgoingPaymentTable,
-  change: { id: string; stage: string | null; now: Date; ready?: RecordCondition },
-): Promise<boolean> {
-  const ready = change.ready ?? { sql: 'true', params: [] };
-  const { rowCount } = await pool.query(
-    `update ${table} set handed_off_at = coalesce(handed_off_at, $1), stage = coalesce($2, stage), updated_at = $1
-      where id = $3 and ${OPEN}
-        and exists (select 1 from ledger_transfer t where t.id = ${table}.id and t.state = 'PENDING')
-        and (${numbered(ready, 4)})
-      returning id`,
-    [change.now, change.stage, change.id, ...ready.params],
+  change: { id: string; stage: string | null; now: Date; denyList: readonly string[] },
+): Promise<'MARKED' | HandOffRefusal> {
+  const handedOff = `(r.handed_off_at is not null or r.${REFERENCE_COLUMN[table]} is not null)`;
+  const marking = handOffUnmet(table, change.denyList, 4);
+  const { rowCount } = await pool.query({
+    name: `mark_hand_off_${table}`,
+    text: `update ${table} r set handed_off_at = coalesce(r.handed_off_at, $1), stage = coalesce($2, r.stage), updated_at = $1
+            where r.id = $3 and r.${OPEN}
+              and exists (select 1 from ledger_transfer t where t.id = r.id and t.state = 'PENDING')
+              and (${handedOff} or ${marking.sql} is null)`,
+    values: [change.now, change.stage, change.id, ...marking.params],
+  });
+  if (rowCount === 1) return 'MARKED';
+  const reading = handOffUnmet(table, change.denyList, 2);
+  const { rows } = await pool.query<HandOffRefusal>(
+    `select r.status, r.stage, t.state as "holdState", case when ${handedOff} then null else ${reading.sql} end as unmet
+       from ${table} r left join ledger_transfer t on t.id = r.id where r.id = $1`,
+    [change.id, ...reading.params],
   );
-  return rowCount === 1;
+  assertInvariant(rows[0], `${table} ${change.id} exists`);
+  return rows[0];
 }
 
 /** The record and the state of its hold (null: no transfer under its id), read in one statement, nothing locked. */

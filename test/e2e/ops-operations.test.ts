@@ -9,7 +9,7 @@ import { Decimal } from '../../core/money';
 import { newWalletAddress } from '../../db/services/account-identifiers';
 import { resolveOperation } from '../../operations/operator/resolve-operation';
 import { cryptoWithdrawalContract, statusQuery } from '../../contracts';
-import { travelRuleCompletionDigest } from '../../core/travel-rule-completion-digest';
+import { travelRuleCompletionDigest } from '../../db/services/travel-rule-completion-digest';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
@@ -372,7 +372,10 @@ describe('ops travel-rule complete', () => {
           workflowId: cryptoWithdrawalContract.workflowId(id),
           completedBy: 'compliance@example.com',
           beneficiaryProvided: true,
-          completionDigest: travelRuleCompletionDigest({ completedBy: 'compliance@example.com', beneficiary: beneficiary('Kowalski') }),
+          completionDigest: await travelRuleCompletionDigest(ctx.orm.em.fork(), {
+            completedBy: 'compliance@example.com',
+            beneficiary: beneficiary('Kowalski'),
+          }),
         },
       },
     ]);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { SimulatedChainAdapter } from '../../activities/adapters/chain/simulated-chain.adapter';
@@ -7,6 +8,7 @@ import { auditedCompletion } from '../support/travel-rule-completion';
 import { reservedWithdrawal, withdrawalActivitiesOn } from '../support/withdrawal-activities';
 import type { WithdrawalActivities } from '../support/withdrawal-activities';
 import { endPool, openPool } from '../../db/pool';
+import { travelRuleCompletionDigest } from '../../db/services/travel-rule-completion-digest';
 
 /**
  * The hand-off of a withdrawal that needs travel-rule data reads the database, not the workflow:
@@ -90,6 +92,24 @@ describe('the hand-off of a withdrawal that waits for travel-rule data', () => {
     expect(await handOffRefusal(input.withdrawalId)).toMatch(/was not recorded from an operator action/);
   });
 
+  it("is refused when the stored beneficiary differs from the one its audit row's digest names", async () => {
+    const input = await waitingWithdrawal();
+    const beneficiary = {
+      beneficiaryPersons: [
+        { legalPerson: { name: { nameIdentifier: [{ legalPersonName: 'Acme', legalPersonNameIdentifierType: 'LEGL' as const }] } } },
+      ],
+    };
+    const completion = await auditedCompletion(orm, input, { completedBy: 'compliance@partner.example', beneficiary });
+    expect(await activities.recordTravelRuleCompletion(input.withdrawalId, completion)).toBeUndefined();
+    await pool.query(
+      `update crypto_withdrawal set travel_rule = jsonb_set(travel_rule, '{completion,beneficiary,beneficiaryPersons,0,legalPerson,name,nameIdentifier,0,legalPersonName}', '"Mallory Ltd"')
+        where id = $1`,
+      [input.withdrawalId],
+    );
+    expect(await handOffRefusal(input.withdrawalId)).toMatch(/was not recorded from an operator action/);
+    expect(await handedOffAt(input.withdrawalId)).toBeNull();
+  });
+
   it('goes through for the completion recorded from its audit row', async () => {
     const input = await waitingWithdrawal();
     const completion = await auditedCompletion(orm, input, {
@@ -107,5 +127,34 @@ describe('the hand-off of a withdrawal that waits for travel-rule data', () => {
     expect(await activities.recordTravelRuleCompletion(input.withdrawalId, completion)).toBeUndefined();
     expect(await activities.markWithdrawalHandOff(input.withdrawalId)).toBe('MARKED');
     expect(await handedOffAt(input.withdrawalId)).not.toBeNull();
+  });
+});
+
+describe("a travel-rule completion's digest (travel_rule_completion_digest)", () => {
+  const digestOf = (completion: { completedBy: string; beneficiary?: unknown }) => travelRuleCompletionDigest(orm.em.fork(), completion);
+  const kowalski = {
+    beneficiaryPersons: [{ naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: 'Kowalski', nameIdentifierType: 'LEGL' }] } } }],
+  };
+
+  it('is the SHA-256 hex of {completedBy, beneficiary} as jsonb writes it, the beneficiary left out when none was given', async () => {
+    const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+    expect(await digestOf({ completedBy: 'ops@example.com', beneficiary: kowalski })).toBe(
+      sha256(
+        '{"beneficiary": {"beneficiaryPersons": [{"naturalPerson": {"name": {"nameIdentifier": [{"primaryIdentifier": "Kowalski", "nameIdentifierType": "LEGL"}]}}}]}, "completedBy": "ops@example.com"}',
+      ),
+    );
+    expect(await digestOf({ completedBy: 'ops@example.com' })).toBe(sha256('{"completedBy": "ops@example.com"}'));
+  });
+
+  it('does not depend on the order of keys, and changes with any value', async () => {
+    const digest = await digestOf({ completedBy: 'ops@example.com', beneficiary: kowalski });
+    const reordered = JSON.parse(
+      '{"beneficiaryPersons":[{"naturalPerson":{"name":{"nameIdentifier":[{"nameIdentifierType":"LEGL","primaryIdentifier":"Kowalski"}]}}}]}',
+    ) as unknown;
+    expect(await digestOf({ beneficiary: reordered, completedBy: 'ops@example.com' })).toBe(digest);
+    const nowak = JSON.parse(JSON.stringify(kowalski).replace('Kowalski', 'Nowak')) as unknown;
+    expect(await digestOf({ completedBy: 'ops@example.com', beneficiary: nowak })).not.toBe(digest);
+    expect(await digestOf({ completedBy: 'other@example.com', beneficiary: kowalski })).not.toBe(digest);
+    expect(await digestOf({ completedBy: 'ops@example.com' })).not.toBe(digest);
   });
 });

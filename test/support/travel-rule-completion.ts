@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { TravelRuleCompletion } from '../../contracts';
 import { cryptoWithdrawalContract } from '../../contracts';
-import { travelRuleCompletionDigest } from '../../core/travel-rule-completion-digest';
+import { travelRuleCompletionDigest } from '../../db/services/travel-rule-completion-digest';
 import { recordOperatorAction } from '../../db/services/operator-audit.service';
 
 /**
@@ -14,7 +14,7 @@ export async function auditedCompletion(
   withdrawal: { withdrawalId: string; partnerId: string },
   completion: Omit<TravelRuleCompletion, 'operatorActionId'>,
 ): Promise<TravelRuleCompletion> {
-  const operatorActionId = await orm.em.fork().transactional((em) =>
+  const operatorActionId = await orm.em.fork().transactional(async (em) =>
     recordOperatorAction(
       em,
       { actor: 'compliance-test', osUser: 'test' },
@@ -26,7 +26,7 @@ export async function auditedCompletion(
           workflowId: cryptoWithdrawalContract.workflowId(withdrawal.withdrawalId),
           completedBy: completion.completedBy,
           beneficiaryProvided: completion.beneficiary !== undefined,
-          completionDigest: travelRuleCompletionDigest(completion),
+          completionDigest: await travelRuleCompletionDigest(em, completion),
         },
       },
       new Date(),
