@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { CryptoCurrency, Network } from '../core/currencies';
+import type { CryptoCurrency } from '../core/currencies';
+import type { Network } from '../core/networks';
 import { assertInvariant } from '../core/errors';
 import { isFinal } from '../core/operation-status';
 import type { AbandonOutcome, OperationState, OperationStatus, ReleaseOutcome } from '../core/operation-status';

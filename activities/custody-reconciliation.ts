@@ -3,8 +3,8 @@ import type { Logger } from '../core/logger';
 import { Decimal } from '../core/money';
 import { findCustodyAddresses, findCustodyObligations } from '../db/queries/custody.queries';
 import { inPgTransaction } from '../db/pg-transaction';
-import { EVM_DECIMALS } from './adapters/chain/evm/evm-amounts';
-import type { EvmNetwork } from './adapters/chain/evm/evm-amounts';
+import { CURRENCY_SCALE } from '../core/currencies';
+import type { EvmNetwork } from '../core/networks';
 import { unitsToDecimal } from './adapters/chain/evm/evm-deposit-parsing';
 import type { EvmSweeper } from './adapters/chain/evm/evm-sweeper';
 
@@ -83,7 +83,7 @@ export async function checkCustody(pool: pg.Pool, reader: EvmCustodyReader | und
     const carrying = networks.filter((network) => reader.currencies(network).includes(currency));
     // A currency on a network not read this run cannot be judged: its coins there are unknown.
     if (carrying.some((network) => !chain.has(network))) continue;
-    const decimal = (units: bigint) => new Decimal(unitsToDecimal(units, EVM_DECIMALS[currency]));
+    const decimal = (units: bigint) => new Decimal(unitsToDecimal(units, CURRENCY_SCALE[currency]));
     const pick = (balances: { native: bigint; token: bigint }) => (currency === 'usdc' ? balances.token : balances.native);
     let hotWallets = new Decimal(0);
     let depositAddresses = new Decimal(0);

@@ -6,8 +6,9 @@ import { gasTopUpHashes } from '../db/queries/evm-sweep.queries';
 import type { NewCryptoDeposit } from '../db/queries/crypto-deposit.queries';
 import type { StoredBlock } from '../db/queries/evm-deposit-scan.queries';
 import type pg from 'pg';
-import { EVM_DECIMALS, NATIVE_CURRENCY } from './adapters/chain/evm/evm-amounts';
-import type { EvmNetwork } from './adapters/chain/evm/evm-amounts';
+import { NETWORK_DECLARATIONS } from '../core/networks';
+import { CURRENCY_SCALE } from '../core/currencies';
+import type { EvmNetwork } from '../core/networks';
 import { unitsToDecimal } from './adapters/chain/evm/evm-deposit-parsing';
 import type { SeenTransfer, SkippedItem } from './adapters/chain/evm/evm-deposit-parsing';
 import type { EvmDepositReader } from './adapters/chain/evm/evm-deposit-reader';
@@ -93,7 +94,7 @@ export async function readDepositBatch(
   }
   const tokenTransfers = logs.transfers.filter((log) => hashAt.has(log.blockNumber));
 
-  const nativeCurrency = NATIVE_CURRENCY[range.network];
+  const nativeCurrency = NETWORK_DECLARATIONS[range.network].nativeCurrency;
   const { owners, ambiguous } = await findDepositAddressOwners(
     pool,
     [...native, ...tokenTransfers].map((transfer) => transfer.to),
@@ -127,7 +128,7 @@ export async function readDepositBatch(
     if (!owner) return;
     const reference = `block ${transfer.blockNumber} transaction ${transfer.transactionHash} log ${transfer.logIndex}`;
     if (!accountId) return skip(reference, `partner ${owner.partnerId} has no ${currency} account`);
-    const amount = unitsToDecimal(transfer.value, EVM_DECIMALS[currency as keyof typeof EVM_DECIMALS]);
+    const amount = unitsToDecimal(transfer.value, CURRENCY_SCALE[currency]);
     if (new Decimal(amount).gt(MAX_AMOUNT))
       return skip(reference, `its amount ${amount.slice(0, 40)} ${currency} is beyond what an account holds`);
     const minimum = range.minimums[currency];

@@ -14,9 +14,9 @@ import {
 import type { DepositCursor } from '../db/queries/evm-deposit-scan.queries';
 import { inPgTransaction } from '../db/pg-transaction';
 import { findNetworkConfigs } from '../db/queries/network-config.queries';
-import { EVM_DECIMALS } from './adapters/chain/evm/evm-amounts';
+import { CURRENCY_SCALE } from '../core/currencies';
 import { EvmChainIdentityGuard } from './adapters/chain/evm/evm-chain-identity';
-import type { EvmNetwork } from './adapters/chain/evm/evm-amounts';
+import type { EvmNetwork } from '../core/networks';
 import { EvmDepositReader } from './adapters/chain/evm/evm-deposit-reader';
 import type { EvmDepositNetworkConfig } from './adapters/chain/evm/evm-deposit-reader';
 import type { ActivityDependencies } from './dependencies';
@@ -65,7 +65,7 @@ export function createEvmDepositActivities(deps: EvmDepositDependencies) {
     if (!config) throw new Error(`this worker does not watch ${network} for deposits (no EVM_RPC_URL_${network.toUpperCase()})`);
     let reader = readers.get(network);
     if (!reader) {
-      reader = new EvmDepositReader(network, { ...config, usdcDecimals: EVM_DECIMALS.usdc });
+      reader = new EvmDepositReader(network, { ...config, usdcDecimals: CURRENCY_SCALE.usdc });
       readers.set(network, reader);
     }
     return { config, reader };

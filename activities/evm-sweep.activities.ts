@@ -22,8 +22,10 @@ import {
   setGasTopUp,
 } from '../db/queries/evm-sweep.queries';
 import type { EvmSweepFailure, EvmSweepRecord } from '../db/queries/evm-sweep.queries';
-import { EVM_DECIMALS, EVM_NETWORKS, NATIVE_CURRENCY, transferKind } from './adapters/chain/evm/evm-amounts';
-import type { EvmCurrency, EvmNetwork } from './adapters/chain/evm/evm-amounts';
+import { transferKind } from './adapters/chain/evm/evm-amounts';
+import { EVM_NETWORKS, NETWORK_DECLARATIONS } from '../core/networks';
+import { CURRENCY_SCALE } from '../core/currencies';
+import type { EvmCurrency, EvmNetwork } from '../core/networks';
 import type { EvmSweeper } from './adapters/chain/evm/evm-sweeper';
 import type { ActivityDependencies } from './dependencies';
 import { gasTopUpNeeded, nativeSweepValue } from './evm-sweep-amounts';
@@ -169,10 +171,10 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
       ? { transactionId: sweep.gasTopUpTransactionId, amountBaseUnits: sweep.gasTopUpBaseUnits! }
       : undefined;
     if (!topUp) {
-      const native = NATIVE_CURRENCY[network];
+      const native = NETWORK_DECLARATIONS[network].nativeCurrency;
       const [balances, reserved] = await Promise.all([
         config.sweeper.balances(network, sweep.address),
-        reservedNativeAt(deps.pool, network, sweep.address, native, EVM_DECIMALS[native]),
+        reservedNativeAt(deps.pool, network, sweep.address, native, CURRENCY_SCALE[native]),
       ]);
       const first = sweepTransaction.attempts[0]!;
       const needed = gasTopUpNeeded({ gasLimit: first.gasLimit, maxFeePerGas: first.maxFeePerGas, balance: balances.native, reserved });
@@ -244,7 +246,7 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
         network,
         address: input.address,
         currency,
-        decimals: EVM_DECIMALS[currency],
+        decimals: CURRENCY_SCALE[currency],
         threshold: config.thresholds[currency],
         hotWallet: config.sweeper.hotWallet(network)!,
         now: deps.clock.now(),

@@ -1,5 +1,6 @@
 import { defineUpdate } from '@temporalio/workflow';
-import type { CryptoCurrency, Network } from '../core/currencies';
+import type { CryptoCurrency } from '../core/currencies';
+import type { Network } from '../core/networks';
 import type { OperationStatus } from '../core/operation-status';
 import type { TravelRuleCompletion } from '../core/travel-rule-completion';
 import type { OperationProgress, WorkflowContract } from './operation.contract';

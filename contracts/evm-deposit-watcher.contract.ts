@@ -1,10 +1,11 @@
+import type { EvmNetwork } from '../core/networks';
 import type { WorkflowContract } from './operation.contract';
 
 /**
  * One long-running deposit watcher per configured EVM network, started by the worker on boot. Each
  * activity reads a batch of blocks; where it stands (the cursor, the blocks read) is kept in Postgres.
  */
-export type EvmDepositNetwork = 'ethereum' | 'polygon';
+export type EvmDepositNetwork = EvmNetwork;
 
 export interface EvmDepositWatcherInput {
   network: EvmDepositNetwork;

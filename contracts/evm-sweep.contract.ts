@@ -1,3 +1,4 @@
+import type { EvmCurrency } from '../core/networks';
 import type { EvmDepositNetwork } from './evm-deposit-watcher.contract';
 import type { WorkflowContract } from './operation.contract';
 
@@ -10,7 +11,7 @@ import type { WorkflowContract } from './operation.contract';
  *   gas, sends and confirms. Each step is re-derived from Postgres and the chain, so a retried
  *   activity or a killed worker sends what is stored and signs nothing twice.
  */
-export type EvmSweepCurrency = 'eth' | 'pol' | 'usdc';
+export type EvmSweepCurrency = EvmCurrency;
 
 export interface EvmSweeperInput {
   network: EvmDepositNetwork;

@@ -2,8 +2,9 @@ import * as bitcoin from 'bitcoinjs-lib';
 import { isAddress } from 'viem';
 import { isBase58Check } from './address-format';
 import { chainParameters } from './chain-parameters';
-import { CURRENCY_NETWORKS } from './currencies';
-import type { CryptoCurrency, Network } from './currencies';
+import { CURRENCY_NETWORKS, NETWORK_DECLARATIONS, isEvmNetwork } from './networks';
+import type { CryptoCurrency } from './currencies';
+import type { Network, UtxoNetwork } from './networks';
 
 /**
  * Undefined for a valid destination on the currency's chain and the configured mainnet or testnet, else
@@ -21,16 +22,8 @@ export function withdrawalAddressProblem(
   // Trimming silently would send to a string the partner did not send; make them fix it.
   if (address.trim() !== address) return `${field} must not have leading or trailing whitespace`;
 
-  switch (currency) {
-    case 'eth':
-    case 'pol':
-    case 'usdc':
-      return evmAddressProblem(network, address, field);
-    case 'btc':
-    case 'ltc':
-    case 'doge':
-      return utxoAddressProblem(currency, network, mainnet, address, field);
-  }
+  if (isEvmNetwork(network)) return evmAddressProblem(network, address, field);
+  return utxoAddressProblem(network, mainnet, address, field);
 }
 
 /** EVM addresses look the same on mainnet and testnet, so only the format and checksum count. */
@@ -41,28 +34,23 @@ function evmAddressProblem(network: Network, address: string, field: string): st
   return `${field} is not a valid ${network} address`;
 }
 
-function utxoAddressProblem(
-  currency: 'btc' | 'ltc' | 'doge',
-  network: Network,
-  mainnet: boolean,
-  address: string,
-  field: string,
-): string | undefined {
-  if (isUtxoAddress(currency, mainnet, address)) return undefined;
+function utxoAddressProblem(network: UtxoNetwork, mainnet: boolean, address: string, field: string): string | undefined {
+  if (isUtxoAddress(network, mainnet, address)) return undefined;
   const configured = mainnet ? 'mainnet' : 'testnet';
   // Mixing up mainnet and testnet is the usual integration mistake; name it precisely.
-  if (isUtxoAddress(currency, !mainnet, address)) {
+  if (isUtxoAddress(network, !mainnet, address)) {
     return `${field} is a ${network} ${mainnet ? 'testnet' : 'mainnet'} address, but withdrawals go to ${configured}`;
   }
   return `${field} is not a valid ${network} ${configured} address`;
 }
 
-function isUtxoAddress(currency: 'btc' | 'ltc' | 'doge', mainnet: boolean, address: string): boolean {
-  const parameters = chainParameters(currency, mainnet);
+function isUtxoAddress(network: UtxoNetwork, mainnet: boolean, address: string): boolean {
+  const { depositKeys, addressFormat } = NETWORK_DECLARATIONS[network];
+  const parameters = chainParameters(depositKeys.family, mainnet);
   if (isBase58Check(address)) return hasOutputScript(address, parameters);
 
-  // No segwit on dogecoin: its bech32 prefix is a placeholder a crafted string could carry.
-  if (currency === 'doge') return false;
+  // No segwit where the network has none (dogecoin): its bech32 prefix is a placeholder a crafted string could carry.
+  if (addressFormat !== 'segwit') return false;
 
   let segwit: bitcoin.address.Bech32Result;
   try {

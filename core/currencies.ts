@@ -1,4 +1,4 @@
-/** Currency slugs of the API, their scales and the networks crypto can move on. */
+/** Currency slugs of the API and their scales; the networks crypto moves on: core/networks.ts. */
 
 export const FIAT_CURRENCIES = ['eur'] as const;
 export const CRYPTO_CURRENCIES = ['btc', 'doge', 'eth', 'ltc', 'pol', 'usdc'] as const;
@@ -19,25 +19,6 @@ export const CURRENCY_SCALE: Readonly<Record<Currency, number>> = {
   usdc: 6,
 };
 
-export const NETWORKS = ['bitcoin', 'dogecoin', 'ethereum', 'litecoin', 'polygon'] as const;
-export type Network = (typeof NETWORKS)[number];
-
-/** Networks per crypto currency; the first is the default when a request names none. */
-export const CURRENCY_NETWORKS: Readonly<Record<CryptoCurrency, readonly Network[]>> = {
-  btc: ['bitcoin'],
-  doge: ['dogecoin'],
-  eth: ['ethereum'],
-  ltc: ['litecoin'],
-  pol: ['polygon'],
-  usdc: ['ethereum', 'polygon'],
-};
-
 export function isCurrency(value: string): value is Currency {
   return (CURRENCIES as readonly string[]).includes(value);
-}
-
-export function defaultNetwork(currency: CryptoCurrency): Network {
-  const network = CURRENCY_NETWORKS[currency][0];
-  if (network === undefined) throw new Error(`no network configured for ${currency}`);
-  return network;
 }

@@ -7,6 +7,8 @@ import { publicKeyToAddress } from 'viem/accounts';
 import { isBech32 } from './address-format';
 import { chainParameters } from './chain-parameters';
 import type { CryptoCurrency } from './currencies';
+import { ASSETS, NETWORKS, NETWORK_DECLARATIONS } from './networks';
+import type { NetworkDeclaration } from './networks';
 
 /**
  * Partners' deposit addresses, derived (BIP32) so that whoever holds the seed spends what arrives while
@@ -15,24 +17,17 @@ import type { CryptoCurrency } from './currencies';
  * m/44'/3'/0' (doge, P2PKH); BIP84 m/84'/0'/0' (btc) and m/84'/2'/0' (ltc): native segwit, where a
  * restored wallet looks. UTXO testnets take coin type 1 (SLIP-44); EVM keeps 60 (wallets' habit).
  */
-export const DEPOSIT_KEY_FAMILIES = ['evm', 'btc', 'ltc', 'doge'] as const;
-export type DepositKeyFamily = (typeof DEPOSIT_KEY_FAMILIES)[number];
+export type DepositKeyFamily = NetworkDeclaration['depositKeys']['family'];
+export const DEPOSIT_KEY_FAMILIES = [...new Set(NETWORKS.map((network) => NETWORK_DECLARATIONS[network].depositKeys.family))];
 
-export const DEPOSIT_KEY_FAMILY: Readonly<Record<CryptoCurrency, DepositKeyFamily>> = {
-  eth: 'evm',
-  usdc: 'evm',
-  pol: 'evm',
-  btc: 'btc',
-  ltc: 'ltc',
-  doge: 'doge',
-};
+/** Each currency's key family (core/networks.ts): eth, pol and usdc share the EVM key. */
+export const DEPOSIT_KEY_FAMILY = Object.fromEntries(
+  ASSETS.map(({ currency, network }) => [currency, NETWORK_DECLARATIONS[network].depositKeys.family]),
+) as Readonly<Record<CryptoCurrency, DepositKeyFamily>>;
 
-const ACCOUNT_PATHS: Readonly<Record<DepositKeyFamily, { purpose: number; mainnetCoin: number; testnetCoin: number }>> = {
-  evm: { purpose: 44, mainnetCoin: 60, testnetCoin: 60 },
-  btc: { purpose: 84, mainnetCoin: 0, testnetCoin: 1 },
-  ltc: { purpose: 84, mainnetCoin: 2, testnetCoin: 1 },
-  doge: { purpose: 44, mainnetCoin: 3, testnetCoin: 1 },
-};
+const ACCOUNT_PATHS = Object.fromEntries(
+  NETWORKS.map((network) => [NETWORK_DECLARATIONS[network].depositKeys.family, NETWORK_DECLARATIONS[network].depositKeys]),
+) as Readonly<Record<DepositKeyFamily, NetworkDeclaration['depositKeys']>>;
 
 /** The highest non-hardened BIP32 index: 2^31 - 1 partners per family. */
 export const MAX_DEPOSIT_INDEX = HARDENED_OFFSET - 1;

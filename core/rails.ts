@@ -1,15 +1,17 @@
+import { EVM_NETWORKS, NETWORKS } from './networks';
+import type { Network } from './networks';
 import type { EvmNetworkName, EvmNetworkSettings } from './settings';
 
 /** A rail is simulated when no real adapter sends on it: the partner would see SUCCESSFUL for money nothing moved. */
-export const RAILS = ['sepa', 'bitcoin', 'litecoin', 'dogecoin', 'ethereum', 'polygon'] as const;
-export type Rail = (typeof RAILS)[number];
+export type Rail = 'sepa' | Network;
+export const RAILS: readonly Rail[] = ['sepa', ...NETWORKS];
 
 export function isRail(value: string): value is Rail {
   return (RAILS as readonly string[]).includes(value);
 }
 
 /** EVM networks are real once their node is configured (EVM_RPC_URL_<NETWORK>); no adapter of this build sends the others for real. */
-const EVM_RAILS: Readonly<Partial<Record<Rail, EvmNetworkName>>> = { ethereum: 'ethereum', polygon: 'polygon' };
+const EVM_RAILS: Readonly<Partial<Record<Rail, EvmNetworkName>>> = Object.fromEntries(EVM_NETWORKS.map((network) => [network, network]));
 
 /** What one process knows of each rail: those in neither list it cannot tell (see railsKnownTo). */
 export interface RailView {

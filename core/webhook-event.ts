@@ -1,4 +1,5 @@
-import type { CryptoCurrency, Network } from './currencies';
+import type { CryptoCurrency } from './currencies';
+import type { Network } from './networks';
 import { OPERATION_TYPES, OPERATION_TYPE_NAMES } from './operation-types';
 import type { OperationType } from './operation-types';
 import type { OperationStatus } from './operation-status';

@@ -1,5 +1,5 @@
 import { isBech32 } from './address-format';
-import type { Network } from './currencies';
+import type { Network } from './networks';
 
 // The destinations a partner's policy may require (`--allowlist required`), each usable after its cooling-off. Pure.
 

@@ -1,7 +1,8 @@
 import { cryptoWithdrawalContract } from '../contracts';
 import { withdrawalAddressProblem } from '../core/address-validation';
 import type { ReceiverType, WalletType } from '../core/counterparty';
-import type { CryptoCurrency, Network } from '../core/currencies';
+import type { CryptoCurrency } from '../core/currencies';
+import type { Network } from '../core/networks';
 import { DomainError, assertInvariant } from '../core/errors';
 import { Decimal } from '../core/money';
 import { operationSearchAttributes } from '../core/search-attributes';

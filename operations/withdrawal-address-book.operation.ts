@@ -1,5 +1,6 @@
 import { withdrawalAddressProblem } from '../core/address-validation';
-import type { CryptoCurrency, Network } from '../core/currencies';
+import type { CryptoCurrency } from '../core/currencies';
+import type { Network } from '../core/networks';
 import { DomainError, assertInvariant } from '../core/errors';
 import { WITHDRAWAL_ADDRESS_BOOK_LIMITS, addressMatchingKey } from '../core/withdrawal-address-book';
 import { findNetworkConfig } from '../db/queries/network-config.queries';

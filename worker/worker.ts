@@ -17,7 +17,7 @@ import { EvmChainAdapter } from '../activities/adapters/chain/evm/evm-chain.adap
 import { EvmChainIdentityGuard } from '../activities/adapters/chain/evm/evm-chain-identity';
 import { EvmSweeper } from '../activities/adapters/chain/evm/evm-sweeper';
 import type { EvmNetworkConfig } from '../activities/adapters/chain/evm/evm-network-config';
-import type { EvmNetwork } from '../activities/adapters/chain/evm/evm-amounts';
+import type { EvmNetwork } from '../core/networks';
 import type { EvmDepositWatchConfig } from '../activities/evm-deposit.activities';
 import { systemClock } from '../core/clock';
 import { parseDepositSeed } from '../core/deposit-seed';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { CRYPTO_CURRENCIES, NETWORKS } from '../../core/currencies';
+import { CRYPTO_CURRENCIES } from '../../core/currencies';
+import { NETWORKS } from '../../core/networks';
 import {
   DEPOSIT_ENTRY_TYPES,
   DEPOSIT_WEBHOOK_EVENT_TYPES,

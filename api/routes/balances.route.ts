@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { CRYPTO_CURRENCIES, FIAT_CURRENCIES, NETWORKS, isCurrency } from '../../core/currencies';
+import { CRYPTO_CURRENCIES, FIAT_CURRENCIES, isCurrency } from '../../core/currencies';
+import { NETWORKS } from '../../core/networks';
 import type { EurRates } from '../../core/rates';
 import { findAccountsOfPartners } from '../../db/queries/account.queries';
 import type { PartnerAccountRow } from '../../db/queries/account.queries';

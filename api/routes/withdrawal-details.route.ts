@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { CRYPTO_CURRENCIES } from '../../core/currencies';
+import { CURRENCY_NETWORKS } from '../../core/networks';
+import type { CryptoCurrency } from '../../core/currencies';
 import { DomainError } from '../../core/errors';
 import { Decimal } from '../../core/money';
 import { findWithdrawalDetails } from '../../db/queries/crypto-withdrawal.queries';
@@ -145,7 +147,10 @@ function withdrawalDetailsHandler(deps: ApiDependencies) {
       destination: row.destination,
       status: row.status,
       transactionHash: row.transaction_hash ?? '',
-      currency: { network: row.currency === 'usdc' ? row.network : '', name: row.currency.toUpperCase() },
+      currency: {
+        network: CURRENCY_NETWORKS[row.currency as CryptoCurrency].length > 1 ? row.network : '',
+        name: row.currency.toUpperCase(),
+      },
       createdAt: row.created_at.toISOString(),
       user: userOf(row),
     });

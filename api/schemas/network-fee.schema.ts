@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { CRYPTO_CURRENCIES, CURRENCY_NETWORKS, NETWORKS, defaultNetwork } from '../../core/currencies';
-import type { CryptoCurrency, Network } from '../../core/currencies';
+import { CRYPTO_CURRENCIES } from '../../core/currencies';
+import { CURRENCY_NETWORKS, NETWORKS, defaultNetwork } from '../../core/networks';
+import type { CryptoCurrency } from '../../core/currencies';
+import type { Network } from '../../core/networks';
 import { addProblem } from './validation';
 
 const cryptoCurrency = z

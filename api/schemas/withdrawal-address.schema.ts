@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { CRYPTO_CURRENCIES, NETWORKS } from '../../core/currencies';
+import { CRYPTO_CURRENCIES } from '../../core/currencies';
+import { NETWORKS } from '../../core/networks';
 import { CRYPTO_WITHDRAWAL_LIMITS } from '../../core/payment-limits';
 import { WITHDRAWAL_ADDRESS_BOOK_LIMITS, WITHDRAWAL_ADDRESS_STATUSES } from '../../core/withdrawal-address-book';
 import { currencyField, fitsIn } from './amount.schema';

@@ -1,6 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type { InferEntity } from '@mikro-orm/core';
-import type { Currency, Network } from '../../core/currencies';
+import type { Currency } from '../../core/currencies';
+import type { Network } from '../../core/networks';
 import { RECEIVER_TYPES, WALLET_TYPES } from '../../core/counterparty';
 import { DecimalStringType } from '../types/decimal-string.type';
 import { outgoingPaymentColumns } from './outgoing-payment.columns';

@@ -1,6 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type { InferEntity } from '@mikro-orm/core';
-import type { Currency, Network } from '../../core/currencies';
+import type { Currency } from '../../core/currencies';
+import type { Network } from '../../core/networks';
 import { DecimalStringType } from '../types/decimal-string.type';
 
 /** Withdrawal fee and limits per currency and network; data, so operators change it without a deploy. */

@@ -1,11 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { Currency } from '../../core/currencies';
+import { EVM_CURRENCIES } from '../../core/networks';
 import { postTransferDirectly } from '../ledger/ledger';
 import { inPgTransaction } from '../pg-transaction';
 
 /** Currencies whose accounts' wallet addresses are EVM addresses: any of them names its partner on every EVM network. */
-export const EVM_ADDRESS_CURRENCIES = ['eth', 'pol', 'usdc'] as const;
+export const EVM_ADDRESS_CURRENCIES = EVM_CURRENCIES;
 
 export interface DepositAddressOwner {
   /** Lower case: what the chain's answers are compared with. */

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { canonicalDepositAddress } from '../../core/deposit-addresses';
 import type { DepositKeyFamily } from '../../core/deposit-addresses';
+import { NETWORKS, NETWORK_DECLARATIONS } from '../../core/networks';
 
 export interface DepositAddressOwner {
   /** As stored: EIP-55 for EVM, lower case for bech32. */
@@ -13,7 +14,9 @@ export interface DepositAddressOwner {
 export const MAX_DEPOSIT_ADDRESS_LOOKUP = 10_000;
 
 /** The currency whose account stands for the family: eth, usdc and pol accounts of a partner hold one address. */
-const FAMILY_CURRENCY: Readonly<Record<DepositKeyFamily, string>> = { evm: 'eth', btc: 'btc', ltc: 'ltc', doge: 'doge' };
+const FAMILY_CURRENCY = Object.fromEntries(
+  NETWORKS.map((network) => [NETWORK_DECLARATIONS[network].depositKeys.family, NETWORK_DECLARATIONS[network].nativeCurrency]),
+) as Readonly<Record<DepositKeyFamily, string>>;
 
 /**
  * Which of these addresses are partners' deposit addresses of the family, and whose: one index probe per address, in

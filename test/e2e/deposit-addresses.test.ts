@@ -110,7 +110,7 @@ describe('deposit addresses', () => {
       expect(refused.code).toBe(1);
       expect(refused.output).toMatchObject({
         error: 'missing-deposit-keys',
-        variables: ['EVM_DEPOSIT_XPUB', 'BTC_DEPOSIT_XPUB', 'LTC_DEPOSIT_XPUB', 'DOGE_DEPOSIT_XPUB'],
+        variables: ['BTC_DEPOSIT_XPUB', 'DOGE_DEPOSIT_XPUB', 'EVM_DEPOSIT_XPUB', 'LTC_DEPOSIT_XPUB'],
       });
       expect(refused.output.message).toContain('must be set to create partners');
       expect(await ctx.orm.em.fork().count(Partner, { name: 'No keys, no partner' })).toBe(0);

@@ -90,7 +90,7 @@ beforeAll(async () => {
   });
   ctx.defer(() => worker.stop());
   // Ethereum goes to the node: the worker says it simulates every other rail, and not that one.
-  expect(worker.simulatedRails).toEqual(['sepa', 'bitcoin', 'litecoin', 'dogecoin', 'polygon']);
+  expect(worker.simulatedRails).toEqual(['sepa', 'bitcoin', 'dogecoin', 'litecoin', 'polygon']);
 }, 60_000);
 
 const withdraw = (partner: TestPartner, body: Record<string, unknown>) =>

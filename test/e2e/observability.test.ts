@@ -426,7 +426,7 @@ describe('a withdrawal, followed from the request to its activities', () => {
     const ready = await fetch(`${worker.httpUrl}/health/ready`);
     expect(ready.status).toBe(200);
     // No EVM node configured: every rail is simulated, and said so.
-    const allRails = ['sepa', 'bitcoin', 'litecoin', 'dogecoin', 'ethereum', 'polygon'];
+    const allRails = ['sepa', 'bitcoin', 'dogecoin', 'ethereum', 'litecoin', 'polygon'];
     expect(await ready.json()).toEqual({
       status: 'ready',
       checks: { polling: 'ok', postgres: 'ok', chainIdentity: 'ok' },

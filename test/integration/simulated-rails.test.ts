@@ -41,8 +41,8 @@ describe('a production entry point and the rails it would simulate', () => {
     const result = await runTsx(testStack().dataDir, 'main/worker.main.ts', [], environment(UNREACHABLE));
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain(
-      'refusing to start: these rails would be simulated: sepa, bitcoin, litecoin, dogecoin, ethereum, polygon; ' +
-        'set SIMULATED_RAILS=sepa,bitcoin,litecoin,dogecoin,ethereum,polygon to accept that (never in production with real money)',
+      'refusing to start: these rails would be simulated: sepa, bitcoin, dogecoin, ethereum, litecoin, polygon; ' +
+        'set SIMULATED_RAILS=sepa,bitcoin,dogecoin,ethereum,litecoin,polygon to accept that (never in production with real money)',
     );
     // The refusal is the message, not a crash: no stack, no connection error.
     expect(result.stderr).not.toMatch(/\n\s+at |ECONNREFUSED|connect/);
@@ -57,7 +57,7 @@ describe('a production entry point and the rails it would simulate', () => {
       environment({ ...UNREACHABLE, SIMULATED_RAILS: 'sepa,bitcoin' }),
     );
     expect(partial.code).not.toBe(0);
-    expect(partial.stderr).toContain('these rails would be simulated: litecoin, dogecoin, ethereum, polygon;');
+    expect(partial.stderr).toContain('these rails would be simulated: dogecoin, ethereum, litecoin, polygon;');
 
     const contradiction = await runTsx(
       testStack().dataDir,
@@ -78,7 +78,7 @@ describe('a production entry point and the rails it would simulate', () => {
       environment({ ...UNREACHABLE, PORT: String(await freePort()) }),
     );
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain('refusing to start: these rails would be simulated: sepa, bitcoin, litecoin, dogecoin;');
+    expect(result.stderr).toContain('refusing to start: these rails would be simulated: sepa, bitcoin, dogecoin, litecoin;');
   }, 60_000);
 
   it('with SIMULATED_RAILS the worker starts, warns once per simulated rail, lists them in /health/ready and sets the gauge to 1', async () => {
@@ -111,10 +111,10 @@ describe('a production entry point and the rails it would simulate', () => {
     expect(ready).toEqual({
       status: 'ready',
       checks: { polling: 'ok', postgres: 'ok', chainIdentity: 'ok' },
-      simulatedRails: ['sepa', 'bitcoin', 'litecoin', 'dogecoin', 'ethereum', 'polygon'],
+      simulatedRails: ['sepa', 'bitcoin', 'dogecoin', 'ethereum', 'litecoin', 'polygon'],
     });
     const metrics = await (await fetch(`http://127.0.0.1:${httpPort}/metrics`)).text();
-    for (const rail of ['sepa', 'bitcoin', 'litecoin', 'dogecoin', 'ethereum', 'polygon']) {
+    for (const rail of ['sepa', 'bitcoin', 'dogecoin', 'ethereum', 'litecoin', 'polygon']) {
       expect(metrics).toContain(`payments_rail_simulated{rail="${rail}"} 1`);
     }
     const warnings = stderr
@@ -123,7 +123,7 @@ describe('a production entry point and the rails it would simulate', () => {
       .map((line) => JSON.parse(line) as { level?: string; msg?: string; rail?: string })
       .filter((entry) => entry.msg?.includes('is SIMULATED'));
     expect(warnings.map((entry) => [entry.level, entry.rail])).toEqual(
-      ['sepa', 'bitcoin', 'litecoin', 'dogecoin', 'ethereum', 'polygon'].map((rail) => ['warn', rail]),
+      ['sepa', 'bitcoin', 'dogecoin', 'ethereum', 'litecoin', 'polygon'].map((rail) => ['warn', rail]),
     );
   }, 120_000);
 });

@@ -8,7 +8,7 @@ import type { ChainAdapter } from '../../activities/adapters/chain/chain-adapter
 import { createCryptoWithdrawalActivities } from '../../activities/crypto-withdrawal.activities';
 import { cryptoWithdrawalContract } from '../../contracts';
 import type { WorkflowContract } from '../../contracts';
-import type { Network } from '../../core/currencies';
+import type { Network } from '../../core/networks';
 import { addressMatchingKey } from '../../core/withdrawal-address-book';
 import { systemClock } from '../../core/clock';
 import { createLogger } from '../../core/logger';

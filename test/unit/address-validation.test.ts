@@ -2,7 +2,8 @@ import * as bitcoin from 'bitcoinjs-lib';
 import { getAddress } from 'viem';
 import { withdrawalAddressProblem } from '../../core/address-validation';
 import { chainParameters } from '../../core/chain-parameters';
-import type { CryptoCurrency, Network } from '../../core/currencies';
+import type { CryptoCurrency } from '../../core/currencies';
+import type { Network } from '../../core/networks';
 
 /** Fixed bytes instead of random ones, so a failure reproduces. */
 function bytes(length: number, seed: number): Uint8Array {

@@ -57,7 +57,7 @@ describe('the account keys partners are created with', () => {
   it('needs every family: the refusal names each missing variable', () => {
     const only = loadSettings({ EVM_DEPOSIT_XPUB: TEST_DEPOSIT_XPUBS.EVM_DEPOSIT_XPUB! }, '/');
     expect(() => depositAccountKeys(only)).toThrow(MissingDepositKeysError);
-    expect(() => depositAccountKeys(only)).toThrow(/^BTC_DEPOSIT_XPUB, LTC_DEPOSIT_XPUB, DOGE_DEPOSIT_XPUB must be set to create partners/);
+    expect(() => depositAccountKeys(only)).toThrow(/^BTC_DEPOSIT_XPUB, DOGE_DEPOSIT_XPUB, LTC_DEPOSIT_XPUB must be set to create partners/);
   });
 
   it('derives from the configured extended public keys alone as from the seed', () => {

@@ -1,5 +1,6 @@
 import { parseGwei } from 'viem';
-import { EVM_DECIMALS, toBaseUnits, transferKind } from '../../activities/adapters/chain/evm/evm-amounts';
+import { toBaseUnits, transferKind } from '../../activities/adapters/chain/evm/evm-amounts';
+import { CURRENCY_SCALE } from '../../core/currencies';
 import {
   FeeCapExceededError,
   assertFeePolicy,
@@ -15,21 +16,21 @@ const POLICY: FeePolicy = { maxFeePerGasCapWei: parseGwei('100'), replacementBum
 
 describe('toBaseUnits', () => {
   it('converts exact decimals to the integer the chain counts, for each currency', () => {
-    expect(toBaseUnits('1', EVM_DECIMALS.eth)).toBe(10n ** 18n);
-    expect(toBaseUnits('0.000000000000000001', EVM_DECIMALS.eth)).toBe(1n);
-    expect(toBaseUnits('1.234567890123456789', EVM_DECIMALS.pol)).toBe(1_234_567_890_123_456_789n);
-    expect(toBaseUnits('12.345678', EVM_DECIMALS.usdc)).toBe(12_345_678n);
-    expect(toBaseUnits('12.3456780000', EVM_DECIMALS.usdc)).toBe(12_345_678n);
-    expect(toBaseUnits('99999999999999999999.5', EVM_DECIMALS.usdc)).toBe(99_999_999_999_999_999_999_500_000n);
+    expect(toBaseUnits('1', CURRENCY_SCALE.eth)).toBe(10n ** 18n);
+    expect(toBaseUnits('0.000000000000000001', CURRENCY_SCALE.eth)).toBe(1n);
+    expect(toBaseUnits('1.234567890123456789', CURRENCY_SCALE.pol)).toBe(1_234_567_890_123_456_789n);
+    expect(toBaseUnits('12.345678', CURRENCY_SCALE.usdc)).toBe(12_345_678n);
+    expect(toBaseUnits('12.3456780000', CURRENCY_SCALE.usdc)).toBe(12_345_678n);
+    expect(toBaseUnits('99999999999999999999.5', CURRENCY_SCALE.usdc)).toBe(99_999_999_999_999_999_999_500_000n);
   });
 
   it('refuses what would need rounding instead of sending another amount', () => {
-    expect(() => toBaseUnits('0.0000001', EVM_DECIMALS.usdc)).toThrow(/more than 6 decimal places/);
-    expect(() => toBaseUnits('1.0000000000000000001', EVM_DECIMALS.eth)).toThrow(/more than 18 decimal places/);
+    expect(() => toBaseUnits('0.0000001', CURRENCY_SCALE.usdc)).toThrow(/more than 6 decimal places/);
+    expect(() => toBaseUnits('1.0000000000000000001', CURRENCY_SCALE.eth)).toThrow(/more than 18 decimal places/);
   });
 
   it.each(['0', '0.000', '-1', '+1', '1e6', '1.', '.5', ' 1', '1,5', '0x10', '', '01', 'NaN', 'Infinity'])('refuses %j', (amount) => {
-    expect(() => toBaseUnits(amount, EVM_DECIMALS.eth)).toThrow();
+    expect(() => toBaseUnits(amount, CURRENCY_SCALE.eth)).toThrow();
   });
 });
 

@@ -21,14 +21,14 @@ describe('which rails a process simulates', () => {
 
   it('an EVM network with its node configured is real; sepa and the UTXO chains stay simulated', () => {
     expect(railsOfWorker({ ethereum: ethereumNode })).toEqual({
-      simulated: ['sepa', 'bitcoin', 'litecoin', 'dogecoin', 'polygon'],
+      simulated: ['sepa', 'bitcoin', 'dogecoin', 'litecoin', 'polygon'],
       real: ['ethereum'],
     });
     expect(railsOfWorker({ ethereum: ethereumNode, polygon: { ...ethereumNode, chainId: 137 } }).real).toEqual(['ethereum', 'polygon']);
   });
 
   it('the API, without node settings, judges only the rails no adapter of this build sends for real', () => {
-    expect(railsKnownTo({}, 'api')).toEqual({ simulated: ['sepa', 'bitcoin', 'litecoin', 'dogecoin'], real: [] });
+    expect(railsKnownTo({}, 'api')).toEqual({ simulated: ['sepa', 'bitcoin', 'dogecoin', 'litecoin'], real: [] });
     expect(railsKnownTo({ ethereum: ethereumNode }, 'api').real).toEqual(['ethereum']);
   });
 });
@@ -37,15 +37,15 @@ describe('the production check against SIMULATED_RAILS', () => {
   it('refuses a simulated rail that is not named, naming each such rail and the whole value to set', () => {
     const problems = railDeclarationProblems(railsOfWorker({ ethereum: ethereumNode }), ['bitcoin']);
     expect(problems).toEqual([
-      'refusing to start: these rails would be simulated: sepa, litecoin, dogecoin, polygon; ' +
-        'set SIMULATED_RAILS=sepa,bitcoin,litecoin,dogecoin,polygon to accept that (never in production with real money)',
+      'refusing to start: these rails would be simulated: sepa, dogecoin, litecoin, polygon; ' +
+        'set SIMULATED_RAILS=sepa,bitcoin,dogecoin,litecoin,polygon to accept that (never in production with real money)',
     ]);
   });
 
   it('refuses nothing when every simulated rail is named', () => {
     expect(railDeclarationProblems(railsOfWorker({}), [...RAILS])).toEqual([]);
     expect(
-      railDeclarationProblems(railsOfWorker({ ethereum: ethereumNode }), ['sepa', 'bitcoin', 'litecoin', 'dogecoin', 'polygon']),
+      railDeclarationProblems(railsOfWorker({ ethereum: ethereumNode }), ['sepa', 'bitcoin', 'dogecoin', 'litecoin', 'polygon']),
     ).toEqual([]);
   });
 
@@ -57,7 +57,7 @@ describe('the production check against SIMULATED_RAILS', () => {
   });
 
   it('lets the API start when the EVM rails are left to the worker', () => {
-    expect(railDeclarationProblems(railsKnownTo({}, 'api'), ['sepa', 'bitcoin', 'litecoin', 'dogecoin'])).toEqual([]);
+    expect(railDeclarationProblems(railsKnownTo({}, 'api'), ['sepa', 'bitcoin', 'dogecoin', 'litecoin'])).toEqual([]);
     expect(railDeclarationProblems(railsKnownTo({}, 'api'), ['sepa'])).toHaveLength(1);
   });
 });
@@ -75,7 +75,7 @@ describe('SIMULATED_RAILS', () => {
   it('refuses an unknown rail by name instead of ignoring it', () => {
     expect(() => loadSettings({ SIMULATED_RAILS: 'sepa,ripple,SEPA' }, '/')).toThrow(InvalidSettingsError);
     expect(() => loadSettings({ SIMULATED_RAILS: 'sepa,ripple,SEPA' }, '/')).toThrow(
-      'SIMULATED_RAILS must be a comma list of sepa, bitcoin, litecoin, dogecoin, ethereum, polygon (unknown: ripple, SEPA), got "sepa,ripple,SEPA"',
+      'SIMULATED_RAILS must be a comma list of sepa, bitcoin, dogecoin, ethereum, litecoin, polygon (unknown: ripple, SEPA), got "sepa,ripple,SEPA"',
     );
   });
 });

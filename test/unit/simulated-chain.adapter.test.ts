@@ -5,7 +5,8 @@ import {
   SimulatedChainAdapter,
   simulatedTransactionHash,
 } from '../../activities/adapters/chain/simulated-chain.adapter';
-import type { CryptoCurrency, Network } from '../../core/currencies';
+import type { CryptoCurrency } from '../../core/currencies';
+import type { Network } from '../../core/networks';
 
 const DELAY_MS = 30_000;
 

@@ -1,4 +1,5 @@
-import type { CryptoCurrency, Network } from '../../../core/currencies';
+import type { CryptoCurrency } from '../../../core/currencies';
+import type { Network } from '../../../core/networks';
 
 export interface BroadcastRequest {
   /** Our withdrawal id: broadcasting the same withdrawal twice must not send twice. */

@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import type { Network } from '../../../core/currencies';
+import type { Network } from '../../../core/networks';
 import { evmTransactionByHash, evmTransactionOfWithdrawal } from '../../../db/queries/evm-transaction.queries';
-import { isEvmNetwork } from './evm/evm-amounts';
+import { isEvmNetwork } from '../../../core/networks';
 import type { BroadcastRequest, BroadcastResult, ChainAdapter, ConfirmationState } from './chain-adapter';
 
 /** How many hashes found unsigned ChainRouter remembers (a few MB at most). */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Network } from '../../../core/currencies';
+import type { Network } from '../../../core/networks';
 import type { BroadcastRequest, BroadcastResult, ChainAdapter, ConfirmationState } from './chain-adapter';
 
 export interface SimulatedChainOptions {

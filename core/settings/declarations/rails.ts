@@ -1,9 +1,11 @@
+import { EVM_NETWORKS } from '../../networks';
+import type { EvmNetwork } from '../../networks';
 import { RAILS } from '../../rails';
 import { instanceOf, setting } from '../setting';
 import { chainId, evmAddress, httpUrl, integer, milliseconds, privateKey, rails, weiAmount } from '../values';
 
-export const EVM_NETWORK_NAMES = ['ethereum', 'polygon'] as const;
-export type EvmNetworkName = (typeof EVM_NETWORK_NAMES)[number];
+export const EVM_NETWORK_NAMES = EVM_NETWORKS;
+export type EvmNetworkName = EvmNetwork;
 
 /** The variables of one EVM network, declared once with <NETWORK> in their names; a network without an RPC URL is simulated. */
 const EVM_NETWORK_SETTINGS = {

@@ -1,25 +1,12 @@
 import { parseUnits } from 'viem';
-import type { CryptoCurrency, Network } from '../../../../core/currencies';
+import type { CryptoCurrency } from '../../../../core/currencies';
+import { NETWORK_DECLARATIONS, isToken } from '../../../../core/networks';
+import type { EvmCurrency, EvmNetwork } from '../../../../core/networks';
 
-/** The networks the EVM adapter serves, and the currencies it sends on them. */
-export const EVM_NETWORKS = ['ethereum', 'polygon'] as const;
-export type EvmNetwork = (typeof EVM_NETWORKS)[number];
-export type EvmCurrency = 'eth' | 'pol' | 'usdc';
-
-/** The coin each network pays its fees in and sends as a plain value transfer. */
-export const NATIVE_CURRENCY: Readonly<Record<EvmNetwork, EvmCurrency>> = { ethereum: 'eth', polygon: 'pol' };
-
-/** On-chain decimals: the native coins count in wei (18), USDC in millionths on both networks. */
-export const EVM_DECIMALS: Readonly<Record<EvmCurrency, number>> = { eth: 18, pol: 18, usdc: 6 };
-
-export function isEvmNetwork(network: Network): network is EvmNetwork {
-  return (EVM_NETWORKS as readonly string[]).includes(network);
-}
-
-/** What a withdrawal of `currency` on `network` is on chain, or an error for a pair the adapter does not send. */
+/** What a withdrawal of `currency` on `network` is on chain, or an error for a pair the network does not move. */
 export function transferKind(currency: CryptoCurrency, network: EvmNetwork): { kind: 'native' | 'token'; currency: EvmCurrency } {
-  if (currency === NATIVE_CURRENCY[network]) return { kind: 'native', currency };
-  if (currency === 'usdc') return { kind: 'token', currency };
+  if (currency === NETWORK_DECLARATIONS[network].nativeCurrency) return { kind: 'native', currency: currency };
+  if (isToken(currency, network)) return { kind: 'token', currency: currency as EvmCurrency };
   throw new Error(`${currency} is not sent on ${network}`);
 }
 

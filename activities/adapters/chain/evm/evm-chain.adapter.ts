@@ -1,13 +1,13 @@
 import type pg from 'pg';
 import type { Clock } from '../../../../core/clock';
 import { systemClock } from '../../../../core/clock';
-import type { Network } from '../../../../core/currencies';
+import type { Network } from '../../../../core/networks';
 import type { Logger } from '../../../../core/logger';
 import { evmTransactionByHash, evmTransactionOfWithdrawal } from '../../../../db/queries/evm-transaction.queries';
 import type { EvmTransactionRecord } from '../../../../db/queries/evm-transaction.queries';
 import type { BroadcastRequest, BroadcastResult, ChainAdapter, ConfirmationState } from '../chain-adapter';
-import { isEvmNetwork } from './evm-amounts';
-import type { EvmNetwork } from './evm-amounts';
+import { isEvmNetwork } from '../../../../core/networks';
+import type { EvmNetwork } from '../../../../core/networks';
 import { EvmChainIdentityGuard } from './evm-chain-identity';
 import { confirmationStateOf, landedAttempt } from './evm-confirmation';
 import type { EvmNetworkConfig } from './evm-network-config';

@@ -1,6 +1,6 @@
 import { erc20Abi, getAddress, numberToHex } from 'viem';
 import type { Address } from 'viem';
-import type { EvmNetwork } from './evm-amounts';
+import type { EvmNetwork } from '../../../../core/networks';
 import { evmClient } from './evm-network-runtime';
 import type { EvmClient } from './evm-network-runtime';
 import { ERC20_TRANSFER_TOPIC, parseBlock, parseTransferLogs, receiptOutcome } from './evm-deposit-parsing';

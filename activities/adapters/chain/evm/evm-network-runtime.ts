@@ -4,7 +4,7 @@ import type { Address, Chain, HttpTransport, PrivateKeyAccount, PublicClient } f
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Clock } from '../../../../core/clock';
 import type { Logger } from '../../../../core/logger';
-import type { EvmNetwork } from './evm-amounts';
+import type { EvmNetwork } from '../../../../core/networks';
 import type { FeePolicy } from './evm-fee-policy';
 import { assertEvmNetworkConfig, DEFAULT_REPLACEMENT_BUMP_PERCENT, DEFAULT_TOKEN_TRANSFER_GAS_LIMIT } from './evm-network-config';
 import type { EvmNetworkConfig } from './evm-network-config';

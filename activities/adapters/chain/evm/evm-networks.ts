@@ -1,4 +1,4 @@
-import type { EvmNetwork } from './evm-amounts';
+import type { EvmNetwork } from '../../../../core/networks';
 import type { EvmChainIdentityGuard } from './evm-chain-identity';
 import type { EvmNetworkConfig } from './evm-network-config';
 import { checkChainId, runtimeOf } from './evm-network-runtime';

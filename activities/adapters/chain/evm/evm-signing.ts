@@ -10,8 +10,9 @@ import {
 } from '../../../../db/queries/evm-transaction.queries';
 import type { EvmTransactionRecord, NewEvmAttempt } from '../../../../db/queries/evm-transaction.queries';
 import type { BroadcastRequest } from '../chain-adapter';
-import { EVM_DECIMALS, toBaseUnits, transferKind } from './evm-amounts';
-import type { EvmCurrency } from './evm-amounts';
+import { toBaseUnits, transferKind } from './evm-amounts';
+import { CURRENCY_SCALE } from '../../../../core/currencies';
+import type { EvmCurrency } from '../../../../core/networks';
 import { initialFees } from './evm-fee-policy';
 import type { Eip1559Fees } from './evm-fee-policy';
 import { NATIVE_TRANSFER_GAS_LIMIT } from './evm-network-config';
@@ -156,7 +157,7 @@ export async function ensureNonceSequence(
 function paymentOf(runtime: EvmNetworkRuntime, request: BroadcastRequest): EvmPayment {
   const { currency } = transferKind(request.currency, runtime.network);
   if (!isAddress(request.destination, { strict: false })) throw new Error(`destination ${request.destination} is not an EVM address`);
-  return paymentInUnits(runtime, currency, request.destination, toBaseUnits(request.amount, EVM_DECIMALS[currency]));
+  return paymentInUnits(runtime, currency, request.destination, toBaseUnits(request.amount, CURRENCY_SCALE[currency]));
 }
 
 /** A payment of `amountBaseUnits` of the currency to `destination` on the runtime's network: a value transfer, or the token's transfer(to, amount). */

@@ -9,9 +9,10 @@ import type { Logger } from '../../../../core/logger';
 import { evmTransactionOfWithdrawal } from '../../../../db/queries/evm-transaction.queries';
 import type { EvmTransactionRecord } from '../../../../db/queries/evm-transaction.queries';
 import type { ConfirmationState } from '../chain-adapter';
-import { NATIVE_CURRENCY, transferKind } from './evm-amounts';
+import { transferKind } from './evm-amounts';
+import { NETWORK_DECLARATIONS } from '../../../../core/networks';
 import { EvmChainIdentityGuard } from './evm-chain-identity';
-import type { EvmCurrency, EvmNetwork } from './evm-amounts';
+import type { EvmCurrency, EvmNetwork } from '../../../../core/networks';
 import { confirmationStateOf, landedAttempt } from './evm-confirmation';
 import { initialFees } from './evm-fee-policy';
 import type { Eip1559Fees } from './evm-fee-policy';
@@ -74,7 +75,7 @@ export class EvmSweeper {
   /** The currencies held on the network: its native coin, and usdc when its token is configured. */
   currencies(network: EvmNetwork): EvmCurrency[] {
     const runtime = this.evmNetworks.configured(network);
-    return runtime ? [NATIVE_CURRENCY[network], ...(runtime.usdcTokenAddress ? (['usdc'] as const) : [])] : [];
+    return runtime ? [NETWORK_DECLARATIONS[network].nativeCurrency, ...(runtime.usdcTokenAddress ? (['usdc'] as const) : [])] : [];
   }
 
   /** The hot wallet sweeps go to, lower case; undefined for a network not swept here. */
@@ -168,7 +169,12 @@ export class EvmSweeper {
     return this.withRuntime(network, `sign gas top-up ${input.id}`, async (runtime) => {
       const stored = await evmTransactionOfWithdrawal(this.dependencies.pool, input.id);
       if (stored) return stored;
-      const payment: EvmPayment = paymentInUnits(runtime, NATIVE_CURRENCY[network], input.address as Address, input.amountWei);
+      const payment: EvmPayment = paymentInUnits(
+        runtime,
+        NETWORK_DECLARATIONS[network].nativeCurrency,
+        input.address as Address,
+        input.amountWei,
+      );
       const fees = await this.fees(network);
       // As for a withdrawal: a top-up the hot wallet cannot pay would hold its nonce and every later one.
       await assertWalletCanPay(runtime, payment, fees);
