@@ -8,6 +8,7 @@ import type { Address, Chain, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { LOOPBACK, localUrl } from '../core/listen-address';
 import type { Logger } from '../core/logger';
+import type { EvmNetwork } from '../core/networks';
 import { testUsdcContract } from './evm/test-usdc.contract';
 import { localChain } from './evm-node';
 import type { RunningEvmNode } from './evm-node';
@@ -24,14 +25,23 @@ export { GETH_PID_FILE } from './geth-process';
  * ~/.cache like the Temporal CLI. Tests keep Hardhat's in-memory node (dev/evm-node.ts): they mine
  * themselves and reorganise with evm_snapshot/evm_revert, which geth does not have.
  *
- * The folder `DATA_DIR/dev-chain-31337/` holds geth's database, the chain's keys (`keys.json`,
+ * The folder `DATA_DIR/dev-chain-<chain id>/` holds geth's database, the chain's keys (`keys.json`,
  * owner-only: the hot wallet and the faucet, which also owns the test USDC) and `chain.json`, the
  * marker written once the chain is complete: its genesis hash, hot wallet and USDC addresses. The
  * marker also tells `npm run ops -- chain fund` that the node it talks to is this chain.
  */
 
-/** Hardhat's chain id, kept: wallets and tools already know it as a local development chain. */
-export const DEVELOPMENT_CHAIN_ID = 31337;
+/**
+ * One local chain per EVM network, each a geth of its own: ethereum on Hardhat's chain id (wallets and tools already know it
+ * as a local development chain), polygon on the next. A second geth rather than another node: geth is built for ethereum
+ * already, starts in about a second and keeps its chain through a SIGKILL (docs/architecture.md, "A real EVM chain").
+ */
+export const DEVELOPMENT_CHAIN_IDS: Readonly<Record<EvmNetwork, number>> = { ethereum: 31337, polygon: 31338 };
+/**
+ * The token transfer's gas limit on these chains: geth's developer mode runs forks ahead of mainnet, where creating storage
+ * costs more (a test USDC transfer to a new holder took 152 250 gas, beyond the mainnet default of 100 000).
+ */
+export const DEVELOPMENT_TOKEN_TRANSFER_GAS_LIMIT = 300_000;
 /** A block this often when nothing else happens, besides one per transaction: deposits gain confirmations on a quiet chain. */
 export const DEVELOPMENT_BLOCK_INTERVAL_MS = 1_000;
 const HOT_WALLET_NATIVE = '1000';
@@ -61,6 +71,7 @@ export interface DevelopmentChainKeys {
 }
 
 export interface RunningDevelopmentChain extends RunningEvmNode {
+  network: EvmNetwork;
   genesisHash: string;
   /** True when this start made a new chain (none was in the data folder). */
   created: boolean;
@@ -68,6 +79,7 @@ export interface RunningDevelopmentChain extends RunningEvmNode {
 }
 
 export interface DevelopmentChainOptions {
+  network: EvmNetwork;
   dataDir: string;
   port: number;
   /** The interface its JSON-RPC listens on: loopback when not given (`npm start` passes HOST). */
@@ -79,24 +91,36 @@ export interface DevelopmentChainOptions {
   log: Logger;
 }
 
-export function developmentChainDir(dataDir: string): string {
-  return path.join(dataDir, `dev-chain-${DEVELOPMENT_CHAIN_ID}`);
+/** The JSON-RPC port of the network's local chain (EVM_NODE_PORT, EVM_NODE_PORT_POLYGON). */
+export function developmentNodePort(
+  settings: { development: { evmNodePort: number; evmNodePolygonPort: number } },
+  network: EvmNetwork,
+): number {
+  return network === 'ethereum' ? settings.development.evmNodePort : settings.development.evmNodePolygonPort;
+}
+
+export function developmentChainDir(dataDir: string, network: EvmNetwork): string {
+  return path.join(dataDir, `dev-chain-${DEVELOPMENT_CHAIN_IDS[network]}`);
 }
 
 /** The chain `npm start` made in this data folder, with its keys; undefined when there is none (or it was never completed). */
-export function readDevelopmentChain(dataDir: string): { marker: DevelopmentChainMarker; keys: DevelopmentChainKeys } | undefined {
-  const dir = developmentChainDir(dataDir);
+export function readDevelopmentChain(
+  dataDir: string,
+  network: EvmNetwork,
+): { marker: DevelopmentChainMarker; keys: DevelopmentChainKeys } | undefined {
+  const dir = developmentChainDir(dataDir, network);
   const marker = readJson(path.join(dir, MARKER_FILE));
   const keys = readJson(path.join(dir, KEYS_FILE));
   if (marker === undefined || keys === undefined) return undefined;
-  if (!isMarker(marker)) throw new Error(`${path.join(dir, MARKER_FILE)} is not a development chain's marker`);
+  if (!isMarker(marker, DEVELOPMENT_CHAIN_IDS[network]))
+    throw new Error(`${path.join(dir, MARKER_FILE)} is not a development chain's marker`);
   if (!isKeys(keys)) throw new Error(`${path.join(dir, KEYS_FILE)} does not hold the development chain's keys`);
   return { marker, keys };
 }
 
 /**
  * Starts the development chain of this data folder, making it on the first start: geth in
- * developer mode on chain id 31337, a genesis that funds the hot wallet and the faucet (and a
+ * developer mode on the network's chain id, a genesis that funds the hot wallet and the faucet (and a
  * random extra-data, so every new chain has a genesis hash of its own), then the test USDC
  * deployed and minted to the hot wallet. Later starts run the same chain: same genesis hash, same
  * hot wallet, same USDC address, every block and balance kept. It mines a block per transaction
@@ -104,17 +128,20 @@ export function readDevelopmentChain(dataDir: string): { marker: DevelopmentChai
  */
 export async function startDevelopmentChain(options: DevelopmentChainOptions): Promise<RunningDevelopmentChain> {
   const geth = ensureGethBuild(options.gethPath, options.log);
-  const dir = developmentChainDir(options.dataDir);
+  const chainId = DEVELOPMENT_CHAIN_IDS[options.network];
+  const dir = developmentChainDir(options.dataDir, options.network);
   await waitForEarlierGeth(dir, geth, options.log);
-  const existing = readDevelopmentChain(options.dataDir);
-  const keys = existing?.keys ?? createChain(geth, dir, options.log);
+  const existing = readDevelopmentChain(options.dataDir, options.network);
+  const keys = existing?.keys ?? createChain(geth, dir, chainId, options.log);
   const host = options.host ?? LOOPBACK;
   const rpcUrl = localUrl(host, options.port);
   const logFile = path.join(dir, 'geth.log');
   const child = spawnGeth(geth, dir, host, options.port, rpcUrl, options.blockIntervalMs ?? DEVELOPMENT_BLOCK_INTERVAL_MS, logFile);
-  options.log.info(`starting geth ${GETH_VERSION} (development chain ${DEVELOPMENT_CHAIN_ID}) on ${rpcUrl}, data ${dir}, log ${logFile}`);
+  options.log.info(
+    `starting geth ${GETH_VERSION} (${options.network} development chain ${chainId}) on ${rpcUrl}, data ${dir}, log ${logFile}`,
+  );
   try {
-    const chain = localChain(DEVELOPMENT_CHAIN_ID, rpcUrl);
+    const chain = localChain(chainId, rpcUrl);
     const client = createPublicClient({ chain, cacheTime: 0, transport: http(undefined, { retryCount: 0 }) });
     await waitUntilServing(chain, child, logFile);
     const genesis = await client.getBlock({ blockNumber: 0n });
@@ -132,7 +159,7 @@ export async function startDevelopmentChain(options: DevelopmentChainOptions): P
     } else {
       const usdcAddress = getAddress(await deployTestUsdc(chain, keys, hotWalletAddress));
       marker = {
-        chainId: DEVELOPMENT_CHAIN_ID,
+        chainId,
         genesisHash: genesis.hash,
         hotWalletAddress,
         usdcAddress,
@@ -144,11 +171,12 @@ export async function startDevelopmentChain(options: DevelopmentChainOptions): P
       writeFileAtomically(path.join(dir, MARKER_FILE), `${JSON.stringify(marker, null, 2)}\n`, 0o644);
     }
     options.log.info(
-      `development chain ${existing ? 'resumed' : 'created'} at block ${await client.getBlockNumber()}: genesis ${marker.genesisHash}, hot wallet ${hotWalletAddress}, test USDC ${marker.usdcAddress}`,
+      `${options.network} development chain ${existing ? 'resumed' : 'created'} at block ${await client.getBlockNumber()}: genesis ${marker.genesisHash}, hot wallet ${hotWalletAddress}, test USDC ${marker.usdcAddress}`,
     );
     return {
+      network: options.network,
       rpcUrl,
-      chainId: DEVELOPMENT_CHAIN_ID,
+      chainId,
       genesisHash: marker.genesisHash,
       hotWalletPrivateKey: keys.hotWalletPrivateKey,
       hotWalletAddress,
@@ -171,7 +199,7 @@ export async function startDevelopmentChain(options: DevelopmentChainOptions): P
  * mode's (`geth --dev dumpgenesis`: the forks and system contracts of this version) with our
  * chain id, our funded accounts and a random extra-data.
  */
-function createChain(geth: string, dir: string, log: Logger): DevelopmentChainKeys {
+function createChain(geth: string, dir: string, chainId: number, log: Logger): DevelopmentChainKeys {
   log.info(`no development chain in ${dir}: making a new one`);
   for (const leftover of ['geth-data', 'genesis.json', KEYS_FILE, MARKER_FILE])
     fs.rmSync(path.join(dir, leftover), { recursive: true, force: true });
@@ -181,7 +209,7 @@ function createChain(geth: string, dir: string, log: Logger): DevelopmentChainKe
 
   const dumped = run(geth, ['--dev', 'dumpgenesis']);
   const genesis = JSON.parse(dumped) as { config: { chainId: number }; alloc: Record<string, { balance: string }>; extraData: string };
-  genesis.config.chainId = DEVELOPMENT_CHAIN_ID;
+  genesis.config.chainId = chainId;
   genesis.extraData = `0x${randomBytes(32).toString('hex')}`;
   const fund = (key: Hex, ether: string) => {
     genesis.alloc[privateKeyToAccount(key).address.slice(2).toLowerCase()] = { balance: `0x${parseEther(ether).toString(16)}` };
@@ -267,11 +295,11 @@ function readJson(file: string): unknown {
   }
 }
 
-function isMarker(value: unknown): value is DevelopmentChainMarker {
+function isMarker(value: unknown, chainId: number): value is DevelopmentChainMarker {
   if (typeof value !== 'object' || value === null) return false;
   const marker = value as Record<string, unknown>;
   return (
-    marker.chainId === DEVELOPMENT_CHAIN_ID &&
+    marker.chainId === chainId &&
     typeof marker.genesisHash === 'string' &&
     /^0x[0-9a-f]{64}$/.test(marker.genesisHash) &&
     typeof marker.hotWalletAddress === 'string' &&

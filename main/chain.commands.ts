@@ -9,7 +9,8 @@ import { EVM_NETWORK_NAMES } from '../core/settings/declarations/rails';
 import type { EvmNetworkName } from '../core/settings/declarations/rails';
 import { findChainIdentities } from '../db/queries/evm-chain-identity.queries';
 import type { ChainIdentity, RecordedChainIdentity } from '../db/queries/evm-chain-identity.queries';
-import { DEVELOPMENT_CHAIN_ID, readDevelopmentChain } from '../dev/development-chain';
+import { CURRENCY_NETWORKS, defaultNetwork } from '../core/networks';
+import { DEVELOPMENT_CHAIN_IDS, developmentNodePort, readDevelopmentChain } from '../dev/development-chain';
 import { adoptChain } from '../operations/operator/chain-adoption';
 import { OperatorActionRefused } from '../operations/operator/operator-refusal';
 import type { Command } from './ops-command';
@@ -19,17 +20,22 @@ export const CHAIN_USAGE = `  chain identity                         (each EVM n
   chain adopt --network ethereum|polygon --reason R
                                          (the node's chain becomes the network's recorded chain; refused while
                                           withdrawals signed on the recorded one are not final)
-  chain fund --address A --currency eth|usdc --amount N
-                                         (development only: test funds from npm start's local chain's faucet;
-                                          refused on any other chain)`;
+  chain fund --address A --currency eth|pol|usdc [--network ethereum|polygon] --amount N
+                                         (development only: test funds from the faucet of npm start's local chain
+                                          of the network, the currency's default when not given; refused on any
+                                          other chain)`;
 
 /** What one `chain fund` may send: enough for any test, bounded so a typo cannot drain the faucet. */
-const FUND_LIMITS = { eth: { decimals: 18, max: 1_000n }, usdc: { decimals: 6, max: 1_000_000n } } as const;
+const FUND_LIMITS = {
+  eth: { decimals: 18, max: 1_000n },
+  pol: { decimals: 18, max: 1_000_000n },
+  usdc: { decimals: 6, max: 1_000_000n },
+} as const;
 const RPC_TIMEOUT_MS = 10_000;
 const RECEIPT_TIMEOUT_MS = 30_000;
 const TEST_USDC_MINT = parseAbi(['function mint(address to, uint256 value)']);
 
-/** The configured node, else (ethereum) `npm start`'s development chain when this data folder has one. */
+/** The configured node, else `npm start`'s development chain of the network when this data folder has one. */
 interface CliEvmNode {
   network: EvmNetworkName;
   rpcUrl: string;
@@ -48,13 +54,13 @@ function evmNodeOf(settings: Settings, network: EvmNetworkName): CliEvmNode | un
       hotWalletAddress: privateKeyToAccount(configured.hotWalletPrivateKey as `0x${string}`).address,
       origin: 'configured',
     };
-  if (network !== 'ethereum' || settings.development.chain !== 'local-evm') return undefined;
-  const development = readDevelopmentChain(settings.development.dataDir);
+  if (settings.development.chain !== 'local-evm') return undefined;
+  const development = readDevelopmentChain(settings.development.dataDir, network);
   if (!development) return undefined;
   return {
     network,
-    rpcUrl: localUrl(settings.development.host, settings.development.evmNodePort),
-    chainId: DEVELOPMENT_CHAIN_ID,
+    rpcUrl: localUrl(settings.development.host, developmentNodePort(settings, network)),
+    chainId: DEVELOPMENT_CHAIN_IDS[network],
     hotWalletAddress: development.marker.hotWalletAddress,
     origin: 'development chain',
   };
@@ -155,7 +161,7 @@ export const chainCommands: Record<string, Command> = {
       if (!node)
         throw new OperatorActionRefused(
           'no-evm-node',
-          `${flags.network} has no node here (no EVM_RPC_URL_${flags.network.toUpperCase()}${flags.network === 'ethereum' ? ', and no development chain in DATA_DIR' : ''}): nothing to adopt`,
+          `${flags.network} has no node here (no EVM_RPC_URL_${flags.network.toUpperCase()}, and no development chain in DATA_DIR): nothing to adopt`,
         );
       const identity = await identityOf(node);
       const client = clientOf(node);
@@ -190,35 +196,41 @@ export const chainCommands: Record<string, Command> = {
       address: z
         .string()
         .refine((address) => isAddress(address), 'must be an EVM address (0x and 40 hex digits; mixed case must be its checksum)'),
-      currency: z.enum(['eth', 'usdc']),
+      currency: z.enum(['eth', 'pol', 'usdc']),
+      network: z.enum(EVM_NETWORK_NAMES).optional(),
       amount: z.string(),
     },
     async run({ flags, settings }) {
+      const network = (flags.network ?? defaultNetwork(flags.currency)) as EvmNetworkName;
+      if (!CURRENCY_NETWORKS[flags.currency].includes(network)) throw new UsageMistake(`${flags.currency} does not move on ${network}`);
       const units = fundAmount(flags.amount, flags.currency);
       const to = getAddress(flags.address);
-      // Only `npm start`'s own chain: chain id 31337 and the genesis its marker in DATA_DIR recorded when it made the chain.
-      const development = readDevelopmentChain(settings.development.dataDir);
-      const node = evmNodeOf(settings, 'ethereum');
+      // Only `npm start`'s own chain: the network's development chain id and the genesis its marker in DATA_DIR recorded.
+      const development = readDevelopmentChain(settings.development.dataDir, network);
+      const node = evmNodeOf(settings, network);
       if (!development || !node)
         throw new OperatorActionRefused(
           'not-development-chain',
           `chain fund sends test funds on npm start's local development chain only, and ${
-            development ? 'ethereum has no node here (CHAIN=simulated)' : `DATA_DIR (${settings.development.dataDir}) holds none`
+            development
+              ? `${network} has no node here (CHAIN=simulated)`
+              : `DATA_DIR (${settings.development.dataDir}) holds none for ${network}`
           }`,
         );
+      const chainId = DEVELOPMENT_CHAIN_IDS[network];
       const identity = await identityOf(node);
-      if (identity.chainId !== DEVELOPMENT_CHAIN_ID || identity.genesisHash !== development.marker.genesisHash)
+      if (identity.chainId !== chainId || identity.genesisHash !== development.marker.genesisHash)
         throw new OperatorActionRefused(
           'not-development-chain',
-          `the ethereum node (${node.origin}) is on chain id ${identity.chainId}, genesis ${identity.genesisHash}; ` +
-            `the development chain of DATA_DIR is chain id ${DEVELOPMENT_CHAIN_ID}, genesis ${development.marker.genesisHash}: chain fund sends test funds there only`,
+          `the ${network} node (${node.origin}) is on chain id ${identity.chainId}, genesis ${identity.genesisHash}; ` +
+            `the ${network} development chain of DATA_DIR is chain id ${chainId}, genesis ${development.marker.genesisHash}: chain fund sends test funds there only`,
         );
       // Inside the command's transaction: a failed send leaves no audit row (a failed commit after one: test funds only).
       const chain = chainOf(node);
       const transport = http(node.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 0 });
       const faucet = createWalletClient({ chain, transport, account: privateKeyToAccount(development.keys.faucetPrivateKey) });
       const hash =
-        flags.currency === 'eth'
+        flags.currency !== 'usdc'
           ? await faucet.sendTransaction({ to, value: units })
           : await faucet.writeContract({
               address: development.marker.usdcAddress,
@@ -235,7 +247,7 @@ export const chainCommands: Record<string, Command> = {
         throw new CliFailure({ error: 'chain-transfer-failed', message: `transaction ${hash} reverted`, transactionHash: hash });
       const amount = flags.amount.includes('.') ? flags.amount.replace(/\.?0+$/, '') : flags.amount;
       const output = {
-        network: 'ethereum',
+        network,
         currency: flags.currency,
         amount,
         address: to,

@@ -18,10 +18,16 @@ import { startApi } from '../api/server';
 import { openOrm } from '../db/orm';
 import { ensureDemoPartner } from './demo-partner';
 import { startInfrastructure } from '../dev/infrastructure';
-import { developmentChainDir, startDevelopmentChain } from '../dev/development-chain';
+import {
+  DEVELOPMENT_TOKEN_TRANSFER_GAS_LIMIT,
+  developmentChainDir,
+  developmentNodePort,
+  startDevelopmentChain,
+} from '../dev/development-chain';
 import type { RunningDevelopmentChain } from '../dev/development-chain';
 import { gethBuildProblem } from '../dev/geth-build';
 import type { Logger } from '../core/logger';
+import { EVM_NETWORKS, currenciesOf } from '../core/networks';
 import type { Settings } from '../core/settings';
 import { exitOnFailure, loadProcessSettings, mainLogger, onShutdownSignal, workerListeners } from './process-support';
 import { installTemporalRuntime } from '../worker/temporal-runtime';
@@ -109,7 +115,7 @@ async function main(): Promise<void> {
   await ensureWebhookDispatcher(client, settings.temporalTaskQueue, log);
 
   const chainSettings = await withLocalEvmNode(settings, log);
-  const chainRefusal = await recordedChainRefusal(infrastructure.databaseUrl, chainSettings.local);
+  const chainRefusals = await recordedChainRefusals(infrastructure.databaseUrl, chainSettings.local);
   await ensureEvmDepositWatchers(client, settings.temporalTaskQueue, watchedNetworks(chainSettings.settings.evmNetworks), log);
   // With the development seed (unless the deposit key variables are set without one), deposits are swept to the hot wallet.
   const swept = settings.depositKeys.evmSeed === undefined ? [] : watchedNetworks(chainSettings.settings.evmNetworks);
@@ -147,7 +153,8 @@ async function main(): Promise<void> {
       `Database:         ${databaseRole(infrastructure.databaseUrl)}: the API, the worker and \`npm run ops\` connect as it, DML only; payments_migrator owns the schema`,
       `Metrics:          ${api.metricsUrl ? `${api.metricsUrl}/metrics (API)` : '(API: off)'}${worker.httpUrl ? `, ${worker.httpUrl}/metrics (worker)` : ''}${observability.sdkMetricsPort ? `, ${localUrl(listenHosts.worker, observability.sdkMetricsPort)}/metrics (Temporal SDK)` : ''}`,
       `Chain:            ${chainSettings.description}`,
-      ...(chainRefusal ? [`                  REFUSED: ${chainRefusal}`] : []),
+      ...chainSettings.lines.map((line) => `                  ${line}`),
+      ...chainRefusals.map((refusal) => `                  REFUSED: ${refusal}`),
       `Deposit keys:     ${depositKeysOrigin(loaded)}`,
       `Simulated rails:  ${worker.simulatedRails.join(', ') || 'none'} (no bank or chain moves their money; production needs SIMULATED_RAILS to allow this)`,
       `Demo API key:     ${demo.apiKey}`,
@@ -175,17 +182,20 @@ function databaseRole(databaseUrl: string): string {
   return `${decodeURIComponent(url.username)} on ${url.host}${url.pathname}`;
 }
 
-/** The local chain is not the one recorded for ethereum (its folder was deleted): nothing moves on it until adopted. */
-async function recordedChainRefusal(databaseUrl: string, local: RunningDevelopmentChain | undefined): Promise<string | undefined> {
-  if (!local) return undefined;
+/** A local chain that is not the one recorded for its network (its folder was deleted): nothing moves on it until adopted. */
+async function recordedChainRefusals(databaseUrl: string, local: readonly RunningDevelopmentChain[]): Promise<string[]> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
   try {
-    const recorded = await findChainIdentity(pool, 'ethereum');
-    if (!recorded || (recorded.chainId === local.chainId && recorded.genesisHash === local.genesisHash)) return undefined;
-    return (
-      `the database recorded another ethereum chain (genesis ${recorded.genesisHash}): nothing is sent, settled, credited or swept on this one ` +
-      'until an operator adopts it (npm run ops -- chain adopt --network ethereum --reason TEXT; docs/operators.md, "The chain\'s identity")'
-    );
+    const refusals: string[] = [];
+    for (const chain of local) {
+      const recorded = await findChainIdentity(pool, chain.network);
+      if (!recorded || (recorded.chainId === chain.chainId && recorded.genesisHash === chain.genesisHash)) continue;
+      refusals.push(
+        `the database recorded another ${chain.network} chain (genesis ${recorded.genesisHash}): nothing is sent, settled, credited or swept on this one ` +
+          `until an operator adopts it (npm run ops -- chain adopt --network ${chain.network} --reason TEXT; docs/operators.md, "The chain's identity")`,
+      );
+    }
+    return refusals;
   } finally {
     await pool.end();
   }
@@ -196,44 +206,57 @@ function usesLocalChain(settings: Settings): boolean {
 }
 
 /**
- * CHAIN=local-evm (the default) with no EVM_RPC_URL_ETHEREUM: the development chain (dev/development-chain.ts, kept in
- * DATA_DIR, so its wallets and nonces match Postgres across restarts) takes ethereum withdrawals for real and its
+ * CHAIN=local-evm (the default) with no EVM_RPC_URL_<NETWORK>: a development chain per EVM network (dev/development-chain.ts,
+ * kept in DATA_DIR, so its wallets and nonces match Postgres across restarts) takes its withdrawals for real, and its
  * deposits are watched and swept.
  */
 async function withLocalEvmNode(
   settings: Settings,
   log: Logger,
-): Promise<{ settings: Settings; description: string; local?: RunningDevelopmentChain }> {
+): Promise<{ settings: Settings; description: string; lines: string[]; local: RunningDevelopmentChain[] }> {
   const configured = Object.keys(settings.evmNetworks);
   if (configured.length > 0)
-    return { settings, description: `${configured.join(', ')} on the configured EVM nodes; other networks simulated` };
-  if (settings.development.chain === 'simulated') return { settings, description: 'simulated (CHAIN=simulated)' };
-  const { dataDir, evmNodePort, host, gethPath } = settings.development;
-  const node = await startDevelopmentChain({ dataDir, port: evmNodePort, host, log, ...(gethPath ? { gethPath } : {}) });
-  stops.push({ name: 'the local chain', stop: () => node.stop() });
-  return {
-    local: node,
-    settings: {
-      ...settings,
-      evmNetworks: {
-        ethereum: {
-          rpcUrl: node.rpcUrl,
-          chainId: node.chainId,
-          hotWalletPrivateKey: node.hotWalletPrivateKey,
-          requiredConfirmations: 1,
-          replaceAfterMs: settings.evmNetworks.ethereum?.replaceAfterMs ?? 60_000,
-          usdcTokenAddress: node.usdcAddress,
-          maxFeePerGasCapWei: 500_000_000_000n,
-          // Deposits wait for three blocks; the chain mines one a second besides one per transaction.
-          depositConfirmations: 3,
-          depositPollIntervalMs: 1_000,
-        },
+    return {
+      settings,
+      description: `${configured.join(', ')} on the configured EVM nodes; other networks simulated`,
+      lines: [],
+      local: [],
+    };
+  if (settings.development.chain === 'simulated') return { settings, description: 'simulated (CHAIN=simulated)', lines: [], local: [] };
+  const { dataDir, host, gethPath } = settings.development;
+  const local: RunningDevelopmentChain[] = [];
+  for (const network of EVM_NETWORKS) {
+    const port = developmentNodePort(settings, network);
+    const node = await startDevelopmentChain({ network, dataDir, port, host, log, ...(gethPath ? { gethPath } : {}) });
+    stops.push({ name: `the local ${network} chain`, stop: () => node.stop() });
+    local.push(node);
+  }
+  const evmNetworks = Object.fromEntries(
+    local.map((node) => [
+      node.network,
+      {
+        rpcUrl: node.rpcUrl,
+        chainId: node.chainId,
+        hotWalletPrivateKey: node.hotWalletPrivateKey,
+        requiredConfirmations: 1,
+        replaceAfterMs: 60_000,
+        usdcTokenAddress: node.usdcAddress,
+        maxFeePerGasCapWei: 500_000_000_000n,
+        tokenTransferGasLimit: DEVELOPMENT_TOKEN_TRANSFER_GAS_LIMIT,
+        // Deposits wait for three blocks; the chain mines one a second besides one per transaction.
+        depositConfirmations: 3,
+        depositPollIntervalMs: 1_000,
       },
-    },
-    description:
-      `ethereum (eth, usdc) on a local development chain (geth, chain id ${node.chainId}) at ${node.rpcUrl}, ` +
-      `${node.created ? 'new' : 'resumed'}, kept in ${developmentChainDir(dataDir)}; hot wallet ${node.hotWalletAddress}, test USDC ${node.usdcAddress}; ` +
-      'test funds: npm run ops -- chain fund; other networks simulated',
+    ]),
+  ) as Settings['evmNetworks'];
+  return {
+    local,
+    settings: { ...settings, evmNetworks },
+    description: `${EVM_NETWORKS.map((network) => `${network} (${currenciesOf(network).join(', ')})`).join(' and ')} on local development chains (geth), kept in ${dataDir}; test funds: npm run ops -- chain fund; other networks simulated`,
+    lines: local.map(
+      (node) =>
+        `${node.network}: chain id ${node.chainId} at ${node.rpcUrl}, ${node.created ? 'new' : 'resumed'}, in ${developmentChainDir(dataDir, node.network)}; hot wallet ${node.hotWalletAddress}, test USDC ${node.usdcAddress}`,
+    ),
   };
 }
 

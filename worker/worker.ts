@@ -111,6 +111,7 @@ function evmNetworkConfigs(options: WorkerOptions): Partial<Record<EvmNetwork, E
     replaceAfterMs: config.replaceAfterMs,
     ...(config.usdcTokenAddress ? { usdcTokenAddress: config.usdcTokenAddress as `0x${string}` } : {}),
     maxFeePerGasCapWei: config.maxFeePerGasCapWei,
+    tokenTransferGasLimit: BigInt(config.tokenTransferGasLimit),
   }));
 }
 

@@ -13,7 +13,14 @@ import { EvmSweeper } from '../../activities/adapters/chain/evm/evm-sweeper';
 import { parseDepositSeed } from '../../core/deposit-seed';
 import { createLogger } from '../../core/logger';
 import { ensureGethBuild } from '../../dev/geth-build';
-import { developmentChainDir, GETH_PID_FILE, readDevelopmentChain, startDevelopmentChain } from '../../dev/development-chain';
+import type { EvmNetwork } from '../../core/networks';
+import {
+  DEVELOPMENT_TOKEN_TRANSFER_GAS_LIMIT,
+  developmentChainDir,
+  GETH_PID_FILE,
+  readDevelopmentChain,
+  startDevelopmentChain,
+} from '../../dev/development-chain';
 import type { RunningDevelopmentChain } from '../../dev/development-chain';
 import { localChain } from '../../dev/evm-node';
 import { freePort, isPortFree } from '../../dev/free-port';
@@ -43,8 +50,13 @@ function tempDir(): string {
   return dir;
 }
 
-async function start(dataDir: string, port: number, blockIntervalMs?: number): Promise<RunningDevelopmentChain> {
-  const chain = await startDevelopmentChain({ dataDir, port, log, ...(blockIntervalMs ? { blockIntervalMs } : {}) });
+async function start(
+  dataDir: string,
+  port: number,
+  blockIntervalMs?: number,
+  network: EvmNetwork = 'ethereum',
+): Promise<RunningDevelopmentChain> {
+  const chain = await startDevelopmentChain({ network, dataDir, port, log, ...(blockIntervalMs ? { blockIntervalMs } : {}) });
   running.push(chain);
   return chain;
 }
@@ -77,6 +89,7 @@ function networkOn(chain: RunningDevelopmentChain): EvmNetworkConfig {
     replaceAfterMs: 60_000,
     usdcTokenAddress: chain.usdcAddress,
     maxFeePerGasCapWei: parseGwei('500'),
+    tokenTransferGasLimit: BigInt(DEVELOPMENT_TOKEN_TRANSFER_GAS_LIMIT),
   };
 }
 
@@ -183,7 +196,7 @@ describe("npm start's development chain", () => {
         child.once('exit', (code) => reject(new Error(`the chain's process exited (${code}): ${stderr}`)));
       });
       const recipient = privateKeyToAccount(generatePrivateKey()).address;
-      const { marker, keys } = readDevelopmentChain(dataDir)!;
+      const { marker, keys } = readDevelopmentChain(dataDir, 'ethereum')!;
       expect(marker.genesisHash).toBe(ready.genesisHash);
       const wallet = createWalletClient({
         chain: localChain(31337, ready.rpcUrl),
@@ -249,7 +262,7 @@ describe("npm start's development chain", () => {
 
     // The chain is reset: its folder deleted, a new chain made at the next start.
     await stop(first);
-    fs.rmSync(developmentChainDir(dataDir), { recursive: true, force: true });
+    fs.rmSync(developmentChainDir(dataDir, 'ethereum'), { recursive: true, force: true });
     const reset = await start(dataDir, port);
     expect(reset.created).toBe(true);
     expect(reset.genesisHash).not.toBe(first.genesisHash);
@@ -330,4 +343,90 @@ describe("npm start's development chain", () => {
     expect(await reader(again).getTransactionCount({ address: sweeperOn(again).depositSigner(index).address })).toBe(2);
     await stop(again);
   }, 120_000);
+
+  it("polygon's chain is its own, beside ethereum's in one DATA_DIR: chain id 31338, its folder, its hot wallet funded in pol and test USDC; chain fund, a pol and a usdc withdrawal land on it", async () => {
+    const dataDir = tempDir();
+    const [ethereumPort, polygonPort] = [await freePort(), await freePort()];
+    const ethereum = await start(dataDir, ethereumPort);
+    const polygon = await start(dataDir, polygonPort, undefined, 'polygon');
+    const client = createPublicClient({ chain: localChain(31338, polygon.rpcUrl), transport: http(polygon.rpcUrl), cacheTime: 0 });
+    expect(await client.getChainId()).toBe(31338);
+    expect(polygon).toMatchObject({ network: 'polygon', chainId: 31338, created: true });
+    expect(polygon.genesisHash).not.toBe(ethereum.genesisHash);
+    expect(polygon.hotWalletAddress).not.toBe(ethereum.hotWalletAddress);
+    expect(developmentChainDir(dataDir, 'polygon')).not.toBe(developmentChainDir(dataDir, 'ethereum'));
+    expect(readDevelopmentChain(dataDir, 'polygon')!.marker).toMatchObject({ chainId: 31338, genesisHash: polygon.genesisHash });
+    expect(await client.getBalance({ address: polygon.hotWalletAddress })).toBe(parseEther('1000'));
+    expect(
+      await client.readContract({
+        address: polygon.usdcAddress,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [polygon.hotWalletAddress],
+      }),
+    ).toBe(1_000_000_000_000n);
+
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    const ops = (args: string[]) =>
+      runOpsCli(args, {
+        DATA_DIR: dataDir,
+        CHAIN: 'local-evm',
+        EVM_NODE_PORT: String(ethereumPort),
+        EVM_NODE_PORT_POLYGON: String(polygonPort),
+        HOST: '127.0.0.1',
+      });
+    // pol's default network is polygon; usdc names it.
+    expect(await ops(['chain', 'fund', '--address', recipient, '--currency', 'pol', '--amount', '7'])).toMatchObject({
+      code: 0,
+      output: { network: 'polygon', currency: 'pol', amount: '7', address: recipient },
+    });
+    expect(
+      (await ops(['chain', 'fund', '--address', recipient, '--currency', 'usdc', '--network', 'polygon', '--amount', '12'])).code,
+    ).toBe(0);
+    expect(await client.getBalance({ address: recipient })).toBe(parseEther('7'));
+    expect(await client.readContract({ address: polygon.usdcAddress, abi: erc20Abi, functionName: 'balanceOf', args: [recipient] })).toBe(
+      12_000_000n,
+    );
+    // Nothing of it reached ethereum's chain.
+    expect(await reader(ethereum).getBalance({ address: recipient })).toBe(0n);
+    expect(
+      (await ops(['chain', 'fund', '--address', recipient, '--currency', 'eth', '--network', 'polygon', '--amount', '1'])).code,
+    ).not.toBe(0);
+
+    // An earlier test of this file swept on "polygon" over ethereum's chain, recording that one: adopted, as an operator would.
+    const identity = await ops(['chain', 'identity']);
+    const recorded = (identity.output.networks as Array<{ network: string; matches: boolean | null }>).find(
+      (entry) => entry.network === 'polygon',
+    );
+    expect(recorded).toBeDefined();
+    if (recorded!.matches === false)
+      expect((await ops(['chain', 'adopt', '--network', 'polygon', '--reason', 'the polygon development chain of this test'])).code).toBe(
+        0,
+      );
+    const adapter = new EvmChainAdapter({ pool, networks: { polygon: networkOn(polygon) } });
+    const payout = { ...withdrawal(), currency: 'pol' as const, network: 'polygon' as const };
+    const sent = await adapter.broadcast(payout);
+    await eventually(async () => expect(await adapter.confirmationState({ network: 'polygon', ...sent })).toBe('CONFIRMED'));
+    expect(await client.getBalance({ address: payout.destination })).toBe(parseEther('0.5'));
+    // And the token: to a new holder, which costs these chains more gas than mainnet (DEVELOPMENT_TOKEN_TRANSFER_GAS_LIMIT).
+    const tokenPayout = { ...withdrawal(), currency: 'usdc' as const, network: 'polygon' as const, amount: '12.5' };
+    const tokenSent = await adapter.broadcast(tokenPayout);
+    await eventually(async () => expect(await adapter.confirmationState({ network: 'polygon', ...tokenSent })).toBe('CONFIRMED'));
+    expect(
+      await client.readContract({
+        address: polygon.usdcAddress,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [tokenPayout.destination],
+      }),
+    ).toBe(12_500_000n);
+
+    // Both come back as they were.
+    await stop(polygon);
+    const again = await start(dataDir, polygonPort, undefined, 'polygon');
+    expect(again).toMatchObject({ created: false, genesisHash: polygon.genesisHash, hotWalletAddress: polygon.hotWalletAddress });
+    expect(await client.getBalance({ address: payout.destination })).toBe(parseEther('0.5'));
+    await stop(again);
+    await stop(ethereum);
+  }, 180_000);
 });

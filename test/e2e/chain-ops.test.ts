@@ -45,7 +45,7 @@ function tempDir(): string {
 /** A DATA_DIR whose development-chain marker names the node's chain, with its USDC owner as the faucet, as npm start writes it. */
 async function dataDirStandingFor(node: RunningEvmNode): Promise<string> {
   const dataDir = tempDir();
-  const dir = developmentChainDir(dataDir);
+  const dir = developmentChainDir(dataDir, 'ethereum');
   fs.mkdirSync(dir, { recursive: true });
   const genesis = await createPublicClient({ chain: localChain(node.chainId, node.rpcUrl), transport: http(node.rpcUrl) }).getBlock({
     blockNumber: 0n,

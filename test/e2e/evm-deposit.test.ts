@@ -92,6 +92,7 @@ async function startDepositWorker(): Promise<RunningWorker> {
           replaceAfterMs: 60_000,
           usdcTokenAddress: node.usdcAddress,
           maxFeePerGasCapWei: parseGwei('500'),
+          tokenTransferGasLimit: 100_000,
           depositConfirmations: CONFIRMATIONS,
           depositPollIntervalMs: 200,
         },

@@ -81,6 +81,7 @@ beforeAll(async () => {
           replaceAfterMs: REPLACE_AFTER_MS,
           usdcTokenAddress: node.usdcAddress,
           maxFeePerGasCapWei: parseGwei('500'),
+          tokenTransferGasLimit: 100_000,
           // This file starts no deposit watcher (test/e2e/evm-deposit.test.ts does).
           depositConfirmations: 2,
           depositPollIntervalMs: 500,

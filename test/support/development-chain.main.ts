@@ -10,6 +10,7 @@ import { startDevelopmentChain } from '../../dev/development-chain';
  */
 async function main(): Promise<void> {
   const chain = await startDevelopmentChain({
+    network: 'ethereum',
     dataDir: process.env.DEV_CHAIN_DATA_DIR!,
     port: Number(process.env.DEV_CHAIN_PORT),
     log: createLogger('development-chain', 'warn'),

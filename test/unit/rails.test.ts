@@ -10,6 +10,7 @@ const ethereumNode: EvmNetworkSettings = {
   replaceAfterMs: 60_000,
   usdcTokenAddress: `0x${'2'.repeat(40)}`,
   maxFeePerGasCapWei: 1n,
+  tokenTransferGasLimit: 100_000,
   depositConfirmations: 12,
   depositPollIntervalMs: 4_000,
 };

@@ -1,7 +1,7 @@
 import { setting } from '../setting';
 import { ipAddress, list, milliseconds, oneOf, optionalText, port, text } from '../values';
 
-/** Where `npm start` sends eth and usdc withdrawals on ethereum: the simulation or its local development chain (geth). */
+/** Where `npm start` sends withdrawals on ethereum and polygon: the simulation or its local development chains (geth). */
 export const LOCAL_CHAINS = ['simulated', 'local-evm'] as const;
 export type LocalChain = (typeof LOCAL_CHAINS)[number];
 
@@ -17,7 +17,7 @@ export const DEVELOPMENT_SETTINGS = {
   dataDir: setting(
     'DATA_DIR',
     text('.data'),
-    "embedded Postgres files, Temporal dev-server database and log, demo key, the local development chain (`dev-chain-31337/`: geth's database, its keys, its marker)",
+    "embedded Postgres files, Temporal dev-server database and log, demo key, the local development chains (`dev-chain-31337/` for ethereum, `dev-chain-31338/` for polygon: geth's database, its keys, its marker)",
   ),
   embeddedPostgresPort: setting('EMBEDDED_POSTGRES_PORT', port(54320), 'port of the embedded Postgres'),
   temporalCliPath: setting('TEMPORAL_CLI_PATH', optionalText(), 'a `temporal` binary to run the dev server with', {
@@ -35,9 +35,14 @@ export const DEVELOPMENT_SETTINGS = {
   chain: setting(
     'CHAIN',
     oneOf(LOCAL_CHAINS, 'local-evm'),
-    '`npm start` only: `local-evm` runs a local development chain (geth, chain id 31337, kept in `DATA_DIR`) for ethereum withdrawals and deposits (unless `EVM_RPC_URL_ETHEREUM` is set); `simulated` keeps every network simulated',
+    '`npm start` only: `local-evm` runs a local development chain per EVM network (geth: ethereum on chain id 31337, polygon on 31338, kept in `DATA_DIR`) for their withdrawals, deposits and sweeps (unless an `EVM_RPC_URL_<NETWORK>` is set); `simulated` keeps every network simulated',
   ),
-  evmNodePort: setting('EVM_NODE_PORT', port(8545), 'JSON-RPC port of that local chain (`npm run ops -- chain fund` reaches it there too)'),
+  evmNodePort: setting(
+    'EVM_NODE_PORT',
+    port(8545),
+    'JSON-RPC port of the local ethereum chain (`npm run ops -- chain fund` reaches it there too)',
+  ),
+  evmNodePolygonPort: setting('EVM_NODE_PORT_POLYGON', port(8546), 'JSON-RPC port of the local polygon chain'),
   gethPath: setting('GETH_PATH', optionalText(), 'a `geth` binary (v1.17.10) to run the local chain with', {
     shownDefault: '(built with Go into ~/.cache)',
   }),

@@ -30,6 +30,11 @@ const EVM_NETWORK_SETTINGS = {
   usdcTokenAddress: setting('EVM_USDC_ADDRESS_<NETWORK>', evmAddress(), 'the USDC token contract on that network', {
     shownDefault: '(required with the URL)',
   }),
+  tokenTransferGasLimit: setting(
+    'EVM_TOKEN_TRANSFER_GAS_LIMIT_<NETWORK>',
+    integer(100_000, { min: 21_000, max: 10_000_000 }),
+    'gas limit of a token transfer (21000–10000000; USDC takes 35 000 to 65 000 on mainnet): fixed, not estimated, since an estimate fails where the token would refuse, and a transfer that reverts on chain is a definite answer',
+  ),
   maxFeePerGasCapWei: setting(
     'EVM_MAX_FEE_PER_GAS_WEI_<NETWORK>',
     weiAmount(500_000_000_000n),
