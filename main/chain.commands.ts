@@ -9,14 +9,16 @@ import { EVM_NETWORK_NAMES } from '../core/settings/declarations/rails';
 import type { EvmNetworkName } from '../core/settings/declarations/rails';
 import { findChainIdentities } from '../db/queries/evm-chain-identity.queries';
 import type { ChainIdentity, RecordedChainIdentity } from '../db/queries/evm-chain-identity.queries';
-import { CURRENCY_NETWORKS, defaultNetwork } from '../core/networks';
+import { CURRENCY_NETWORKS, NETWORKS, NETWORK_DECLARATIONS, defaultNetwork, isEvmNetwork } from '../core/networks';
 import { DEVELOPMENT_CHAIN_IDS, developmentNodePort, readDevelopmentChain } from '../dev/development-chain';
+import { GETH_VERSION } from '../dev/geth-build';
 import { adoptChain } from '../operations/operator/chain-adoption';
 import { OperatorActionRefused } from '../operations/operator/operator-refusal';
 import type { Command } from './ops-command';
 import { CliFailure, command, UsageMistake } from './ops-command';
 
-export const CHAIN_USAGE = `  chain identity                         (each EVM network's recorded chain, and the chain its node is on now)
+export const CHAIN_USAGE = `  chain info                             (each network: real or simulated, its node, chain id and genesis, hot wallet)
+  chain identity                         (each EVM network's recorded chain, and the chain its node is on now)
   chain adopt --network ethereum|polygon --reason R
                                          (the node's chain becomes the network's recorded chain; refused while
                                           withdrawals signed on the recorded one are not final)
@@ -126,6 +128,43 @@ function fundAmount(amount: string, currency: keyof typeof FUND_LIMITS): bigint 
 }
 
 export const chainCommands: Record<string, Command> = {
+  'chain info': command({
+    changesState: false,
+    async run({ settings }) {
+      const networks = [];
+      for (const network of NETWORKS) {
+        const { family } = NETWORK_DECLARATIONS[network];
+        const node = isEvmNetwork(network) ? evmNodeOf(settings, network) : undefined;
+        if (!node) {
+          // No node of this build sends on it (a UTXO chain), or none is configured here: its withdrawals are simulated.
+          networks.push({ network, family, real: false, node: null });
+          continue;
+        }
+        let identity: ChainIdentity | { unreachable: string };
+        try {
+          identity = await identityOf(node);
+        } catch (error) {
+          identity = { unreachable: error instanceof Error ? error.message : String(error) };
+        }
+        const development = node.origin === 'development chain';
+        networks.push({
+          network,
+          family,
+          real: true,
+          node: {
+            kind: development ? `geth ${GETH_VERSION} (npm start's development chain)` : 'configured (EVM_RPC_URL)',
+            // A configured URL may carry an API key: shown for the local development chain only.
+            rpcUrl: development ? node.rpcUrl : null,
+            configuredChainId: node.chainId,
+            ...identity,
+          },
+          hotWalletAddress: node.hotWalletAddress,
+        });
+      }
+      return { networks };
+    },
+  }),
+
   'chain identity': command({
     changesState: false,
     async run({ em, settings }) {

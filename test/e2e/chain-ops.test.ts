@@ -234,6 +234,59 @@ describe('chain fund', () => {
 });
 
 describe('chain identity and chain adopt', () => {
+  it('chain info says of each network whether it is real, its node, chain id, genesis and hot wallet; a configured URL is not shown', async () => {
+    const genesis = await createPublicClient({
+      chain: localChain(standIn.chainId, standIn.rpcUrl),
+      transport: http(standIn.rpcUrl),
+    }).getBlock({
+      blockNumber: 0n,
+    });
+    const development = await chainOps(['chain', 'info'], { dataDir: await dataDirStandingFor(standIn), localPort: portOf(standIn) });
+    expect(development.code).toBe(0);
+    expect(development.output.networks).toEqual([
+      { network: 'bitcoin', family: 'utxo', real: false, node: null },
+      { network: 'dogecoin', family: 'utxo', real: false, node: null },
+      {
+        network: 'ethereum',
+        family: 'evm',
+        real: true,
+        node: {
+          kind: expect.stringContaining("npm start's development chain") as string,
+          rpcUrl: `http://127.0.0.1:${portOf(standIn)}`,
+          configuredChainId: 31337,
+          chainId: 31337,
+          genesisHash: genesis.hash,
+        },
+        hotWalletAddress: standIn.hotWalletAddress,
+      },
+      { network: 'litecoin', family: 'utxo', real: false, node: null },
+      // No polygon chain in this DATA_DIR.
+      { network: 'polygon', family: 'evm', real: false, node: null },
+    ]);
+
+    const configured = await chainOps(['chain', 'info'], { dataDir: tempDir(), node: standIn });
+    const ethereum = (configured.output.networks as Array<{ network: string; node: Record<string, unknown> | null }>).find(
+      (entry) => entry.network === 'ethereum',
+    );
+    expect(ethereum?.node).toEqual({
+      kind: 'configured (EVM_RPC_URL)',
+      rpcUrl: null,
+      configuredChainId: 31337,
+      chainId: 31337,
+      genesisHash: genesis.hash,
+    });
+    expect(JSON.stringify(configured.output)).not.toContain(standIn.rpcUrl);
+
+    const unreachable = await chainOps(['chain', 'info'], { dataDir: await dataDirStandingFor(standIn), localPort: '1' });
+    expect(unreachable.output.networks).toContainEqual(
+      expect.objectContaining({
+        network: 'ethereum',
+        real: true,
+        node: expect.objectContaining({ unreachable: expect.any(String) as string }) as object,
+      }),
+    );
+  });
+
   it("chain identity shows each network's recorded chain beside its node's; adopting the recorded chain is refused", async () => {
     const genesis = await createPublicClient({
       chain: localChain(standIn.chainId, standIn.rpcUrl),
