@@ -115,7 +115,10 @@ export const ASSETS: ReadonlyArray<{ currency: CryptoCurrency; network: Network 
   currenciesOf(network).map((currency) => ({ currency, network })),
 );
 
-/** Networks per crypto currency, in the declaration's order; the first is the default when a request names none. */
+/**
+ * Networks per crypto currency, in the declaration's order; the first is the default when a request names none (usdc:
+ * ethereum, which test/unit/networks.test.ts holds, so a network declared before it cannot move requests silently).
+ */
 export const CURRENCY_NETWORKS: Readonly<Record<CryptoCurrency, readonly Network[]>> = Object.fromEntries(
   CRYPTO_CURRENCIES.map((currency) => [currency, ASSETS.filter((pair) => pair.currency === currency).map((pair) => pair.network)]),
 ) as Record<CryptoCurrency, Network[]>;

@@ -96,7 +96,11 @@ export function developmentNodePort(
   settings: { development: { evmNodePort: number; evmNodePolygonPort: number } },
   network: EvmNetwork,
 ): number {
-  return network === 'ethereum' ? settings.development.evmNodePort : settings.development.evmNodePolygonPort;
+  const ports: Record<EvmNetwork, number> = {
+    ethereum: settings.development.evmNodePort,
+    polygon: settings.development.evmNodePolygonPort,
+  };
+  return ports[network];
 }
 
 export function developmentChainDir(dataDir: string, network: EvmNetwork): string {

@@ -1042,10 +1042,12 @@ $$;
 
 -- Why a withdrawal may not be handed to the chain yet, from what the database holds (not what a workflow says); null when
 -- it may. A completion counts only with the audit row it was recorded from, used by this withdrawal and of the same digest:
--- one written into travel_rule by SQL moves nothing. Addresses compare in ASCII letter case only (collation "C").
+-- one written into travel_rule by SQL moves nothing. Addresses compare in ASCII letter case only (collation "C"), so a
+-- destination of other characters is held back (the API accepts none).
 create function withdrawal_hand_off_unmet(w crypto_withdrawal, p_deny_list jsonb) returns text language sql stable as $$
   select case
     when jsonb_typeof(w.travel_rule->'ivms101') is distinct from 'object' then 'its travel-rule check has not run'
+    when w.destination !~ '^[!-~]+$' then 'its destination is not printable ASCII'
     when exists (select 1 from jsonb_array_elements_text(p_deny_list) denied(address)
                   where lower(denied.address collate "C") = lower(w.destination collate "C"))
       then 'its destination is on the deny list'
@@ -1054,7 +1056,7 @@ create function withdrawal_hand_off_unmet(w crypto_withdrawal, p_deny_list jsonb
     when not exists (
       select 1 from operator_action_use u join operator_action a on a.id = u.action_id
        where u.action_id::text = lower(w.travel_rule->'completion'->>'operatorActionId') and u.operation_id = w.id
-         and a.action = 'travel-rule-complete'
+         and a.operation_id = w.id and a.action = 'travel-rule-complete'
          and a.details->>'completionDigest'
            = travel_rule_completion_digest(w.travel_rule->'completion'->>'completedBy', w.travel_rule->'completion'->'beneficiary'))
       then 'its travel-rule completion was not recorded from an operator action (npm run ops -- travel-rule complete)'

@@ -15,7 +15,10 @@ export const MAX_DEPOSIT_ADDRESS_LOOKUP = 10_000;
 
 /** The currency whose account stands for the family: eth, usdc and pol accounts of a partner hold one address. */
 const FAMILY_CURRENCY = Object.fromEntries(
-  NETWORKS.map((network) => [NETWORK_DECLARATIONS[network].depositKeys.family, NETWORK_DECLARATIONS[network].nativeCurrency]),
+  // The first network of a family names it (ethereum's eth for the EVM key), as fromEntries keeps the last.
+  [...NETWORKS]
+    .reverse()
+    .map((network) => [NETWORK_DECLARATIONS[network].depositKeys.family, NETWORK_DECLARATIONS[network].nativeCurrency]),
 ) as Readonly<Record<DepositKeyFamily, string>>;
 
 /**

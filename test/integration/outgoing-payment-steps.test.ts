@@ -119,6 +119,16 @@ describe("a crypto withdrawal's steps after its travel-rule check", () => {
     expect(refusal.message).toContain('its destination is on the deny list');
     expect(await stored(withdrawalId)).toMatchObject({ stage: 'RESERVED', handed_off_at: null, hold: 'PENDING' });
   });
+
+  it('hold back a destination that is not printable ASCII: the deny list compares ASCII letter case only', async () => {
+    const partner = await createTestPartner(orm, { deposits: { eth: '1' } });
+    const { withdrawalId } = await reservedWithdrawal(activities, pool, partner, {
+      destination: '0x52908400098527886E0F7030069857D2E4169Eé7',
+    });
+    const refusal = await failureOf(activities.markWithdrawalHandOff(withdrawalId));
+    expect(refusal.message).toContain('its destination is not printable ASCII');
+    expect(await stored(withdrawalId)).toMatchObject({ stage: 'RESERVED', handed_off_at: null, hold: 'PENDING' });
+  });
 });
 
 describe("a crypto withdrawal's travel-rule check, one read and one conditional update", () => {

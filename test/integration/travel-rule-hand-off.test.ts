@@ -92,6 +92,23 @@ describe('the hand-off of a withdrawal that waits for travel-rule data', () => {
     expect(await handOffRefusal(input.withdrawalId)).toMatch(/was not recorded from an operator action/);
   });
 
+  it("is refused for another withdrawal's completion and audit row, its use written for this one by SQL", async () => {
+    const [other, input] = [await waitingWithdrawal(), await waitingWithdrawal()];
+    const completion = await auditedCompletion(orm, other, { completedBy: 'compliance@partner.example' });
+    await pool.query(`insert into operator_action_use (action_id, operation_id) values ($1, $2)`, [
+      completion.operatorActionId,
+      input.withdrawalId,
+    ]);
+    await pool.query(
+      `update crypto_withdrawal set travel_rule = travel_rule || jsonb_build_object('completion',
+         jsonb_build_object('completedBy', 'compliance@partner.example', 'operatorActionId', $2::text, 'completedAt', now()))
+        where id = $1`,
+      [input.withdrawalId, completion.operatorActionId],
+    );
+    expect(await handOffRefusal(input.withdrawalId)).toMatch(/was not recorded from an operator action/);
+    expect(await handedOffAt(input.withdrawalId)).toBeNull();
+  });
+
   it("is refused when the stored beneficiary differs from the one its audit row's digest names", async () => {
     const input = await waitingWithdrawal();
     const beneficiary = {
