@@ -7,8 +7,8 @@ import { publicKeyToAddress } from 'viem/accounts';
 import { isBech32 } from './address-format';
 import { chainParameters } from './chain-parameters';
 import type { CryptoCurrency } from './currencies';
-import { ASSETS, NETWORKS, NETWORK_DECLARATIONS } from './networks';
-import type { NetworkDeclaration } from './networks';
+import { ASSETS, NETWORKS, NETWORK_DECLARATIONS, networkOfKeyFamily } from './networks';
+import type { DepositKeyFamily } from './networks';
 
 /**
  * Partners' deposit addresses, derived (BIP32) so that whoever holds the seed spends what arrives while
@@ -17,17 +17,13 @@ import type { NetworkDeclaration } from './networks';
  * m/44'/3'/0' (doge, P2PKH); BIP84 m/84'/0'/0' (btc) and m/84'/2'/0' (ltc): native segwit, where a
  * restored wallet looks. UTXO testnets take coin type 1 (SLIP-44); EVM keeps 60 (wallets' habit).
  */
-export type DepositKeyFamily = NetworkDeclaration['depositKeys']['family'];
+export type { DepositKeyFamily };
 export const DEPOSIT_KEY_FAMILIES = [...new Set(NETWORKS.map((network) => NETWORK_DECLARATIONS[network].depositKeys.family))];
 
 /** Each currency's key family (core/networks.ts): eth, pol and usdc share the EVM key. */
 export const DEPOSIT_KEY_FAMILY = Object.fromEntries(
   ASSETS.map(({ currency, network }) => [currency, NETWORK_DECLARATIONS[network].depositKeys.family]),
 ) as Readonly<Record<CryptoCurrency, DepositKeyFamily>>;
-
-const ACCOUNT_PATHS = Object.fromEntries(
-  NETWORKS.map((network) => [NETWORK_DECLARATIONS[network].depositKeys.family, NETWORK_DECLARATIONS[network].depositKeys]),
-) as Readonly<Record<DepositKeyFamily, NetworkDeclaration['depositKeys']>>;
 
 /** The highest non-hardened BIP32 index: 2^31 - 1 partners per family. */
 export const MAX_DEPOSIT_INDEX = HARDENED_OFFSET - 1;
@@ -42,7 +38,7 @@ export function checkedDepositIndex(index: number): number {
 
 /** The family's account key path, e.g. m/44'/60'/0'. */
 export function depositAccountPath(family: DepositKeyFamily, mainnet: boolean): string {
-  const { purpose, mainnetCoin, testnetCoin } = ACCOUNT_PATHS[family];
+  const { purpose, mainnetCoin, testnetCoin } = NETWORK_DECLARATIONS[networkOfKeyFamily(family)].depositKeys;
   return `m/${purpose}'/${mainnet ? mainnetCoin : testnetCoin}'/0'`;
 }
 

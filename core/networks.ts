@@ -88,15 +88,25 @@ export const NETWORKS = Object.keys(NETWORK_DECLARATIONS) as Network[];
 type FamilyOf<F extends ChainFamily> = { [N in Network]: (typeof NETWORK_DECLARATIONS)[N]['family'] extends F ? N : never }[Network];
 export type EvmNetwork = FamilyOf<'evm'>;
 export type UtxoNetwork = FamilyOf<'utxo'>;
-export const EVM_NETWORKS = NETWORKS.filter((network): network is EvmNetwork => NETWORK_DECLARATIONS[network].family === 'evm');
-export const UTXO_NETWORKS = NETWORKS.filter((network): network is UtxoNetwork => NETWORK_DECLARATIONS[network].family === 'utxo');
+
+export function isEvmNetwork(network: Network): network is EvmNetwork {
+  return NETWORK_DECLARATIONS[network].family === 'evm';
+}
+
+export const EVM_NETWORKS = NETWORKS.filter(isEvmNetwork);
+export const UTXO_NETWORKS = NETWORKS.filter((network): network is UtxoNetwork => !isEvmNetwork(network));
 
 /** The currencies the networks `N` move, as a type. */
 export type CurrencyOf<N extends Network> = N extends Network ? keyof (typeof NETWORK_DECLARATIONS)[N]['assets'] & CryptoCurrency : never;
 export type EvmCurrency = CurrencyOf<EvmNetwork>;
 
-export function isEvmNetwork(network: Network): network is EvmNetwork {
-  return NETWORK_DECLARATIONS[network].family === 'evm';
+export type DepositKeyFamily = NetworkDeclaration['depositKeys']['family'];
+
+/** The first network declared with a deposit key family: its account path and coin name the family (ethereum for `evm`). */
+export function networkOfKeyFamily(family: DepositKeyFamily): Network {
+  const network = NETWORKS.find((each) => NETWORK_DECLARATIONS[each].depositKeys.family === family);
+  if (network === undefined) throw new Error(`no network declares the deposit key family ${family}`);
+  return network;
 }
 
 /** The currencies a network moves: its coin first, then its tokens. */

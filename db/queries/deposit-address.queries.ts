@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { canonicalDepositAddress } from '../../core/deposit-addresses';
 import type { DepositKeyFamily } from '../../core/deposit-addresses';
-import { NETWORKS, NETWORK_DECLARATIONS } from '../../core/networks';
+import { NETWORK_DECLARATIONS, networkOfKeyFamily } from '../../core/networks';
 
 export interface DepositAddressOwner {
   /** As stored: EIP-55 for EVM, lower case for bech32. */
@@ -14,12 +14,7 @@ export interface DepositAddressOwner {
 export const MAX_DEPOSIT_ADDRESS_LOOKUP = 10_000;
 
 /** The currency whose account stands for the family: eth, usdc and pol accounts of a partner hold one address. */
-const FAMILY_CURRENCY = Object.fromEntries(
-  // The first network of a family names it (ethereum's eth for the EVM key), as fromEntries keeps the last.
-  [...NETWORKS]
-    .reverse()
-    .map((network) => [NETWORK_DECLARATIONS[network].depositKeys.family, NETWORK_DECLARATIONS[network].nativeCurrency]),
-) as Readonly<Record<DepositKeyFamily, string>>;
+const familyCurrency = (family: DepositKeyFamily): string => NETWORK_DECLARATIONS[networkOfKeyFamily(family)].nativeCurrency;
 
 /**
  * Which of these addresses are partners' deposit addresses of the family, and whose: one index probe per address, in
@@ -40,7 +35,7 @@ export async function findDepositAddressOwners(
     text: `select a.wallet_address as address, a.partner_id, p.deposit_index
              from account a join partner p on p.id = a.partner_id
             where a.currency = $1 and a.kind = 'PARTNER' and a.wallet_address = any($2::text[])`,
-    values: [FAMILY_CURRENCY[family], canonical],
+    values: [familyCurrency(family), canonical],
   });
   return result.rows.map((row) => ({ address: row.address, partnerId: row.partner_id, depositIndex: row.deposit_index }));
 }

@@ -4,21 +4,18 @@ import type { CryptoCurrency } from '../../core/currencies';
 import { depositAddresses } from '../../core/deposit-addresses';
 import type { DepositAccountKeys, DepositKeyFamily } from '../../core/deposit-addresses';
 import { assertInvariant } from '../../core/errors';
-import { NETWORK_DECLARATIONS, UTXO_NETWORKS } from '../../core/networks';
+import { NETWORK_DECLARATIONS, UTXO_NETWORKS, isEvmNetwork, networkOfKeyFamily } from '../../core/networks';
 import { Account } from '../entities/account.entity';
 import { NetworkConfig } from '../entities/network-config.entity';
 import { Partner } from '../entities/partner.entity';
-
-/** The network whose mainnet flag (network_config) decides a UTXO family's address format; EVM addresses look the same on both. */
-const networkOfFamily = (family: DepositKeyFamily) =>
-  UTXO_NETWORKS.find((network) => NETWORK_DECLARATIONS[network].depositKeys.family === family);
 
 /** Per family, whether its network is a mainnet, as network_config says now. */
 async function mainnetByFamily(em: EntityManager): Promise<(family: DepositKeyFamily) => boolean> {
   const rows = await em.find(NetworkConfig, { network: { $in: UTXO_NETWORKS } });
   return (family) => {
-    const network = networkOfFamily(family);
-    if (!network) return true;
+    // The family's network's mainnet flag decides a UTXO address's format; EVM addresses look the same on both.
+    const network = networkOfKeyFamily(family);
+    if (isEvmNetwork(network)) return true;
     const currency = NETWORK_DECLARATIONS[network].nativeCurrency;
     const row = rows.find((config) => config.currency === currency && config.network === network);
     assertInvariant(row, `network_config has ${currency} on ${network}`);
