@@ -13,8 +13,9 @@ const LAYERS = {
   core: [],
   contracts: ['core'],
   db: ['core'],
-  // Development infrastructure (embedded Postgres, the Temporal dev server): never imported by production code.
-  dev: ['core', 'db', 'worker'],
+  // Development infrastructure (embedded Postgres, the Temporal dev server, the local chains, which speak to their nodes
+  // with the adapters' own clients): never imported by production code.
+  dev: ['core', 'db', 'activities', 'worker'],
   workflows: ['contracts', 'core'],
   activities: ['contracts', 'core', 'db'],
   operations: ['contracts', 'core', 'db'],

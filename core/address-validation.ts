@@ -1,19 +1,20 @@
 import * as bitcoin from 'bitcoinjs-lib';
 import { isAddress } from 'viem';
 import { isBase58Check } from './address-format';
-import { chainParameters } from './chain-parameters';
+import { CHAIN_MODES, chainParameters } from './chain-parameters';
+import type { ChainMode } from './chain-parameters';
 import { CURRENCY_NETWORKS, NETWORK_DECLARATIONS, isEvmNetwork } from './networks';
 import type { CryptoCurrency } from './currencies';
 import type { Network, UtxoNetwork } from './networks';
 
 /**
- * Undefined for a valid destination on the currency's chain and the configured mainnet or testnet, else
+ * Undefined for a valid destination on the currency's chain and the configured mainnet, testnet or regtest, else
  * a sentence for the partner (a 400's errorMessage: it names `field`, never internals).
  */
 export function withdrawalAddressProblem(
   currency: CryptoCurrency,
   network: Network,
-  mainnet: boolean,
+  mode: ChainMode,
   address: string,
   field = 'walletAddress',
 ): string | undefined {
@@ -23,10 +24,10 @@ export function withdrawalAddressProblem(
   if (address.trim() !== address) return `${field} must not have leading or trailing whitespace`;
 
   if (isEvmNetwork(network)) return evmAddressProblem(network, address, field);
-  return utxoAddressProblem(network, mainnet, address, field);
+  return utxoAddressProblem(network, mode, address, field);
 }
 
-/** EVM addresses look the same on mainnet and testnet, so only the format and checksum count. */
+/** EVM addresses look the same on every chain, so only the format and checksum count. */
 function evmAddressProblem(network: Network, address: string, field: string): string | undefined {
   if (isAddress(address, { strict: true })) return undefined;
   // A well-formed address with a wrong checksum is most likely a typo: say so.
@@ -34,19 +35,18 @@ function evmAddressProblem(network: Network, address: string, field: string): st
   return `${field} is not a valid ${network} address`;
 }
 
-function utxoAddressProblem(network: UtxoNetwork, mainnet: boolean, address: string, field: string): string | undefined {
-  if (isUtxoAddress(network, mainnet, address)) return undefined;
-  const configured = mainnet ? 'mainnet' : 'testnet';
-  // Mixing up mainnet and testnet is the usual integration mistake; name it precisely.
-  if (isUtxoAddress(network, !mainnet, address)) {
-    return `${field} is a ${network} ${mainnet ? 'testnet' : 'mainnet'} address, but withdrawals go to ${configured}`;
-  }
-  return `${field} is not a valid ${network} ${configured} address`;
+function utxoAddressProblem(network: UtxoNetwork, mode: ChainMode, address: string, field: string): string | undefined {
+  if (isUtxoAddress(network, mode, address)) return undefined;
+  // Mixing up the chains is the usual integration mistake; name it precisely. Testnet and regtest share most base58
+  // versions (all of bitcoin's and litecoin's, dogecoin's P2SH): such an address is valid on both, named testnet on mainnet.
+  const other = CHAIN_MODES.find((candidate) => candidate !== mode && isUtxoAddress(network, candidate, address));
+  if (other) return `${field} is a ${network} ${other} address, but withdrawals go to ${mode}`;
+  return `${field} is not a valid ${network} ${mode} address`;
 }
 
-function isUtxoAddress(network: UtxoNetwork, mainnet: boolean, address: string): boolean {
+function isUtxoAddress(network: UtxoNetwork, mode: ChainMode, address: string): boolean {
   const { depositKeys, addressFormat } = NETWORK_DECLARATIONS[network];
-  const parameters = chainParameters(depositKeys.family, mainnet);
+  const parameters = chainParameters(depositKeys.family, mode);
   if (isBase58Check(address)) return hasOutputScript(address, parameters);
 
   // No segwit where the network has none (dogecoin): its bech32 prefix is a placeholder a crafted string could carry.

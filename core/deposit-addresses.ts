@@ -5,7 +5,8 @@ import * as bitcoin from 'bitcoinjs-lib';
 import { getAddress, isAddress } from 'viem';
 import { publicKeyToAddress } from 'viem/accounts';
 import { isBech32 } from './address-format';
-import { chainParameters } from './chain-parameters';
+import { CHAIN_MODES, chainParameters } from './chain-parameters';
+import type { ChainMode } from './chain-parameters';
 import type { CryptoCurrency } from './currencies';
 import { ASSETS, NETWORKS, NETWORK_DECLARATIONS, networkOfKeyFamily } from './networks';
 import type { DepositKeyFamily } from './networks';
@@ -15,7 +16,7 @@ import type { DepositKeyFamily } from './networks';
  * the side handing addresses out holds only each family's account xpub. Address i is account/0/i, i the
  * partner's deposit index; eth, usdc and pol share one key. Accounts: BIP44 m/44'/60'/0' (EVM) and
  * m/44'/3'/0' (doge, P2PKH); BIP84 m/84'/0'/0' (btc) and m/84'/2'/0' (ltc): native segwit, where a
- * restored wallet looks. UTXO testnets take coin type 1 (SLIP-44); EVM keeps 60 (wallets' habit).
+ * restored wallet looks. UTXO testnets and regtest take coin type 1 (SLIP-44); EVM keeps 60 (wallets' habit).
  */
 export type { DepositKeyFamily };
 export const DEPOSIT_KEY_FAMILIES = [...new Set(NETWORKS.map((network) => NETWORK_DECLARATIONS[network].depositKeys.family))];
@@ -36,15 +37,15 @@ export function checkedDepositIndex(index: number): number {
   return index;
 }
 
-/** The family's account key path, e.g. m/44'/60'/0'. */
-export function depositAccountPath(family: DepositKeyFamily, mainnet: boolean): string {
+/** The family's account key path, e.g. m/44'/60'/0'; the mainnet coin on mainnet only, testnet's on testnet and regtest. */
+export function depositAccountPath(family: DepositKeyFamily, mode: ChainMode): string {
   const { purpose, mainnetCoin, testnetCoin } = NETWORK_DECLARATIONS[networkOfKeyFamily(family)].depositKeys;
-  return `m/${purpose}'/${mainnet ? mainnetCoin : testnetCoin}'/0'`;
+  return `m/${purpose}'/${mode === 'mainnet' ? mainnetCoin : testnetCoin}'/0'`;
 }
 
-/** Configured xpubs (the API side) or a seed (development, tests, the sweeper); `mainnet` picks a seed's coin type. */
+/** Configured xpubs (the API side) or a seed (development, tests, the sweeper); `mode` picks a seed's coin type. */
 export interface DepositAccountKeys {
-  accountKey(family: DepositKeyFamily, mainnet: boolean): HDKey;
+  accountKey(family: DepositKeyFamily, mode: ChainMode): HDKey;
 }
 
 /** Account keys as configured: one extended public key per family. */
@@ -52,19 +53,19 @@ export function accountKeysOf(publicKeys: Readonly<Record<DepositKeyFamily, HDKe
   return { accountKey: (family) => publicKeys[family] };
 }
 
-/** Address `index` of the family on its network's mainnet or testnet. */
-export function depositAddress(keys: DepositAccountKeys, family: DepositKeyFamily, index: number, mainnet: boolean): string {
-  return addressOfPublicKey(family, depositKeyAt(keys.accountKey(family, mainnet), index), mainnet);
+/** Address `index` of the family on its network's mainnet, testnet or regtest. */
+export function depositAddress(keys: DepositAccountKeys, family: DepositKeyFamily, index: number, mode: ChainMode): string {
+  return addressOfPublicKey(family, depositKeyAt(keys.accountKey(family, mode), index), mode);
 }
 
-/** Every crypto currency's deposit address for one index; `mainnetOf` answers per family (network_config). */
+/** Every crypto currency's deposit address for one index; `chainModeOf` answers per family (network_config). */
 export function depositAddresses(
   keys: DepositAccountKeys,
   index: number,
-  mainnetOf: (family: DepositKeyFamily) => boolean,
+  chainModeOf: (family: DepositKeyFamily) => ChainMode,
 ): Record<CryptoCurrency, string> {
   const byFamily = Object.fromEntries(
-    DEPOSIT_KEY_FAMILIES.map((family) => [family, depositAddress(keys, family, index, mainnetOf(family))]),
+    DEPOSIT_KEY_FAMILIES.map((family) => [family, depositAddress(keys, family, index, chainModeOf(family))]),
   ) as Record<DepositKeyFamily, string>;
   const entries = Object.entries(DEPOSIT_KEY_FAMILY).map(([currency, family]) => [currency, byFamily[family]]);
   return Object.fromEntries(entries) as Record<CryptoCurrency, string>;
@@ -90,13 +91,13 @@ function externalChainOf(accountKey: HDKey): HDKey {
 }
 
 /** The family's address format: EIP-55 for EVM, P2WPKH for btc and ltc, P2PKH for doge. */
-export function addressOfPublicKey(family: DepositKeyFamily, compressedPublicKey: Uint8Array, mainnet: boolean): string {
+export function addressOfPublicKey(family: DepositKeyFamily, compressedPublicKey: Uint8Array, mode: ChainMode): string {
   if (family === 'evm') {
     // An EVM address hashes both coordinates: node's OpenSSL decompresses the point.
     const uncompressed = ECDH.convertKey(Buffer.from(compressedPublicKey), 'secp256k1', undefined, 'hex', 'uncompressed') as string;
     return publicKeyToAddress(`0x${uncompressed}`);
   }
-  const network = chainParameters(family, mainnet);
+  const network = chainParameters(family, mode);
   const payment =
     family === 'doge'
       ? bitcoin.payments.p2pkh({ pubkey: compressedPublicKey, network })
@@ -116,7 +117,7 @@ export function canonicalDepositAddress(family: DepositKeyFamily, address: strin
 /** Serialization versions an account key may carry: BIP32's, SLIP-132's for BIP84, and the coin's own. */
 export const STANDARD_VERSIONS: readonly [mainnet: Versions, testnet: Versions] = [
   { public: 0x0488b21e, private: 0x0488ade4 }, // xpub / xprv
-  { public: 0x043587cf, private: 0x04358394 }, // tpub / tprv
+  { public: 0x043587cf, private: 0x04358394 }, // tpub / tprv (testnet and regtest)
 ];
 const SEGWIT_VERSIONS: readonly Versions[] = [
   { public: 0x04b24746, private: 0x04b2430c }, // zpub / zprv (BIP84 mainnet)
@@ -125,7 +126,7 @@ const SEGWIT_VERSIONS: readonly Versions[] = [
 
 function acceptedVersions(family: DepositKeyFamily): readonly Versions[] {
   if (family === 'evm') return STANDARD_VERSIONS;
-  const own = family === 'btc' ? [] : [true, false].map((mainnet) => chainParameters(family, mainnet).bip32);
+  const own = family === 'btc' ? [] : CHAIN_MODES.map((mode) => chainParameters(family, mode).bip32);
   return [...STANDARD_VERSIONS, ...(family === 'doge' ? [] : SEGWIT_VERSIONS), ...own];
 }
 
@@ -136,7 +137,7 @@ const EXTENDED_KEY_SHAPE = /^[1-9A-HJ-NP-Za-km-z]{100,120}$/;
  * quotes the key; refuses a private one: the side that hands addresses out must not hold what spends them.
  */
 export function parseAccountPublicKey(family: DepositKeyFamily, text: string): HDKey | string {
-  const example = depositAccountPath(family, true);
+  const example = depositAccountPath(family, 'mainnet');
   if (!EXTENDED_KEY_SHAPE.test(text)) return `must be an extended public key (xpub…, base58) of the account ${example}`;
   let key: HDKey | undefined;
   for (const versions of acceptedVersions(family)) {

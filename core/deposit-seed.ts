@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { HDKey } from '@scure/bip32';
+import type { ChainMode } from './chain-parameters';
 import { STANDARD_VERSIONS, checkedDepositIndex, depositAccountPath } from './deposit-addresses';
 import type { DepositAccountKeys, DepositKeyFamily } from './deposit-addresses';
 import { secretWeakness } from './secret-strength';
@@ -36,11 +37,11 @@ export function generateDepositSeed(): string {
 export function accountKeysFromSeed(seed: Uint8Array): DepositAccountKeys {
   const cache = new Map<string, HDKey>();
   return {
-    accountKey(family, mainnet) {
-      const path = depositAccountPath(family, mainnet);
+    accountKey(family, mode) {
+      const path = depositAccountPath(family, mode);
       let key = cache.get(path);
       if (!key) {
-        key = HDKey.fromMasterSeed(seed, STANDARD_VERSIONS[mainnet ? 0 : 1]).derive(path);
+        key = HDKey.fromMasterSeed(seed, STANDARD_VERSIONS[mode === 'mainnet' ? 0 : 1]).derive(path);
         cache.set(path, key);
       }
       return key;
@@ -49,13 +50,13 @@ export function accountKeysFromSeed(seed: Uint8Array): DepositAccountKeys {
 }
 
 /** The family's account extended public key (xpub… or tpub…): what EVM_DEPOSIT_XPUB and its kin hold. */
-export function accountPublicKeyFromSeed(seed: Uint8Array, family: DepositKeyFamily, mainnet: boolean): string {
-  return accountKeysFromSeed(seed).accountKey(family, mainnet).publicExtendedKey;
+export function accountPublicKeyFromSeed(seed: Uint8Array, family: DepositKeyFamily, mode: ChainMode): string {
+  return accountKeysFromSeed(seed).accountKey(family, mode).publicExtendedKey;
 }
 
 /** The 32-byte private key of deposit address `index` (account/0/index), for the sweeper. */
-export function depositPrivateKey(seed: Uint8Array, family: DepositKeyFamily, index: number, mainnet: boolean): Uint8Array {
-  const key = HDKey.fromMasterSeed(seed).derive(`${depositAccountPath(family, mainnet)}/0/${checkedDepositIndex(index)}`);
+export function depositPrivateKey(seed: Uint8Array, family: DepositKeyFamily, index: number, mode: ChainMode): Uint8Array {
+  const key = HDKey.fromMasterSeed(seed).derive(`${depositAccountPath(family, mode)}/0/${checkedDepositIndex(index)}`);
   if (!key.privateKey) throw new Error('derived key has no private key');
   return key.privateKey;
 }

@@ -28,8 +28,8 @@ export interface NetworkDeclaration {
   nativeCurrency: CryptoCurrency;
   addressFormat: AddressFormat;
   /**
-   * Deposit keys: the BIP32 account m/purpose'/coin'/0' (BIP84 for segwit, BIP44 otherwise); testnets take coin type 1
-   * (SLIP-44), except EVM, whose addresses are one on every network (one key family, `evm`).
+   * Deposit keys: the BIP32 account m/purpose'/coin'/0' (BIP84 for segwit, BIP44 otherwise); testnets and regtest take coin
+   * type 1 (SLIP-44, `testnetCoin`), except EVM, whose addresses are one on every network (one key family, `evm`).
    */
   depositKeys: { family: 'evm' | 'btc' | 'ltc' | 'doge'; purpose: 44 | 84; mainnetCoin: number; testnetCoin: number };
   /** The currencies it moves, each with the defaults its network_config row is seeded with. */

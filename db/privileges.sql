@@ -71,7 +71,12 @@ begin
       ('crypto_deposit', 'delete'),
       ('evm_deposit_cursor', 'delete'),
       ('evm_sweep', 'delete'),
-      ('evm_chain_identity', 'delete')
+      ('evm_chain_identity', 'delete'),
+      ('utxo_wallet', 'delete'),
+      ('utxo_wallet_script', 'update, delete'),
+      ('utxo_coin', 'delete'),
+      ('utxo_transaction', 'delete'),
+      ('utxo_transaction_attempt', 'delete')
     ) as restriction(table_name, privileges)
   loop
     if to_regclass('public.' || v_restriction.table_name) is not null then

@@ -13,6 +13,7 @@ import { CURRENCY_NETWORKS, NETWORKS, NETWORK_DECLARATIONS, defaultNetwork, isEv
 import { DEVELOPMENT_CHAIN_IDS, developmentNodePort, readDevelopmentChain } from '../dev/development-chain';
 import { GETH_VERSION } from '../dev/geth-build';
 import { adoptChain } from '../operations/operator/chain-adoption';
+import { fundOnRegtest, utxoNetworkInfo } from './chain-utxo.commands';
 import { OperatorActionRefused } from '../operations/operator/operator-refusal';
 import type { Command } from './ops-command';
 import { CliFailure, command, UsageMistake } from './ops-command';
@@ -22,13 +23,15 @@ export const CHAIN_USAGE = `  chain info                             (each netwo
   chain adopt --network ethereum|polygon --reason R
                                          (the node's chain becomes the network's recorded chain; refused while
                                           withdrawals signed on the recorded one are not final)
-  chain fund --address A --currency eth|pol|usdc [--network ethereum|polygon] --amount N
+  chain fund --address A --currency btc|ltc|eth|pol|usdc [--network N] --amount N
                                          (development only: test funds from the faucet of npm start's local chain
-                                          of the network, the currency's default when not given; refused on any
-                                          other chain)`;
+                                          of the network, the currency's default when not given; on the regtest
+                                          chains it mines a block to confirm them; refused on any other chain)`;
 
 /** What one `chain fund` may send: enough for any test, bounded so a typo cannot drain the faucet. */
 const FUND_LIMITS = {
+  btc: { decimals: 8, max: 100n },
+  ltc: { decimals: 8, max: 1_000n },
   eth: { decimals: 18, max: 1_000n },
   pol: { decimals: 18, max: 1_000_000n },
   usdc: { decimals: 6, max: 1_000_000n },
@@ -134,9 +137,13 @@ export const chainCommands: Record<string, Command> = {
       const networks = [];
       for (const network of NETWORKS) {
         const { family } = NETWORK_DECLARATIONS[network];
-        const node = isEvmNetwork(network) ? evmNodeOf(settings, network) : undefined;
+        if (!isEvmNetwork(network)) {
+          networks.push(await utxoNetworkInfo(settings, network));
+          continue;
+        }
+        const node = evmNodeOf(settings, network);
         if (!node) {
-          // No node of this build sends on it (a UTXO chain), or none is configured here: its withdrawals are simulated.
+          // None is configured here: its withdrawals are simulated.
           networks.push({ network, family, real: false, node: null });
           continue;
         }
@@ -232,17 +239,18 @@ export const chainCommands: Record<string, Command> = {
   'chain fund': command({
     changesState: true,
     flags: {
-      address: z
-        .string()
-        .refine((address) => isAddress(address), 'must be an EVM address (0x and 40 hex digits; mixed case must be its checksum)'),
-      currency: z.enum(['eth', 'pol', 'usdc']),
-      network: z.enum(EVM_NETWORK_NAMES).optional(),
+      address: z.string().min(1).max(100),
+      currency: z.enum(['btc', 'ltc', 'eth', 'pol', 'usdc']),
+      network: z.enum(NETWORKS).optional(),
       amount: z.string(),
     },
     async run({ flags, settings }) {
-      const network = (flags.network ?? defaultNetwork(flags.currency)) as EvmNetworkName;
+      const network = flags.network ?? defaultNetwork(flags.currency);
       if (!CURRENCY_NETWORKS[flags.currency].includes(network)) throw new UsageMistake(`${flags.currency} does not move on ${network}`);
       const units = fundAmount(flags.amount, flags.currency);
+      if (!isEvmNetwork(network)) return fundOnRegtest(settings, network, flags.address, units, flags.amount);
+      if (!isAddress(flags.address))
+        throw new UsageMistake('--address must be an EVM address (0x and 40 hex digits; mixed case must be its checksum)');
       const to = getAddress(flags.address);
       // Only `npm start`'s own chain: the network's development chain id and the genesis its marker in DATA_DIR recorded.
       const development = readDevelopmentChain(settings.development.dataDir, network);

@@ -26,7 +26,7 @@ export async function clusterPreflightProblems(options: {
   const build = temporalServerBuildProblem();
   return [
     // What `npm run worker` would refuse at its start; the API's view of the rails is a part of the worker's.
-    ...railDeclarationProblems(railsKnownTo(child.evmNetworks, 'worker'), child.acceptedSimulatedRails),
+    ...railDeclarationProblems(railsKnownTo(child, 'worker'), child.acceptedSimulatedRails),
     ...(await portProblems(child, options.temporalPorts, options.host)),
     ...(build === undefined ? [] : [build]),
   ];

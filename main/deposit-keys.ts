@@ -44,7 +44,7 @@ export function depositAccountKeys(settings: Settings): DepositAccountKeys {
   );
   const missing = DEPOSIT_KEY_FAMILIES.filter((family) => !configured.has(family) && seedKeys === undefined);
   if (missing.length > 0) throw new MissingDepositKeysError(missing.map((family) => DEPOSIT_XPUB_VARIABLES[family]));
-  return { accountKey: (family, mainnet) => configured.get(family) ?? seedKeys!.accountKey(family, mainnet) };
+  return { accountKey: (family, mode) => configured.get(family) ?? seedKeys!.accountKey(family, mode) };
 }
 
 /** What `npm run start:cluster` hands its children: the seed's public keys (mainnet), and the seed only to the worker. */
@@ -55,7 +55,7 @@ export function depositKeyVariables(settings: Settings, role: 'worker' | 'api'):
   const publicKeys = Object.fromEntries(
     DEPOSIT_KEY_FAMILIES.map((family) => [
       DEPOSIT_XPUB_VARIABLES[family],
-      settings.depositKeys[CONFIGURED[family]] ?? accountPublicKeyFromSeed(seed, family, true),
+      settings.depositKeys[CONFIGURED[family]] ?? accountPublicKeyFromSeed(seed, family, 'mainnet'),
     ]),
   );
   return role === 'worker' ? { ...publicKeys, EVM_DEPOSIT_SEED: evmSeed } : publicKeys;

@@ -1,19 +1,32 @@
 /**
- * `npm run deposit-xpubs [-- --testnet]`: EVM_DEPOSIT_SEED's account public keys, a `VARIABLE=value` line per family.
- * Run where the seed lives (hardened paths need it); prints no secret.
+ * `npm run deposit-xpubs [-- --testnet | --regtest]`: EVM_DEPOSIT_SEED's account public keys, a `VARIABLE=value` line per
+ * family, for network_config's chain (mainnet unless a flag says otherwise). Run where the seed lives (hardened paths need
+ * it); prints no secret.
  */
+import type { ChainMode } from '../core/chain-parameters';
 import { DEPOSIT_KEY_FAMILIES } from '../core/deposit-addresses';
 import { accountPublicKeyFromSeed, parseDepositSeed } from '../core/deposit-seed';
 import { DEPOSIT_XPUB_VARIABLES } from './deposit-keys';
 import { loadProcessSettings, requireSetting } from './process-support';
 
+const CHAIN_MODE_FLAGS: ReadonlyMap<string, ChainMode> = new Map<string, ChainMode>([
+  ['--testnet', 'testnet'],
+  ['--regtest', 'regtest'],
+]);
+
+/** The chain the flags name: none for mainnet, else exactly one. */
+function chainModeOf(args: readonly string[]): ChainMode {
+  if (args.length === 0) return 'mainnet';
+  const mode = args.length === 1 ? CHAIN_MODE_FLAGS.get(args[0]!) : undefined;
+  if (mode === undefined) throw new Error('usage: npm run deposit-xpubs [-- --testnet | --regtest]');
+  return mode;
+}
+
 function main(): void {
-  const args = process.argv.slice(2);
-  if (args.some((arg) => arg !== '--testnet')) throw new Error('usage: npm run deposit-xpubs [-- --testnet]');
-  const mainnet = !args.includes('--testnet');
+  const mode = chainModeOf(process.argv.slice(2));
   const seed = parseDepositSeed(requireSetting(loadProcessSettings().depositKeys.evmSeed, 'EVM_DEPOSIT_SEED'));
   for (const family of DEPOSIT_KEY_FAMILIES) {
-    process.stdout.write(`${DEPOSIT_XPUB_VARIABLES[family]}=${accountPublicKeyFromSeed(seed, family, mainnet)}\n`);
+    process.stdout.write(`${DEPOSIT_XPUB_VARIABLES[family]}=${accountPublicKeyFromSeed(seed, family, mode)}\n`);
   }
 }
 

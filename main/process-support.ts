@@ -57,7 +57,7 @@ export function requireStrongSecret(value: string | undefined, name: string): st
  * connected. Returns the rails this process simulates, to say so (logs, health, metrics).
  */
 export function requireDeclaredRails(settings: Settings, role: 'worker' | 'api'): readonly Rail[] {
-  const view = railsKnownTo(settings.evmNetworks, role);
+  const view = railsKnownTo(settings, role);
   const problems = railDeclarationProblems(view, settings.acceptedSimulatedRails);
   if (problems.length > 0) throw new RailDeclarationError(problems);
   // The API cannot tell an EVM network the worker simulates from a real one: it reports what was declared.

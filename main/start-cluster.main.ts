@@ -54,7 +54,7 @@ async function main(): Promise<void> {
 
   // Production entries refuse an unaccepted simulated rail: here, accept what the worker will simulate, and say so.
   const accepted = settings.acceptedSimulatedRails;
-  const simulatedRails = (accepted.length > 0 ? accepted : railsOfWorker(settings.evmNetworks).simulated).join(',');
+  const simulatedRails = (accepted.length > 0 ? accepted : railsOfWorker(settings).simulated).join(',');
   const childEnv: Record<string, string> = {
     ...env,
     DATA_DIR: dataDir,

@@ -25,6 +25,10 @@ import {
   startDevelopmentChain,
 } from '../dev/development-chain';
 import type { RunningDevelopmentChain } from '../dev/development-chain';
+import { startDevelopmentUtxoChains } from '../dev/development-utxo-chains';
+import type { DevelopmentUtxoChains } from '../dev/development-utxo-chains';
+import { endPool, openPool } from '../db/pool';
+import { parseDepositSeed } from '../core/deposit-seed';
 import { gethBuildProblem } from '../dev/geth-build';
 import type { Logger } from '../core/logger';
 import { EVM_NETWORKS, currenciesOf } from '../core/networks';
@@ -100,7 +104,9 @@ async function main(): Promise<void> {
   const infrastructure = await startInfrastructure(settings, { ui: true, uiCodecEndpoint: codec.endpointUrl, log });
   stops.push({ name: 'Postgres and Temporal', stop: () => infrastructure.stop() });
 
+  const utxoChains = await withLocalUtxoNodes(settings, infrastructure.databaseUrl, log);
   const orm = await openOrm(infrastructure.databaseUrl, 2);
+  // After the regtest chains set network_config: their partners' addresses are regtest ones.
   await rederiveDevelopmentPartners(orm, depositKeys, log);
   const demo = await ensureDemoPartner(orm, settings.development.dataDir, depositKeys);
   await orm.close(true);
@@ -129,7 +135,12 @@ async function main(): Promise<void> {
     taskQueue: settings.temporalTaskQueue,
     log,
     // Webhooks may go to a receiver on this machine; a developer's test deposit is above the development sweep thresholds.
-    settings: { ...chainSettings.settings, webhookAllowLoopback: true, sweeps: withDevelopmentSweepThresholds(settings.sweeps) },
+    settings: {
+      ...chainSettings.settings,
+      utxoNetworks: { ...utxoChains.settings, ...settings.utxoNetworks },
+      webhookAllowLoopback: true,
+      sweeps: withDevelopmentSweepThresholds(settings.sweeps),
+    },
     http: workerListening.http,
   });
   stops.push({ name: 'the worker', stop: () => worker.stop() });
@@ -155,6 +166,8 @@ async function main(): Promise<void> {
       `Chain:            ${chainSettings.description}`,
       ...chainSettings.lines.map((line) => `                  ${line}`),
       ...chainRefusals.map((refusal) => `                  REFUSED: ${refusal}`),
+      ...utxoChains.lines.map((line) => `                  ${line}`),
+      '                  dogecoin: simulated: no dogecoin node is to be had here (no Go module, no Debian package)',
       `Deposit keys:     ${depositKeysOrigin(loaded)}`,
       `Simulated rails:  ${worker.simulatedRails.join(', ') || 'none'} (no bank or chain moves their money; production needs SIMULATED_RAILS to allow this)`,
       `Demo API key:     ${demo.apiKey}`,
@@ -198,6 +211,36 @@ async function recordedChainRefusals(databaseUrl: string, local: readonly Runnin
     return refusals;
   } finally {
     await pool.end();
+  }
+}
+
+/**
+ * CHAIN=local-evm (the default): a regtest chain per UTXO network with a node on this machine and no UTXO_RPC_URL_<NETWORK>
+ * (dev/development-utxo-chains.ts), its hot wallet from the development seed.
+ */
+async function withLocalUtxoNodes(settings: Settings, databaseUrl: string, log: Logger): Promise<DevelopmentUtxoChains> {
+  const seed = settings.depositKeys.evmSeed;
+  if (settings.development.chain === 'simulated')
+    return { nodes: [], settings: {}, lines: ['bitcoin, litecoin: simulated (CHAIN=simulated)'] };
+  if (seed === undefined)
+    return { nodes: [], settings: {}, lines: ['bitcoin, litecoin: simulated (no development deposit seed: EVM_DEPOSIT_SEED)'] };
+  const pool = openPool({ connectionString: databaseUrl, max: 2 });
+  try {
+    const { dataDir, host, utxoNodeBitcoinPort, utxoNodeLitecoinPort } = settings.development;
+    const chains = await startDevelopmentUtxoChains({
+      dataDir,
+      host,
+      ports: { bitcoin: utxoNodeBitcoinPort, litecoin: utxoNodeLitecoinPort },
+      seed: parseDepositSeed(seed),
+      pool,
+      log,
+      onStarted: (node) => stops.push({ name: `the local ${node.network} chain`, stop: () => node.stop() }),
+    });
+    // A configured node wins over the local one.
+    for (const network of Object.keys(settings.utxoNetworks)) delete chains.settings[network as keyof typeof chains.settings];
+    return chains;
+  } finally {
+    await endPool(pool);
   }
 }
 

@@ -69,14 +69,14 @@ export async function withdrawCrypto(deps: OperationDependencies, request: Crypt
   return { withdrawalId };
 }
 
-/** Minimum amount and address format depend on the configured network (mainnet or testnet). */
+/** Minimum amount and address format depend on the configured network (mainnet, testnet or regtest). */
 async function checkAgainstNetworkConfig(deps: OperationDependencies, request: CryptoWithdrawalRequest): Promise<{ fee: string }> {
   const config = await findNetworkConfigCached(deps.pool, request.currency, request.network);
   assertInvariant(config, `network_config has ${request.currency}/${request.network}`);
   const problems: string[] = [];
   const minimum = new Decimal(config.min_withdrawal);
   if (new Decimal(request.amount).lt(minimum)) problems.push(`amount: the minimum withdrawal is ${minimum.toFixed()} ${request.currency}`);
-  const addressProblem = withdrawalAddressProblem(request.currency, request.network, config.mainnet, request.walletAddress);
+  const addressProblem = withdrawalAddressProblem(request.currency, request.network, config.chain, request.walletAddress);
   if (addressProblem) problems.push(`walletAddress: ${addressProblem}`);
   if (problems.length > 0) throw new DomainError('invalid-currency', problems.join('\n'));
   return { fee: new Decimal(config.fee_withdrawal).toFixed() };

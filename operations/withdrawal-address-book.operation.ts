@@ -34,7 +34,7 @@ export async function addAddressToBook(
 ): Promise<{ created: boolean; entry: WithdrawalAddressRow }> {
   const config = await findNetworkConfig(deps.pool, request.currency, request.network);
   assertInvariant(config, `network_config has ${request.currency}/${request.network}`);
-  const problem = withdrawalAddressProblem(request.currency, request.network, config.mainnet, request.address, 'address');
+  const problem = withdrawalAddressProblem(request.currency, request.network, config.chain, request.address, 'address');
   if (problem) throw new DomainError('invalid-request', `address: ${problem}`);
   const { entriesPerPartner } = WITHDRAWAL_ADDRESS_BOOK_LIMITS;
   const outcome = await addWithdrawalAddress(deps.pool, {

@@ -12,12 +12,15 @@ import type { Clock } from '../activities/dependencies';
 import { SimulatedBankAdapter } from '../activities/adapters/bank/simulated-bank.adapter';
 import { SimulatedChainAdapter } from '../activities/adapters/chain/simulated-chain.adapter';
 import { ChainRouter } from '../activities/adapters/chain/chain-router';
+import type { NetworkAdapter } from '../activities/adapters/chain/chain-router';
 import type { ChainAdapter } from '../activities/adapters/chain/chain-adapter';
 import { EvmChainAdapter } from '../activities/adapters/chain/evm/evm-chain.adapter';
 import { EvmChainIdentityGuard } from '../activities/adapters/chain/evm/evm-chain-identity';
 import { EvmSweeper } from '../activities/adapters/chain/evm/evm-sweeper';
 import type { EvmNetworkConfig } from '../activities/adapters/chain/evm/evm-network-config';
-import type { EvmNetwork } from '../core/networks';
+import type { EvmNetwork, UtxoNetwork } from '../core/networks';
+import { UtxoChainAdapter } from '../activities/adapters/chain/utxo/utxo-chain.adapter';
+import type { UtxoNetworkConfig } from '../activities/adapters/chain/utxo/utxo-chain.adapter';
 import type { EvmDepositWatchConfig } from '../activities/evm-deposit.activities';
 import { systemClock } from '../core/clock';
 import { parseDepositSeed } from '../core/deposit-seed';
@@ -53,7 +56,12 @@ export interface WorkerOptions {
 }
 
 export type WorkerSettings = Pick<Settings, 'travelRuleDeadlineMs' | 'travelRuleThresholdEur' | 'denyListedAddresses'> &
-  Partial<Pick<Settings, 'webhookRetryBaseMs' | 'webhookAllowLoopback' | 'databaseTimeouts' | 'temporal' | 'evmNetworks' | 'sweeps'>> & {
+  Partial<
+    Pick<
+      Settings,
+      'webhookRetryBaseMs' | 'webhookAllowLoopback' | 'databaseTimeouts' | 'temporal' | 'evmNetworks' | 'utxoNetworks' | 'sweeps'
+    >
+  > & {
     /** EVM_DEPOSIT_SEED: with it (and an EVM network) the worker sweeps deposit addresses. */
     depositKeys?: Pick<Settings['depositKeys'], 'evmSeed'>;
     development: Pick<DevelopmentSettings, 'chainConfirmationDelayMs' | 'bankSettlementDelayMs' | 'bankRejectIbans'>;
@@ -115,7 +123,13 @@ function evmNetworkConfigs(options: WorkerOptions): Partial<Record<EvmNetwork, E
   }));
 }
 
-/** EVM networks with an RPC URL are sent on for real; every other network is simulated. */
+/** Each UTXO network with an RPC URL, as its adapter takes it. */
+function utxoNetworkConfigs(options: WorkerOptions): Partial<Record<UtxoNetwork, UtxoNetworkConfig>> {
+  const configured = Object.entries(options.settings.utxoNetworks ?? {});
+  return Object.fromEntries(configured.flatMap(([network, config]) => (config ? [[network, config]] : [])));
+}
+
+/** Networks with an RPC URL (EVM_RPC_URL_…, UTXO_RPC_URL_…) are sent on for real; every other network is simulated. */
 function chainAdapter(
   options: WorkerOptions,
   pool: pg.Pool,
@@ -123,13 +137,20 @@ function chainAdapter(
   identityGuard: EvmChainIdentityGuard,
 ): ChainAdapter {
   const simulated = new SimulatedChainAdapter({ confirmationDelayMs: options.settings.development.chainConfirmationDelayMs });
-  // Even with no EVM network configured: what another worker signed is never simulated here.
-  if (Object.keys(networks).length === 0) return new ChainRouter([], simulated, pool);
-  const chainIds = Object.values(networks).map((config) => config.chainId);
-  if (new Set(chainIds).size !== chainIds.length) throw new Error('two EVM networks are configured with one chain id');
-  const evm = new EvmChainAdapter({ pool, networks, ...(options.clock ? { clock: options.clock } : {}), log: options.log, identityGuard });
-  options.log.info(`withdrawals on ${Object.keys(networks).join(', ')} are sent on chain; other networks are simulated`);
-  return new ChainRouter([evm], simulated, pool);
+  const clock = options.clock ? { clock: options.clock } : {};
+  const real: NetworkAdapter[] = [];
+  if (Object.keys(networks).length > 0) {
+    const chainIds = Object.values(networks).map((config) => config.chainId);
+    if (new Set(chainIds).size !== chainIds.length) throw new Error('two EVM networks are configured with one chain id');
+    real.push(new EvmChainAdapter({ pool, networks, ...clock, log: options.log, identityGuard }));
+  }
+  const utxoNetworks = utxoNetworkConfigs(options);
+  if (Object.keys(utxoNetworks).length > 0)
+    real.push(new UtxoChainAdapter({ pool, networks: utxoNetworks, ...clock, log: options.log, identityGuard }));
+  const sent = [...Object.keys(networks), ...Object.keys(utxoNetworks)];
+  if (sent.length > 0) options.log.info(`withdrawals on ${sent.join(', ')} are sent on chain; other networks are simulated`);
+  // Even with no network configured: what another worker signed is never simulated here.
+  return new ChainRouter(real, simulated, pool);
 }
 
 /** The EVM networks' balances for custody reconciliation and, with EVM_DEPOSIT_SEED, the sweeps of deposit addresses. */
@@ -190,7 +211,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     options.log,
   );
   // The same decision as the adapters below: the bank is simulated, a chain network without its node too.
-  const { simulated: simulatedRails } = railsOfWorker(options.settings.evmNetworks ?? {});
+  const { simulated: simulatedRails } = railsOfWorker(options.settings);
   const metrics = createWorkerMetrics({ simulatedRails });
   // One for the withdrawals, the sweeps (and custody) and the deposit watcher: /health/ready says what any last found.
   const identityGuard = new EvmChainIdentityGuard({ pool, clock: options.clock ?? systemClock, log: options.log });

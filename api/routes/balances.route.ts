@@ -17,7 +17,7 @@ import type { Route } from './route';
 
 const networkConfigSchema = z
   .strictObject({
-    mainnet: z.boolean().meta({ description: 'Whether the network is a mainnet (false: a testnet).' }),
+    mainnet: z.boolean().meta({ description: 'Whether the network is a mainnet (false: a testnet or a regtest).' }),
     name: z.enum(NETWORKS).meta({ description: 'The network name.' }),
     withdrawal: z.strictObject({
       feeWithdrawal: exactNumber('The network fee a withdrawal pays, in the currency.', ['0.00005']),
@@ -158,7 +158,7 @@ function networkConfigsOf(rows: readonly NetworkConfigRow[]): NetworkConfigs {
   for (const row of rows) {
     const networks = networksByCurrency.get(row.currency) ?? {};
     networks[row.network] = {
-      mainnet: row.mainnet,
+      mainnet: row.chain === 'mainnet',
       name: row.network,
       withdrawal: { feeWithdrawal: jsonNumber(row.fee_withdrawal), minWithdrawal: jsonNumber(row.min_withdrawal) },
       deposit: { minDeposit: jsonNumber(row.min_deposit) },

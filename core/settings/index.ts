@@ -2,7 +2,7 @@
 import type { Settings } from './load';
 
 export { DECLARED_SETTINGS, InvalidSettingsError, SETTING_VARIABLES, loadSettings } from './load';
-export type { EvmNetworkSettings, ListenAddress, ListenHosts, Settings } from './load';
+export type { EvmNetworkSettings, UtxoNetworkSettings, ListenAddress, ListenHosts, Settings } from './load';
 export { EVM_NETWORK_NAMES } from './declarations/rails';
 export type { EvmNetworkName } from './declarations/rails';
 export { LOCAL_CHAINS } from './declarations/development';

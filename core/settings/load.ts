@@ -6,8 +6,8 @@ import { LOOPBACK } from '../listen-address';
 import { RAILS } from '../rails';
 import { DEFAULT_API_METRICS_PORT, START_API_METRICS_PORT } from './declarations/api';
 import { SETTINGS } from './declarations';
-import { EVM_NETWORK_NAMES } from './declarations/rails';
-import type { EvmNetworkName } from './declarations/rails';
+import { EVM_NETWORK_NAMES, UTXO_NETWORK_NAMES } from './declarations/rails';
+import type { EvmNetworkName, UtxoNetworkName } from './declarations/rails';
 import { settingsIn, valuesOf } from './setting';
 import type { ValuesOf } from './setting';
 
@@ -57,6 +57,13 @@ type DeclaredEvmNetwork = Declared['evm']['networks'][EvmNetworkName];
 /** One EVM network's connection and hot wallet, once its RPC URL, chain id, key and token are all set. */
 export type EvmNetworkSettings = { [Key in keyof DeclaredEvmNetwork]-?: NonNullable<DeclaredEvmNetwork[Key]> } & { replaceAfterMs: number };
 
+type DeclaredUtxoNetwork = Declared['utxo']['networks'][UtxoNetworkName];
+
+/** One UTXO network's node and hot wallet, once its RPC URL and key are both set. */
+export type UtxoNetworkSettings = { [Key in keyof DeclaredUtxoNetwork]-?: NonNullable<DeclaredUtxoNetwork[Key]> } & {
+  replaceAfterMs: number;
+};
+
 /** The interface of each listener a process opens. */
 export interface ListenHosts {
   api: string;
@@ -71,7 +78,7 @@ const PRODUCTION_LISTEN_HOSTS: ListenHosts = { api: '0.0.0.0', apiMetrics: LOOPB
 
 /** The rules across variables: listener hosts (`*_HOST`, else production's or, under `npm start`, HOST), EVM networks, DATA_DIR. */
 function assembled(declared: Declared, projectRoot: string) {
-  const { host, apiMetrics, workerObservability, codecEndpoint, evm, acceptedSimulatedRails, development, ...direct } = declared;
+  const { host, apiMetrics, workerObservability, codecEndpoint, evm, utxo, acceptedSimulatedRails, development, ...direct } = declared;
   const seedProblem = depositSeedDisagreement(declared.depositKeys);
   if (seedProblem) throw new InvalidSettingsError([seedProblem]);
   const hostsOr = (fallback: ListenHosts): ListenHosts => ({
@@ -90,6 +97,7 @@ function assembled(declared: Declared, projectRoot: string) {
     workerObservability: { ...workerObservability, host: production.worker },
     codecEndpoint: { ...codecEndpoint, host: production.codec },
     evmNetworks: evmNetworksOf(evm),
+    utxoNetworks: utxoNetworksOf(utxo),
     /** The rails a production process is allowed to simulate (core/rails.ts). */
     acceptedSimulatedRails: RAILS.filter((rail) => acceptedSimulatedRails.includes(rail)),
     development: {
@@ -123,11 +131,30 @@ function evmNetworksOf(evm: Declared['evm']): Partial<Record<EvmNetworkName, Evm
   return networks;
 }
 
+/** A network is real once its RPC URL is set; then its hot wallet key is required too. */
+function utxoNetworksOf(utxo: Declared['utxo']): Partial<Record<UtxoNetworkName, UtxoNetworkSettings>> {
+  const networks: Partial<Record<UtxoNetworkName, UtxoNetworkSettings>> = {};
+  const problems: string[] = [];
+  for (const network of UTXO_NETWORK_NAMES) {
+    const { rpcUrl, hotWalletKey, ...rest } = utxo.networks[network];
+    if (rpcUrl === undefined) continue;
+    const suffix = network.toUpperCase();
+    if (hotWalletKey === undefined) {
+      problems.push(`UTXO_HOT_WALLET_KEY_${suffix} is required when UTXO_RPC_URL_${suffix} is set`);
+      continue;
+    }
+    if (rest.feeRateFloor > rest.feeRateCeiling) problems.push(`UTXO_FEE_RATE_FLOOR_${suffix} is above UTXO_FEE_RATE_CEILING_${suffix}`);
+    networks[network] = { rpcUrl, hotWalletKey, ...rest, replaceAfterMs: utxo.replaceAfterMs };
+  }
+  if (problems.length > 0) throw new InvalidSettingsError(problems);
+  return networks;
+}
+
 /** Seed and xpub must be one key, or deposits land where nobody can spend; compared by key and chain code, not version bytes. */
 function depositSeedDisagreement({ evmSeed, evmPublicKey }: Declared['depositKeys']): string | undefined {
   if (evmSeed === undefined || evmPublicKey === undefined) return undefined;
   const configured = parseAccountPublicKey('evm', evmPublicKey);
-  const derived = parseAccountPublicKey('evm', accountPublicKeyFromSeed(parseDepositSeed(evmSeed), 'evm', true));
+  const derived = parseAccountPublicKey('evm', accountPublicKeyFromSeed(parseDepositSeed(evmSeed), 'evm', 'mainnet'));
   // Each was checked on its own already: a malformed one has its own message.
   if (typeof configured === 'string' || typeof derived === 'string') return undefined;
   const same = (a: Uint8Array | null, b: Uint8Array | null) => a !== null && b !== null && Buffer.from(a).equals(Buffer.from(b));

@@ -209,6 +209,10 @@ const optionalMatching = (pattern: RegExp, rule: string) => variable(z.string().
 /** 0x + 64 hex digits; the message never repeats the value. */
 export const privateKey = () => optionalMatching(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex digits');
 
+/** A BIP32 extended private key (xprv… or tprv…, 111 base58 characters); checked as a key when the adapter starts. */
+export const extendedPrivateKey = () =>
+  optionalMatching(/^[xt]prv[1-9A-HJ-NP-Za-km-z]{107}$/, 'must be an extended private key, xprv… or tprv… (111 characters)');
+
 export const evmAddress = () => optionalMatching(/^0x[0-9a-fA-F]{40}$/, 'must be 0x followed by 40 hex digits');
 
 export const chainId = () =>

@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type { InferEntity } from '@mikro-orm/core';
+import { CHAIN_MODES } from '../../core/chain-parameters';
 import type { Currency } from '../../core/currencies';
 import type { Network } from '../../core/networks';
 import { DecimalStringType } from '../types/decimal-string.type';
@@ -11,7 +12,9 @@ export const NetworkConfig = defineEntity({
   properties: {
     currency: p.text().$type<Currency>().primary(),
     network: p.text().$type<Network>().primary(),
-    mainnet: p.boolean(),
+    chain: p.enum([...CHAIN_MODES]),
+    /** Derived by Postgres from `chain`, for readers of the flag: never written. */
+    mainnet: p.boolean().generated("(chain = 'mainnet') stored"),
     feeWithdrawal: p.type(new DecimalStringType()).fieldName('fee_withdrawal'),
     minWithdrawal: p.type(new DecimalStringType()).fieldName('min_withdrawal'),
     minDeposit: p.type(new DecimalStringType()).fieldName('min_deposit'),

@@ -1,4 +1,10 @@
 import { Migration20261201000000_baseline } from './Migration20261201000000_baseline';
+import { Migration20261202000000_network_chain_mode } from './Migration20261202000000_network_chain_mode';
+import { Migration20261203000000_utxo_wallet } from './Migration20261203000000_utxo_wallet';
 
 /** Listed so they run the same from sources and compiled output; only ever appended to (docs/production.md, "Schema changes"). */
-export const MIGRATIONS = [{ name: 'Migration20261201000000_baseline', class: Migration20261201000000_baseline }];
+export const MIGRATIONS = [
+  { name: 'Migration20261201000000_baseline', class: Migration20261201000000_baseline },
+  { name: 'Migration20261202000000_network_chain_mode', class: Migration20261202000000_network_chain_mode },
+  { name: 'Migration20261203000000_utxo_wallet', class: Migration20261203000000_utxo_wallet },
+];

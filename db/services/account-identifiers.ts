@@ -32,12 +32,12 @@ export function newWalletAddress(currency: CryptoCurrency): string {
       return getAddress(`0x${hash.toString('hex')}`);
     case 'btc':
     case 'ltc': {
-      const address = bitcoin.payments.p2wpkh({ hash, network: chainParameters(currency, true) }).address;
+      const address = bitcoin.payments.p2wpkh({ hash, network: chainParameters(currency, 'mainnet') }).address;
       assertInvariant(address, 'segwit address derived');
       return address;
     }
     case 'doge': {
-      const address = bitcoin.payments.p2pkh({ hash, network: chainParameters(currency, true) }).address;
+      const address = bitcoin.payments.p2pkh({ hash, network: chainParameters(currency, 'mainnet') }).address;
       assertInvariant(address, 'dogecoin address derived');
       return address;
     }

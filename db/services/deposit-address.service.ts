@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ChainMode } from '../../core/chain-parameters';
 import { CRYPTO_CURRENCIES } from '../../core/currencies';
 import type { CryptoCurrency } from '../../core/currencies';
 import { depositAddresses } from '../../core/deposit-addresses';
@@ -9,17 +10,17 @@ import { Account } from '../entities/account.entity';
 import { NetworkConfig } from '../entities/network-config.entity';
 import { Partner } from '../entities/partner.entity';
 
-/** Per family, whether its network is a mainnet, as network_config says now. */
-async function mainnetByFamily(em: EntityManager): Promise<(family: DepositKeyFamily) => boolean> {
+/** Per family, the chain its network is on (mainnet, testnet or regtest), as network_config says now. */
+async function chainModeByFamily(em: EntityManager): Promise<(family: DepositKeyFamily) => ChainMode> {
   const rows = await em.find(NetworkConfig, { network: { $in: UTXO_NETWORKS } });
   return (family) => {
-    // The family's network's mainnet flag decides a UTXO address's format; EVM addresses look the same on both.
+    // The family's network's chain decides a UTXO address's format; EVM addresses look the same on every chain.
     const network = networkOfKeyFamily(family);
-    if (isEvmNetwork(network)) return true;
+    if (isEvmNetwork(network)) return 'mainnet';
     const currency = NETWORK_DECLARATIONS[network].nativeCurrency;
     const row = rows.find((config) => config.currency === currency && config.network === network);
     assertInvariant(row, `network_config has ${currency} on ${network}`);
-    return row.mainnet;
+    return row.chain;
   };
 }
 
@@ -29,7 +30,7 @@ export async function partnerDepositAddresses(
   keys: DepositAccountKeys,
   depositIndex: number,
 ): Promise<Record<CryptoCurrency, string>> {
-  return depositAddresses(keys, depositIndex, await mainnetByFamily(em));
+  return depositAddresses(keys, depositIndex, await chainModeByFamily(em));
 }
 
 /** Partners are re-derived this many at a time, each page in its own flush. */
@@ -40,7 +41,7 @@ const REDERIVE_PAGE_SIZE = 500;
  * `keys` derive at its deposit index where they hold another. Idempotent; returns how many accounts changed.
  */
 export async function rederiveDevelopmentDepositAddresses(em: EntityManager, keys: DepositAccountKeys): Promise<number> {
-  const mainnetOf = await mainnetByFamily(em);
+  const chainModeOf = await chainModeByFamily(em);
   let changed = 0;
   for (let after = -1; ;) {
     const partners = await em.find(
@@ -55,7 +56,7 @@ export async function rederiveDevelopmentDepositAddresses(em: EntityManager, key
       currency: { $in: [...CRYPTO_CURRENCIES] },
     });
     for (const partner of partners) {
-      const expected = depositAddresses(keys, partner.depositIndex, mainnetOf);
+      const expected = depositAddresses(keys, partner.depositIndex, chainModeOf);
       for (const account of accounts.filter(({ partnerId }) => partnerId === partner.id)) {
         const address = expected[account.currency as CryptoCurrency];
         if (account.walletAddress === address) continue;

@@ -44,7 +44,7 @@ async function depositIndexOf(partnerId: string): Promise<number> {
 
 /** The addresses the extended public keys derive at an index (network_config ships mainnets). */
 function derivedAt(index: number): Wallets {
-  const address = (family: DepositKeyFamily) => depositAddress(PUBLIC_KEYS, family, index, true);
+  const address = (family: DepositKeyFamily) => depositAddress(PUBLIC_KEYS, family, index, 'mainnet');
   const evm = address('evm');
   return { btc: address('btc'), doge: address('doge'), eth: evm, ltc: address('ltc'), pol: evm, usdc: evm };
 }

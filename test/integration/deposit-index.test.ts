@@ -89,8 +89,8 @@ it('numbers partners from one sequence, and npm start derives the addresses of t
   const changed = await orm!.em.fork().transactional((em) => rederiveDevelopmentDepositAddresses(em, TEST_DEPOSIT_KEYS));
   expect(changed).toBe(3 * CRYPTO_CURRENCIES.length);
   const after = await walletsOf(second);
-  expect(after).toEqual(depositAddresses(TEST_DEPOSIT_KEYS, 1, () => true));
+  expect(after).toEqual(depositAddresses(TEST_DEPOSIT_KEYS, 1, () => 'mainnet'));
   expect(after.eth).not.toBe(before.eth);
-  expect(await walletsOf(created.id)).toEqual(depositAddresses(TEST_DEPOSIT_KEYS, 3, () => true));
+  expect(await walletsOf(created.id)).toEqual(depositAddresses(TEST_DEPOSIT_KEYS, 3, () => 'mainnet'));
   expect(await orm!.em.fork().transactional((em) => rederiveDevelopmentDepositAddresses(em, TEST_DEPOSIT_KEYS))).toBe(0);
 });

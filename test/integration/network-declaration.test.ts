@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { CHAIN_MODES } from '../../core/chain-parameters';
 import { CRYPTO_CURRENCIES, CURRENCIES } from '../../core/currencies';
 import { ASSETS, EVM_CURRENCIES, EVM_NETWORKS, NETWORKS, NETWORK_DECLARATIONS } from '../../core/networks';
 import type { AssetDefaults, Network } from '../../core/networks';
@@ -7,7 +8,8 @@ import { testStack } from '../support/stack';
 
 /**
  * The database's own lists of currencies and networks (CHECK constraints, system accounts, the seeded network_config
- * rows) are what core/networks.ts declares: a network added there and not in the baseline migration fails here.
+ * rows) are what core/networks.ts declares: a network added there and not in the baseline migration fails here. The
+ * chains a network_config row may name are core/chain-parameters.ts's.
  */
 
 let pool: pg.Pool;
@@ -39,6 +41,7 @@ describe('the database and core/networks.ts', () => {
     expect(await checkLists('manual_credit', 'currency')).toEqual([sorted(CURRENCIES)]);
     expect(await checkLists('withdrawal_address', 'currency')).toEqual([sorted(CRYPTO_CURRENCIES)]);
     expect(await checkLists('withdrawal_address', 'network')).toEqual([sorted(NETWORKS)]);
+    expect(await checkLists('network_config', 'chain')).toEqual([sorted(CHAIN_MODES)]);
     for (const table of ['evm_transaction', 'evm_sweep', 'crypto_deposit', 'evm_deposit_cursor', 'evm_scanned_block']) {
       const lists = await checkLists(table, 'network');
       expect(lists.length).toBeGreaterThan(0);

@@ -30,6 +30,12 @@ const TABLES_WITHOUT_ENTITIES = [
   'evm_scanned_block',
   'evm_sweep',
   'evm_chain_identity',
+  'utxo_wallet',
+  'utxo_wallet_script',
+  'utxo_coin',
+  'utxo_transaction',
+  'utxo_transaction_attempt',
+  'utxo_scanned_block',
 ];
 const DROPS_OF_TABLES_WITHOUT_ENTITIES = TABLES_WITHOUT_ENTITIES.map((table) => `drop table if exists "${table}" cascade;`);
 

@@ -18,7 +18,7 @@ export const TEST_DEPOSIT_KEYS = accountKeysFromSeed(parseDepositSeed(TEST_DEPOS
 export const TEST_DEPOSIT_XPUBS: Readonly<Record<string, string>> = Object.fromEntries(
   DEPOSIT_KEY_FAMILIES.map((family) => [
     DEPOSIT_XPUB_VARIABLES[family],
-    accountPublicKeyFromSeed(parseDepositSeed(TEST_DEPOSIT_SEED), family, true),
+    accountPublicKeyFromSeed(parseDepositSeed(TEST_DEPOSIT_SEED), family, 'mainnet'),
   ]),
 );
 

@@ -212,7 +212,7 @@ describe('deploy/ and docker-compose.yml', () => {
     for (const role of ['worker', 'api'] as const) {
       const settings = loadSettings(resolved(compose.services[role].environment), root);
       expect(settings.acceptedSimulatedRails.length).toBeGreaterThan(0);
-      expect(railDeclarationProblems(railsKnownTo(settings.evmNetworks, role), settings.acceptedSimulatedRails)).toEqual([]);
+      expect(railDeclarationProblems(railsKnownTo(settings, role), settings.acceptedSimulatedRails)).toEqual([]);
     }
     expect(compose.services.api.environment.SIMULATED_RAILS).toBe(compose.services.worker.environment.SIMULATED_RAILS);
   });

@@ -2,7 +2,8 @@ import { createECDH, pbkdf2Sync } from 'node:crypto';
 import { HDKey } from '@scure/bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import { privateKeyToAddress } from 'viem/accounts';
-import { chainParameters } from '../../core/chain-parameters';
+import { CHAIN_MODES, chainParameters } from '../../core/chain-parameters';
+import type { ChainMode } from '../../core/chain-parameters';
 import {
   DEPOSIT_KEY_FAMILIES,
   MAX_DEPOSIT_INDEX,
@@ -29,9 +30,9 @@ const SEED = Uint8Array.from(pbkdf2Sync(MNEMONIC.normalize('NFKD'), 'mnemonic', 
 const FROM_SEED = accountKeysFromSeed(SEED);
 
 /** The account keys as the API side holds them: each family's xpub, parsed back. */
-function publicKeysOnly(seed: Uint8Array, mainnet: boolean) {
+function publicKeysOnly(seed: Uint8Array, mode: ChainMode) {
   const parsed = DEPOSIT_KEY_FAMILIES.map((family) => {
-    const key = parseAccountPublicKey(family, accountPublicKeyFromSeed(seed, family, mainnet));
+    const key = parseAccountPublicKey(family, accountPublicKeyFromSeed(seed, family, mode));
     if (typeof key === 'string') throw new Error(key);
     return [family, key] as const;
   });
@@ -39,14 +40,18 @@ function publicKeysOnly(seed: Uint8Array, mainnet: boolean) {
 }
 
 describe('deposit addresses derived from the service HD keys', () => {
-  it('takes the BIP44 and BIP84 account paths, coin type 1 on UTXO testnets', () => {
-    expect(depositAccountPath('evm', true)).toBe("m/44'/60'/0'");
-    expect(depositAccountPath('evm', false)).toBe("m/44'/60'/0'");
-    expect(depositAccountPath('btc', true)).toBe("m/84'/0'/0'");
-    expect(depositAccountPath('ltc', true)).toBe("m/84'/2'/0'");
-    expect(depositAccountPath('doge', true)).toBe("m/44'/3'/0'");
-    expect(depositAccountPath('btc', false)).toBe("m/84'/1'/0'");
-    expect(depositAccountPath('doge', false)).toBe("m/44'/1'/0'");
+  it('takes the BIP44 and BIP84 account paths, coin type 1 on UTXO testnets and regtest', () => {
+    expect(depositAccountPath('evm', 'mainnet')).toBe("m/44'/60'/0'");
+    expect(depositAccountPath('evm', 'testnet')).toBe("m/44'/60'/0'");
+    expect(depositAccountPath('btc', 'mainnet')).toBe("m/84'/0'/0'");
+    expect(depositAccountPath('ltc', 'mainnet')).toBe("m/84'/2'/0'");
+    expect(depositAccountPath('doge', 'mainnet')).toBe("m/44'/3'/0'");
+    expect(depositAccountPath('btc', 'testnet')).toBe("m/84'/1'/0'");
+    expect(depositAccountPath('doge', 'testnet')).toBe("m/44'/1'/0'");
+    expect(depositAccountPath('evm', 'regtest')).toBe("m/44'/60'/0'");
+    expect(depositAccountPath('btc', 'regtest')).toBe("m/84'/1'/0'");
+    expect(depositAccountPath('ltc', 'regtest')).toBe("m/84'/1'/0'");
+    expect(depositAccountPath('doge', 'regtest')).toBe("m/44'/1'/0'");
   });
 
   it.each([
@@ -57,62 +62,99 @@ describe('deposit addresses derived from the service HD keys', () => {
     ['ltc', 1, 'ltc1qwlezpr3890hcp6vva9twqh27mr6edadreqvhnn'],
     ['doge', 0, 'DBus3bamQjgJULBJtYXpEzDWQRwF5iwxgC'],
   ] as const)("gives the known %s address %i of the 'abandon … about' seed, from its xpub alone", (family, index, address) => {
-    expect(depositAddress(publicKeysOnly(SEED, true), family, index, true)).toBe(address);
-    expect(depositAddress(FROM_SEED, family, index, true)).toBe(address);
+    expect(depositAddress(publicKeysOnly(SEED, 'mainnet'), family, index, 'mainnet')).toBe(address);
+    expect(depositAddress(FROM_SEED, family, index, 'mainnet')).toBe(address);
   });
 
   it("reads BIP84's published account zpub and the known EVM account xpub", () => {
     const zpub = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
     const btc = parseAccountPublicKey('btc', zpub);
     const xpub = 'xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt';
-    expect(accountPublicKeyFromSeed(SEED, 'evm', true)).toBe(xpub);
+    expect(accountPublicKeyFromSeed(SEED, 'evm', 'mainnet')).toBe(xpub);
     const evm = parseAccountPublicKey('evm', xpub);
     if (typeof btc === 'string' || typeof evm === 'string') throw new Error('the published keys do not parse');
     const keys = accountKeysOf({ evm, btc, ltc: evm, doge: evm });
-    expect(depositAddress(keys, 'btc', 0, true)).toBe('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
-    expect(depositAddress(keys, 'evm', 0, true)).toBe('0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
+    expect(depositAddress(keys, 'btc', 0, 'mainnet')).toBe('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
+    expect(depositAddress(keys, 'evm', 0, 'mainnet')).toBe('0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
   });
 
   it('gives eth, usdc and pol one address per index, and distinct indexes distinct addresses', () => {
-    const mainnet = () => true;
+    const mainnet = () => 'mainnet' as const;
     const first = depositAddresses(FROM_SEED, 7, mainnet);
     const second = depositAddresses(FROM_SEED, 8, mainnet);
     expect(first.usdc).toBe(first.eth);
     expect(first.pol).toBe(first.eth);
     for (const currency of ['eth', 'btc', 'ltc', 'doge'] as const) expect(first[currency]).not.toBe(second[currency]);
-    expect(depositAddresses(publicKeysOnly(SEED, true), 7, mainnet)).toEqual(first);
+    expect(depositAddresses(publicKeysOnly(SEED, 'mainnet'), 7, mainnet)).toEqual(first);
   });
 
   it('formats testnet addresses from the coin type 1 account when the network is a testnet', () => {
-    const testnet = depositAddresses(publicKeysOnly(SEED, false), 0, () => false);
+    const testnet = depositAddresses(publicKeysOnly(SEED, 'testnet'), 0, () => 'testnet');
     expect(testnet.btc).toMatch(/^tb1q/);
     expect(testnet.ltc).toMatch(/^tltc1q/);
     expect(testnet.doge).toMatch(/^n/);
     expect(testnet.eth).toBe('0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
-    expect(depositAddresses(FROM_SEED, 0, () => false)).toEqual(testnet);
+    expect(depositAddresses(FROM_SEED, 0, () => 'testnet')).toEqual(testnet);
   });
 
-  it.each(DEPOSIT_KEY_FAMILIES)("derives %s private keys whose addresses are the xpub's", (family) => {
-    const publicSide = publicKeysOnly(SEED, true);
-    for (const index of [0, 1, 4242, MAX_DEPOSIT_INDEX]) {
-      const privateKey = depositPrivateKey(SEED, family, index, true);
-      // The public key from the private one by node's OpenSSL, not by the BIP32 library under test.
-      const ecdh = createECDH('secp256k1');
-      ecdh.setPrivateKey(Buffer.from(privateKey));
-      const compressed = ecdh.getPublicKey(undefined, 'compressed');
-      const fromPrivate =
-        family === 'evm'
-          ? privateKeyToAddress(`0x${Buffer.from(privateKey).toString('hex')}`)
-          : family === 'doge'
-            ? bitcoin.payments.p2pkh({ pubkey: compressed, network: chainParameters(family, true) }).address
-            : bitcoin.payments.p2wpkh({ pubkey: compressed, network: chainParameters(family, true) }).address;
-      expect(fromPrivate).toBe(depositAddress(publicSide, family, index, true));
-    }
+  it("formats regtest addresses from testnet's coin type 1 account (tpub) with regtest's prefixes", () => {
+    const regtest = depositAddresses(publicKeysOnly(SEED, 'regtest'), 0, () => 'regtest');
+    expect(regtest.btc).toMatch(/^bcrt1q/);
+    expect(regtest.ltc).toMatch(/^rltc1q/);
+    expect(regtest.doge).toMatch(/^[mn]/);
+    expect(regtest.eth).toBe('0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
+    expect(depositAddresses(FROM_SEED, 0, () => 'regtest')).toEqual(regtest);
+    expect(accountPublicKeyFromSeed(SEED, 'btc', 'regtest')).toMatch(/^tpub/);
+    expect(accountPublicKeyFromSeed(SEED, 'btc', 'regtest')).toBe(accountPublicKeyFromSeed(SEED, 'btc', 'testnet'));
   });
+
+  it("gives on regtest bitcoinjs' encoding of the coin type 1 key, under regtest's own versions", () => {
+    // The key by BIP32 path and the encodings by bitcoinjs-lib's own helpers, not by chainParameters under test.
+    const segwitKey = HDKey.fromMasterSeed(SEED).derive("m/84'/1'/0'/0/0").publicKey!;
+    const segwitHash = bitcoin.crypto.hash160(segwitKey);
+    expect(depositAddress(FROM_SEED, 'btc', 0, 'regtest')).toBe(
+      bitcoin.payments.p2wpkh({ pubkey: segwitKey, network: bitcoin.networks.regtest }).address,
+    );
+    expect(depositAddress(FROM_SEED, 'ltc', 0, 'regtest')).toBe(bitcoin.address.toBech32(segwitHash, 0, 'rltc'));
+    const legacyKey = HDKey.fromMasterSeed(SEED).derive("m/44'/1'/0'/0/0").publicKey!;
+    expect(depositAddress(FROM_SEED, 'doge', 0, 'regtest')).toBe(bitcoin.address.toBase58Check(bitcoin.crypto.hash160(legacyKey), 0x6f));
+    // One key on testnet and regtest: only the prefix differs.
+    expect(bitcoin.address.fromBech32(depositAddress(FROM_SEED, 'btc', 0, 'regtest')).data).toEqual(
+      bitcoin.address.fromBech32(depositAddress(FROM_SEED, 'btc', 0, 'testnet')).data,
+    );
+  });
+
+  it('takes bitcoin regtest from bitcoinjs-lib, and the regtest versions of litecoind and dogecoind', () => {
+    expect(chainParameters('btc', 'regtest')).toBe(bitcoin.networks.regtest);
+    const tpub = { public: 0x043587cf, private: 0x04358394 };
+    expect(chainParameters('ltc', 'regtest')).toMatchObject({ bech32: 'rltc', bip32: tpub, pubKeyHash: 0x6f, scriptHash: 0x3a, wif: 0xef });
+    expect(chainParameters('doge', 'regtest')).toMatchObject({ bip32: tpub, pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef });
+  });
+
+  it.each(DEPOSIT_KEY_FAMILIES.flatMap((family) => CHAIN_MODES.map((mode) => [family, mode] as const)))(
+    "derives %s private keys on %s whose addresses are the xpub's",
+    (family, mode) => {
+      const publicSide = publicKeysOnly(SEED, mode);
+      for (const index of [0, 1, 4242, MAX_DEPOSIT_INDEX]) {
+        const privateKey = depositPrivateKey(SEED, family, index, mode);
+        // The public key from the private one by node's OpenSSL, not by the BIP32 library under test.
+        const ecdh = createECDH('secp256k1');
+        ecdh.setPrivateKey(Buffer.from(privateKey));
+        const compressed = ecdh.getPublicKey(undefined, 'compressed');
+        const fromPrivate =
+          family === 'evm'
+            ? privateKeyToAddress(`0x${Buffer.from(privateKey).toString('hex')}`)
+            : family === 'doge'
+              ? bitcoin.payments.p2pkh({ pubkey: compressed, network: chainParameters(family, mode) }).address
+              : bitcoin.payments.p2wpkh({ pubkey: compressed, network: chainParameters(family, mode) }).address;
+        expect(fromPrivate).toBe(depositAddress(publicSide, family, index, mode));
+      }
+    },
+  );
 
   it.each([-1, 1.5, MAX_DEPOSIT_INDEX + 1, Number.NaN])('refuses the index %p (hardened or not a BIP32 index)', (index) => {
-    expect(() => depositAddress(FROM_SEED, 'evm', index, true)).toThrow(/deposit index must be a whole number/);
-    expect(() => depositPrivateKey(SEED, 'evm', index, true)).toThrow(/deposit index must be a whole number/);
+    expect(() => depositAddress(FROM_SEED, 'evm', index, 'mainnet')).toThrow(/deposit index must be a whole number/);
+    expect(() => depositPrivateKey(SEED, 'evm', index, 'mainnet')).toThrow(/deposit index must be a whole number/);
   });
 });
 
@@ -135,7 +177,7 @@ describe('account extended public keys as configured (EVM_DEPOSIT_XPUB and kin)'
 
   it.each([
     ['text', 'not-a-key', 'must be an extended public key'],
-    ['a key with a broken checksum', `${accountPublicKeyFromSeed(SEED, 'evm', true).slice(0, -1)}1`, 'does not decode'],
+    ['a key with a broken checksum', `${accountPublicKeyFromSeed(SEED, 'evm', 'mainnet').slice(0, -1)}1`, 'does not decode'],
     ['an overlong value', 'x'.repeat(5000), 'must be an extended public key'],
   ])('refuses %s', (_what, text, rule) => {
     const problem = parseAccountPublicKey('evm', text);
@@ -145,11 +187,11 @@ describe('account extended public keys as configured (EVM_DEPOSIT_XPUB and kin)'
 
   it("accepts a coin's own versions (Ltub, dgub) and tpub for a testnet", () => {
     for (const family of ['ltc', 'doge'] as const) {
-      const own = HDKey.fromMasterSeed(SEED, chainParameters(family, true).bip32).derive(depositAccountPath(family, true));
+      const own = HDKey.fromMasterSeed(SEED, chainParameters(family, 'mainnet').bip32).derive(depositAccountPath(family, 'mainnet'));
       const parsed = parseAccountPublicKey(family, own.publicExtendedKey);
       expect(typeof parsed).not.toBe('string');
     }
-    expect(typeof parseAccountPublicKey('btc', accountPublicKeyFromSeed(SEED, 'btc', false))).not.toBe('string');
+    expect(typeof parseAccountPublicKey('btc', accountPublicKeyFromSeed(SEED, 'btc', 'testnet'))).not.toBe('string');
   });
 });
 

@@ -64,9 +64,9 @@ describe('the account keys partners are created with', () => {
     const fromPublicKeys = depositAccountKeys(loadSettings({ ...TEST_DEPOSIT_XPUBS }, '/'));
     const fromSeed = depositAccountKeys(loadSettings({ EVM_DEPOSIT_SEED: TEST_DEPOSIT_SEED }, '/'));
     for (const family of ['evm', 'btc', 'ltc', 'doge'] as const) {
-      expect(depositAddress(fromPublicKeys, family, 31, true)).toBe(depositAddress(fromSeed, family, 31, true));
+      expect(depositAddress(fromPublicKeys, family, 31, 'mainnet')).toBe(depositAddress(fromSeed, family, 31, 'mainnet'));
     }
-    expect(depositAddress(fromPublicKeys, 'evm', 0, true)).toBe('0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
+    expect(depositAddress(fromPublicKeys, 'evm', 0, 'mainnet')).toBe('0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
   });
 
   it('hands the worker the seed and the API only the extended public keys (npm run start:cluster)', () => {

@@ -21,22 +21,33 @@ describe('which rails a process simulates', () => {
   });
 
   it('an EVM network with its node configured is real; sepa and the UTXO chains stay simulated', () => {
-    expect(railsOfWorker({ ethereum: ethereumNode })).toEqual({
+    expect(railsOfWorker({ evmNetworks: { ethereum: ethereumNode } })).toEqual({
       simulated: ['sepa', 'bitcoin', 'dogecoin', 'litecoin', 'polygon'],
       real: ['ethereum'],
     });
-    expect(railsOfWorker({ ethereum: ethereumNode, polygon: { ...ethereumNode, chainId: 137 } }).real).toEqual(['ethereum', 'polygon']);
+    expect(railsOfWorker({ evmNetworks: { ethereum: ethereumNode, polygon: { ...ethereumNode, chainId: 137 } } }).real).toEqual([
+      'ethereum',
+      'polygon',
+    ]);
   });
 
-  it('the API, without node settings, judges only the rails no adapter of this build sends for real', () => {
-    expect(railsKnownTo({}, 'api')).toEqual({ simulated: ['sepa', 'bitcoin', 'dogecoin', 'litecoin'], real: [] });
-    expect(railsKnownTo({ ethereum: ethereumNode }, 'api').real).toEqual(['ethereum']);
+  it('a UTXO network is real once its node is configured', () => {
+    const bitcoinNode = { rpcUrl: 'http://u:p@127.0.0.1:18443' } as never;
+    expect(railsOfWorker({ utxoNetworks: { bitcoin: bitcoinNode } }).real).toEqual(['bitcoin']);
+    expect(railDeclarationProblems(railsOfWorker({ utxoNetworks: { bitcoin: bitcoinNode } }), [...RAILS])[0]).toContain(
+      'bitcoin is real here (UTXO_RPC_URL_BITCOIN is set)',
+    );
+  });
+
+  it("the API, without node settings, judges only the bank: every chain network is the worker's to judge", () => {
+    expect(railsKnownTo({}, 'api')).toEqual({ simulated: ['sepa'], real: [] });
+    expect(railsKnownTo({ evmNetworks: { ethereum: ethereumNode } }, 'api').real).toEqual(['ethereum']);
   });
 });
 
 describe('the production check against SIMULATED_RAILS', () => {
   it('refuses a simulated rail that is not named, naming each such rail and the whole value to set', () => {
-    const problems = railDeclarationProblems(railsOfWorker({ ethereum: ethereumNode }), ['bitcoin']);
+    const problems = railDeclarationProblems(railsOfWorker({ evmNetworks: { ethereum: ethereumNode } }), ['bitcoin']);
     expect(problems).toEqual([
       'refusing to start: these rails would be simulated: sepa, dogecoin, litecoin, polygon; ' +
         'set SIMULATED_RAILS=sepa,bitcoin,dogecoin,litecoin,polygon to accept that (never in production with real money)',
@@ -46,20 +57,27 @@ describe('the production check against SIMULATED_RAILS', () => {
   it('refuses nothing when every simulated rail is named', () => {
     expect(railDeclarationProblems(railsOfWorker({}), [...RAILS])).toEqual([]);
     expect(
-      railDeclarationProblems(railsOfWorker({ ethereum: ethereumNode }), ['sepa', 'bitcoin', 'dogecoin', 'litecoin', 'polygon']),
+      railDeclarationProblems(railsOfWorker({ evmNetworks: { ethereum: ethereumNode } }), [
+        'sepa',
+        'bitcoin',
+        'dogecoin',
+        'litecoin',
+        'polygon',
+      ]),
     ).toEqual([]);
   });
 
   it('refuses a real rail named as simulated: a contradiction, with the variable that makes it real', () => {
-    expect(railDeclarationProblems(railsOfWorker({ ethereum: ethereumNode }), [...RAILS])).toEqual([
+    expect(railDeclarationProblems(railsOfWorker({ evmNetworks: { ethereum: ethereumNode } }), [...RAILS])).toEqual([
       'refusing to start: SIMULATED_RAILS names ethereum, but ethereum is real here (EVM_RPC_URL_ETHEREUM is set): ' +
         'remove ethereum from SIMULATED_RAILS, or unset EVM_RPC_URL_ETHEREUM to simulate it',
     ]);
   });
 
-  it('lets the API start when the EVM rails are left to the worker', () => {
+  it('lets the API start when the chain rails are left to the worker', () => {
     expect(railDeclarationProblems(railsKnownTo({}, 'api'), ['sepa', 'bitcoin', 'dogecoin', 'litecoin'])).toEqual([]);
-    expect(railDeclarationProblems(railsKnownTo({}, 'api'), ['sepa'])).toHaveLength(1);
+    expect(railDeclarationProblems(railsKnownTo({}, 'api'), ['sepa'])).toEqual([]);
+    expect(railDeclarationProblems(railsKnownTo({}, 'api'), [])).toHaveLength(1);
   });
 });
 

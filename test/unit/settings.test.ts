@@ -55,6 +55,8 @@ describe('settings', () => {
       chain: 'local-evm',
       evmNodePort: 8545,
       evmNodePolygonPort: 8546,
+      utxoNodeBitcoinPort: 18443,
+      utxoNodeLitecoinPort: 19443,
       // Apart from its worker's 9464 and 9465.
       apiMetrics: { port: 9466, host: '127.0.0.1' },
       listenHosts: { api: '127.0.0.1', apiMetrics: '127.0.0.1', worker: '127.0.0.1', codec: '127.0.0.1' },
@@ -131,6 +133,8 @@ describe('settings', () => {
         CHAIN: 'simulated',
         EVM_NODE_PORT: '8600',
         EVM_NODE_PORT_POLYGON: '8601',
+        UTXO_NODE_PORT_BITCOIN: '18600',
+        UTXO_NODE_PORT_LITECOIN: '19600',
         HOST: '0.0.0.0',
       },
       '/srv/app',
@@ -148,6 +152,8 @@ describe('settings', () => {
       chain: 'simulated',
       evmNodePort: 8600,
       evmNodePolygonPort: 8601,
+      utxoNodeBitcoinPort: 18600,
+      utxoNodeLitecoinPort: 19600,
       apiMetrics: { port: 9466, host: '0.0.0.0' },
       listenHosts: { api: '0.0.0.0', apiMetrics: '0.0.0.0', worker: '0.0.0.0', codec: '0.0.0.0' },
     });

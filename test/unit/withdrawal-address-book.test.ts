@@ -5,9 +5,9 @@ import { addressMatchingKey, withdrawalAddressStatus } from '../../core/withdraw
 
 const EVM = '0x52908400098527886E0F7030069857D2E4169EE7';
 const BECH32 = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
-const LITECOIN_BECH32 = bitcoin.payments.p2wpkh({ hash: Buffer.alloc(20, 7), network: chainParameters('ltc', true) }).address!;
+const LITECOIN_BECH32 = bitcoin.payments.p2wpkh({ hash: Buffer.alloc(20, 7), network: chainParameters('ltc', 'mainnet') }).address!;
 const BASE58 = '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2';
-const DOGE = bitcoin.payments.p2pkh({ hash: Buffer.alloc(20, 9), network: chainParameters('doge', true) }).address!;
+const DOGE = bitcoin.payments.p2pkh({ hash: Buffer.alloc(20, 9), network: chainParameters('doge', 'mainnet') }).address!;
 
 describe('the address-book matching key', () => {
   it.each([
@@ -23,7 +23,7 @@ describe('the address-book matching key', () => {
     expect(addressMatchingKey('bitcoin', BECH32.toUpperCase())).toBe(BECH32);
     expect(addressMatchingKey('bitcoin', BECH32)).toBe(BECH32);
     expect(addressMatchingKey('litecoin', LITECOIN_BECH32.toUpperCase())).toBe(LITECOIN_BECH32);
-    expect(withdrawalAddressProblem('btc', 'bitcoin', true, BECH32.toUpperCase())).toBeUndefined();
+    expect(withdrawalAddressProblem('btc', 'bitcoin', 'mainnet', BECH32.toUpperCase())).toBeUndefined();
   });
 
   it('base58: compared exactly, because another letter case is another address (or none)', () => {
@@ -36,7 +36,7 @@ describe('the address-book matching key', () => {
   it('a mixed-case bech32 string is no bech32 address: compared exactly, the stricter choice', () => {
     const mixed = `B${BECH32.slice(1)}`;
     expect(addressMatchingKey('bitcoin', mixed)).toBe(mixed);
-    expect(withdrawalAddressProblem('btc', 'bitcoin', true, mixed)).toBeDefined();
+    expect(withdrawalAddressProblem('btc', 'bitcoin', 'mainnet', mixed)).toBeDefined();
   });
 });
 
@@ -51,8 +51,8 @@ describe('an entry’s status', () => {
 
 describe('the destination check, for the address book', () => {
   it('names the field it checks', () => {
-    expect(withdrawalAddressProblem('eth', 'ethereum', true, EVM.toLowerCase().replace('0x5', '0xA'), 'address')).toMatch(/^address /);
-    expect(withdrawalAddressProblem('eth', 'ethereum', true, 'nope', 'address')).toBe('address is not a valid ethereum address');
-    expect(withdrawalAddressProblem('eth', 'ethereum', true, 'nope')).toBe('walletAddress is not a valid ethereum address');
+    expect(withdrawalAddressProblem('eth', 'ethereum', 'mainnet', EVM.toLowerCase().replace('0x5', '0xA'), 'address')).toMatch(/^address /);
+    expect(withdrawalAddressProblem('eth', 'ethereum', 'mainnet', 'nope', 'address')).toBe('address is not a valid ethereum address');
+    expect(withdrawalAddressProblem('eth', 'ethereum', 'mainnet', 'nope')).toBe('walletAddress is not a valid ethereum address');
   });
 });

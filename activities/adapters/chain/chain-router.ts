@@ -1,7 +1,6 @@
 import type pg from 'pg';
 import type { Network } from '../../../core/networks';
-import { evmTransactionByHash, evmTransactionOfWithdrawal } from '../../../db/queries/evm-transaction.queries';
-import { isEvmNetwork } from '../../../core/networks';
+import { transactionSignedOnChain, withdrawalSignedOnChain } from '../../../db/queries/signed-transaction.queries';
 import type { BroadcastRequest, BroadcastResult, ChainAdapter, ConfirmationState } from './chain-adapter';
 
 /** How many hashes found unsigned ChainRouter remembers (a few MB at most). */
@@ -13,13 +12,13 @@ export interface NetworkAdapter extends ChainAdapter {
 }
 
 /**
- * Sends each withdrawal through the first adapter that serves its network, else the simulation. A withdrawal the EVM adapter
+ * Sends each withdrawal through the first adapter that serves its network, else the simulation. A withdrawal a real adapter
  * signed is never simulated (that would settle it without the chain): a worker lacking the network's configuration fails
  * retryably instead, until a configured one takes the task.
  */
 export class ChainRouter implements ChainAdapter {
   /**
-   * Hashes found not signed by the EVM adapter, not checked again on every poll: the answer cannot change, since the adapter
+   * Hashes found not signed by a real adapter, not checked again on every poll: the answer cannot change, since the adapter
    * stores every attempt before any workflow holds its hash. At most UNSIGNED_MEMO_LIMIT, the oldest forgotten first.
    */
   private readonly unsigned = new Set<string>();
@@ -27,8 +26,8 @@ export class ChainRouter implements ChainAdapter {
   constructor(
     private readonly adapters: readonly NetworkAdapter[],
     private readonly fallback: ChainAdapter,
-    /** Where the EVM adapter keeps what it signed; without it, no such check (no EVM tables). */
-    private readonly evmStore?: pg.Pool,
+    /** Where the real adapters keep what they signed; without it, no such check (no such tables). */
+    private readonly signedStore?: pg.Pool,
   ) {}
 
   private real(network: Network): ChainAdapter | undefined {
@@ -38,7 +37,7 @@ export class ChainRouter implements ChainAdapter {
   async broadcast(request: BroadcastRequest): Promise<BroadcastResult> {
     const real = this.real(request.network);
     if (real) return real.broadcast(request);
-    if (this.evmStore && isEvmNetwork(request.network) && (await evmTransactionOfWithdrawal(this.evmStore, request.withdrawalId))) {
+    if (this.signedStore && (await withdrawalSignedOnChain(this.signedStore, request.withdrawalId))) {
       throw new Error(
         `withdrawal ${request.withdrawalId} was signed for ${request.network}, which this worker does not send on: it must not be simulated`,
       );
@@ -61,10 +60,10 @@ export class ChainRouter implements ChainAdapter {
   }
 
   private async refuseSigned(request: { network: Network; transactionHash: string }): Promise<void> {
-    if (!this.evmStore || !isEvmNetwork(request.network)) return;
+    if (!this.signedStore) return;
     const key = request.transactionHash.toLowerCase();
     if (this.unsigned.has(key)) return;
-    if (await evmTransactionByHash(this.evmStore, request.transactionHash)) {
+    if (await transactionSignedOnChain(this.signedStore, request.transactionHash)) {
       throw new Error(
         `transaction ${request.transactionHash} is on ${request.network}, which this worker does not send on: it must not be simulated`,
       );

@@ -15,19 +15,19 @@ export const DEPOSIT_KEY_SETTINGS = {
     btcPublicKey: setting(
       'BTC_DEPOSIT_XPUB',
       accountPublicKey('btc'),
-      "the bitcoin deposit account's extended public key (BIP84 `m/84'/0'/0'`, xpub… or zpub…; `m/84'/1'/0'` when network_config says testnet): native segwit addresses",
+      "the bitcoin deposit account's extended public key (BIP84 `m/84'/0'/0'`, xpub… or zpub…; `m/84'/1'/0'` when network_config says testnet or regtest): native segwit addresses",
       { secret: true, shownDefault: XPUB_DEFAULT },
     ),
     ltcPublicKey: setting(
       'LTC_DEPOSIT_XPUB',
       accountPublicKey('ltc'),
-      "the litecoin deposit account's extended public key (BIP84 `m/84'/2'/0'`, xpub…, zpub… or Ltub…; `m/84'/1'/0'` on testnet): native segwit addresses",
+      "the litecoin deposit account's extended public key (BIP84 `m/84'/2'/0'`, xpub…, zpub… or Ltub…; `m/84'/1'/0'` on testnet and regtest): native segwit addresses",
       { secret: true, shownDefault: XPUB_DEFAULT },
     ),
     dogePublicKey: setting(
       'DOGE_DEPOSIT_XPUB',
       accountPublicKey('doge'),
-      "the dogecoin deposit account's extended public key (BIP44 `m/44'/3'/0'`, xpub… or dgub…; `m/44'/1'/0'` on testnet): P2PKH addresses",
+      "the dogecoin deposit account's extended public key (BIP44 `m/44'/3'/0'`, xpub… or dgub…; `m/44'/1'/0'` on testnet and regtest): P2PKH addresses",
       { secret: true, shownDefault: XPUB_DEFAULT },
     ),
     evmSeed: setting(

@@ -43,6 +43,16 @@ export const DEVELOPMENT_SETTINGS = {
     'JSON-RPC port of the local ethereum chain (`npm run ops -- chain fund` reaches it there too)',
   ),
   evmNodePolygonPort: setting('EVM_NODE_PORT_POLYGON', port(8546), 'JSON-RPC port of the local polygon chain'),
+  utxoNodeBitcoinPort: setting(
+    'UTXO_NODE_PORT_BITCOIN',
+    port(18443),
+    'JSON-RPC port of the local bitcoin chain (btcd in regtest; user and password `dev`)',
+  ),
+  utxoNodeLitecoinPort: setting(
+    'UTXO_NODE_PORT_LITECOIN',
+    port(19443),
+    'JSON-RPC port of the local litecoin chain (Litecoin Core in regtest; user and password `dev`)',
+  ),
   gethPath: setting('GETH_PATH', optionalText(), 'a `geth` binary (v1.17.10) to run the local chain with', {
     shownDefault: '(built with Go into ~/.cache)',
   }),

@@ -1,8 +1,8 @@
-import { EVM_NETWORKS } from '../../networks';
-import type { EvmNetwork } from '../../networks';
+import { EVM_NETWORKS, UTXO_NETWORKS } from '../../networks';
+import type { EvmNetwork, UtxoNetwork } from '../../networks';
 import { RAILS } from '../../rails';
 import { instanceOf, setting } from '../setting';
-import { chainId, evmAddress, httpUrl, integer, milliseconds, privateKey, rails, weiAmount } from '../values';
+import { chainId, evmAddress, extendedPrivateKey, httpUrl, integer, milliseconds, privateKey, rails, weiAmount } from '../values';
 
 export const EVM_NETWORK_NAMES = EVM_NETWORKS;
 export type EvmNetworkName = EvmNetwork;
@@ -54,6 +54,47 @@ const EVM_NETWORK_SETTINGS = {
 
 const evmNetwork = (network: EvmNetworkName) => instanceOf(EVM_NETWORK_SETTINGS, '<NETWORK>', network.toUpperCase());
 
+export const UTXO_NETWORK_NAMES = UTXO_NETWORKS;
+export type UtxoNetworkName = UtxoNetwork;
+
+/** The variables of one UTXO network (bitcoin, litecoin, dogecoin); without an RPC URL it is simulated. */
+const UTXO_NETWORK_SETTINGS = {
+  rpcUrl: setting(
+    'UTXO_RPC_URL_<NETWORK>',
+    httpUrl(),
+    `JSON-RPC URL of the network's node with its credentials (\`http://user:password@host:port\`; Bitcoin Core and its forks, or btcd, with a transaction index), \`<NETWORK>\` one of ${UTXO_NETWORKS.map((network) => `\`${network.toUpperCase()}\``).join(', ')}; setting it makes withdrawals on that network real`,
+    { secret: true, shownDefault: '(none: simulated)' },
+  ),
+  hotWalletKey: setting(
+    'UTXO_HOT_WALLET_KEY_<NETWORK>',
+    extendedPrivateKey(),
+    "the hot wallet's BIP32 account key (`m/84'/coin'/0'`, or `m/44'/…` where the network has no segwit), `xprv…`/`tprv…`: its `…/0/0` receives, `…/1/i` takes change",
+    { secret: true, shownDefault: '(required with the URL)' },
+  ),
+  requiredConfirmations: setting(
+    'UTXO_CONFIRMATIONS_<NETWORK>',
+    integer(6, { min: 1, max: 1000 }),
+    "blocks (including the transaction's) before a withdrawal counts as confirmed (1–1000; `npm start`'s regtest: 2)",
+  ),
+  feeRateFloor: setting(
+    'UTXO_FEE_RATE_FLOOR_<NETWORK>',
+    integer(2, { min: 1, max: 1_000_000 }),
+    "the lowest fee rate signed, in base units per virtual byte (satoshis/vB): also the rate when the node has no estimate (regtest, a young node); dogecoin's relay floor is 1000",
+  ),
+  feeRateCeiling: setting(
+    'UTXO_FEE_RATE_CEILING_<NETWORK>',
+    integer(500, { min: 1, max: 10_000_000 }),
+    'no transaction or replacement is signed above this fee rate (base units per virtual byte)',
+  ),
+  scanFromHeight: setting(
+    'UTXO_WALLET_BIRTH_HEIGHT_<NETWORK>',
+    integer(0, { min: 0, max: 100_000_000 }),
+    "the first block read for the hot wallet's coins: the height at which it was created (nothing paid it before)",
+  ),
+};
+
+const utxoNetwork = (network: UtxoNetworkName) => instanceOf(UTXO_NETWORK_SETTINGS, '<NETWORK>', network.toUpperCase());
+
 /** Which rails are real: the EVM networks withdrawals are really sent on, and the rails a deployment accepts to simulate. */
 export const RAIL_SETTINGS = {
   /** Assembled into `evmNetworks` by load.ts: a network is real once its RPC URL is set. */
@@ -64,6 +105,18 @@ export const RAIL_SETTINGS = {
       'EVM_REPLACE_AFTER_MS',
       milliseconds(180_000, { min: 10_000 }),
       'an unmined transaction, the next of its wallet to be mined, is replaced at the same nonce with 25% higher fees after this (at least 10000)',
+    ),
+  },
+  /** Assembled into `utxoNetworks` by load.ts: a network is real once its RPC URL is set. */
+  utxo: {
+    networks: { bitcoin: utxoNetwork('bitcoin'), dogecoin: utxoNetwork('dogecoin'), litecoin: utxoNetwork('litecoin') } satisfies Record<
+      UtxoNetworkName,
+      unknown
+    >,
+    replaceAfterMs: setting(
+      'UTXO_REPLACE_AFTER_MS',
+      milliseconds(1_800_000, { min: 10_000 }),
+      'an unconfirmed withdrawal is replaced (same inputs, a quarter higher fee rate, less change) after this (at least 10000)',
     ),
   },
   acceptedSimulatedRails: setting(

@@ -86,7 +86,7 @@ export class EvmSweeper {
   /** The key of deposit address `index` (mainnet path: EVM addresses are the same on every EVM network). */
   depositSigner(index: number): PrivateKeyAccount {
     if (!this.seed) throw new Error('this worker has no EVM_DEPOSIT_SEED: it cannot sign for deposit addresses');
-    return privateKeyToAccount(toHex(depositPrivateKey(this.seed, 'evm', index, true)));
+    return privateKeyToAccount(toHex(depositPrivateKey(this.seed, 'evm', index, 'mainnet')));
   }
 
   async balances(network: EvmNetwork, address: string): Promise<AddressBalances> {

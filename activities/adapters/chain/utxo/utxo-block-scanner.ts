@@ -1,0 +1,121 @@
+import * as bitcoin from 'bitcoinjs-lib';
+import type pg from 'pg';
+import type { Logger } from '../../../../core/logger';
+import { inPgTransaction } from '../../../../db/pg-transaction';
+import {
+  lastScannedUtxoBlock,
+  recordScannedUtxoBlock,
+  rewindUtxoBlocks,
+  scannedUtxoBlockHash,
+  walletScriptsAmong,
+} from '../../../../db/queries/utxo-wallet.queries';
+import type { FoundCoin } from '../../../../db/queries/utxo-wallet.queries';
+import type { UtxoRpc } from './utxo-rpc';
+
+/** Block hashes kept per network: a reorganisation deeper than this is not followed (and is logged as such). */
+export const SCANNED_BLOCKS_KEPT = 200;
+
+export interface ScanResult {
+  head: number;
+  lastBlock: number;
+  blocksRead: number;
+  coinsFound: number;
+  rewound: number;
+}
+
+export interface ScanDependencies {
+  pool: pg.Pool;
+  rpc: UtxoRpc;
+  network: string;
+  now: () => Date;
+  log?: Logger | undefined;
+  /** The first block read when none was: the wallet's birth (nothing paid it before). */
+  fromHeight: number;
+}
+
+/**
+ * Reads blocks after the last one read, up to the head or `maxBlocks`, recording the coins paying the wallet's scripts; a
+ * block whose hash no longer matches the node's is rewound first (its coins unconfirmed until seen again). Each block is one
+ * transaction, under a lock per network, so two scanners never record one block twice. A transaction that does not parse
+ * is logged with its block and skipped.
+ */
+export async function scanUtxoBlocks(deps: ScanDependencies, maxBlocks: number): Promise<ScanResult> {
+  const head = await deps.rpc.blockCount();
+  let rewound = 0;
+  let last = await lastScannedUtxoBlock(deps.pool, deps.network);
+  if (last && last.height <= head && (await deps.rpc.blockHash(last.height)) !== last.hash) {
+    rewound = await rewind(deps, last.height);
+    last = await lastScannedUtxoBlock(deps.pool, deps.network);
+  } else if (last && last.height > head) {
+    // The node is behind what was read (a reorganisation to a shorter chain, or a node still syncing): rewind to its head.
+    rewound = await rewind(deps, Math.min(last.height, head + 1));
+    last = await lastScannedUtxoBlock(deps.pool, deps.network);
+  }
+  let next = last ? last.height + 1 : deps.fromHeight;
+  let blocksRead = 0;
+  let coinsFound = 0;
+  while (next <= head && blocksRead < maxBlocks) {
+    const hash = await deps.rpc.blockHash(next);
+    const block = await deps.rpc.block(hash);
+    if (block.height !== next) throw new Error(`getblock ${hash}: the node says height ${block.height}, asked for ${next}`);
+    const outputs = blockOutputs(block.transactions, (problem) => deps.log?.warn(`${deps.network} block ${next} (${hash}): ${problem}`));
+    const recorded = await inPgTransaction(deps.pool, async (client): Promise<{ skipTo: number } | { coins: number } | undefined> => {
+      await client.query(`select pg_advisory_xact_lock(hashtext('utxo-scan'), hashtext($1))`, [deps.network]);
+      const latest = await lastScannedUtxoBlock(client, deps.network);
+      const expected = latest ? latest.height + 1 : deps.fromHeight;
+      // Another scanner recorded it meanwhile: go on from where it stands (a caller signs only once caught up).
+      if (expected > next) return { skipTo: expected };
+      // The previous block was replaced meanwhile (a reorganisation): the next pass rewinds.
+      if (expected !== next || (latest && block.previousHash !== latest.hash)) return undefined;
+      const ours = await walletScriptsAmong(
+        client,
+        deps.network,
+        outputs.map((output) => output.scriptHex),
+      );
+      const coins = outputs.filter((output) => ours.has(output.scriptHex));
+      await recordScannedUtxoBlock(client, deps.network, { height: next, hash }, coins, deps.now(), SCANNED_BLOCKS_KEPT);
+      return { coins: coins.length };
+    });
+    if (recorded === undefined) break;
+    if ('skipTo' in recorded) {
+      next = recorded.skipTo;
+      continue;
+    }
+    coinsFound += recorded.coins;
+    blocksRead += 1;
+    next += 1;
+  }
+  return { head, lastBlock: next - 1, blocksRead, coinsFound, rewound };
+}
+
+/** Walks down from `from` to the highest block whose stored hash the node still has; forgets what is above it. */
+async function rewind(deps: ScanDependencies, from: number): Promise<number> {
+  let height = from - 1;
+  for (; height >= 0 && from - height <= SCANNED_BLOCKS_KEPT; height -= 1) {
+    const stored = await scannedUtxoBlockHash(deps.pool, deps.network, height);
+    if (stored === undefined) break;
+    if ((await deps.rpc.blockHash(height)) === stored) break;
+  }
+  const forkHeight = Math.max(height, -1);
+  deps.log?.warn(`${deps.network}: blocks above ${forkHeight} were reorganised away; reading them again`);
+  return inPgTransaction(deps.pool, (client) => rewindUtxoBlocks(client, deps.network, forkHeight));
+}
+
+/** Every output of the block's transactions; one that does not parse is reported and skipped. */
+export function blockOutputs(transactions: readonly string[], report: (problem: string) => void): FoundCoin[] {
+  const outputs: FoundCoin[] = [];
+  transactions.forEach((hex, position) => {
+    let transaction: bitcoin.Transaction;
+    try {
+      transaction = bitcoin.Transaction.fromHex(hex);
+    } catch (error) {
+      report(`transaction ${position} does not parse (${error instanceof Error ? error.message : String(error)}); skipped`);
+      return;
+    }
+    const txid = transaction.getId();
+    transaction.outs.forEach((output, vout) => {
+      if (output.value > 0n) outputs.push({ txid, vout, value: output.value, scriptHex: Buffer.from(output.script).toString('hex') });
+    });
+  });
+  return outputs;
+}

@@ -1,0 +1,172 @@
+/**
+ * A UTXO node's JSON-RPC (Bitcoin Core and its forks, and btcd, whose answers differ in places noted below), credentials
+ * taken from the URL's user info and never repeated in an error. Every answer is checked for the shape we use before use.
+ */
+
+/** The node answered with an error object: its code and message (Bitcoin Core's RPC error codes). */
+export class UtxoRpcError extends Error {
+  override readonly name = 'UtxoRpcError';
+
+  constructor(
+    readonly method: string,
+    readonly code: number,
+    message: string,
+  ) {
+    super(`${method}: ${message} (code ${code})`);
+  }
+}
+
+/** Bitcoin Core's "method not found" (btcd answers -32601 too, or -1 with "Method not found"). */
+const METHOD_NOT_FOUND = -32601;
+/** "No such mempool or blockchain transaction" (btcd: -5 as well). */
+const NO_SUCH_TRANSACTION = -5;
+/** How long one call may take; a block with its transactions is the largest answer. */
+const CALL_TIMEOUT_MS = 20_000;
+/** The largest answer read: a full block with every transaction in hex stays well below. */
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+export interface UtxoBlock {
+  hash: string;
+  height: number;
+  previousHash: string | null;
+  /** Each transaction's serialization in hex, in block order. */
+  transactions: string[];
+}
+
+export interface UtxoTransactionState {
+  /** 0 while in the mempool. */
+  confirmations: number;
+  blockHash: string | null;
+}
+
+const HASH = /^[0-9a-f]{64}$/;
+
+export class UtxoRpc {
+  private readonly endpoint: string;
+  private readonly authorization: string | undefined;
+  private nextId = 1;
+
+  constructor(rpcUrl: string) {
+    const url = new URL(rpcUrl);
+    this.authorization =
+      url.username || url.password
+        ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
+        : undefined;
+    url.username = '';
+    url.password = '';
+    this.endpoint = url.toString();
+  }
+
+  async call<T>(method: string, params: unknown[] = []): Promise<T> {
+    const response = await fetch(this.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(this.authorization ? { authorization: this.authorization } : {}) },
+      body: JSON.stringify({ jsonrpc: '1.0', id: this.nextId++, method, params }),
+      signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+    }).catch((error: unknown) => {
+      throw new Error(`${method}: the node did not answer (${error instanceof Error ? error.message : String(error)})`);
+    });
+    const text = await response.text();
+    if (text.length > MAX_ANSWER_BYTES) throw new Error(`${method}: the node's answer is larger than ${MAX_ANSWER_BYTES} bytes`);
+    let body: { result?: unknown; error?: { code?: unknown; message?: unknown } | null };
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      // Bitcoin Core answers 401 with an empty body to a wrong password.
+      throw new Error(
+        `${method}: the node answered HTTP ${response.status} without JSON${response.status === 401 ? ' (wrong RPC credentials?)' : ''}`,
+      );
+    }
+    if (body.error) {
+      const code = typeof body.error.code === 'number' ? body.error.code : 0;
+      throw new UtxoRpcError(method, code, typeof body.error.message === 'string' ? body.error.message.slice(0, 300) : 'error');
+    }
+    if (!response.ok) throw new Error(`${method}: the node answered HTTP ${response.status}`);
+    return body.result as T;
+  }
+
+  async genesisHash(): Promise<string> {
+    return this.hash(await this.call('getblockhash', [0]), 'getblockhash');
+  }
+
+  async blockCount(): Promise<number> {
+    return this.height(await this.call('getblockcount'), 'getblockcount');
+  }
+
+  async blockHash(height: number): Promise<string> {
+    return this.hash(await this.call('getblockhash', [height]), 'getblockhash');
+  }
+
+  /** The block with each transaction's hex: Bitcoin Core lists them under `tx`, btcd under `rawtx`. */
+  async block(hash: string): Promise<UtxoBlock> {
+    const raw = await this.call<Record<string, unknown>>('getblock', [hash, 2]);
+    const list = (raw?.tx ?? raw?.rawtx) as Array<{ hex?: unknown }> | undefined;
+    if (!raw || !Array.isArray(list) || list.some((tx) => typeof tx?.hex !== 'string' || !/^([0-9a-f]{2})+$/.test(tx.hex))) {
+      throw new Error(`getblock ${hash}: the answer has no transactions in hex`);
+    }
+    return {
+      hash: this.hash(raw.hash, 'getblock'),
+      height: this.height(raw.height, 'getblock'),
+      previousHash: raw.previousblockhash === undefined ? null : this.hash(raw.previousblockhash, 'getblock'),
+      transactions: list.map((tx) => tx.hex as string),
+    };
+  }
+
+  /** Where a transaction stands (needs the node's transaction index), or null when the node knows none by that id. */
+  async transaction(txid: string): Promise<UtxoTransactionState | null> {
+    let raw: { confirmations?: unknown; blockhash?: unknown };
+    try {
+      raw = await this.call('getrawtransaction', [txid, 1]);
+    } catch (error) {
+      if (error instanceof UtxoRpcError && error.code === NO_SUCH_TRANSACTION) return null;
+      throw error;
+    }
+    const confirmations = raw.confirmations === undefined ? 0 : this.height(raw.confirmations, 'getrawtransaction');
+    return { confirmations, blockHash: raw.blockhash === undefined ? null : this.hash(raw.blockhash, 'getrawtransaction') };
+  }
+
+  /** The node's answer is the txid; a refusal is a UtxoRpcError (see sendRefusal). */
+  async send(rawTransaction: string): Promise<string> {
+    return this.hash(await this.call('sendrawtransaction', [rawTransaction]), 'sendrawtransaction');
+  }
+
+  /** The node's fee estimate for `targetBlocks`, in base units per virtual byte; null when it has none (regtest, a young node). */
+  async feeRate(targetBlocks: number): Promise<number | null> {
+    let perKilobyte: unknown;
+    try {
+      const smart = await this.call<{ feerate?: unknown }>('estimatesmartfee', [targetBlocks]);
+      perKilobyte = smart?.feerate;
+    } catch (error) {
+      if (!isMethodNotFound(error)) throw error;
+      // btcd has only the older call; it answers 0 or -1 while it has no data.
+      perKilobyte = await this.call('estimatefee', [targetBlocks]);
+    }
+    if (typeof perKilobyte !== 'number' || !Number.isFinite(perKilobyte) || perKilobyte <= 0) return null;
+    return (perKilobyte * 1e8) / 1000;
+  }
+
+  /** Development chains only: mines `blocks` paying `address` (Bitcoin Core's generatetoaddress; btcd mines to its --miningaddr). */
+  async mine(blocks: number, address: string): Promise<string[]> {
+    try {
+      return await this.call<string[]>('generatetoaddress', [blocks, address]);
+    } catch (error) {
+      if (!isMethodNotFound(error)) throw error;
+      return this.call<string[]>('generate', [blocks]);
+    }
+  }
+
+  private hash(value: unknown, method: string): string {
+    if (typeof value !== 'string' || !HASH.test(value)) throw new Error(`${method}: the node's answer is not a 64-digit hash`);
+    return value;
+  }
+
+  private height(value: unknown, method: string): number {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+      throw new Error(`${method}: the node's answer is not a height`);
+    return value;
+  }
+}
+
+export function isMethodNotFound(error: unknown): boolean {
+  return error instanceof UtxoRpcError && (error.code === METHOD_NOT_FOUND || /method not found/i.test(error.message));
+}

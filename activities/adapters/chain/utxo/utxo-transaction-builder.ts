@@ -1,0 +1,95 @@
+import * as bitcoin from 'bitcoinjs-lib';
+import coinSelect from 'coinselect';
+import type { UtxoHotWallet, WalletKey } from './utxo-hot-wallet';
+
+/**
+ * Coin selection and signing of a withdrawal's transaction. Coin selection is bitcoinjs' `coinselect` (no dependencies; first
+ * an exact match without change, else the largest coins first): `@bitcoinerlab/coinselect` needs output descriptors and
+ * their secp256k1 and miniscript stack for the same choice on our two script types. Sizes are virtual bytes: a P2WPKH
+ * input counts 68, a P2PKH one 148. Every input signals replace-by-fee (BIP 125).
+ */
+
+export interface SpendableCoin extends WalletKey {
+  txid: string;
+  vout: number;
+  value: bigint;
+}
+
+export interface SignedTransaction {
+  txid: string;
+  rawTransaction: string;
+  fee: bigint;
+  /** Base units per virtual byte, as signed. */
+  feeRate: number;
+  inputs: SpendableCoin[];
+}
+
+/** Opt-in replace-by-fee: every input's sequence below 0xfffffffe. */
+const REPLACEABLE = 0xfffffffd;
+/** Segwit input: outpoint, sequence and empty script (41) plus a quarter of the witness (about 27). */
+const P2WPKH_INPUT_SCRIPT_BYTES = 27;
+/** coinselect's amounts are numbers: every value it sees stays below 2^53. */
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Outputs below this many base units are dust: nodes refuse to relay a transaction paying one (Bitcoin Core's P2WPKH/P2PKH floors). */
+export function dustLimit(wallet: Pick<UtxoHotWallet, 'segwit'>): bigint {
+  return wallet.segwit ? 294n : 546n;
+}
+
+/**
+ * The inputs, destination and change of a first attempt at `feeRate` (whole base units per virtual byte), or null when the
+ * coins do not cover amount and fee.
+ */
+export function selectCoins(
+  wallet: Pick<UtxoHotWallet, 'segwit'>,
+  coins: readonly SpendableCoin[],
+  destinationScript: Uint8Array,
+  amount: bigint,
+  feeRate: number,
+): { inputs: SpendableCoin[]; change: bigint } | null {
+  if (amount > MAX_SAFE) return null;
+  const candidates = coins
+    .filter((coin) => coin.value <= MAX_SAFE)
+    .map((coin) => ({ coin, value: Number(coin.value), ...(wallet.segwit ? { script: { length: P2WPKH_INPUT_SCRIPT_BYTES } } : {}) }));
+  const result = coinSelect(candidates, [{ script: { length: destinationScript.length }, value: Number(amount) }], feeRate);
+  if (!result.inputs || !result.outputs) return null;
+  const change = result.outputs.find((output) => output.script === undefined);
+  return { inputs: result.inputs.map((input) => (input as { coin: SpendableCoin }).coin), change: BigInt(change?.value ?? 0) };
+}
+
+/** Signs inputs → destination (+ change when positive) and answers the transaction with its fee and rate. */
+export function signTransaction(
+  wallet: UtxoHotWallet,
+  inputs: readonly SpendableCoin[],
+  destinationScript: Uint8Array,
+  amount: bigint,
+  change: { key: WalletKey; value: bigint } | null,
+): SignedTransaction {
+  const transaction = new bitcoin.Transaction();
+  transaction.version = 2;
+  for (const input of inputs) transaction.addInput(Buffer.from(input.txid, 'hex').reverse(), input.vout, REPLACEABLE);
+  transaction.addOutput(destinationScript, amount);
+  if (change && change.value > 0n) transaction.addOutput(wallet.script(change.key), change.value);
+  const hashType = bitcoin.Transaction.SIGHASH_ALL;
+  inputs.forEach((input, index) => {
+    const key = wallet.key(input);
+    const publicKey = key.publicKey!;
+    const legacyScript = bitcoin.payments.p2pkh({ pubkey: publicKey }).output!;
+    const hash = wallet.segwit
+      ? transaction.hashForWitnessV0(index, legacyScript, input.value, hashType)
+      : transaction.hashForSignature(index, legacyScript, hashType);
+    const signature = bitcoin.script.signature.encode(key.sign(hash), hashType);
+    if (wallet.segwit) transaction.setWitness(index, [signature, publicKey]);
+    else transaction.setInputScript(index, bitcoin.script.compile([signature, publicKey]));
+  });
+  const spent = inputs.reduce((sum, input) => sum + input.value, 0n);
+  const fee = spent - amount - (change?.value ?? 0n);
+  if (fee <= 0n) throw new Error('a transaction must pay a fee');
+  return {
+    txid: transaction.getId(),
+    rawTransaction: transaction.toHex(),
+    fee,
+    feeRate: Number(fee) / transaction.virtualSize(),
+    inputs: [...inputs],
+  };
+}

@@ -1,0 +1,215 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { HDKey } from '@scure/bip32';
+import * as bitcoin from 'bitcoinjs-lib';
+import type pg from 'pg';
+import { EvmChainIdentityGuard } from '../../activities/adapters/chain/evm/evm-chain-identity';
+import { UtxoChainAdapter } from '../../activities/adapters/chain/utxo/utxo-chain.adapter';
+import type { UtxoNetworkConfig } from '../../activities/adapters/chain/utxo/utxo-chain.adapter';
+import { chainParameters } from '../../core/chain-parameters';
+import { systemClock } from '../../core/clock';
+import { createLogger } from '../../core/logger';
+import { endPool, openPool } from '../../db/pool';
+import { freePort } from '../../dev/free-port';
+import { faucetAddress, fundFromFaucet } from '../../dev/utxo-faucet';
+import { startUtxoNode } from '../../dev/utxo-node';
+import type { RunningUtxoNode, UtxoNodeNetwork } from '../../dev/utxo-node';
+import { testStack } from '../support/stack';
+import { UtxoHotWallet } from '../../activities/adapters/chain/utxo/utxo-hot-wallet';
+import { selectCoins, signTransaction } from '../../activities/adapters/chain/utxo/utxo-transaction-builder';
+
+/**
+ * Withdrawals on the UTXO networks' real regtest nodes (btcd for bitcoin, Litecoin Core for litecoin), through the adapter and
+ * read back with the nodes' own RPC: paid exactly once to the destination, the same bytes on a retry, twenty at once on
+ * twenty sets of coins, a stuck transaction replaced by a higher fee with one attempt landing. network_config says regtest
+ * for both networks while it runs (this tier runs on its own).
+ */
+
+const log = createLogger('utxo-withdrawal', 'warn');
+const NETWORKS: UtxoNodeNetwork[] = ['bitcoin', 'litecoin'];
+const FAMILY = { bitcoin: 'btc', litecoin: 'ltc' } as const;
+const nodes = {} as Record<UtxoNodeNetwork, RunningUtxoNode>;
+let dir: string;
+let pool: pg.Pool;
+let adapter: UtxoChainAdapter;
+let configs: Record<UtxoNodeNetwork, UtxoNetworkConfig>;
+
+/** Fixed per network: the run's database records the wallet's key at first use. */
+function hotWalletKey(network: UtxoNodeNetwork): string {
+  const seed = Buffer.alloc(32, network === 'bitcoin' ? 1 : 2);
+  return HDKey.fromMasterSeed(seed, { private: 0x04358394, public: 0x043587cf }).derive("m/84'/1'/0'").privateExtendedKey;
+}
+
+function freshAddress(network: UtxoNodeNetwork): string {
+  const key = HDKey.fromMasterSeed(randomBytes(32)).derive('m/0');
+  return bitcoin.payments.p2wpkh({ pubkey: key.publicKey!, network: chainParameters(FAMILY[network], 'regtest') }).address!;
+}
+
+/** What the node says the transaction pays each address (its own decoding), in base units. */
+async function paidTo(network: UtxoNodeNetwork, txid: string): Promise<Map<string, bigint>> {
+  const raw = await nodes[network].rpc.call<{ hex: string }>('getrawtransaction', [txid, 1]);
+  const transaction = bitcoin.Transaction.fromHex(raw.hex);
+  const paid = new Map<string, bigint>();
+  for (const output of transaction.outs) {
+    const address = bitcoin.address.fromOutputScript(output.script, chainParameters(FAMILY[network], 'regtest'));
+    paid.set(address, (paid.get(address) ?? 0n) + output.value);
+  }
+  return paid;
+}
+
+async function mine(network: UtxoNodeNetwork, blocks: number): Promise<void> {
+  await nodes[network].rpc.mine(blocks, faucetAddress(network));
+}
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'utxo-'));
+  for (const network of NETWORKS) {
+    nodes[network] = await startUtxoNode({
+      network,
+      dir: path.join(dir, network),
+      host: '127.0.0.1',
+      rpcPort: await freePort(),
+      miningAddress: faucetAddress(network),
+      blockIntervalMs: 0,
+      log,
+    });
+  }
+  pool = openPool({ connectionString: testStack().databaseUrl, max: 25 });
+  await pool.query(`update network_config set chain = 'regtest' where network in ('bitcoin', 'litecoin')`);
+  configs = Object.fromEntries(
+    NETWORKS.map((network) => [
+      network,
+      {
+        rpcUrl: nodes[network].rpcUrl,
+        hotWalletKey: hotWalletKey(network),
+        requiredConfirmations: 2,
+        feeRateFloor: 2,
+        feeRateCeiling: 200,
+        replaceAfterMs: 3_600_000,
+        scanFromHeight: 0,
+      },
+    ]),
+  ) as Record<UtxoNodeNetwork, UtxoNetworkConfig>;
+  adapter = newAdapter(configs);
+}, 300_000);
+
+function newAdapter(networks: Partial<Record<UtxoNodeNetwork, UtxoNetworkConfig>>): UtxoChainAdapter {
+  return new UtxoChainAdapter({ pool, networks, identityGuard: new EvmChainIdentityGuard({ pool, clock: systemClock, log }), log });
+}
+
+afterAll(async () => {
+  await pool?.query(`update network_config set chain = 'mainnet' where network in ('bitcoin', 'litecoin')`);
+  await Promise.all(Object.values(nodes).map((node) => node.stop()));
+  await endPool(pool);
+  fs.rmSync(dir, { recursive: true, force: true });
+}, 120_000);
+
+async function fundHotWallet(network: UtxoNodeNetwork, coins: number, each: bigint): Promise<void> {
+  const address = await adapter.receivingAddress(network);
+  for (let coin = 0; coin < coins; coin += 1) await fundFromFaucet(nodes[network].rpc, network, address, each);
+}
+
+describe.each(NETWORKS)('withdrawals on %s', (network) => {
+  test('a withdrawal lands once, paying the destination its exact amount; a retry sends the same bytes', async () => {
+    await fundHotWallet(network, 2, 50_000_000n);
+    const destination = freshAddress(network);
+    const request = { withdrawalId: randomUUID(), currency: FAMILY[network], network, destination, amount: '0.12345678', memo: null };
+    const first = await adapter.broadcast(request);
+    const again = await adapter.broadcast(request);
+    expect(again).toEqual(first);
+    await expect(adapter.broadcast({ ...request, amount: '0.12345679' })).rejects.toThrow('already signed with different details');
+
+    expect(await adapter.confirmationState({ network, transactionHash: first.transactionHash })).toBe('PENDING');
+    await mine(network, 1);
+    expect(await adapter.confirmationState({ network, transactionHash: first.transactionHash })).toBe('PENDING');
+    await mine(network, 1);
+    expect(await adapter.confirmationState({ network, transactionHash: first.transactionHash })).toBe('CONFIRMED');
+    expect(await adapter.landedTransactionHash({ network, transactionHash: first.transactionHash })).toBe(first.transactionHash);
+
+    const paid = await paidTo(network, first.transactionHash);
+    expect(paid.get(destination)).toBe(12_345_678n);
+    // Everything else returns to the wallet as change (a fresh address of its own), less the fee.
+    expect(paid.size).toBe(2);
+  });
+
+  test('twenty concurrent withdrawals spend no coin twice, and each lands', async () => {
+    await fundHotWallet(network, 22, 10_000_000n);
+    const requests = Array.from({ length: 20 }, (_, index) => ({
+      withdrawalId: randomUUID(),
+      currency: FAMILY[network],
+      network,
+      destination: freshAddress(network),
+      amount: (0.01 + index / 1e8).toFixed(8),
+      memo: null,
+    }));
+    const results = await Promise.all(requests.map((request) => adapter.broadcast(request)));
+    expect(new Set(results.map((result) => result.transactionHash)).size).toBe(20);
+
+    const spent = new Set<string>();
+    for (const result of results) {
+      const raw = await nodes[network].rpc.call<{ hex: string }>('getrawtransaction', [result.transactionHash, 1]);
+      for (const input of bitcoin.Transaction.fromHex(raw.hex).ins) {
+        const outpoint = `${Buffer.from(input.hash).reverse().toString('hex')}:${input.index}`;
+        expect(spent.has(outpoint)).toBe(false);
+        spent.add(outpoint);
+      }
+    }
+    await mine(network, 2);
+    for (const [index, result] of results.entries()) {
+      expect(await adapter.confirmationState({ network, transactionHash: result.transactionHash })).toBe('CONFIRMED');
+      expect((await paidTo(network, result.transactionHash)).get(requests[index]!.destination)).toBe(
+        BigInt(Math.round(Number(requests[index]!.amount) * 1e8)),
+      );
+    }
+  });
+
+  test('a transaction left unconfirmed is replaced with a higher fee; one attempt lands, paying once', async () => {
+    const patient = newAdapter({ [network]: { ...configs[network], replaceAfterMs: 0 } });
+    await fundHotWallet(network, 1, 30_000_000n);
+    const destination = freshAddress(network);
+    const request = { withdrawalId: randomUUID(), currency: FAMILY[network], network, destination, amount: '0.05', memo: null };
+    const first = await patient.broadcast(request);
+    expect(await patient.confirmationState({ network, transactionHash: first.transactionHash })).toBe('PENDING');
+    const { rows } = await pool.query<{ txid: string; fee: string }>(
+      `select txid, fee_base_units::text as fee from utxo_transaction_attempt where withdrawal_id = $1 order by attempt`,
+      [request.withdrawalId],
+    );
+    expect(rows).toHaveLength(2);
+    expect(BigInt(rows[1]!.fee)).toBeGreaterThan(BigInt(rows[0]!.fee));
+    await mine(network, 2);
+    expect(await patient.confirmationState({ network, transactionHash: first.transactionHash })).toBe('CONFIRMED');
+    const landed = await patient.landedTransactionHash({ network, transactionHash: first.transactionHash });
+    // btcd relays the replacement; Litecoin Core refuses replacements by default (-mempoolreplacement=0, the network's
+    // norm), so there the first attempt, still holding the inputs, is the one that lands.
+    expect(landed).toBe(network === 'bitcoin' ? rows[1]!.txid : rows[0]!.txid);
+    for (const other of rows.filter((row) => row.txid !== landed))
+      expect((await nodes[network].rpc.transaction(other.txid))?.blockHash ?? null).toBeNull();
+    expect((await paidTo(network, landed!)).get(destination)).toBe(5_000_000n);
+  });
+});
+
+describe('legacy P2PKH, as dogecoin has only, on the bitcoin regtest node', () => {
+  // Dogecoin's regtest addresses share bitcoin regtest's P2PKH version (0x6f): a dogecoin wallet's script is one btcd spends.
+  test('a wallet of P2PKH coins signs a spend the node accepts and mines, paying a P2PKH destination its exact amount', async () => {
+    const wallet = new UtxoHotWallet('dogecoin', hotWalletKey('bitcoin'), 'regtest');
+    expect(wallet.segwit).toBe(false);
+    const fundingTxid = await fundFromFaucet(nodes.bitcoin.rpc, 'bitcoin', wallet.receivingAddress, 20_000_000n);
+    const funding = bitcoin.Transaction.fromHex((await nodes.bitcoin.rpc.call<{ hex: string }>('getrawtransaction', [fundingTxid, 1])).hex);
+    const vout = funding.outs.findIndex((output) => Buffer.from(output.script).equals(Buffer.from(wallet.script({ chain: 0, index: 0 }))));
+    const coin = { txid: fundingTxid, vout, value: funding.outs[vout]!.value, chain: 0 as const, index: 0 };
+    const destinationKey = HDKey.fromMasterSeed(randomBytes(32)).derive('m/0');
+    const destination = bitcoin.payments.p2pkh({ pubkey: destinationKey.publicKey!, network: chainParameters('btc', 'regtest') });
+    const selection = selectCoins(wallet, [coin], destination.output!, 7_654_321n, 2);
+    expect(selection).not.toBeNull();
+    const signed = signTransaction(wallet, selection!.inputs, destination.output!, 7_654_321n, {
+      key: { chain: 1, index: 0 },
+      value: selection!.change,
+    });
+    expect(await nodes.bitcoin.rpc.send(signed.rawTransaction)).toBe(signed.txid);
+    await mine('bitcoin', 1);
+    expect((await nodes.bitcoin.rpc.transaction(signed.txid))?.confirmations).toBe(1);
+    expect((await paidTo('bitcoin', signed.txid)).get(destination.address!)).toBe(7_654_321n);
+  });
+});
