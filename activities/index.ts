@@ -16,6 +16,8 @@ import { createEvmDepositActivities } from './evm-deposit.activities';
 import type { EvmDepositDependencies } from './evm-deposit.activities';
 import { createEvmSweepActivities } from './evm-sweep.activities';
 import type { EvmSweepDependencies } from './evm-sweep.activities';
+import { createUtxoDepositActivities } from './utxo-deposit.activities';
+import type { UtxoDepositDependencies } from './utxo-deposit.activities';
 import { createExchangeActivities } from './exchange.activities';
 import { createIncomingSepaActivities } from './incoming-sepa.activities';
 import { createReconciliationActivities } from './reconciliation.activities';
@@ -30,6 +32,7 @@ export function createActivities(
   deps: ActivityDependencies &
     Pick<WebhookDeliveryDependencies, 'webhookDelivery' | 'webhookTargets'> &
     Pick<EvmDepositDependencies, 'evmDeposits'> &
+    Pick<UtxoDepositDependencies, 'utxoDeposits'> &
     Pick<EvmSweepDependencies, 'evmSweeps'> &
     CustodyDependencies,
 ) {
@@ -41,7 +44,7 @@ export function createActivities(
     ...boundTo(sepaTransferContract, deps, createSepaTransferActivities(deps)),
     ...boundTo(webhookDispatcherContract, deps, createWebhookDeliveryActivities(deps)),
     ...boundTo(incomingSepaContract, deps, { ...createIncomingSepaActivities(deps), ...createSepaReturnActivities(deps) }),
-    ...boundTo(evmDepositWatcherContract, deps, createEvmDepositActivities(deps)),
+    ...boundTo(evmDepositWatcherContract, deps, { ...createEvmDepositActivities(deps), ...createUtxoDepositActivities(deps) }),
     ...boundTo(evmSweeperContract, deps, { startDueEvmSweeps }),
     ...boundTo(evmSweepContract, deps, sweep),
   };

@@ -1,4 +1,5 @@
-import type { EvmNetwork } from '../core/networks';
+import { isEvmNetwork } from '../core/networks';
+import type { EvmNetwork, Network, UtxoNetwork } from '../core/networks';
 import type { WorkflowContract } from './operation.contract';
 
 /**
@@ -7,8 +8,12 @@ import type { WorkflowContract } from './operation.contract';
  */
 export type EvmDepositNetwork = EvmNetwork;
 
+/**
+ * The watcher runs for UTXO networks too (their hot wallet's coins and deposits, scanUtxoDeposits): the same loop, the
+ * other family's batch.
+ */
 export interface EvmDepositWatcherInput {
-  network: EvmDepositNetwork;
+  network: Network;
   /** Batches before the workflow continues as new. Default EVM_DEPOSIT_WATCH.batchesPerRun. */
   batchesPerRun?: number;
 }
@@ -20,9 +25,14 @@ export interface EvmDepositScanInput {
   network: EvmDepositNetwork;
 }
 
+/** What one batch of a UTXO network's watcher is asked to do. */
+export interface UtxoDepositScanInput {
+  network: UtxoNetwork;
+}
+
 /** What one batch did; block numbers as decimal text (they pass through JSON). */
 export interface EvmDepositScanResult {
-  network: EvmDepositNetwork;
+  network: Network;
   /** The node's head when the batch began. */
   head: string;
   /** The last block read after the batch (the cursor). */
@@ -52,5 +62,5 @@ export const EVM_DEPOSIT_WATCH = {
 
 export const evmDepositWatcherContract: WorkflowContract<EvmDepositWatcherWorkflow> = {
   workflowType: 'evmDepositWatcherWorkflow',
-  workflowId: (network) => `evm-deposit-watcher-${network}`,
+  workflowId: (network) => `${isEvmNetwork(network as Network) ? 'evm-' : ''}deposit-watcher-${network}`,
 };

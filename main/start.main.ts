@@ -38,7 +38,7 @@ import { installTemporalRuntime } from '../worker/temporal-runtime';
 import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule';
 import { INCOMING_SEPA_EVERY_SECONDS, ensureIncomingSepaSchedule } from '../worker/incoming-sepa-schedule';
 import { ensureWebhookDispatcher } from '../worker/webhook-dispatcher';
-import { ensureEvmDepositWatchers, watchedNetworks } from '../worker/evm-deposit-watchers';
+import { ensureEvmDepositWatchers, watchedNetworks, watchedUtxoNetworks } from '../worker/evm-deposit-watchers';
 import { ensureEvmSweepers } from '../worker/evm-sweepers';
 import { SWEEP_THRESHOLD_DEFAULTS } from '../core/settings/declarations/sweeps';
 import { startWorker } from '../worker/worker';
@@ -122,7 +122,12 @@ async function main(): Promise<void> {
 
   const chainSettings = await withLocalEvmNode(settings, log);
   const chainRefusals = await recordedChainRefusals(infrastructure.databaseUrl, chainSettings.local);
-  await ensureEvmDepositWatchers(client, settings.temporalTaskQueue, watchedNetworks(chainSettings.settings.evmNetworks), log);
+  await ensureEvmDepositWatchers(
+    client,
+    settings.temporalTaskQueue,
+    [...watchedNetworks(chainSettings.settings.evmNetworks), ...watchedUtxoNetworks({ ...utxoChains.settings, ...settings.utxoNetworks })],
+    log,
+  );
   // With the development seed (unless the deposit key variables are set without one), deposits are swept to the hot wallet.
   const swept = settings.depositKeys.evmSeed === undefined ? [] : watchedNetworks(chainSettings.settings.evmNetworks);
   await ensureEvmSweepers(client, settings.temporalTaskQueue, swept, log);

@@ -22,7 +22,7 @@ import { installTemporalRuntime } from '../worker/temporal-runtime';
 import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule';
 import { INCOMING_SEPA_EVERY_SECONDS, ensureIncomingSepaSchedule } from '../worker/incoming-sepa-schedule';
 import { ensureWebhookDispatcher } from '../worker/webhook-dispatcher';
-import { ensureEvmDepositWatchers, watchedNetworks } from '../worker/evm-deposit-watchers';
+import { ensureEvmDepositWatchers, watchedNetworks, watchedUtxoNetworks } from '../worker/evm-deposit-watchers';
 import { ensureEvmSweepers } from '../worker/evm-sweepers';
 import { startWorker } from '../worker/worker';
 
@@ -49,7 +49,12 @@ async function main(): Promise<void> {
   const incomingSepaEverySeconds = settings.incomingSepaEverySeconds ?? INCOMING_SEPA_EVERY_SECONDS.deployment;
   await ensureIncomingSepaSchedule(client, settings.temporalTaskQueue, incomingSepaEverySeconds, log);
   await ensureWebhookDispatcher(client, settings.temporalTaskQueue, log);
-  await ensureEvmDepositWatchers(client, settings.temporalTaskQueue, watchedNetworks(settings.evmNetworks), log);
+  await ensureEvmDepositWatchers(
+    client,
+    settings.temporalTaskQueue,
+    [...watchedNetworks(settings.evmNetworks), ...watchedUtxoNetworks(settings.utxoNetworks)],
+    log,
+  );
   // Only the worker that holds EVM_DEPOSIT_SEED can sign for deposit addresses (docs/production.md, "Deposit keys").
   if (settings.depositKeys.evmSeed === undefined) log.warn('no EVM_DEPOSIT_SEED: credited deposits stay at their addresses (not swept)');
   const swept = settings.depositKeys.evmSeed ? watchedNetworks(settings.evmNetworks) : [];

@@ -1,21 +1,21 @@
 import type { Client } from '@temporalio/client';
-import type { EvmDepositNetwork } from '../contracts';
+import type { Network } from '../core/networks';
 import type { Logger } from '../core/logger';
 
-/** A long-running workflow kept once per EVM network (the deposit watcher, the sweeper). */
+/** A long-running workflow kept once per network (the deposit watcher, the sweeper). */
 export interface PerNetworkWorkflow {
-  contract: { workflowType: string; workflowId(network: EvmDepositNetwork): string };
+  contract: { workflowType: string; workflowId(network: Network): string };
   /** What the log calls it. */
   name: string;
   /** What the Temporal UI shows for it. */
-  summary(network: EvmDepositNetwork): string;
+  summary(network: Network): string;
 }
 
 /** USE_EXISTING: every worker calls this on boot and one per network is kept; one that ended resumes from Postgres. */
 export async function ensurePerNetworkWorkflows(
   client: Client,
   taskQueue: string,
-  networks: readonly EvmDepositNetwork[],
+  networks: readonly Network[],
   log: Logger,
   kind: PerNetworkWorkflow,
 ): Promise<void> {

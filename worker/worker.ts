@@ -21,7 +21,7 @@ import type { EvmNetworkConfig } from '../activities/adapters/chain/evm/evm-netw
 import type { EvmNetwork, UtxoNetwork } from '../core/networks';
 import { UtxoChainAdapter } from '../activities/adapters/chain/utxo/utxo-chain.adapter';
 import type { UtxoNetworkConfig } from '../activities/adapters/chain/utxo/utxo-chain.adapter';
-import type { EvmDepositWatchConfig } from '../activities/evm-deposit.activities';
+import type { DepositWatchMetrics, EvmDepositWatchConfig } from '../activities/evm-deposit.activities';
 import { systemClock } from '../core/clock';
 import { parseDepositSeed } from '../core/deposit-seed';
 import { SWEEP_THRESHOLD_DEFAULTS } from '../core/settings/declarations/sweeps';
@@ -123,10 +123,20 @@ function evmNetworkConfigs(options: WorkerOptions): Partial<Record<EvmNetwork, E
   }));
 }
 
+/** How often a caught-up UTXO watcher reads the head: blocks come minutes apart (seconds on regtest). */
+const UTXO_POLL_INTERVAL_MS = 5_000;
+
 /** Each UTXO network with an RPC URL, as its adapter takes it. */
 function utxoNetworkConfigs(options: WorkerOptions): Partial<Record<UtxoNetwork, UtxoNetworkConfig>> {
   const configured = Object.entries(options.settings.utxoNetworks ?? {});
   return Object.fromEntries(configured.flatMap(([network, config]) => (config ? [[network, config]] : [])));
+}
+
+/** The UTXO networks with an RPC URL: one adapter sends their withdrawals and reads their blocks (coins, deposits). */
+function utxoAdapter(options: WorkerOptions, pool: pg.Pool, identityGuard: EvmChainIdentityGuard): UtxoChainAdapter | undefined {
+  const networks = utxoNetworkConfigs(options);
+  if (Object.keys(networks).length === 0) return undefined;
+  return new UtxoChainAdapter({ pool, networks, ...(options.clock ? { clock: options.clock } : {}), log: options.log, identityGuard });
 }
 
 /** Networks with an RPC URL (EVM_RPC_URL_…, UTXO_RPC_URL_…) are sent on for real; every other network is simulated. */
@@ -135,22 +145,32 @@ function chainAdapter(
   pool: pg.Pool,
   networks: Partial<Record<EvmNetwork, EvmNetworkConfig>>,
   identityGuard: EvmChainIdentityGuard,
+  utxo: UtxoChainAdapter | undefined,
 ): ChainAdapter {
   const simulated = new SimulatedChainAdapter({ confirmationDelayMs: options.settings.development.chainConfirmationDelayMs });
-  const clock = options.clock ? { clock: options.clock } : {};
   const real: NetworkAdapter[] = [];
   if (Object.keys(networks).length > 0) {
     const chainIds = Object.values(networks).map((config) => config.chainId);
     if (new Set(chainIds).size !== chainIds.length) throw new Error('two EVM networks are configured with one chain id');
-    real.push(new EvmChainAdapter({ pool, networks, ...clock, log: options.log, identityGuard }));
+    real.push(new EvmChainAdapter({ pool, networks, ...(options.clock ? { clock: options.clock } : {}), log: options.log, identityGuard }));
   }
-  const utxoNetworks = utxoNetworkConfigs(options);
-  if (Object.keys(utxoNetworks).length > 0)
-    real.push(new UtxoChainAdapter({ pool, networks: utxoNetworks, ...clock, log: options.log, identityGuard }));
-  const sent = [...Object.keys(networks), ...Object.keys(utxoNetworks)];
+  if (utxo) real.push(utxo);
+  const sent = [...Object.keys(networks), ...Object.keys(utxoNetworkConfigs(options))];
   if (sent.length > 0) options.log.info(`withdrawals on ${sent.join(', ')} are sent on chain; other networks are simulated`);
   // Even with no network configured: what another worker signed is never simulated here.
   return new ChainRouter(real, simulated, pool);
+}
+
+/** The UTXO watchers: deposits at the withdrawals' confirmations, the head read every few seconds when caught up. */
+function utxoDepositWatch(options: WorkerOptions, utxo: UtxoChainAdapter | undefined, metrics: DepositWatchMetrics) {
+  if (!utxo) return {};
+  const networks = Object.fromEntries(
+    Object.entries(utxoNetworkConfigs(options)).map(([network, config]) => [
+      network,
+      { confirmations: config.requiredConfirmations, pollIntervalMs: UTXO_POLL_INTERVAL_MS },
+    ]),
+  );
+  return { utxoDeposits: { scanner: utxo, networks, metrics } };
 }
 
 /** The EVM networks' balances for custody reconciliation and, with EVM_DEPOSIT_SEED, the sweeps of deposit addresses. */
@@ -218,6 +238,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // Metrics outermost: they count each attempt's final outcome, after the domain-error mapping.
   const interceptors: WorkerInterceptors = { activity: [metrics.interceptor, ...(WORKER_INTERCEPTORS.activity ?? [])] };
   const evmNetworks = evmNetworkConfigs(options);
+  const utxo = utxoAdapter(options, pool, identityGuard);
   const worker = await Worker.create({
     connection,
     // Never in clear; what is not ours is marked, not thrown on, so it cannot jam a workflow (core/unreadable-payload.ts).
@@ -240,7 +261,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         clock: options.clock ?? systemClock,
         log: options.log,
         // The default adapters are simulations; real ones implement the same interfaces.
-        chain: chainAdapter(options, pool, evmNetworks, identityGuard),
+        chain: chainAdapter(options, pool, evmNetworks, identityGuard, utxo),
         bank: new SimulatedBankAdapter({
           pool,
           settlementDelayMs: options.settings.development.bankSettlementDelayMs,
@@ -254,6 +275,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         webhookDelivery: { retryBaseMs: options.settings.webhookRetryBaseMs },
         webhookTargets: { allowLoopback: options.settings.webhookAllowLoopback ?? false },
         evmDeposits: { networks: depositWatchConfigs(options), metrics: metrics.deposits, identityGuard },
+        ...utxoDepositWatch(options, utxo, metrics.deposits),
         ...evmSweeping(options, pool, evmNetworks, identityGuard),
       }),
     ),

@@ -3,12 +3,14 @@ import type { Activities } from '../activities';
 import { EVM_DEPOSIT_WATCH } from '../contracts';
 import type { EvmDepositScanResult, EvmDepositWatcherInput, EvmDepositWatcherWorkflow } from '../contracts';
 import { withSummary } from './activity-proxies';
+import { isEvmNetwork } from '../core/networks';
+import type { Network } from '../core/networks';
 
 /**
  * One batch of blocks, heartbeating (the cursor moves only from where a batch found it, so two attempts never record a
  * block twice). Retried without limit: a node or database that is down pauses the watcher, never stops it.
  */
-const { scanEvmDeposits } = proxyActivities<Activities>({
+const { scanEvmDeposits, scanUtxoDeposits } = proxyActivities<Activities>({
   startToCloseTimeout: '3 minutes',
   heartbeatTimeout: EVM_DEPOSIT_WATCH.heartbeatTimeoutMs,
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
@@ -25,17 +27,31 @@ function batchDetails(result: EvmDepositScanResult): string {
   ].join('\n');
 }
 
+/** One batch of the network's family: EVM logs and transfers, or UTXO outputs (the hot wallet's coins too). */
+function batchOf(network: Network): () => Promise<EvmDepositScanResult> {
+  if (isEvmNetwork(network)) {
+    const scan = withSummary(scanEvmDeposits, `read ${network} blocks for deposits; credit those with their confirmations`);
+    return () => scan({ network });
+  }
+  const scan = withSummary(
+    scanUtxoDeposits,
+    `read ${network} blocks for the hot wallet's coins and deposits; credit those with their confirmations`,
+  );
+  return () => scan({ network });
+}
+
 /**
- * One EVM network's deposit watcher: batches back to back while behind the head, a poll interval's sleep once caught up,
+ * One network's deposit watcher: batches back to back while behind the head, a poll interval's sleep once caught up,
  * continue-as-new after a bounded number. It never fails: a batch that fails for good is logged and tried again later.
  */
 export async function evmDepositWatcherWorkflow(input: EvmDepositWatcherInput): Promise<void> {
   const batches = Math.max(1, input.batchesPerRun ?? EVM_DEPOSIT_WATCH.batchesPerRun);
-  const scan = withSummary(scanEvmDeposits, `read ${input.network} blocks for deposits; credit those with their confirmations`);
+  const { network } = input;
+  const scan = batchOf(network);
   for (let batch = 0; batch < batches && !workflowInfo().continueAsNewSuggested; batch += 1) {
     let result: EvmDepositScanResult;
     try {
-      result = await scan({ network: input.network });
+      result = await scan();
     } catch (error) {
       log.warn(`deposit batch of ${input.network} failed for good; trying again later`, { error });
       setCurrentDetails(`**${input.network}**: the last batch failed (see its activity); the next one starts within a minute.`);

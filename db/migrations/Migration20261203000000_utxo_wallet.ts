@@ -4,7 +4,8 @@ import { Migration } from '@mikro-orm/migrations';
  * The UTXO networks' hot wallets: their scripts, the coins found paying them, and each withdrawal's signed transaction with
  * its fee-raising replacements, stored before sent. A coin is taken by at most one withdrawal (`reserved_for`), under the
  * wallet's row lock, in the transaction that stores the signed bytes; it is never given back silently. The chain identity
- * table now holds the UTXO networks too: they have no chain id (0), their genesis hash names the chain.
+ * table now holds the UTXO networks too: they have no chain id (0), their genesis hash names the chain. Deposits on them are
+ * crypto_deposit rows like EVM ones: the transaction's id in bare hex, and `log_index` the output's index (vout).
  */
 export class Migration20261203000000_utxo_wallet extends Migration {
   override async up(): Promise<void> {
@@ -18,6 +19,21 @@ alter table evm_chain_identity add constraint evm_chain_identity_chain_id_check
 alter table evm_chain_identity drop constraint evm_chain_identity_genesis_hash_check;
 alter table evm_chain_identity add constraint evm_chain_identity_genesis_hash_check
   check (genesis_hash ~ case when network in ('ethereum', 'polygon') then '^0x[0-9a-f]{64}$' else '^[0-9a-f]{64}$' end);
+
+alter table crypto_deposit drop constraint crypto_deposit_network_check;
+alter table crypto_deposit add constraint crypto_deposit_network_check
+  check (network in ('bitcoin', 'dogecoin', 'ethereum', 'litecoin', 'polygon'));
+alter table crypto_deposit drop constraint crypto_deposit_currency_check;
+alter table crypto_deposit add constraint crypto_deposit_currency_check check (currency in ('btc', 'doge', 'eth', 'ltc', 'pol', 'usdc'));
+alter table crypto_deposit drop constraint crypto_deposit_transaction_hash_check;
+alter table crypto_deposit add constraint crypto_deposit_transaction_hash_check
+  check (transaction_hash ~ case when network in ('ethereum', 'polygon') then '^0x[0-9a-f]{64}$' else '^[0-9a-f]{64}$' end);
+alter table crypto_deposit drop constraint crypto_deposit_block_hash_check;
+alter table crypto_deposit add constraint crypto_deposit_block_hash_check
+  check (block_hash ~ case when network in ('ethereum', 'polygon') then '^0x[0-9a-f]{64}$' else '^[0-9a-f]{64}$' end);
+alter table crypto_deposit drop constraint crypto_deposit_address_check;
+alter table crypto_deposit add constraint crypto_deposit_address_check
+  check (case when network in ('ethereum', 'polygon') then address ~ '^0x[0-9a-fA-F]{40}$' else address ~ '^[0-9A-Za-z]{14,100}$' end);
 
 -- One per UTXO network: locked while a withdrawal is signed, so two never take one coin; the next change address.
 create table utxo_wallet (

@@ -49,6 +49,23 @@ export async function findDepositAddressOwners(
   return { owners, ambiguous: [...ambiguous] };
 }
 
+/** The partners whose `currency` account has one of these addresses (UTXO networks: one address family per currency). */
+export async function findUtxoDepositAddressOwners(
+  db: pg.Pool | pg.ClientBase,
+  currency: Currency,
+  addresses: readonly string[],
+): Promise<Map<string, { partnerId: string; accountId: string }>> {
+  const owners = new Map<string, { partnerId: string; accountId: string }>();
+  if (addresses.length === 0) return owners;
+  const result = await db.query<{ address: string; partner_id: string; id: string }>(
+    `select wallet_address as address, partner_id, id from account
+      where kind = 'PARTNER' and currency = $1 and wallet_address = any($2::text[])`,
+    [currency, [...new Set(addresses)]],
+  );
+  for (const row of result.rows) owners.set(row.address, { partnerId: row.partner_id, accountId: row.id });
+  return owners;
+}
+
 export interface NewCryptoDeposit {
   id: string;
   partnerId: string;

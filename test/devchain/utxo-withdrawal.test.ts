@@ -17,6 +17,10 @@ import { faucetAddress, fundFromFaucet } from '../../dev/utxo-faucet';
 import { startUtxoNode } from '../../dev/utxo-node';
 import type { RunningUtxoNode, UtxoNodeNetwork } from '../../dev/utxo-node';
 import { testStack } from '../support/stack';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { createUtxoDepositActivities } from '../../activities/utxo-deposit.activities';
+import { createTestPartner, openTestOrm } from '../support/fixtures';
 import { UtxoHotWallet } from '../../activities/adapters/chain/utxo/utxo-hot-wallet';
 import { selectCoins, signTransaction } from '../../activities/adapters/chain/utxo/utxo-transaction-builder';
 
@@ -212,4 +216,101 @@ describe('legacy P2PKH, as dogecoin has only, on the bitcoin regtest node', () =
     expect((await nodes.bitcoin.rpc.transaction(signed.txid))?.confirmations).toBe(1);
     expect((await paidTo('bitcoin', signed.txid)).get(destination.address!)).toBe(7_654_321n);
   });
+});
+
+describe.each(NETWORKS)('deposits on %s', (network) => {
+  let orm: MikroORM;
+  beforeAll(async () => {
+    orm = await openTestOrm(2);
+  });
+  afterAll(async () => {
+    await orm.close(true);
+  });
+
+  const scan = () =>
+    new MockActivityEnvironment().run(
+      (input: { network: UtxoNodeNetwork }) =>
+        createUtxoDepositActivities({
+          pool,
+          clock: systemClock,
+          log,
+          utxoDeposits: { scanner: adapter, networks: { [network]: { confirmations: 2, pollIntervalMs: 1_000 } } },
+        }).scanUtxoDeposits(input),
+      { network },
+    );
+
+  async function partnerWallet() {
+    const partner = await createTestPartner(orm);
+    const account = partner.accounts[FAMILY[network]];
+    return { account, address: account.walletAddress! };
+  }
+
+  async function depositsTo(address: string) {
+    const { rows } = await pool.query<{
+      status: string;
+      stage: string;
+      amount: string;
+      failure: string | null;
+      txid: string;
+      vout: number;
+    }>(
+      `select status, stage, trim_scale(amount)::text as amount, failure_reason as failure, transaction_hash as txid, log_index as vout
+         from crypto_deposit where address = $1 order by created_at`,
+      [address],
+    );
+    return rows;
+  }
+
+  async function postedAmount(accountId: string): Promise<string> {
+    const { rows } = await pool.query<{ amount: string }>(`select trim_scale(posted_amount)::text as amount from account where id = $1`, [
+      accountId,
+    ]);
+    return rows[0]!.amount;
+  }
+
+  test("a deposit to a partner's regtest address is IN_PROGRESS when seen, credited once at its confirmations", async () => {
+    const { account, address } = await partnerWallet();
+    expect(address).toMatch(network === 'bitcoin' ? /^bcrt1q/ : /^rltc1q/);
+    const txid = await fundFromFaucet(nodes[network].rpc, network, address, 31_250_000n);
+    await scan();
+    expect(await depositsTo(address)).toEqual([expect.objectContaining({ status: 'IN_PROGRESS', stage: 'SEEN', amount: '0.3125', txid })]);
+    expect(await postedAmount(account.id)).toBe('0');
+    await mine(network, 1);
+    await scan();
+    await scan();
+    expect(await depositsTo(address)).toEqual([expect.objectContaining({ status: 'SUCCESSFUL', stage: 'CREDITED', amount: '0.3125' })]);
+    expect(await postedAmount(account.id)).toBe('0.3125');
+  });
+
+  test('below the minimum deposit, an output is recorded and never credited', async () => {
+    const { account, address } = await partnerWallet();
+    // Below network_config's minimum (0.00005 btc, 0.0005 ltc), above each node's dust limit.
+    await fundFromFaucet(nodes[network].rpc, network, address, network === 'bitcoin' ? 1_000n : 10_000n);
+    await mine(network, 2);
+    await scan();
+    await scan();
+    expect(await depositsTo(address)).toEqual([
+      expect.objectContaining({ status: 'UNSUCCESSFUL', stage: 'BELOW_MINIMUM', failure: 'BELOW_MINIMUM_DEPOSIT' }),
+    ]);
+    expect(await postedAmount(account.id)).toBe('0');
+  });
+
+  if (network === 'litecoin') {
+    test('a reorganisation before its confirmations credits nothing', async () => {
+      const { account, address } = await partnerWallet();
+      await fundFromFaucet(nodes.litecoin.rpc, 'litecoin', address, 40_000_000n);
+      await scan();
+      expect(await depositsTo(address)).toEqual([expect.objectContaining({ status: 'IN_PROGRESS' })]);
+      // The deposit's block is taken away and the chain grows past it without the transaction (Litecoin Core's own calls).
+      const head = await nodes.litecoin.rpc.blockCount();
+      await nodes.litecoin.rpc.call('invalidateblock', [await nodes.litecoin.rpc.blockHash(head)]);
+      for (let block = 0; block < 3; block += 1) await nodes.litecoin.rpc.call('generateblock', [faucetAddress('litecoin'), []]);
+      await scan();
+      await scan();
+      expect(await depositsTo(address)).toEqual([
+        expect.objectContaining({ status: 'UNSUCCESSFUL', stage: 'ORPHANED', failure: 'REMOVED_BY_REORGANISATION' }),
+      ]);
+      expect(await postedAmount(account.id)).toBe('0');
+    });
+  }
 });

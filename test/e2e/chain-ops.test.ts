@@ -220,7 +220,7 @@ describe('chain fund', () => {
       [recipient, 'eth', '0', 'more than 0'],
       [recipient, 'eth', '1e3', 'plain decimal'],
       [recipient, 'eth', '-1', '--amount'],
-      [recipient, 'btc', '1', '--currency'],
+      [recipient, 'doge', '1', '--currency'],
       ['0x1234', 'eth', '1', '--address must be an EVM address'],
       // Mixed case that is not the checksum (one letter's case flipped): a typo, refused.
       [badChecksum(recipient), 'eth', '1', '--address must be an EVM address'],
@@ -230,6 +230,11 @@ describe('chain fund', () => {
       expect({ amount, code: answer.code, error: answer.output.error }).toEqual({ amount, code: 2, error: 'invalid-request' });
       expect(answer.output.message).toContain(expected);
     }
+    // btc is funded on npm start's regtest chain only, and this data folder has none.
+    const btc = await fund('bcrt1q72xweewm4uvlkgzevmewy0dk3mmpymgrn6d2h0', 'btc', '1');
+    expect(btc.code).toBe(1);
+    expect(btc.output).toMatchObject({ error: 'refused', reason: 'not-development-chain' });
+    expect(btc.output.message).toContain('local regtest chains only');
   });
 });
 

@@ -1,5 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import * as bitcoin from 'bitcoinjs-lib';
 import type pg from 'pg';
+import { CURRENCY_SCALE } from '../../../../core/currencies';
+import type { CryptoCurrency } from '../../../../core/currencies';
+import { Decimal } from '../../../../core/money';
 import type { Logger } from '../../../../core/logger';
 import { inPgTransaction } from '../../../../db/pg-transaction';
 import {
@@ -10,6 +14,8 @@ import {
   walletScriptsAmong,
 } from '../../../../db/queries/utxo-wallet.queries';
 import type { FoundCoin } from '../../../../db/queries/utxo-wallet.queries';
+import { findUtxoDepositAddressOwners, insertCryptoDeposits, orphanCryptoDeposits } from '../../../../db/queries/crypto-deposit.queries';
+import type { NewCryptoDeposit } from '../../../../db/queries/crypto-deposit.queries';
 import type { UtxoRpc } from './utxo-rpc';
 
 /** Block hashes kept per network: a reorganisation deeper than this is not followed (and is logged as such). */
@@ -20,6 +26,8 @@ export interface ScanResult {
   lastBlock: number;
   blocksRead: number;
   coinsFound: number;
+  /** Deposits to partners' addresses recorded (IN_PROGRESS, or UNSUCCESSFUL below the minimum). */
+  depositsSeen: number;
   rewound: number;
 }
 
@@ -31,6 +39,11 @@ export interface ScanDependencies {
   log?: Logger | undefined;
   /** The first block read when none was: the wallet's birth (nothing paid it before). */
   fromHeight: number;
+  /** How outputs' scripts are written as addresses (partners' deposit addresses are compared as text). */
+  parameters: bitcoin.Network;
+  currency: CryptoCurrency;
+  /** network_config's minimum deposit: an output below it is recorded, not credited. */
+  minimumDeposit: () => Promise<string | undefined>;
 }
 
 /**
@@ -54,38 +67,46 @@ export async function scanUtxoBlocks(deps: ScanDependencies, maxBlocks: number):
   let next = last ? last.height + 1 : deps.fromHeight;
   let blocksRead = 0;
   let coinsFound = 0;
+  let depositsSeen = 0;
+  const minimum = await deps.minimumDeposit();
   while (next <= head && blocksRead < maxBlocks) {
     const hash = await deps.rpc.blockHash(next);
     const block = await deps.rpc.block(hash);
     if (block.height !== next) throw new Error(`getblock ${hash}: the node says height ${block.height}, asked for ${next}`);
     const outputs = blockOutputs(block.transactions, (problem) => deps.log?.warn(`${deps.network} block ${next} (${hash}): ${problem}`));
-    const recorded = await inPgTransaction(deps.pool, async (client): Promise<{ skipTo: number } | { coins: number } | undefined> => {
-      await client.query(`select pg_advisory_xact_lock(hashtext('utxo-scan'), hashtext($1))`, [deps.network]);
-      const latest = await lastScannedUtxoBlock(client, deps.network);
-      const expected = latest ? latest.height + 1 : deps.fromHeight;
-      // Another scanner recorded it meanwhile: go on from where it stands (a caller signs only once caught up).
-      if (expected > next) return { skipTo: expected };
-      // The previous block was replaced meanwhile (a reorganisation): the next pass rewinds.
-      if (expected !== next || (latest && block.previousHash !== latest.hash)) return undefined;
-      const ours = await walletScriptsAmong(
-        client,
-        deps.network,
-        outputs.map((output) => output.scriptHex),
-      );
-      const coins = outputs.filter((output) => ours.has(output.scriptHex));
-      await recordScannedUtxoBlock(client, deps.network, { height: next, hash }, coins, deps.now(), SCANNED_BLOCKS_KEPT);
-      return { coins: coins.length };
-    });
+    const recorded = await inPgTransaction(
+      deps.pool,
+      async (client): Promise<{ skipTo: number } | { coins: number; deposits: number } | undefined> => {
+        await client.query(`select pg_advisory_xact_lock(hashtext('utxo-scan'), hashtext($1))`, [deps.network]);
+        const latest = await lastScannedUtxoBlock(client, deps.network);
+        const expected = latest ? latest.height + 1 : deps.fromHeight;
+        // Another scanner recorded it meanwhile: go on from where it stands (a caller signs only once caught up).
+        if (expected > next) return { skipTo: expected };
+        // The previous block was replaced meanwhile (a reorganisation): the next pass rewinds.
+        if (expected !== next || (latest && block.previousHash !== latest.hash)) return undefined;
+        const ours = await walletScriptsAmong(
+          client,
+          deps.network,
+          outputs.map((output) => output.scriptHex),
+        );
+        const coins = outputs.filter((output) => ours.has(output.scriptHex));
+        await recordScannedUtxoBlock(client, deps.network, { height: next, hash }, coins, deps.now(), SCANNED_BLOCKS_KEPT);
+        const deposits = await depositsIn(client, deps, { height: next, hash }, outputs, minimum);
+        const inserted = await insertCryptoDeposits(client, deposits, deps.now());
+        return { coins: coins.length, deposits: inserted.length };
+      },
+    );
     if (recorded === undefined) break;
     if ('skipTo' in recorded) {
       next = recorded.skipTo;
       continue;
     }
     coinsFound += recorded.coins;
+    depositsSeen += recorded.deposits;
     blocksRead += 1;
     next += 1;
   }
-  return { head, lastBlock: next - 1, blocksRead, coinsFound, rewound };
+  return { head, lastBlock: next - 1, blocksRead, coinsFound, depositsSeen, rewound };
 }
 
 /** Walks down from `from` to the highest block whose stored hash the node still has; forgets what is above it. */
@@ -98,7 +119,54 @@ async function rewind(deps: ScanDependencies, from: number): Promise<number> {
   }
   const forkHeight = Math.max(height, -1);
   deps.log?.warn(`${deps.network}: blocks above ${forkHeight} were reorganised away; reading them again`);
-  return inPgTransaction(deps.pool, (client) => rewindUtxoBlocks(client, deps.network, forkHeight));
+  return inPgTransaction(deps.pool, async (client) => {
+    // Deposits seen above the fork end UNSUCCESSFUL (credited ones become reconciliation findings), as on EVM networks.
+    await orphanCryptoDeposits(client, deps.network, BigInt(forkHeight), deps.now());
+    return rewindUtxoBlocks(client, deps.network, forkHeight);
+  });
+}
+
+/** Outputs paying partners' deposit addresses, as deposits keyed by (txid, vout): what a reorganisation cannot change. */
+async function depositsIn(
+  client: pg.ClientBase,
+  deps: ScanDependencies,
+  block: { height: number; hash: string },
+  outputs: readonly FoundCoin[],
+  minimum: string | undefined,
+): Promise<NewCryptoDeposit[]> {
+  const addressed = outputs.flatMap((output) => {
+    try {
+      return [{ output, address: bitcoin.address.fromOutputScript(Buffer.from(output.scriptHex, 'hex'), deps.parameters) }];
+    } catch {
+      return []; // no address form (OP_RETURN, bare multisig, …): nobody's deposit address
+    }
+  });
+  const owners = await findUtxoDepositAddressOwners(
+    client,
+    deps.currency,
+    addressed.map((each) => each.address),
+  );
+  return addressed.flatMap(({ output, address }) => {
+    const owner = owners.get(address);
+    if (!owner) return [];
+    const amount = new Decimal(output.value.toString()).div(new Decimal(10).pow(CURRENCY_SCALE[deps.currency])).toFixed();
+    return [
+      {
+        id: randomUUID(),
+        partnerId: owner.partnerId,
+        accountId: owner.accountId,
+        network: deps.network,
+        currency: deps.currency,
+        amount,
+        transactionHash: output.txid,
+        logIndex: output.vout,
+        blockNumber: BigInt(block.height),
+        blockHash: block.hash,
+        address,
+        status: minimum !== undefined && new Decimal(amount).lt(minimum) ? ('UNSUCCESSFUL' as const) : ('IN_PROGRESS' as const),
+      },
+    ];
+  });
 }
 
 /** Every output of the block's transactions; one that does not parse is reported and skipped. */

@@ -24,6 +24,7 @@ import type { EvmChainIdentityGuard } from '../evm/evm-chain-identity';
 import type { BroadcastRequest, BroadcastResult, ConfirmationState } from '../chain-adapter';
 import type { NetworkAdapter } from '../chain-router';
 import { scanUtxoBlocks } from './utxo-block-scanner';
+import type { ScanDependencies } from './utxo-block-scanner';
 import { CHANGE, UtxoHotWallet } from './utxo-hot-wallet';
 import { UtxoRpc, UtxoRpcError } from './utxo-rpc';
 import { dustLimit, selectCoins, signTransaction } from './utxo-transaction-builder';
@@ -152,7 +153,8 @@ export class UtxoChainAdapter implements NetworkAdapter {
     return scanUtxoBlocks(this.scanDependencies(runtime), maxBlocks);
   }
 
-  private scanDependencies(runtime: Runtime) {
+  private scanDependencies(runtime: Runtime): ScanDependencies {
+    const currency = NETWORK_DECLARATIONS[runtime.network].nativeCurrency;
     return {
       pool: this.options.pool,
       rpc: runtime.rpc,
@@ -160,6 +162,15 @@ export class UtxoChainAdapter implements NetworkAdapter {
       now: () => this.clock.now(),
       log: this.options.log,
       fromHeight: runtime.config.scanFromHeight,
+      parameters: runtime.wallet.parameters,
+      currency,
+      minimumDeposit: async () => {
+        const { rows } = await this.options.pool.query<{ minimum: string }>(
+          `select min_deposit::text as minimum from network_config where network = $1 and currency = $2`,
+          [runtime.network, currency],
+        );
+        return rows[0]?.minimum;
+      },
     };
   }
 
