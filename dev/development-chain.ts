@@ -44,7 +44,8 @@ export const DEVELOPMENT_CHAIN_IDS: Readonly<Record<EvmNetwork, number>> = { eth
 export const DEVELOPMENT_TOKEN_TRANSFER_GAS_LIMIT = 300_000;
 /** A block this often when nothing else happens, besides one per transaction: deposits gain confirmations on a quiet chain. */
 export const DEVELOPMENT_BLOCK_INTERVAL_MS = 1_000;
-const HOT_WALLET_NATIVE = '1000';
+/** More than the demo partner holds (40 eth, 100 000 pol): custody reconciliation finds no shortfall on a new chain. */
+export const HOT_WALLET_NATIVE = '1000000';
 const HOT_WALLET_USDC = '1000000';
 /** The faucet `chain fund` sends from; it also deploys and mints the test USDC. */
 const FAUCET_NATIVE = '1000000000';

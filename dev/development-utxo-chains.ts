@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { Logger } from '../core/logger';
 import type { UtxoNetworkSettings } from '../core/settings';
 import { fundFromFaucet, faucetAddress } from './utxo-faucet';
-import { COINBASE_MATURITY, startUtxoNode, utxoNodeProblem } from './utxo-node';
+import { INITIAL_HEIGHT, startUtxoNode, utxoNodeProblem } from './utxo-node';
 import type { RunningUtxoNode, UtxoNodeNetwork } from './utxo-node';
 import { UtxoHotWallet } from '../activities/adapters/chain/utxo/utxo-hot-wallet';
 
@@ -17,9 +17,12 @@ import { UtxoHotWallet } from '../activities/adapters/chain/utxo/utxo-hot-wallet
  */
 export const UTXO_DEVELOPMENT_NETWORKS: readonly UtxoNodeNetwork[] = ['bitcoin', 'litecoin'];
 const BLOCK_INTERVAL_MS = 5_000;
-/** What a new chain's hot wallet starts with, in base units (10 coins), in coins of 1 so twenty withdrawals can start at once. */
+/**
+ * What a new chain's hot wallet starts with: ten coins, so several withdrawals can start at once, worth more than the demo
+ * partner holds (2.5 btc, 300 ltc), so custody reconciliation finds no shortfall.
+ */
 const HOT_WALLET_COINS = 10;
-const HOT_WALLET_COIN = 100_000_000n;
+const HOT_WALLET_COIN: Record<UtxoNodeNetwork, bigint> = { bitcoin: 100_000_000n, litecoin: 5_000_000_000n };
 const TESTNET_VERSIONS = { private: 0x04358394, public: 0x043587cf };
 
 export interface DevelopmentUtxoChains {
@@ -56,6 +59,8 @@ export async function startDevelopmentUtxoChains(options: {
   dataDir: string;
   host: string;
   ports: Record<UtxoNodeNetwork, number>;
+  /** BTCD_PATH, LITECOIND_PATH: a binary of one's own. */
+  binaries: Partial<Record<UtxoNodeNetwork, string | undefined>>;
   seed: Uint8Array;
   pool: pg.Pool;
   log: Logger;
@@ -63,7 +68,8 @@ export async function startDevelopmentUtxoChains(options: {
 }): Promise<DevelopmentUtxoChains> {
   const result: DevelopmentUtxoChains = { nodes: [], settings: {}, lines: [] };
   for (const network of UTXO_DEVELOPMENT_NETWORKS) {
-    const problem = utxoNodeProblem(network);
+    const binary = options.binaries[network];
+    const problem = utxoNodeProblem(network, binary);
     if (problem !== undefined) {
       result.lines.push(`${network}: simulated: ${problem}`);
       continue;
@@ -77,16 +83,17 @@ export async function startDevelopmentUtxoChains(options: {
       miningAddress: faucetAddress(network),
       blockIntervalMs: BLOCK_INTERVAL_MS,
       log: options.log,
+      binary,
     });
     options.onStarted(node);
     result.nodes.push(node);
     await options.pool.query(`update network_config set chain = 'regtest' where network = $1`, [network]);
     const hotWalletKey = developmentHotWalletKey(options.seed);
     const wallet = new UtxoHotWallet(network, hotWalletKey, 'regtest');
-    // A new chain (just mined to maturity): the hot wallet gets its coins.
-    if ((await node.rpc.blockCount()) <= COINBASE_MATURITY + 1) {
+    // A new chain (just mined to its initial height): the hot wallet gets its coins.
+    if ((await node.rpc.blockCount()) <= INITIAL_HEIGHT) {
       for (let coin = 0; coin < HOT_WALLET_COINS; coin += 1)
-        await fundFromFaucet(node.rpc, network, wallet.receivingAddress, HOT_WALLET_COIN);
+        await fundFromFaucet(node.rpc, network, wallet.receivingAddress, HOT_WALLET_COIN[network]);
     }
     result.settings[network] = {
       rpcUrl: node.rpcUrl,

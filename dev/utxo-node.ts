@@ -19,8 +19,10 @@ export type UtxoNodeKind = 'btcd' | 'litecoind';
 
 export const UTXO_NODE_KIND: Readonly<Record<UtxoNodeNetwork, UtxoNodeKind>> = { bitcoin: 'btcd', litecoin: 'litecoind' };
 
-/** Regtest coinbases spend after 100 blocks: a chain starts this high, so its first coins can be spent. */
+/** Regtest coinbases spend after 100 blocks. */
 export const COINBASE_MATURITY = 100;
+/** A new chain is mined this high: a hundred mature coinbases of 50 coins each for the faucet. */
+export const INITIAL_HEIGHT = 2 * COINBASE_MATURITY;
 const STOP_TIMEOUT_MS = 30_000;
 const READY_TIMEOUT_MS = 60_000;
 
@@ -74,7 +76,7 @@ function litecoindPath(binary: string | undefined): string | undefined {
   return found.status === 0 && file && isExecutable(file) ? file : undefined;
 }
 
-/** Starts the node on its folder, waits for its RPC, and mines to coinbase maturity on a new chain. */
+/** Starts the node on its folder, waits for its RPC, and mines a new chain to INITIAL_HEIGHT. */
 export async function startUtxoNode(options: UtxoNodeOptions): Promise<RunningUtxoNode> {
   const kind = UTXO_NODE_KIND[options.network];
   fs.mkdirSync(options.dir, { recursive: true });
@@ -87,7 +89,7 @@ export async function startUtxoNode(options: UtxoNodeOptions): Promise<RunningUt
   try {
     await waitForRpc(rpc, child, options);
     const height = await rpc.blockCount();
-    if (height <= COINBASE_MATURITY) await rpc.mine(COINBASE_MATURITY + 1 - height, options.miningAddress);
+    if (height < INITIAL_HEIGHT) await rpc.mine(INITIAL_HEIGHT - height, options.miningAddress);
   } catch (error) {
     await stop();
     throw error;

@@ -231,11 +231,12 @@ async function withLocalUtxoNodes(settings: Settings, databaseUrl: string, log: 
     return { nodes: [], settings: {}, lines: ['bitcoin, litecoin: simulated (no development deposit seed: EVM_DEPOSIT_SEED)'] };
   const pool = openPool({ connectionString: databaseUrl, max: 2 });
   try {
-    const { dataDir, host, utxoNodeBitcoinPort, utxoNodeLitecoinPort } = settings.development;
+    const { dataDir, host, utxoNodeBitcoinPort, utxoNodeLitecoinPort, btcdPath, litecoindPath } = settings.development;
     const chains = await startDevelopmentUtxoChains({
       dataDir,
       host,
       ports: { bitcoin: utxoNodeBitcoinPort, litecoin: utxoNodeLitecoinPort },
+      binaries: { bitcoin: btcdPath, litecoin: litecoindPath },
       seed: parseDepositSeed(seed),
       pool,
       log,

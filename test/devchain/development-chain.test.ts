@@ -16,6 +16,7 @@ import { ensureGethBuild } from '../../dev/geth-build';
 import type { EvmNetwork } from '../../core/networks';
 import {
   DEVELOPMENT_TOKEN_TRANSFER_GAS_LIMIT,
+  HOT_WALLET_NATIVE,
   developmentChainDir,
   GETH_PID_FILE,
   readDevelopmentChain,
@@ -356,7 +357,7 @@ describe("npm start's development chain", () => {
     expect(polygon.hotWalletAddress).not.toBe(ethereum.hotWalletAddress);
     expect(developmentChainDir(dataDir, 'polygon')).not.toBe(developmentChainDir(dataDir, 'ethereum'));
     expect(readDevelopmentChain(dataDir, 'polygon')!.marker).toMatchObject({ chainId: 31338, genesisHash: polygon.genesisHash });
-    expect(await client.getBalance({ address: polygon.hotWalletAddress })).toBe(parseEther('1000'));
+    expect(await client.getBalance({ address: polygon.hotWalletAddress })).toBe(parseEther(HOT_WALLET_NATIVE));
     expect(
       await client.readContract({
         address: polygon.usdcAddress,

@@ -57,6 +57,8 @@ describe('settings', () => {
       evmNodePolygonPort: 8546,
       utxoNodeBitcoinPort: 18443,
       utxoNodeLitecoinPort: 19443,
+      btcdPath: undefined,
+      litecoindPath: undefined,
       // Apart from its worker's 9464 and 9465.
       apiMetrics: { port: 9466, host: '127.0.0.1' },
       listenHosts: { api: '127.0.0.1', apiMetrics: '127.0.0.1', worker: '127.0.0.1', codec: '127.0.0.1' },
@@ -154,6 +156,8 @@ describe('settings', () => {
       evmNodePolygonPort: 8601,
       utxoNodeBitcoinPort: 18600,
       utxoNodeLitecoinPort: 19600,
+      btcdPath: undefined,
+      litecoindPath: undefined,
       apiMetrics: { port: 9466, host: '0.0.0.0' },
       listenHosts: { api: '0.0.0.0', apiMetrics: '0.0.0.0', worker: '0.0.0.0', codec: '0.0.0.0' },
     });

@@ -53,6 +53,17 @@ export const DEVELOPMENT_SETTINGS = {
     port(19443),
     'JSON-RPC port of the local litecoin chain (Litecoin Core in regtest; user and password `dev`)',
   ),
+  btcdPath: setting('BTCD_PATH', optionalText(), 'a `btcd` binary (v0.26.2) to run the local bitcoin chain with', {
+    shownDefault: '(built with Go into ~/.cache)',
+  }),
+  litecoindPath: setting(
+    'LITECOIND_PATH',
+    optionalText(),
+    'a `litecoind` binary (Litecoin Core 0.21) to run the local litecoin chain with',
+    {
+      shownDefault: '(litecoind on PATH; without it litecoin is simulated)',
+    },
+  ),
   gethPath: setting('GETH_PATH', optionalText(), 'a `geth` binary (v1.17.10) to run the local chain with', {
     shownDefault: '(built with Go into ~/.cache)',
   }),
