@@ -14,6 +14,7 @@ import {
 import type { HeldTransferRow } from '../db/queries/reconciliation.queries';
 import { findUnknownOperationsSince } from '../db/queries/accepted-operation.queries';
 import { findOrphanedCreditedDeposits } from '../db/queries/crypto-deposit.queries';
+import { findUtxoInputConflicts } from '../db/queries/utxo-wallet.queries';
 import { findLatestReportTime } from '../db/queries/reconciliation-report.queries';
 import { findSuspenseMismatch } from '../db/queries/incoming-sepa-credit.queries';
 import { ReconciliationReport } from '../db/entities/reconciliation-report.entity';
@@ -84,6 +85,7 @@ export function createReconciliationActivities(deps: ActivityDependencies & Cust
         refusedUnknown,
         suspenseMismatch,
         orphanedCredits,
+        inputConflicts,
       ] = await Promise.all([
         findUnbalancedTransfers(deps.pool),
         findBalanceMismatches(deps.pool),
@@ -97,6 +99,7 @@ export function createReconciliationActivities(deps: ActivityDependencies & Cust
         findLatestReportTime(deps.pool).then((since) => findUnknownOperationsSince(deps.pool, since)),
         findSuspenseMismatch(deps.pool),
         findOrphanedCreditedDeposits(deps.pool),
+        findUtxoInputConflicts(deps.pool),
       ]);
       // A hold under a final operation's id is already an unsuccessful-not-voided or successful-not-posted finding.
       const holdsWithoutOperation = holds.filter((hold) => hold.operation === null);
@@ -117,6 +120,7 @@ export function createReconciliationActivities(deps: ActivityDependencies & Cust
         refusedUnknownOperations: refusedUnknown.length,
         suspenseMismatches: suspenseMismatch.length,
         orphanedCreditedDeposits: orphanedCredits.length,
+        utxoInputConflicts: inputConflicts.length,
         custodyShortfalls: custody.shortfalls.length,
       };
       const ok = Object.values(counts).every((count) => count === 0);
@@ -139,6 +143,7 @@ export function createReconciliationActivities(deps: ActivityDependencies & Cust
           refusedUnknownOperations: refusedUnknown,
           suspenseMismatch,
           orphanedCreditedDeposits: orphanedCredits,
+          utxoInputConflicts: inputConflicts,
           custodyShortfalls: custody.shortfalls,
           custody: custody.lines,
           custodyUnchecked: custody.unchecked,

@@ -33,6 +33,8 @@ export interface ReconciliationResult {
   suspenseMismatches?: number;
   /** Credited deposits a reorganisation removed: the credit stands until an operator decides; absent from older reports. */
   orphanedCreditedDeposits?: number;
+  /** UTXO withdrawals whose input was spent by a transaction not their own: pending until an operator decides; absent from older reports. */
+  utxoInputConflicts?: number;
   /** EVM currencies whose coins on chain are fewer than the ledger owes partners; absent from older reports. */
   custodyShortfalls?: number;
   /** How many holds were checked against Temporal this run, of how many old enough to check. */

@@ -23,6 +23,7 @@ const REPORT_LISTS: Readonly<Record<keyof FindingCounts, string>> = {
   refusedUnknownOperations: 'refusedUnknownOperations',
   suspenseMismatches: 'suspenseMismatch',
   orphanedCreditedDeposits: 'orphanedCreditedDeposits',
+  utxoInputConflicts: 'utxoInputConflicts',
   custodyShortfalls: 'custodyShortfalls',
 };
 const LEDGER_INVARIANTS: ReadonlyArray<keyof FindingCounts> = ['unbalancedTransfers', 'balanceMismatches', 'overdrawnAccounts'];

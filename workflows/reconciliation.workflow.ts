@@ -22,6 +22,7 @@ const FINDING_LABELS: ReadonlyArray<[keyof ReconciliationResult, string]> = [
   ['refusedUnknownOperations', 'workflows refused as operations the API never accepted'],
   ['suspenseMismatches', 'SEPA suspense off the unmatched credits'],
   ['orphanedCreditedDeposits', 'credited deposits removed from the chain by a reorganisation'],
+  ['utxoInputConflicts', 'UTXO withdrawals whose input a transaction not their own spent'],
   ['custodyShortfalls', 'currencies whose coins on chain fall short of what partners are owed'],
 ];
 

@@ -137,6 +137,19 @@ async function insertAttempt(db: Queryable, withdrawalId: string, attempt: numbe
   );
 }
 
+/** Open withdrawals whose input a transaction that is none of their own spent: they stay pending until an operator decides. */
+export async function findUtxoInputConflicts(
+  db: Queryable,
+): Promise<Array<{ withdrawalId: string; network: string; conflict: string | null; conflictFoundAt: string }>> {
+  const { rows } = await db.query<{ withdrawalId: string; network: string; conflict: string | null; conflictFoundAt: string }>(
+    `select t.withdrawal_id as "withdrawalId", t.network, t.conflict, t.conflict_found_at::text as "conflictFoundAt"
+       from utxo_transaction t join crypto_withdrawal w on w.id = t.withdrawal_id
+      where t.conflict_found_at is not null and w.status not in ('SUCCESSFUL', 'UNSUCCESSFUL')
+      order by t.conflict_found_at limit 1000`,
+  );
+  return rows;
+}
+
 /** Found once, kept: an input spent by a transaction none of the withdrawal's attempts is. */
 export async function recordUtxoConflict(db: Queryable, withdrawalId: string, conflict: string, now: Date): Promise<void> {
   await db.query(

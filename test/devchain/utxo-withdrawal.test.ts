@@ -194,6 +194,64 @@ describe.each(NETWORKS)('withdrawals on %s', (network) => {
   });
 });
 
+describe('an input spent by a transaction not its own', () => {
+  test('is recorded as a conflict, and the withdrawal stays pending, never confirmed and never released', async () => {
+    await fundHotWallet('bitcoin', 1, 40_000_000n);
+    const request = {
+      withdrawalId: randomUUID(),
+      currency: 'btc' as const,
+      network: 'bitcoin' as const,
+      destination: freshAddress('bitcoin'),
+      amount: '0.01',
+      memo: null,
+    };
+    const sent = await adapter.broadcast(request);
+    // Someone else holding the wallet's key spends the same input with a higher fee (replacing ours in the mempool).
+    const ours = bitcoin.Transaction.fromHex(
+      (await nodes.bitcoin.rpc.call<{ hex: string }>('getrawtransaction', [sent.transactionHash, 1])).hex,
+    );
+    const wallet = new UtxoHotWallet('bitcoin', hotWalletKey('bitcoin'), 'regtest');
+    const input = ours.ins[0]!;
+    const { rows } = await pool.query<{ value: string; chain: 0 | 1; index: number }>(
+      `select c.value_base_units::text as value, s.key_chain as chain, s.key_index as index
+         from utxo_coin c join utxo_wallet_script s using (network, script_hex) where c.network = 'bitcoin' and c.txid = $1 and c.vout = $2`,
+      [Buffer.from(input.hash).reverse().toString('hex'), input.index],
+    );
+    const coin = {
+      txid: Buffer.from(input.hash).reverse().toString('hex'),
+      vout: input.index,
+      value: BigInt(rows[0]!.value),
+      chain: rows[0]!.chain,
+      index: rows[0]!.index,
+    };
+    const thief = freshAddress('bitcoin');
+    const theft = signTransaction(
+      wallet,
+      [coin],
+      bitcoin.address.toOutputScript(thief, chainParameters('btc', 'regtest')),
+      coin.value - 100_000n,
+      null,
+    );
+    await nodes.bitcoin.rpc.send(theft.rawTransaction);
+    await mine('bitcoin', 2);
+
+    await expect(adapter.confirmationState({ network: 'bitcoin', transactionHash: sent.transactionHash })).rejects.toThrow(
+      'refused withdrawal',
+    );
+    const { rows: recorded } = await pool.query<{ conflict: string | null }>(
+      `select conflict from utxo_transaction where withdrawal_id = $1 and conflict_found_at is not null`,
+      [request.withdrawalId],
+    );
+    expect(recorded).toHaveLength(1);
+    // Still its coin: nothing gives it back.
+    const { rows: reserved } = await pool.query(`select 1 from utxo_coin where network = 'bitcoin' and reserved_for = $1`, [
+      request.withdrawalId,
+    ]);
+    expect(reserved).toHaveLength(1);
+    expect((await paidTo('bitcoin', theft.txid)).get(thief)).toBe(coin.value - 100_000n);
+  });
+});
+
 describe('legacy P2PKH, as dogecoin has only, on the bitcoin regtest node', () => {
   // Dogecoin's regtest addresses share bitcoin regtest's P2PKH version (0x6f): a dogecoin wallet's script is one btcd spends.
   test('a wallet of P2PKH coins signs a spend the node accepts and mines, paying a P2PKH destination its exact amount', async () => {
