@@ -194,6 +194,31 @@ describe.each(NETWORKS)('withdrawals on %s', (network) => {
   });
 });
 
+describe('a taproot destination', () => {
+  test('is paid its exact amount (the output script written without an ECC library), as the node itself decodes it', async () => {
+    await fundHotWallet('bitcoin', 1, 20_000_000n);
+    const key = HDKey.fromMasterSeed(randomBytes(32)).derive('m/0');
+    const destination = bitcoin.address.toBech32(Buffer.from(key.publicKey!.subarray(1)), 1, 'bcrt');
+    const sent = await adapter.broadcast({
+      withdrawalId: randomUUID(),
+      currency: 'btc',
+      network: 'bitcoin',
+      destination,
+      amount: '0.0123',
+      memo: null,
+    });
+    await mine('bitcoin', 2);
+    expect(await adapter.confirmationState({ network: 'bitcoin', transactionHash: sent.transactionHash })).toBe('CONFIRMED');
+    const decoded = await nodes.bitcoin.rpc.call<{ vout: Array<{ value: number; scriptPubKey: { address?: string; type: string } }> }>(
+      'getrawtransaction',
+      [sent.transactionHash, 1],
+    );
+    expect(decoded.vout.filter((output) => output.scriptPubKey.address === destination)).toEqual([
+      expect.objectContaining({ value: 0.0123, scriptPubKey: expect.objectContaining({ type: 'witness_v1_taproot' }) }),
+    ]);
+  });
+});
+
 describe('an input spent by a transaction not its own', () => {
   test('is recorded as a conflict, and the withdrawal stays pending, never confirmed and never released', async () => {
     await fundHotWallet('bitcoin', 1, 40_000_000n);
@@ -263,7 +288,7 @@ describe('legacy P2PKH, as dogecoin has only, on the bitcoin regtest node', () =
     const coin = { txid: fundingTxid, vout, value: funding.outs[vout]!.value, chain: 0 as const, index: 0 };
     const destinationKey = HDKey.fromMasterSeed(randomBytes(32)).derive('m/0');
     const destination = bitcoin.payments.p2pkh({ pubkey: destinationKey.publicKey!, network: chainParameters('btc', 'regtest') });
-    const selection = selectCoins(wallet, [coin], destination.output!, 7_654_321n, 2);
+    const selection = selectCoins(wallet, [coin], destination.output!, 7_654_321n, 2, 546n);
     expect(selection).not.toBeNull();
     const signed = signTransaction(wallet, selection!.inputs, destination.output!, 7_654_321n, {
       key: { chain: 1, index: 0 },

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { CHAIN_MODES } from '../../core/chain-parameters';
 import { CRYPTO_CURRENCIES, CURRENCIES } from '../../core/currencies';
-import { ASSETS, EVM_CURRENCIES, EVM_NETWORKS, NETWORKS, NETWORK_DECLARATIONS } from '../../core/networks';
+import { ASSETS, EVM_CURRENCIES, EVM_NETWORKS, NETWORKS, NETWORK_DECLARATIONS, UTXO_NETWORKS } from '../../core/networks';
 import type { AssetDefaults, Network } from '../../core/networks';
 import { endPool, openPool } from '../../db/pool';
 import { testStack } from '../support/stack';
@@ -42,12 +42,22 @@ describe('the database and core/networks.ts', () => {
     expect(await checkLists('withdrawal_address', 'currency')).toEqual([sorted(CRYPTO_CURRENCIES)]);
     expect(await checkLists('withdrawal_address', 'network')).toEqual([sorted(NETWORKS)]);
     expect(await checkLists('network_config', 'chain')).toEqual([sorted(CHAIN_MODES)]);
-    for (const table of ['evm_transaction', 'evm_sweep', 'crypto_deposit', 'evm_deposit_cursor', 'evm_scanned_block']) {
+    for (const table of ['crypto_deposit', 'evm_chain_identity']) {
+      const lists = await checkLists(table, 'network');
+      expect(lists).toContainEqual(sorted(NETWORKS));
+      // The families' own rules (hash and address formats, chain ids) name the EVM networks.
+      for (const list of lists) expect([sorted(NETWORKS), sorted(EVM_NETWORKS)]).toContainEqual(list);
+    }
+    expect(await checkLists('crypto_deposit', 'currency')).toEqual([sorted(CRYPTO_CURRENCIES)]);
+    for (const table of ['utxo_wallet', 'utxo_transaction', 'utxo_scanned_block']) {
+      expect(await checkLists(table, 'network')).toEqual([sorted(UTXO_NETWORKS)]);
+    }
+    for (const table of ['evm_transaction', 'evm_sweep', 'evm_deposit_cursor', 'evm_scanned_block']) {
       const lists = await checkLists(table, 'network');
       expect(lists.length).toBeGreaterThan(0);
       for (const list of lists) expect(list).toEqual(sorted(EVM_NETWORKS));
     }
-    for (const table of ['evm_transaction', 'evm_sweep', 'crypto_deposit']) {
+    for (const table of ['evm_transaction', 'evm_sweep']) {
       const lists = await checkLists(table, 'currency');
       expect(lists.length).toBeGreaterThan(0);
       for (const list of lists) expect(list).toEqual(sorted(EVM_CURRENCIES));

@@ -56,12 +56,10 @@ export async function scanUtxoBlocks(deps: ScanDependencies, maxBlocks: number):
   const head = await deps.rpc.blockCount();
   let rewound = 0;
   let last = await lastScannedUtxoBlock(deps.pool, deps.network);
-  if (last && last.height <= head && (await deps.rpc.blockHash(last.height)) !== last.hash) {
-    rewound = await rewind(deps, last.height);
-    last = await lastScannedUtxoBlock(deps.pool, deps.network);
-  } else if (last && last.height > head) {
-    // The node is behind what was read (a reorganisation to a shorter chain, or a node still syncing): rewind to its head.
-    rewound = await rewind(deps, Math.min(last.height, head + 1));
+  // A node behind what was read (another backend, a node still syncing) is not judged until it is past it again.
+  if (last && last.height > head) return { head, lastBlock: last.height, blocksRead: 0, coinsFound: 0, depositsSeen: 0, rewound: 0 };
+  if (last && (await deps.rpc.blockHash(last.height)) !== last.hash) {
+    rewound = await rewind(deps);
     last = await lastScannedUtxoBlock(deps.pool, deps.network);
   }
   let next = last ? last.height + 1 : deps.fromHeight;
@@ -109,17 +107,23 @@ export async function scanUtxoBlocks(deps: ScanDependencies, maxBlocks: number):
   return { head, lastBlock: next - 1, blocksRead, coinsFound, depositsSeen, rewound };
 }
 
-/** Walks down from `from` to the highest block whose stored hash the node still has; forgets what is above it. */
-async function rewind(deps: ScanDependencies, from: number): Promise<number> {
-  let height = from - 1;
-  for (; height >= 0 && from - height <= SCANNED_BLOCKS_KEPT; height -= 1) {
-    const stored = await scannedUtxoBlockHash(deps.pool, deps.network, height);
-    if (stored === undefined) break;
-    if ((await deps.rpc.blockHash(height)) === stored) break;
-  }
-  const forkHeight = Math.max(height, -1);
-  deps.log?.warn(`${deps.network}: blocks above ${forkHeight} were reorganised away; reading them again`);
+/**
+ * Under the scanners' lock, so no other scanner records blocks meanwhile: walks down from the last block read to the highest
+ * whose stored hash the node still has, and forgets what is above it. Nothing when another scanner rewound first.
+ */
+async function rewind(deps: ScanDependencies): Promise<number> {
   return inPgTransaction(deps.pool, async (client) => {
+    await client.query(`select pg_advisory_xact_lock(hashtext('utxo-scan'), hashtext($1))`, [deps.network]);
+    const last = await lastScannedUtxoBlock(client, deps.network);
+    if (!last || (await deps.rpc.blockHash(last.height)) === last.hash) return 0;
+    let height = last.height - 1;
+    for (; height >= 0 && last.height - height <= SCANNED_BLOCKS_KEPT; height -= 1) {
+      const stored = await scannedUtxoBlockHash(client, deps.network, height);
+      if (stored === undefined) break;
+      if ((await deps.rpc.blockHash(height)) === stored) break;
+    }
+    const forkHeight = Math.max(height, -1);
+    deps.log?.warn(`${deps.network}: blocks above ${forkHeight} were reorganised away; reading them again`);
     // Deposits seen above the fork end UNSUCCESSFUL (credited ones become reconciliation findings), as on EVM networks.
     await orphanCryptoDeposits(client, deps.network, BigInt(forkHeight), deps.now());
     return rewindUtxoBlocks(client, deps.network, forkHeight);
@@ -180,6 +184,8 @@ export function blockOutputs(transactions: readonly string[], report: (problem: 
       report(`transaction ${position} does not parse (${error instanceof Error ? error.message : String(error)}); skipped`);
       return;
     }
+    // A coinbase spends only after 100 blocks and dies with its block: mining to an address is no deposit nor a coin to spend.
+    if (transaction.isCoinbase()) return;
     const txid = transaction.getId();
     transaction.outs.forEach((output, vout) => {
       if (output.value > 0n) outputs.push({ txid, vout, value: output.value, scriptHex: Buffer.from(output.script).toString('hex') });

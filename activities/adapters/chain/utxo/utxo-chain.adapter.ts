@@ -71,7 +71,7 @@ const REPLACEMENT_FACTOR = 1.25;
 
 /** What a node answers to a transaction it already has (Bitcoin Core, Litecoin Core, btcd). */
 const ALREADY_KNOWN =
-  /already in (the )?block ?chain|already have transaction|txn-already-known|txn-already-in-mempool|already exists|transaction already in block chain/i;
+  /already in (the )?block ?chain|already have transaction|txn-already-known|txn-already-in-mempool|already exists|outputs already in utxo set/i;
 /** What it answers when an input is gone: spent by another transaction, or never seen. */
 const INPUTS_GONE = /missing ?inputs|missingorspent|bad-txns-inputs|txn-mempool-conflict|orphan|already been spent|already spent/i;
 
@@ -121,12 +121,20 @@ export class UtxoChainAdapter implements NetworkAdapter {
     }
     const latest = record.attempts.at(-1)!;
     if (!known) {
-      // Not in a block nor the mempool: dropped by a reorganisation or evicted. The same bytes again.
-      this.options.log?.warn(
-        `${runtime.network}: transaction ${latest.txid} of withdrawal ${record.withdrawalId} is unknown to the node; sending it again`,
-      );
-      await this.send(runtime, record, latest.rawTransaction);
-      return 'PENDING';
+      // Not in a block nor the mempool: dropped by a reorganisation or evicted. The same bytes again, newest attempt first;
+      // when the node takes none (evicted for its fee), a replacement with a higher one.
+      this.options.log?.warn(`${runtime.network}: no attempt of withdrawal ${record.withdrawalId} is known to the node; sending again`);
+      let refusal: unknown;
+      for (const attempt of [...record.attempts].reverse()) {
+        try {
+          await this.send(runtime, record, attempt.rawTransaction);
+          return 'PENDING';
+        } catch (error) {
+          refusal = error;
+        }
+      }
+      if (await this.replace(runtime, record)) return 'PENDING';
+      throw refusal;
     }
     if (this.clock.now().getTime() - latest.signedAt.getTime() >= runtime.config.replaceAfterMs) await this.replace(runtime, record);
     return 'PENDING';
@@ -176,7 +184,7 @@ export class UtxoChainAdapter implements NetworkAdapter {
 
   private async signFirst(runtime: Runtime, request: BroadcastRequest, amount: bigint): Promise<UtxoTransactionRecord> {
     const destination = outputScript(runtime, request.destination);
-    if (amount < dustLimit(runtime.wallet))
+    if (amount < dustLimit(runtime.network, runtime.wallet))
       throw new Error(`withdrawal ${request.withdrawalId}: ${request.amount} is below the dust limit`);
     await scanUtxoBlocks(this.scanDependencies(runtime), BLOCKS_READ_BEFORE_SIGNING);
     const feeRate = await this.feeRate(runtime);
@@ -186,7 +194,7 @@ export class UtxoChainAdapter implements NetworkAdapter {
       // Under the lock: a concurrent retry of the same withdrawal signed first.
       if (await utxoTransactionOfWithdrawal(client, request.withdrawalId)) return;
       const coins: SpendableCoin[] = await findSpendableCoins(client, runtime.network, COINS_CONSIDERED);
-      const selection = selectCoins(runtime.wallet, coins, destination, amount, feeRate);
+      const selection = selectCoins(runtime.wallet, coins, destination, amount, feeRate, dustLimit(runtime.network, runtime.wallet));
       if (!selection) {
         const held = coins.reduce((sum, coin) => sum + coin.value, 0n);
         throw new Error(
@@ -220,15 +228,16 @@ export class UtxoChainAdapter implements NetworkAdapter {
   }
 
   /** Same inputs, same destination and amount, a higher fee from the change; none when there is no change to take it from. */
-  private async replace(runtime: Runtime, record: UtxoTransactionRecord): Promise<void> {
+  private async replace(runtime: Runtime, record: UtxoTransactionRecord): Promise<boolean> {
     const latest = record.attempts.at(-1)!;
     const previous = bitcoin.Transaction.fromHex(latest.rawTransaction);
     const changeOutput = previous.outs[1];
     const rate = Math.ceil(Math.max(latest.feeRate * REPLACEMENT_FACTOR, latest.feeRate + 1, await this.feeRate(runtime)));
-    if (!changeOutput || rate > runtime.config.feeRateCeiling || record.attempts.length >= 100) return;
-    const extra = BigInt(Math.ceil((rate - latest.feeRate) * previous.virtualSize()));
+    if (!changeOutput || rate > runtime.config.feeRateCeiling || record.attempts.length >= 100) return false;
+    // BIP 125: the new fee pays for the new transaction at the higher rate (its size is the old one's: same inputs and outputs).
+    const extra = BigInt(Math.ceil(rate * previous.virtualSize())) - latest.fee;
     const change = changeOutput.value - extra;
-    if (change < dustLimit(runtime.wallet)) return;
+    if (extra <= 0n || change < dustLimit(runtime.network, runtime.wallet)) return false;
     const inputs = await this.inputsOf(runtime, previous, record.withdrawalId);
     const changeKey = await this.changeKeyOf(runtime, changeOutput.script);
     const signed = signTransaction(runtime.wallet, inputs, previous.outs[0]!.script, record.amount, { key: changeKey, value: change });
@@ -245,6 +254,7 @@ export class UtxoChainAdapter implements NetworkAdapter {
     );
     const stored = await utxoTransactionOfWithdrawal(this.options.pool, record.withdrawalId);
     await this.send(runtime, stored!, signed.rawTransaction);
+    return true;
   }
 
   private async inputsOf(runtime: Runtime, transaction: bitcoin.Transaction, withdrawalId: string): Promise<SpendableCoin[]> {
@@ -271,28 +281,31 @@ export class UtxoChainAdapter implements NetworkAdapter {
     return { chain: CHANGE, index: rows[0].index };
   }
 
-  /** Sends the bytes; a node that has them already is a success; inputs spent by another transaction are a recorded conflict. */
+  /**
+   * Sends the bytes. A node that has them, or any attempt of the withdrawal (in a block or its mempool), is a success: that
+   * attempt is the one that counts. Inputs spent by a transaction none of them is are a recorded conflict; any other refusal
+   * is retried (never a release: the bytes may be on other nodes).
+   */
   private async send(runtime: Runtime, record: UtxoTransactionRecord, rawTransaction: string): Promise<void> {
     try {
       await runtime.rpc.send(rawTransaction);
     } catch (error) {
       if (!(error instanceof UtxoRpcError)) throw error;
       if (ALREADY_KNOWN.test(error.message)) return;
-      if (INPUTS_GONE.test(error.message)) {
-        // Another attempt of ours holding the inputs is no conflict: it is the one that counts.
-        for (const attempt of record.attempts) {
-          if (await runtime.rpc.transaction(attempt.txid)) {
-            if (attempt.rawTransaction !== rawTransaction)
-              this.options.log?.warn(
-                `${runtime.network}: attempt ${attempt.txid} of withdrawal ${record.withdrawalId} holds its inputs (${error.message})`,
-              );
-            return;
-          }
+      for (const attempt of record.attempts) {
+        if (await runtime.rpc.transaction(attempt.txid)) {
+          if (attempt.rawTransaction !== rawTransaction)
+            this.options.log?.warn(
+              `${runtime.network}: attempt ${attempt.txid} of withdrawal ${record.withdrawalId} holds its inputs (${error.message})`,
+            );
+          return;
         }
+      }
+      if (INPUTS_GONE.test(error.message)) {
         await recordUtxoConflict(this.options.pool, record.withdrawalId, error.message, this.clock.now());
         this.options.log?.error(
           `${runtime.network}: an input of withdrawal ${record.withdrawalId} was spent by a transaction that is not its own (${error.message}): ` +
-            'it stays pending; custody reconciliation reports it',
+            'it stays pending; reconciliation reports it (utxoInputConflicts)',
         );
       }
       throw new Error(`${runtime.network} refused withdrawal ${record.withdrawalId}'s transaction: ${error.message}`);
@@ -372,6 +385,12 @@ function baseUnits(amount: string, network: UtxoNetwork): bigint {
 
 function outputScript(runtime: Runtime, address: string): Uint8Array {
   try {
+    // Taproot (witness v1, validated by the API): OP_1 <32-byte key>, written here since bitcoinjs wants an ECC library for it.
+    if (address.toLowerCase().startsWith(`${runtime.wallet.parameters.bech32}1p`)) {
+      const decoded = bitcoin.address.fromBech32(address);
+      if (decoded.version === 1 && decoded.prefix === runtime.wallet.parameters.bech32 && decoded.data.length === 32)
+        return Uint8Array.from([0x51, 0x20, ...decoded.data]);
+    }
     return bitcoin.address.toOutputScript(address, runtime.wallet.parameters);
   } catch {
     throw new Error(`${address} is not a ${runtime.network} ${runtime.wallet.mode} address`);

@@ -1,5 +1,6 @@
 import * as bitcoin from 'bitcoinjs-lib';
 import coinSelect from 'coinselect';
+import type { UtxoNetwork } from '../../../../core/networks';
 import type { UtxoHotWallet, WalletKey } from './utxo-hot-wallet';
 
 /**
@@ -31,9 +32,15 @@ const P2WPKH_INPUT_SCRIPT_BYTES = 27;
 /** coinselect's amounts are numbers: every value it sees stays below 2^53. */
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-/** Outputs below this many base units are dust: nodes refuse to relay a transaction paying one (Bitcoin Core's P2WPKH/P2PKH floors). */
-export function dustLimit(wallet: Pick<UtxoHotWallet, 'segwit'>): bigint {
-  return wallet.segwit ? 294n : 546n;
+/**
+ * Outputs below this many base units are dust: nodes refuse to relay a transaction paying one. Bitcoin Core's floors for the
+ * wallet's own scripts (P2WPKH 294, P2PKH 546); Litecoin Core's dust fee is ten times Bitcoin's; Dogecoin Core's dust limit is
+ * 0.01 DOGE. A destination of another script type is held above it by the network's minimum withdrawal.
+ */
+export function dustLimit(network: UtxoNetwork, wallet: Pick<UtxoHotWallet, 'segwit'>): bigint {
+  if (network === 'dogecoin') return 1_000_000n;
+  const floor = wallet.segwit ? 294n : 546n;
+  return network === 'litecoin' ? floor * 10n : floor;
 }
 
 /**
@@ -46,6 +53,7 @@ export function selectCoins(
   destinationScript: Uint8Array,
   amount: bigint,
   feeRate: number,
+  dust: bigint,
 ): { inputs: SpendableCoin[]; change: bigint } | null {
   if (amount > MAX_SAFE) return null;
   const candidates = coins
@@ -53,8 +61,9 @@ export function selectCoins(
     .map((coin) => ({ coin, value: Number(coin.value), ...(wallet.segwit ? { script: { length: P2WPKH_INPUT_SCRIPT_BYTES } } : {}) }));
   const result = coinSelect(candidates, [{ script: { length: destinationScript.length }, value: Number(amount) }], feeRate);
   if (!result.inputs || !result.outputs) return null;
-  const change = result.outputs.find((output) => output.script === undefined);
-  return { inputs: result.inputs.map((input) => (input as { coin: SpendableCoin }).coin), change: BigInt(change?.value ?? 0) };
+  const change = BigInt(result.outputs.find((output) => output.script === undefined)?.value ?? 0);
+  // Change the node would refuse as dust goes to the fee instead.
+  return { inputs: result.inputs.map((input) => (input as { coin: SpendableCoin }).coin), change: change < dust ? 0n : change };
 }
 
 /** Signs inputs → destination (+ change when positive) and answers the transaction with its fee and rate. */
