@@ -1,11 +1,8 @@
 import * as bitcoin from 'bitcoinjs-lib';
 import type pg from 'pg';
-import type { ChainMode } from '../../../../core/chain-parameters';
 import type { Clock } from '../../../../core/clock';
 import { systemClock } from '../../../../core/clock';
-import { CURRENCY_SCALE } from '../../../../core/currencies';
 import type { Logger } from '../../../../core/logger';
-import { Decimal } from '../../../../core/money';
 import { NETWORK_DECLARATIONS, isEvmNetwork } from '../../../../core/networks';
 import type { Network, UtxoNetwork } from '../../../../core/networks';
 import { inPgTransaction } from '../../../../db/pg-transaction';
@@ -27,7 +24,8 @@ import { scanUtxoBlocks } from './utxo-block-scanner';
 import type { ScanDependencies } from './utxo-block-scanner';
 import { CHANGE, UtxoHotWallet } from './utxo-hot-wallet';
 import { UtxoRpc, UtxoRpcError } from './utxo-rpc';
-import { dustLimit, selectCoins, signTransaction } from './utxo-transaction-builder';
+import { baseUnits, dustLimit, outputScript, selectCoins, signTransaction } from './utxo-transaction-builder';
+import { chainModeOfNode, configuredChainMode } from './utxo-chain-mode';
 import type { SpendableCoin } from './utxo-transaction-builder';
 
 export interface UtxoNetworkConfig {
@@ -183,7 +181,7 @@ export class UtxoChainAdapter implements NetworkAdapter {
   }
 
   private async signFirst(runtime: Runtime, request: BroadcastRequest, amount: bigint): Promise<UtxoTransactionRecord> {
-    const destination = outputScript(runtime, request.destination);
+    const destination = outputScript(runtime.wallet, runtime.network, request.destination);
     if (amount < dustLimit(runtime.network, runtime.wallet))
       throw new Error(`withdrawal ${request.withdrawalId}: ${request.amount} is below the dust limit`);
     await scanUtxoBlocks(this.scanDependencies(runtime), BLOCKS_READ_BEFORE_SIGNING);
@@ -358,42 +356,6 @@ export class UtxoChainAdapter implements NetworkAdapter {
       Buffer.from(wallet.script({ chain: 0, index: 0 })).toString('hex'),
     );
     return { network, config, rpc, wallet };
-  }
-}
-
-async function configuredChainMode(pool: pg.Pool, network: UtxoNetwork): Promise<ChainMode> {
-  const { rows } = await pool.query<{ chain: ChainMode }>(`select chain from network_config where network = $1 limit 1`, [network]);
-  if (!rows[0]) throw new Error(`network_config has no row for ${network}`);
-  return rows[0].chain;
-}
-
-/** Bitcoin Core says main/test/testnet4/signet/regtest; btcd mainnet/testnet3/regtest/simnet. */
-function chainModeOfNode(chain: unknown): ChainMode | undefined {
-  if (chain === 'main' || chain === 'mainnet') return 'mainnet';
-  if (chain === 'regtest' || chain === 'simnet') return 'regtest';
-  if (typeof chain === 'string' && /^(test|testnet\d*|signet)$/.test(chain)) return 'testnet';
-  return undefined;
-}
-
-/** The amount in the coin's smallest unit (8 decimals on every UTXO network we run). */
-function baseUnits(amount: string, network: UtxoNetwork): bigint {
-  const scale = CURRENCY_SCALE[NETWORK_DECLARATIONS[network].nativeCurrency];
-  const units = new Decimal(amount).times(new Decimal(10).pow(scale));
-  if (!units.isInteger() || units.lte(0)) throw new Error(`${amount} is not a positive amount of ${scale} decimals`);
-  return BigInt(units.toFixed(0));
-}
-
-function outputScript(runtime: Runtime, address: string): Uint8Array {
-  try {
-    // Taproot (witness v1, validated by the API): OP_1 <32-byte key>, written here since bitcoinjs wants an ECC library for it.
-    if (address.toLowerCase().startsWith(`${runtime.wallet.parameters.bech32}1p`)) {
-      const decoded = bitcoin.address.fromBech32(address);
-      if (decoded.version === 1 && decoded.prefix === runtime.wallet.parameters.bech32 && decoded.data.length === 32)
-        return Uint8Array.from([0x51, 0x20, ...decoded.data]);
-    }
-    return bitcoin.address.toOutputScript(address, runtime.wallet.parameters);
-  } catch {
-    throw new Error(`${address} is not a ${runtime.network} ${runtime.wallet.mode} address`);
   }
 }
 

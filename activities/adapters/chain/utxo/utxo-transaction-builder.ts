@@ -1,5 +1,8 @@
 import * as bitcoin from 'bitcoinjs-lib';
 import coinSelect from 'coinselect';
+import { CURRENCY_SCALE } from '../../../../core/currencies';
+import { Decimal } from '../../../../core/money';
+import { NETWORK_DECLARATIONS } from '../../../../core/networks';
 import type { UtxoNetwork } from '../../../../core/networks';
 import type { UtxoHotWallet, WalletKey } from './utxo-hot-wallet';
 
@@ -101,4 +104,27 @@ export function signTransaction(
     feeRate: Number(fee) / transaction.virtualSize(),
     inputs: [...inputs],
   };
+}
+
+/** The amount in the coin's smallest unit (8 decimals on every UTXO network); one that would need rounding is refused. */
+export function baseUnits(amount: string, network: UtxoNetwork): bigint {
+  const scale = CURRENCY_SCALE[NETWORK_DECLARATIONS[network].nativeCurrency];
+  const units = new Decimal(amount).times(new Decimal(10).pow(scale));
+  if (!units.isInteger() || units.lte(0)) throw new Error(`${amount} is not a positive amount of ${scale} decimals`);
+  return BigInt(units.toFixed(0));
+}
+
+/** The output script paying a destination the API validated for the wallet's chain. */
+export function outputScript(wallet: Pick<UtxoHotWallet, 'parameters' | 'mode'>, network: UtxoNetwork, address: string): Uint8Array {
+  try {
+    // Taproot (witness v1, validated by the API): OP_1 <32-byte key>, written here since bitcoinjs wants an ECC library for it.
+    if (address.toLowerCase().startsWith(`${wallet.parameters.bech32}1p`)) {
+      const decoded = bitcoin.address.fromBech32(address);
+      if (decoded.version === 1 && decoded.prefix === wallet.parameters.bech32 && decoded.data.length === 32)
+        return Uint8Array.from([0x51, 0x20, ...decoded.data]);
+    }
+    return bitcoin.address.toOutputScript(address, wallet.parameters);
+  } catch {
+    throw new Error(`${address} is not a ${network} ${wallet.mode} address`);
+  }
 }
