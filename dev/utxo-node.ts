@@ -7,6 +7,7 @@ import type { Logger } from '../core/logger';
 import { UtxoRpc } from '../activities/adapters/chain/utxo/utxo-rpc';
 import { btcdBuildProblem, ensureBtcdBuild } from './btcd-build';
 import { isExecutable } from './go-build-cache';
+import { stopChild } from './geth-process';
 
 /**
  * The regtest nodes of the UTXO networks, for `npm start` and the tests: Bitcoin on btcd (built from Go modules), Litecoin on
@@ -204,13 +205,4 @@ async function waitForRpc(rpc: UtxoRpc, child: ChildProcess, options: UtxoNodeOp
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.stdin?.end();
-  const timeout = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS + 5_000);
-  await exited;
-  clearTimeout(timeout);
 }
