@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CryptoCurrency } from '../core/currencies';
+import { NETWORK_DECLARATIONS } from '../core/networks';
 import type { Network } from '../core/networks';
 import { assertInvariant } from '../core/errors';
 import { isFinal } from '../core/operation-status';
@@ -15,6 +16,7 @@ import type { CryptoWithdrawalStage } from '../db/entities/crypto-withdrawal.ent
 import { recordBroadcast } from '../db/queries/outgoing-payment.queries';
 import { findTravelRuleFacts, storeTravelRuleDataBeforeHandOff } from '../db/queries/crypto-withdrawal.queries';
 import { keepNetworkFee } from '../db/services/kept-network-fee.service';
+import { recordNetworkFeePaid } from '../db/services/network-fee-paid.service';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
 import { reserve } from './reservation';
 import type { Reservation } from '../db/queries/reservation.queries';
@@ -235,7 +237,22 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       }
     },
 
-    settleWithdrawal: (withdrawalId: string): Promise<void> => payments.settle(withdrawalId),
+    /**
+     * Posts the hold and closes the withdrawal; in the same transaction, what its transaction paid the network is moved from
+     * the house's fee income to NETWORK_FEES (asked of the chain first: the landed attempt's fee).
+     */
+    async settleWithdrawal(withdrawalId: string): Promise<void> {
+      const withdrawal = await deps.orm.em.fork().findOne(CryptoWithdrawal, { id: withdrawalId });
+      assertInvariant(withdrawal, `crypto withdrawal ${withdrawalId} exists`);
+      const { network, transactionHash } = withdrawal;
+      if (!transactionHash || isFinal(withdrawal.status)) return payments.settle(withdrawalId);
+      const paid = await deps.chain.networkFee?.({ network, transactionHash });
+      if (paid === null || paid === undefined) return payments.settle(withdrawalId);
+      const currency = NETWORK_DECLARATIONS[network].nativeCurrency;
+      return payments.settle(withdrawalId, (client, now) =>
+        recordNetworkFeePaid(client, { withdrawalId, network, currency, amount: paid, transactionHash }, now),
+      );
+    },
     /** Before the hand-off only; HANDED_OFF (nothing released) once the coins may be on chain. */
     releaseWithdrawal: (withdrawalId: string, reason: string, stage: 'FAILED' | 'CANCELLED' = 'FAILED'): Promise<ReleaseOutcome> =>
       payments.release(withdrawalId, reason, stage),

@@ -1,11 +1,10 @@
 import type pg from 'pg';
 import type { Logger } from '../core/logger';
-import { Decimal } from '../core/money';
+import { Decimal, unitsToDecimal } from '../core/money';
 import { findCustodyAddresses, findCustodyObligations } from '../db/queries/custody.queries';
 import { inPgTransaction } from '../db/pg-transaction';
 import { CURRENCY_SCALE } from '../core/currencies';
 import type { EvmNetwork } from '../core/networks';
-import { unitsToDecimal } from './adapters/chain/evm/evm-deposit-parsing';
 import type { EvmSweeper } from './adapters/chain/evm/evm-sweeper';
 
 /** What custody reconciliation reads from the chain: the EVM networks' hot wallets and deposit addresses. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Currency } from '../core/currencies';
-import { Decimal, MAX_AMOUNT } from '../core/money';
+import { Decimal, MAX_AMOUNT, unitsToDecimal } from '../core/money';
 import { findDepositAddressOwners } from '../db/queries/crypto-deposit.queries';
 import { gasTopUpHashes } from '../db/queries/evm-sweep.queries';
 import type { NewCryptoDeposit } from '../db/queries/crypto-deposit.queries';
@@ -9,7 +9,6 @@ import type pg from 'pg';
 import { NETWORK_DECLARATIONS } from '../core/networks';
 import { CURRENCY_SCALE } from '../core/currencies';
 import type { EvmNetwork } from '../core/networks';
-import { unitsToDecimal } from './adapters/chain/evm/evm-deposit-parsing';
 import type { SeenTransfer, SkippedItem } from './adapters/chain/evm/evm-deposit-parsing';
 import type { EvmDepositReader } from './adapters/chain/evm/evm-deposit-reader';
 
@@ -140,7 +139,7 @@ export async function readDepositBatch(
       currency,
       amount,
       transactionHash: transfer.transactionHash,
-      logIndex: transfer.logIndex,
+      transferIndex: transfer.transferIndex,
       blockNumber: transfer.blockNumber,
       blockHash: transfer.blockHash,
       address: owner.walletAddress,

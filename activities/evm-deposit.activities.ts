@@ -16,6 +16,7 @@ import { inPgTransaction } from '../db/pg-transaction';
 import { findNetworkConfigs } from '../db/queries/network-config.queries';
 import { CURRENCY_SCALE } from '../core/currencies';
 import { EvmChainIdentityGuard } from './adapters/chain/evm/evm-chain-identity';
+import { NETWORK_DECLARATIONS } from '../core/networks';
 import type { EvmNetwork } from '../core/networks';
 import { EvmDepositReader } from './adapters/chain/evm/evm-deposit-reader';
 import type { EvmDepositNetworkConfig } from './adapters/chain/evm/evm-deposit-reader';
@@ -23,6 +24,7 @@ import type { ActivityDependencies } from './dependencies';
 import { readDepositBatch } from './evm-deposit-batch';
 import type { MinimumDeposits } from './evm-deposit-batch';
 import { findForkPoint, rewindTo } from './evm-deposit-rewind';
+import { creditableUpTo } from './deposit-depth';
 
 /** One watched network: its node, its token, and how deep a deposit must be before it is credited. */
 export interface EvmDepositWatchConfig extends Omit<EvmDepositNetworkConfig, 'usdcDecimals'> {
@@ -211,9 +213,12 @@ export function createEvmDepositActivities(deps: EvmDepositDependencies) {
         heartbeat();
       }
 
-      // Deep enough: head − block + 1 ≥ confirmations, and read (at or below the cursor).
-      const deepEnough = head - BigInt(config.confirmations) + 1n;
-      const credited = await creditDue(network, deepEnough < cursor.lastBlock ? deepEnough : cursor.lastBlock, heartbeat);
+      const finalized = NETWORK_DECLARATIONS[network].finalizedBlock ? await reader.finalized() : undefined;
+      const credited = await creditDue(
+        network,
+        creditableUpTo({ head, confirmations: config.confirmations, lastRead: cursor.lastBlock, finalized }),
+        heartbeat,
+      );
       await pruneStoredBlocks(deps.pool, network, cursor.lastBlock - BigInt(kept));
       return result(cursor, { blocksRead, seen, credited, rewound: rewoundBlocks });
     },

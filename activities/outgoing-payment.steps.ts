@@ -1,11 +1,13 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityName, FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type pg from 'pg';
 import { assertInvariant } from '../core/errors';
 import { isFinal } from '../core/operation-status';
 import type { AbandonOutcome, OperationState, OperationStatus, ReleaseOutcome } from '../core/operation-status';
 import type { LedgerTransferKind } from '../db/entities/ledger-transfer.entity';
 import { tombstoneTransfer, voidTransfer } from '../db/ledger/ledger';
+import { inPgTransaction } from '../db/pg-transaction';
 import { findWithHoldState, markHandedOff, settleIfHandedOff } from '../db/queries/outgoing-payment.queries';
 import type { OutgoingPaymentTable } from '../db/queries/outgoing-payment.queries';
 import type { ActivityDependencies } from './dependencies';
@@ -139,9 +141,20 @@ export function outgoingPaymentSteps<Record extends OutgoingPaymentRecord>(
     release: (id: string, reason: string, stage: 'FAILED' | 'CANCELLED'): Promise<ReleaseOutcome> =>
       inTransaction((em) => releaseLocked(em, id, reason, stage)),
 
-    /** Posts the reservation and closes the record, one statement (settleIfHandedOff); the ledger refuses a voided one. */
-    async settle(id: string): Promise<void> {
-      if (await settleIfHandedOff(deps.pool, kind.table, id, deps.clock.now())) return;
+    /**
+     * Posts the reservation and closes the record, one statement (settleIfHandedOff); the ledger refuses a voided one.
+     * `alongside` runs in the same transaction, only when this call settles.
+     */
+    async settle(id: string, alongside?: (client: pg.ClientBase, now: Date) => Promise<unknown>): Promise<void> {
+      const now = deps.clock.now();
+      const settled = alongside
+        ? await inPgTransaction(deps.pool, async (client) => {
+            if (!(await settleIfHandedOff(client, kind.table, id, now))) return false;
+            await alongside(client, now);
+            return true;
+          })
+        : await settleIfHandedOff(deps.pool, kind.table, id, now);
+      if (settled) return;
       // Nothing matched: settled by an earlier run, or in a state no settlement may follow (read
       // after the statement, which only this workflow's own steps could have changed since).
       const record = await deps.orm.em.fork().findOne(kind.entity, { id } as FilterQuery<Record>);

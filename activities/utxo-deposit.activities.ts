@@ -6,6 +6,7 @@ import type { UtxoNetwork } from '../core/networks';
 import { creditCryptoDeposit, findDueCryptoDeposits } from '../db/queries/crypto-deposit.queries';
 import type { UtxoChainAdapter } from './adapters/chain/utxo/utxo-chain.adapter';
 import type { ActivityDependencies } from './dependencies';
+import { creditableUpTo } from './deposit-depth';
 import type { DepositWatchMetrics } from './evm-deposit.activities';
 
 /** A watched UTXO network: how deep a deposit must be before it is credited, and how often the head is read when caught up. */
@@ -50,11 +51,10 @@ export function createUtxoDepositActivities(deps: UtxoDepositDependencies) {
       }
       if (scan.rewound > 0) metrics?.rewound(network, scan.rewound);
       metrics?.lag(network, Math.max(0, scan.head - scan.lastBlock));
-      // Deep enough: head − block + 1 ≥ confirmations, and read.
-      const upTo = Math.min(scan.head - config.confirmations + 1, scan.lastBlock);
+      const upTo = creditableUpTo({ head: BigInt(scan.head), confirmations: config.confirmations, lastRead: BigInt(scan.lastBlock) });
       let credited = 0;
-      if (upTo >= 0) {
-        for (const id of await findDueCryptoDeposits(deps.pool, network, BigInt(upTo), CREDITS_PER_BATCH)) {
+      if (upTo >= 0n) {
+        for (const id of await findDueCryptoDeposits(deps.pool, network, upTo, CREDITS_PER_BATCH)) {
           if ((await creditCryptoDeposit(deps.pool, id, deps.clock.now())).credited) credited += 1;
           context.heartbeat();
         }

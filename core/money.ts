@@ -23,3 +23,13 @@ export function toDecimalString(value: Decimal | string): string {
 export function roundDown(value: Decimal, scale: number): Decimal {
   return value.toDecimalPlaces(scale, Decimal.ROUND_DOWN);
 }
+
+/** A chain's smallest units as an exact decimal string in whole units ("1.5" for 1500000 at 6 decimals), no trailing zeros, no float. */
+export function unitsToDecimal(units: bigint, decimals: number): string {
+  if (units < 0n) throw new Error('a transfer value is never negative');
+  if (!Number.isInteger(decimals) || decimals < 0 || decimals > 77) throw new Error(`invalid decimals ${decimals}`);
+  const digits = units.toString().padStart(decimals + 1, '0');
+  const whole = digits.slice(0, digits.length - decimals);
+  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
+  return fraction.length > 0 ? `${whole}.${fraction}` : whole;
+}

@@ -32,6 +32,11 @@ export interface NetworkDeclaration {
    * type 1 (SLIP-44, `testnetCoin`), except EVM, whose addresses are one on every network (one key family, `evm`).
    */
   depositKeys: { family: 'evm' | 'btc' | 'ltc' | 'doge'; purpose: 44 | 84; mainnetCoin: number; testnetCoin: number };
+  /**
+   * Its nodes name a finalized block (`eth_getBlockByNumber('finalized')`), past which no reorganisation goes: deposits are
+   * credited at their confirmations and never above it. Without one, the confirmations alone decide.
+   */
+  finalizedBlock: boolean;
   /** The currencies it moves, each with the defaults its network_config row is seeded with. */
   assets: Readonly<Partial<Record<CryptoCurrency, AssetDefaults>>>;
 }
@@ -50,6 +55,7 @@ export const NETWORK_DECLARATIONS = {
     nativeCurrency: 'btc',
     addressFormat: 'segwit',
     depositKeys: { family: 'btc', purpose: 84, mainnetCoin: 0, testnetCoin: 1 },
+    finalizedBlock: false,
     assets: { btc: asset('0.00005', '0.0001', '0.00005') },
   },
   dogecoin: {
@@ -57,6 +63,7 @@ export const NETWORK_DECLARATIONS = {
     nativeCurrency: 'doge',
     addressFormat: 'base58',
     depositKeys: { family: 'doge', purpose: 44, mainnetCoin: 3, testnetCoin: 1 },
+    finalizedBlock: false,
     assets: { doge: asset('2', '10', '5') },
   },
   ethereum: {
@@ -64,6 +71,7 @@ export const NETWORK_DECLARATIONS = {
     nativeCurrency: 'eth',
     addressFormat: 'eip55',
     depositKeys: EVM_KEYS,
+    finalizedBlock: true,
     assets: { eth: asset('0.0005', '0.001', '0.0005'), usdc: asset('3', '10', '5') },
   },
   litecoin: {
@@ -71,6 +79,7 @@ export const NETWORK_DECLARATIONS = {
     nativeCurrency: 'ltc',
     addressFormat: 'segwit',
     depositKeys: { family: 'ltc', purpose: 84, mainnetCoin: 2, testnetCoin: 1 },
+    finalizedBlock: false,
     assets: { ltc: asset('0.0001', '0.001', '0.0005') },
   },
   polygon: {
@@ -78,6 +87,7 @@ export const NETWORK_DECLARATIONS = {
     nativeCurrency: 'pol',
     addressFormat: 'eip55',
     depositKeys: EVM_KEYS,
+    finalizedBlock: true,
     assets: { pol: asset('0.1', '1', '0.5'), usdc: asset('0.1', '1', '1') },
   },
 } as const satisfies Record<string, NetworkDeclaration>;

@@ -76,7 +76,8 @@ begin
       ('utxo_wallet_script', 'update, delete'),
       ('utxo_coin', 'delete'),
       ('utxo_transaction', 'delete'),
-      ('utxo_transaction_attempt', 'delete')
+      ('utxo_transaction_attempt', 'delete'),
+      ('crypto_withdrawal_network_fee', 'update, delete')
     ) as restriction(table_name, privileges)
   loop
     if to_regclass('public.' || v_restriction.table_name) is not null then

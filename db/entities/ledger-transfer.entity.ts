@@ -2,7 +2,10 @@ import { defineEntity, p } from '@mikro-orm/core';
 import type { InferEntity } from '@mikro-orm/core';
 
 export type LedgerTransferState = 'PENDING' | 'POSTED' | 'VOIDED';
-/** CRYPTO_WITHDRAWAL_FEE: CryptoWithdrawalKeptFee; SEPA_UNMATCHED: an unmatched incoming credit into suspense; SEPA_RETURN: its return. */
+/**
+ * CRYPTO_WITHDRAWAL_FEE: CryptoWithdrawalKeptFee; SEPA_UNMATCHED: an unmatched incoming credit into suspense; SEPA_RETURN:
+ * its return; NETWORK_FEE: what a settled withdrawal's transaction paid the network (crypto_withdrawal_network_fee).
+ */
 export const LEDGER_TRANSFER_KINDS = [
   'DEPOSIT',
   'EXCHANGE',
@@ -11,6 +14,7 @@ export const LEDGER_TRANSFER_KINDS = [
   'CRYPTO_WITHDRAWAL_FEE',
   'SEPA_UNMATCHED',
   'SEPA_RETURN',
+  'NETWORK_FEE',
 ] as const;
 export type LedgerTransferKind = (typeof LEDGER_TRANSFER_KINDS)[number];
 

@@ -1,10 +1,14 @@
 import { Migration20261201000000_baseline } from './Migration20261201000000_baseline';
 import { Migration20261202000000_network_chain_mode } from './Migration20261202000000_network_chain_mode';
 import { Migration20261203000000_utxo_wallet } from './Migration20261203000000_utxo_wallet';
+import { Migration20261204000000_deposit_transfer_index } from './Migration20261204000000_deposit_transfer_index';
+import { Migration20261205000000_network_fee_expense } from './Migration20261205000000_network_fee_expense';
 
 /** Listed so they run the same from sources and compiled output; only ever appended to (docs/production.md, "Schema changes"). */
 export const MIGRATIONS = [
   { name: 'Migration20261201000000_baseline', class: Migration20261201000000_baseline },
   { name: 'Migration20261202000000_network_chain_mode', class: Migration20261202000000_network_chain_mode },
   { name: 'Migration20261203000000_utxo_wallet', class: Migration20261203000000_utxo_wallet },
+  { name: 'Migration20261204000000_deposit_transfer_index', class: Migration20261204000000_deposit_transfer_index },
+  { name: 'Migration20261205000000_network_fee_expense', class: Migration20261205000000_network_fee_expense },
 ];

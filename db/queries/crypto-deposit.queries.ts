@@ -75,7 +75,8 @@ export interface NewCryptoDeposit {
   /** Exact decimal text. */
   amount: string;
   transactionHash: string;
-  logIndex: number;
+  /** Which transfer of its transaction: what a reorganisation cannot change (the crypto_deposit column's comment). */
+  transferIndex: number;
   blockNumber: bigint;
   blockHash: string;
   address: string;
@@ -95,17 +96,17 @@ export async function insertCryptoDeposits(
   if (deposits.length === 0) return [];
   const column = <T>(read: (deposit: NewCryptoDeposit) => T) => deposits.map(read);
   const result = await client.query<{ id: string; currency: Currency; status: string; inserted: boolean }>(
-    `insert into crypto_deposit (id, partner_id, account_id, network, currency, amount, transaction_hash, log_index,
+    `insert into crypto_deposit (id, partner_id, account_id, network, currency, amount, transaction_hash, transfer_index,
                                  block_number, block_hash, address, status, stage, failure_reason, created_at)
-     select d.id, d.partner_id, d.account_id, d.network, d.currency, d.amount, d.transaction_hash, d.log_index,
+     select d.id, d.partner_id, d.account_id, d.network, d.currency, d.amount, d.transaction_hash, d.transfer_index,
             d.block_number, d.block_hash, d.address, d.status,
             case d.status when 'IN_PROGRESS' then 'SEEN' else 'BELOW_MINIMUM' end,
             case d.status when 'IN_PROGRESS' then null else 'BELOW_MINIMUM_DEPOSIT' end, $13
        from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::numeric[], $7::text[], $8::int[],
                    $9::bigint[], $10::text[], $11::text[], $12::text[])
-            as d(id, partner_id, account_id, network, currency, amount, transaction_hash, log_index,
+            as d(id, partner_id, account_id, network, currency, amount, transaction_hash, transfer_index,
                  block_number, block_hash, address, status)
-     on conflict (network, transaction_hash, log_index) where stage <> 'ORPHANED'
+     on conflict (network, transaction_hash, transfer_index) where stage <> 'ORPHANED'
      do update set block_number = excluded.block_number, block_hash = excluded.block_hash, block_orphaned_at = null
         where crypto_deposit.block_orphaned_at is not null
      returning id, currency, status, (xmax = 0) as inserted`,
@@ -117,7 +118,7 @@ export async function insertCryptoDeposits(
       column((deposit) => deposit.currency),
       column((deposit) => deposit.amount),
       column((deposit) => deposit.transactionHash),
-      column((deposit) => deposit.logIndex),
+      column((deposit) => deposit.transferIndex),
       column((deposit) => deposit.blockNumber.toString()),
       column((deposit) => deposit.blockHash),
       column((deposit) => deposit.address),
@@ -203,7 +204,7 @@ export interface ListedCryptoDeposit {
   /** Exact decimal text without trailing zeros. */
   amount: string;
   transactionHash: string;
-  logIndex: number;
+  transferIndex: number;
   blockNumber: string;
   address: string;
   /** ISO 8601 UTC. */
@@ -211,7 +212,7 @@ export interface ListedCryptoDeposit {
 }
 
 const LISTED_COLUMNS = `id, partner_id as "partnerId", network, currency, trim_scale(amount)::text as amount,
-  transaction_hash as "transactionHash", log_index as "logIndex", block_number::text as "blockNumber", address,
+  transaction_hash as "transactionHash", transfer_index as "transferIndex", block_number::text as "blockNumber", address,
   to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "seenAt"`;
 
 /** Deposits found on chain for operators, newest first: all or only those below the minimum, of one partner or all. */

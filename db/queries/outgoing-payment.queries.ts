@@ -82,7 +82,12 @@ export async function findWithHoldState(
 }
 
 /** Settles an open, handed-off payment in one statement: record SETTLED and hold posted together; else false, nothing changed. */
-export async function settleIfHandedOff(pool: pg.Pool, table: OutgoingPaymentTable, id: string, now: Date): Promise<boolean> {
+export async function settleIfHandedOff(
+  pool: pg.Pool | pg.ClientBase,
+  table: OutgoingPaymentTable,
+  id: string,
+  now: Date,
+): Promise<boolean> {
   let rows: Array<{ outcome: unknown }>;
   try {
     ({ rows } = await pool.query<{ outcome: unknown }>({

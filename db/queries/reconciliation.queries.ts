@@ -81,7 +81,8 @@ export async function findStuckOperations(pool: pg.Pool, olderThan: Date): Promi
 
 /*
  * Business records against the ledger, sharing their ids: an open operation holds its funds (PENDING), a SUCCESSFUL one
- * posted them, an UNSUCCESSFUL one released them or never held any. A kept network fee is a SUCCESSFUL record of its own.
+ * posted them, an UNSUCCESSFUL one released them or never held any. A kept network fee, and a network fee the house paid,
+ * is a SUCCESSFUL record of its own.
  */
 
 const OPERATIONS = `(
@@ -92,6 +93,8 @@ const OPERATIONS = `(
   select 'exchange', id, status, null, created_at, created_at from exchange
   union all
   select 'crypto-withdrawal-kept-fee', id, 'SUCCESSFUL', null, created_at, created_at from crypto_withdrawal_kept_fee
+  union all
+  select 'crypto-withdrawal-network-fee', id, 'SUCCESSFUL', null, created_at, created_at from crypto_withdrawal_network_fee
 )`;
 
 export interface HeldTransferRow {

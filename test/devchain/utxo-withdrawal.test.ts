@@ -10,6 +10,7 @@ import { UtxoChainAdapter } from '../../activities/adapters/chain/utxo/utxo-chai
 import type { UtxoNetworkConfig } from '../../activities/adapters/chain/utxo/utxo-chain.adapter';
 import { chainParameters } from '../../core/chain-parameters';
 import { systemClock } from '../../core/clock';
+import { unitsToDecimal } from '../../core/money';
 import { createLogger } from '../../core/logger';
 import { endPool, openPool } from '../../db/pool';
 import { freePort } from '../../dev/free-port';
@@ -61,6 +62,17 @@ async function paidTo(network: UtxoNodeNetwork, txid: string): Promise<Map<strin
     paid.set(address, (paid.get(address) ?? 0n) + output.value);
   }
   return paid;
+}
+
+/** The transaction's fee as the node's transactions say: its inputs' values (read from their own transactions) less its outputs'. */
+async function feeOnChain(network: UtxoNodeNetwork, txid: string): Promise<bigint> {
+  const decode = async (id: string) =>
+    bitcoin.Transaction.fromHex((await nodes[network].rpc.call<{ hex: string }>('getrawtransaction', [id, 1])).hex);
+  const transaction = await decode(txid);
+  let fee = 0n;
+  for (const input of transaction.ins) fee += (await decode(Buffer.from(input.hash).reverse().toString('hex'))).outs[input.index]!.value;
+  for (const output of transaction.outs) fee -= output.value;
+  return fee;
 }
 
 async function mine(network: UtxoNodeNetwork, blocks: number): Promise<void> {
@@ -136,6 +148,10 @@ describe.each(NETWORKS)('withdrawals on %s', (network) => {
     expect(paid.get(destination)).toBe(12_345_678n);
     // Everything else returns to the wallet as change (a fresh address of its own), less the fee.
     expect(paid.size).toBe(2);
+    // What the house paid the miners, for the ledger's NETWORK_FEES: exactly the node's fee, in whole coins.
+    const fee = await feeOnChain(network, first.transactionHash);
+    expect(fee).toBeGreaterThan(0n);
+    expect(await adapter.networkFee({ network, transactionHash: first.transactionHash })).toBe(unitsToDecimal(fee, 8));
   });
 
   test('twenty concurrent withdrawals spend no coin twice, and each lands', async () => {
@@ -191,6 +207,10 @@ describe.each(NETWORKS)('withdrawals on %s', (network) => {
     for (const other of rows.filter((row) => row.txid !== landed))
       expect((await nodes[network].rpc.transaction(other.txid))?.blockHash ?? null).toBeNull();
     expect((await paidTo(network, landed!)).get(destination)).toBe(5_000_000n);
+    // The fee is the landed attempt's, asked by either attempt's id.
+    const landedFee = await feeOnChain(network, landed!);
+    expect(landedFee).toBe(BigInt(rows.find((row) => row.txid === landed)!.fee));
+    expect(await patient.networkFee({ network, transactionHash: first.transactionHash })).toBe(unitsToDecimal(landedFee, 8));
   });
 });
 
@@ -337,7 +357,7 @@ describe.each(NETWORKS)('deposits on %s', (network) => {
       txid: string;
       vout: number;
     }>(
-      `select status, stage, trim_scale(amount)::text as amount, failure_reason as failure, transaction_hash as txid, log_index as vout
+      `select status, stage, trim_scale(amount)::text as amount, failure_reason as failure, transaction_hash as txid, transfer_index as vout
          from crypto_deposit where address = $1 order by created_at`,
       [address],
     );

@@ -2,7 +2,18 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestClient, createWalletClient, erc20Abi, http, keccak256, parseEther, parseGwei, parseUnits, publicActions } from 'viem';
+import {
+  createTestClient,
+  createWalletClient,
+  encodeFunctionData,
+  erc20Abi,
+  http,
+  keccak256,
+  parseEther,
+  parseGwei,
+  parseUnits,
+  publicActions,
+} from 'viem';
 import type { Address, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { PrivateKeyAccount } from 'viem/accounts';
@@ -325,6 +336,79 @@ describe('deposits to partners on a real EVM chain', () => {
     });
   });
 
+  it('a credited usdc deposit that a reorganisation mines again at another place in another block is the same deposit, credited once', async () => {
+    const partner = await createTestPartner(ctx.orm);
+    const usdcWallet = partner.accounts.usdc.walletAddress! as Address;
+    // A second sender, so that the deposit can be mined again without the transaction that came before it.
+    const other = privateKeyToAccount(generatePrivateKey());
+    await chain.setBalance({ address: other.address, value: parseEther('1') });
+    const funded = await wallet().writeContract({
+      address: node.usdcAddress,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [other.address, parseUnits('1', 6)],
+    });
+    await chain.waitForTransactionReceipt({ hash: funded, pollingInterval: 50 });
+    const snapshot = await chain.snapshot();
+
+    // First: another transaction's usdc Transfer, so the deposit's log is the block's second (log index 1).
+    await chain.setAutomine(false);
+    const otherWallet = createWalletClient({ chain: chain.chain, transport: http(node.rpcUrl), account: other });
+    await otherWallet.writeContract({
+      address: node.usdcAddress,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [sender.address, parseUnits('1', 6)],
+    });
+    // 5 usdc: the minimum deposit, and not above the sweep threshold, so no sweep moves it meanwhile.
+    const signed = await wallet().signTransaction(
+      await wallet().prepareTransactionRequest({
+        to: node.usdcAddress,
+        data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [usdcWallet, parseUnits('5', 6)] }),
+        gas: 100_000n,
+      }),
+    );
+    const hash = await wallet().sendRawTransaction({ serializedTransaction: signed });
+    await chain.mine({ blocks: 1 });
+    const first = await chain.getTransactionReceipt({ hash });
+    expect(first.logs.map((log) => log.logIndex)).toEqual([1]);
+    await chain.mine({ blocks: CONFIRMATIONS });
+    const deposit = await depositRow(hash);
+    await eventually(async () => expect((await depositsOf(partner))[0]).toMatchObject({ id: deposit.id, status: 'SUCCESSFUL' }), {
+      timeoutMs: 30_000,
+    });
+
+    // Deeper than its confirmations: the blocks are gone; the same bytes are mined again, alone, first in a new block.
+    await chain.revert({ id: snapshot });
+    await wallet().sendRawTransaction({ serializedTransaction: signed });
+    await chain.mine({ blocks: 1 });
+    const again = await chain.getTransactionReceipt({ hash });
+    expect(again.logs.map((log) => log.logIndex)).toEqual([0]);
+    expect(again.blockHash).not.toBe(first.blockHash);
+    await chain.mine({ blocks: CONFIRMATIONS + 3 });
+
+    const rows = () =>
+      ctx.orm.em
+        .fork()
+        .getConnection()
+        .execute<Array<{ id: string; stage: string; block_hash: string; orphaned: boolean }>>(
+          'select id, stage, block_hash, block_orphaned_at is not null as orphaned from crypto_deposit where transaction_hash = ?',
+          [hash.toLowerCase()],
+        );
+    // Rewound (its block orphaned), then seen again: the same deposit in its new block, no longer a finding.
+    await eventually(
+      async () => expect(await rows()).toEqual([{ id: deposit.id, stage: 'CREDITED', block_hash: again.blockHash, orphaned: false }]),
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    await severalPolls();
+    expect(await rows()).toHaveLength(1);
+    expect(await ledgerTransfers(deposit.id)).toBe(1);
+    expect((await balancesOf(ctx.api, partner)).usdc).toBe('5.000000');
+    expect((await depositsOf(partner)).map(({ id, status }) => ({ id, status }))).toEqual([{ id: deposit.id, status: 'SUCCESSFUL' }]);
+  });
+
   it('a deposit below the minimum is recorded UNSUCCESSFUL, never credited, and listed for operators', async () => {
     const partner = await createTestPartner(ctx.orm);
     // network_config: eth on ethereum takes deposits from 0.0005.
@@ -349,7 +433,7 @@ describe('deposits to partners on a real EVM chain', () => {
         currency: 'eth',
         amount: '0.0001',
         transactionHash: hash,
-        logIndex: -1,
+        transferIndex: -1,
         address: partner.accounts.eth.walletAddress,
         status: 'UNSUCCESSFUL',
         stage: 'BELOW_MINIMUM',

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestClient, erc20Abi, http, parseEther, parseGwei, parseUnits, publicActions } from 'viem';
+import { createTestClient, erc20Abi, formatEther, http, parseEther, parseGwei, parseUnits, publicActions } from 'viem';
 import type { Address, Hex, TransactionReceipt } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createLogger } from '../../core/logger';
@@ -196,6 +196,31 @@ async function expectFeeKept(partner: TestPartner, withdrawalId: string, fee: st
   ]);
 }
 
+/**
+ * What the settled withdrawal's transaction paid the network, as the node's receipt says (gas used at its price, in eth):
+ * recorded, and moved from the house's fee income to NETWORK_FEES by one posted NETWORK_FEE transfer.
+ */
+async function expectNetworkFeePaid(withdrawalId: string, hash: Hex): Promise<void> {
+  const receipt = await chain.getTransactionReceipt({ hash });
+  const paid = formatEther(receipt.gasUsed * receipt.effectiveGasPrice);
+  const connection = ctx.orm.em.fork().getConnection();
+  const records = await connection.execute<Array<{ id: string; currency: string; amount: string; transaction_hash: string }>>(
+    'select id, currency, trim_scale(amount)::text as amount, transaction_hash from crypto_withdrawal_network_fee where withdrawal_id = ?',
+    [withdrawalId],
+  );
+  expect(records).toEqual([{ id: expect.any(String), currency: 'eth', amount: paid, transaction_hash: hash }]);
+  const postings = await connection.execute<Array<{ kind: string; state: string; system_code: string; currency: string; amount: string }>>(
+    `select t.kind, t.state, a.system_code, a.currency, trim_scale(p.amount)::text as amount
+       from ledger_transfer t join ledger_posting p on p.transfer_id = t.id join account a on a.id = p.account_id
+      where t.id = ? order by p.amount`,
+    [records[0]!.id],
+  );
+  expect(postings).toEqual([
+    { kind: 'NETWORK_FEE', state: 'POSTED', system_code: 'FEE_INCOME', currency: 'eth', amount: `-${paid}` },
+    { kind: 'NETWORK_FEE', state: 'POSTED', system_code: 'NETWORK_FEES', currency: 'eth', amount: paid },
+  ]);
+}
+
 /** What the balances endpoint shows after amount + fee left a deposit, at the currency's scale. */
 function balanceAfter(deposit: string, amount: string, fee: number, scale: number): string {
   return new Decimal(deposit).minus(amount).minus(String(fee)).toFixed(scale);
@@ -241,6 +266,7 @@ describe('crypto withdrawals sent on a real EVM chain through the API', () => {
     expect(await chain.getBalance({ address: recipient })).toBe(parseEther(amount));
     expect(await minedFromHotWallet()).toBe(minedBefore + 1);
     expect(await storedWithdrawal(withdrawalId)).toMatchObject({ stage: 'SETTLED' });
+    await expectNetworkFeePaid(withdrawalId, hash);
   });
 
   it('a usdc withdrawal on ethereum lands as a token transfer: the recipient gains exactly the amount in the token', async () => {
@@ -268,6 +294,8 @@ describe('crypto withdrawals sent on a real EVM chain through the API', () => {
     expect(await chain.getBalance({ address: recipient })).toBe(0n);
     expect((await balancesOf(ctx.api, partner)).usdc).toBe(balanceAfter('100', amount, settled.fee, 6));
     expect(await minedFromHotWallet()).toBe(minedBefore + 1);
+    // The gas of a token transfer is paid in the network's coin.
+    await expectNetworkFeePaid(withdrawalId, hash);
   });
 
   it('a usdc withdrawal the token refuses reverts on chain: UNSUCCESSFUL, the amount refunded and the network fee kept, the recipient got nothing', async () => {
@@ -338,6 +366,8 @@ describe('crypto withdrawals sent on a real EVM chain through the API', () => {
     expect(await chain.getBalance({ address: recipient })).toBe(parseEther(amount));
     expect(await minedFromHotWallet()).toBe(minedBefore + 1);
     expect((await balancesOf(ctx.api, partner)).eth).toBe(balanceAfter('1', amount, settled.fee, 18));
+    // What the replacement paid, the one on chain.
+    await expectNetworkFeePaid(withdrawalId, settled.transactionHash);
   });
 
   it('a stuck usdc withdrawal whose replacement reverts: UNSUCCESSFUL, the amount refunded and the fee kept, and it shows the reverted replacement', async () => {

@@ -118,7 +118,7 @@ async function creditedDeposit(partner: TestPartner, currency: Currency, amount:
           currency,
           amount,
           transactionHash: hex32(),
-          logIndex: currency === 'usdc' ? 0 : -1,
+          transferIndex: currency === 'usdc' ? 0 : -1,
           // Block 0: no watcher's rewind of this run reaches below it.
           blockNumber: 0n,
           blockHash: hex32(),

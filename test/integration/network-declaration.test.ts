@@ -71,6 +71,9 @@ describe('the database and core/networks.ts', () => {
     for (const code of ['EXTERNAL_DEPOSITS', 'FEE_INCOME', 'EXCHANGE_DESK', 'CRYPTO_WITHDRAWALS', 'SEPA_CLEARING']) {
       expect(rows.find((row) => row.system_code === code)?.currencies).toEqual(sorted(CURRENCIES));
     }
+    // What the house pays the networks is paid in their coins.
+    const coins = [...new Set(NETWORKS.map((network) => NETWORK_DECLARATIONS[network].nativeCurrency))];
+    expect(rows.find((row) => row.system_code === 'NETWORK_FEES')?.currencies).toEqual(sorted(coins));
   });
 
   it('seed one network_config row per declared pair, with its defaults', async () => {

@@ -3,8 +3,8 @@ import {
   parseBlock,
   parseTransferLogs,
   receiptOutcome,
-  unitsToDecimal,
 } from '../../activities/adapters/chain/evm/evm-deposit-parsing';
+import { unitsToDecimal } from '../../core/money';
 
 /** What the deposit watcher reads out of a node's raw answers, and what it refuses to read: hostile answers named and skipped. */
 
@@ -47,6 +47,7 @@ describe('reading a block for native transfers', () => {
         {
           transactionHash: hash('c'),
           logIndex: -1,
+          transferIndex: -1,
           to: RECIPIENT.toLowerCase(),
           value: 10n ** 18n,
           blockNumber: 16n,
@@ -94,6 +95,7 @@ describe('reading the token Transfer logs of a range', () => {
         {
           transactionHash: hash('d'),
           logIndex: 3,
+          transferIndex: 0,
           to: RECIPIENT.toLowerCase(),
           value: 12_500_000n,
           blockNumber: 16n,
@@ -102,6 +104,44 @@ describe('reading the token Transfer logs of a range', () => {
       ],
       skipped: [],
     });
+  });
+
+  it("keys a transfer by its place among the token's Transfer logs of its transaction, which a new place in a block does not change", () => {
+    const other = hash('e');
+    const atFirst = parseTransferLogs(
+      [
+        log({ transactionHash: other, logIndex: '0x0' }),
+        log({ logIndex: '0x1' }),
+        log({ logIndex: '0x2', address: '0x1111111111111111111111111111111111111111' }),
+        log({ logIndex: '0x3', data: `0x${'0'.repeat(64)}` }),
+        log({ logIndex: '0x4' }),
+      ],
+      TOKEN,
+    );
+    // The same transaction mined again first in another block: its logs from 0, the other transaction's after them.
+    const again = parseTransferLogs(
+      [
+        log({ logIndex: '0x0', blockHash: hash('9') }),
+        log({ logIndex: '0x1', blockHash: hash('9'), address: '0x1111111111111111111111111111111111111111' }),
+        log({ logIndex: '0x2', blockHash: hash('9'), data: `0x${'0'.repeat(64)}` }),
+        log({ logIndex: '0x3', blockHash: hash('9') }),
+        log({ transactionHash: other, logIndex: '0x4', blockHash: hash('9') }),
+      ],
+      TOKEN,
+    );
+    const keys = (parsed: ReturnType<typeof parseTransferLogs>) =>
+      parsed.transfers.map((transfer) => [transfer.transactionHash, transfer.logIndex, transfer.transferIndex]);
+    // Another contract's log is not counted; a Transfer of nothing is (it is a transfer of the transaction), and not kept.
+    expect(keys(atFirst)).toEqual([
+      [other, 0, 0],
+      [hash('d'), 1, 0],
+      [hash('d'), 4, 2],
+    ]);
+    expect(keys(again)).toEqual([
+      [hash('d'), 0, 0],
+      [hash('d'), 3, 2],
+      [other, 4, 0],
+    ]);
   });
 
   it('passes over logs a reorganisation removed and transfers of nothing', () => {

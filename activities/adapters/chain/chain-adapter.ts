@@ -30,4 +30,9 @@ export interface ChainAdapter {
   confirmationState(request: { network: Network; transactionHash: string; broadcastAt: string }): Promise<ConfirmationState>;
   /** The hash on chain when a replacement (same nonce, higher fees) landed instead; null while none is. Optional without replacements. */
   landedTransactionHash?(request: { network: Network; transactionHash: string }): Promise<string | null>;
+  /**
+   * What a confirmed transaction of ours paid the network, in the network's coin (exact decimal text): the miner's fee, or
+   * the gas used at its price; null when nothing was paid (a simulated network).
+   */
+  networkFee?(request: { network: Network; transactionHash: string }): Promise<string | null>;
 }

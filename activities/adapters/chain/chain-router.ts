@@ -59,6 +59,15 @@ export class ChainRouter implements ChainAdapter {
     return null;
   }
 
+  /** Null when the network is simulated here: nothing was paid. */
+  async networkFee(request: { network: Network; transactionHash: string }): Promise<string | null> {
+    const real = this.real(request.network);
+    if (real?.networkFee) return real.networkFee(request);
+    if (real) throw new Error(`the adapter of ${request.network} cannot say what its transactions paid the network`);
+    await this.refuseSigned(request);
+    return null;
+  }
+
   private async refuseSigned(request: { network: Network; transactionHash: string }): Promise<void> {
     if (!this.signedStore) return;
     const key = request.transactionHash.toLowerCase();

@@ -6,7 +6,9 @@ import type { Logger } from '../../../../core/logger';
 import { evmTransactionByHash, evmTransactionOfWithdrawal } from '../../../../db/queries/evm-transaction.queries';
 import type { EvmTransactionRecord } from '../../../../db/queries/evm-transaction.queries';
 import type { BroadcastRequest, BroadcastResult, ChainAdapter, ConfirmationState } from '../chain-adapter';
-import { isEvmNetwork } from '../../../../core/networks';
+import { NETWORK_DECLARATIONS, isEvmNetwork } from '../../../../core/networks';
+import { CURRENCY_SCALE } from '../../../../core/currencies';
+import { unitsToDecimal } from '../../../../core/money';
 import type { EvmNetwork } from '../../../../core/networks';
 import { EvmChainIdentityGuard } from './evm-chain-identity';
 import { confirmationStateOf, landedAttempt } from './evm-confirmation';
@@ -84,6 +86,17 @@ export class EvmChainAdapter implements ChainAdapter {
       const runtime = await this.runtime(request.network, `read transaction ${request.transactionHash}`);
       const landed = await landedAttempt(runtime, await this.recordByHash(runtime, request.transactionHash));
       return landed?.attempt.transactionHash ?? null;
+    });
+  }
+
+  /** The gas the landed attempt used, at the price it paid per unit, in the network's coin. */
+  networkFee(request: { network: Network; transactionHash: string }): Promise<string> {
+    return redactingRpcUrls(this.networks.rpcUrls, async () => {
+      const runtime = await this.runtime(request.network, `read transaction ${request.transactionHash}`);
+      const landed = await landedAttempt(runtime, await this.recordByHash(runtime, request.transactionHash));
+      if (!landed) throw new Error(`no attempt of transaction ${request.transactionHash} is on chain: its fee is not known yet`);
+      const paid = landed.receipt.gasUsed * landed.receipt.effectiveGasPrice;
+      return unitsToDecimal(paid, CURRENCY_SCALE[NETWORK_DECLARATIONS[runtime.network].nativeCurrency]);
     });
   }
 

@@ -25,8 +25,14 @@ export interface ScannedBlockHeader {
 /** A transfer to some address: what arrived (in the currency's smallest unit) and where it was seen. */
 export interface SeenTransfer {
   transactionHash: string;
-  /** The log's index in its block; -1 for a native (value) transfer. */
+  /** The log's index in its block (what explorers show); -1 for a native (value) transfer. */
   logIndex: number;
+  /**
+   * Which transfer of its transaction, the deposit's key: -1 for a native transfer, else the log's position among the
+   * token's Transfer logs of its transaction. A reorganisation that puts the transaction in another block, or at another
+   * place in one, moves its log index but not this.
+   */
+  transferIndex: number;
   /** Lower case. */
   to: string;
   value: bigint;
@@ -59,6 +65,11 @@ function hash(value: unknown): string | undefined {
   return typeof value === 'string' && HASH.test(value) ? value.toLowerCase() : undefined;
 }
 
+/** A block's number, or undefined when the answer is not a block with a readable one. */
+export function blockNumberOf(raw: unknown): bigint | undefined {
+  return isObject(raw) ? quantity(raw.number) : undefined;
+}
+
 /** A block with its transactions: its header, and every transaction sending a positive value to an address (decided on later). */
 export function parseBlock(raw: unknown, expectedNumber: bigint): ParsedBlock {
   if (!isObject(raw)) return { kind: 'malformed', reason: 'the answer is not a block object' };
@@ -87,7 +98,15 @@ export function parseBlock(raw: unknown, expectedNumber: bigint): ParsedBlock {
     if (value === 0n) return;
     const inBlock = transaction.blockHash === undefined ? blockHash : hash(transaction.blockHash);
     if (inBlock !== blockHash) return skip(named, 'it names another block than the one it was listed in');
-    transfers.push({ transactionHash, logIndex: -1, to: transaction.to.toLowerCase(), value, blockNumber: number, blockHash });
+    transfers.push({
+      transactionHash,
+      logIndex: -1,
+      transferIndex: -1,
+      to: transaction.to.toLowerCase(),
+      value,
+      blockNumber: number,
+      blockHash,
+    });
   });
   return { kind: 'block', header, transfers, skipped };
 }
@@ -99,6 +118,7 @@ export function parseTransferLogs(raw: unknown, tokenAddress: string): { transfe
   if (!Array.isArray(raw)) return { transfers, skipped: [{ reference: 'eth_getLogs', reason: 'the answer is not a list' }] };
   const skip = (reference: string, reason: string): void => void skipped.push({ reference, reason });
   const token = tokenAddress.toLowerCase();
+  const transferIndexOf = transferIndexes(raw, token);
   raw.forEach((log: unknown, index) => {
     if (!isObject(log)) return skip(`log ${index} of the answer`, 'not a log object');
     const blockNumber = quantity(log.blockNumber);
@@ -121,9 +141,38 @@ export function parseTransferLogs(raw: unknown, tokenAddress: string): { transfe
     if (typeof log.data !== 'string' || !WORD.test(log.data)) return skip(reference, 'its data is not one 32-byte value');
     const value = BigInt(log.data);
     if (value === 0n) return;
-    transfers.push({ transactionHash, logIndex: Number(logIndex), to: `0x${recipient[1]!.toLowerCase()}`, value, blockNumber, blockHash });
+    transfers.push({
+      transactionHash,
+      logIndex: Number(logIndex),
+      transferIndex: transferIndexOf(transactionHash, logIndex),
+      to: `0x${recipient[1]!.toLowerCase()}`,
+      value,
+      blockNumber,
+      blockHash,
+    });
   });
   return { transfers, skipped };
+}
+
+/**
+ * Each Transfer log's position among the token's Transfer logs of its transaction, by log index: the answer holds all of
+ * them, as a range of whole blocks holds whole transactions. Counted over every log that names its transaction, index and
+ * the event, before any is skipped for its shape or value, so a zero transfer or an odd one does not shift the others.
+ */
+function transferIndexes(raw: unknown[], token: string): (transactionHash: string, logIndex: bigint) => number {
+  const byTransaction = new Map<string, bigint[]>();
+  for (const log of raw) {
+    if (!isObject(log) || log.removed === true) continue;
+    const transactionHash = hash(log.transactionHash);
+    const logIndex = quantity(log.logIndex);
+    const topics = log.topics;
+    if (!transactionHash || logIndex === undefined || typeof log.address !== 'string' || log.address.toLowerCase() !== token) continue;
+    if (!Array.isArray(topics) || typeof topics[0] !== 'string' || topics[0].toLowerCase() !== ERC20_TRANSFER_TOPIC) continue;
+    const indexes = byTransaction.get(transactionHash) ?? [];
+    indexes.push(logIndex);
+    byTransaction.set(transactionHash, indexes);
+  }
+  return (transactionHash, logIndex) => (byTransaction.get(transactionHash) ?? []).filter((other) => other < logIndex).length;
 }
 
 /** A receipt's verdict: only an explicit 0x1 is a success; the block it names must be the one the transfer was seen in. */
@@ -134,14 +183,4 @@ export function receiptOutcome(raw: unknown, blockHash: string): 'success' | 'fa
   if (raw.status === '0x1') return 'success';
   if (raw.status === '0x0') return 'failed';
   return 'unreadable';
-}
-
-/** Smallest units as an exact decimal string in whole units ("1.5" for 1500000 at 6 decimals), no trailing zeros, no float. */
-export function unitsToDecimal(units: bigint, decimals: number): string {
-  if (units < 0n) throw new Error('a transfer value is never negative');
-  if (!Number.isInteger(decimals) || decimals < 0 || decimals > 77) throw new Error(`invalid decimals ${decimals}`);
-  const digits = units.toString().padStart(decimals + 1, '0');
-  const whole = digits.slice(0, digits.length - decimals);
-  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
-  return fraction.length > 0 ? `${whole}.${fraction}` : whole;
 }

@@ -1,9 +1,9 @@
-import { erc20Abi, getAddress, numberToHex } from 'viem';
+import { RpcError, erc20Abi, getAddress, numberToHex } from 'viem';
 import type { Address } from 'viem';
 import type { EvmNetwork } from '../../../../core/networks';
 import { evmClient } from './evm-network-runtime';
 import type { EvmClient } from './evm-network-runtime';
-import { ERC20_TRANSFER_TOPIC, parseBlock, parseTransferLogs, receiptOutcome } from './evm-deposit-parsing';
+import { ERC20_TRANSFER_TOPIC, blockNumberOf, parseBlock, parseTransferLogs, receiptOutcome } from './evm-deposit-parsing';
 import type { ParsedBlock, ScannedBlockHeader, SeenTransfer, SkippedItem } from './evm-deposit-parsing';
 
 /** What the deposit watcher needs to know of one network: its node (the withdrawals' own settings) and its token. */
@@ -65,6 +65,20 @@ export class EvmDepositReader {
 
   async head(): Promise<bigint> {
     return this.client.getBlockNumber({ cacheTime: 0 });
+  }
+
+  /**
+   * The height of the node's finalized block, or null while it names none (a new chain, before its first finalization: the
+   * node answers with an error). A node that cannot be reached throws, as for every other read.
+   */
+  async finalized(): Promise<bigint | null> {
+    try {
+      const raw: unknown = await this.client.request({ method: 'eth_getBlockByNumber', params: ['finalized', false] });
+      return blockNumberOf(raw) ?? null;
+    } catch (error) {
+      if (error instanceof RpcError) return null;
+      throw error;
+    }
   }
 
   /** The hash of the node's block at this height (lower case), or null when it has none (yet). */

@@ -3,7 +3,7 @@ import * as bitcoin from 'bitcoinjs-lib';
 import type pg from 'pg';
 import { CURRENCY_SCALE } from '../../../../core/currencies';
 import type { CryptoCurrency } from '../../../../core/currencies';
-import { Decimal } from '../../../../core/money';
+import { Decimal, unitsToDecimal } from '../../../../core/money';
 import type { Logger } from '../../../../core/logger';
 import { inPgTransaction } from '../../../../db/pg-transaction';
 import {
@@ -153,7 +153,7 @@ async function depositsIn(
   return addressed.flatMap(({ output, address }) => {
     const owner = owners.get(address);
     if (!owner) return [];
-    const amount = new Decimal(output.value.toString()).div(new Decimal(10).pow(CURRENCY_SCALE[deps.currency])).toFixed();
+    const amount = unitsToDecimal(output.value, CURRENCY_SCALE[deps.currency]);
     return [
       {
         id: randomUUID(),
@@ -163,7 +163,7 @@ async function depositsIn(
         currency: deps.currency,
         amount,
         transactionHash: output.txid,
-        logIndex: output.vout,
+        transferIndex: output.vout,
         blockNumber: BigInt(block.height),
         blockHash: block.hash,
         address,

@@ -3,6 +3,8 @@ import type pg from 'pg';
 import type { Clock } from '../../../../core/clock';
 import { systemClock } from '../../../../core/clock';
 import type { Logger } from '../../../../core/logger';
+import { CURRENCY_SCALE } from '../../../../core/currencies';
+import { unitsToDecimal } from '../../../../core/money';
 import { NETWORK_DECLARATIONS, isEvmNetwork } from '../../../../core/networks';
 import type { Network, UtxoNetwork } from '../../../../core/networks';
 import { inPgTransaction } from '../../../../db/pg-transaction';
@@ -146,6 +148,16 @@ export class UtxoChainAdapter implements NetworkAdapter {
       if (state?.blockHash) return attempt.txid;
     }
     return null;
+  }
+
+  /** The fee of the attempt that is in a block: the inputs' value less the outputs', stored when it was signed. */
+  async networkFee(request: { network: Network; transactionHash: string }): Promise<string> {
+    const runtime = await this.runtime(request.network, `read transaction ${request.transactionHash}`);
+    const record = await this.recordByTxid(runtime, request.transactionHash);
+    for (const attempt of record.attempts) {
+      if ((await runtime.rpc.transaction(attempt.txid))?.blockHash) return unitsToDecimal(attempt.fee, CURRENCY_SCALE[NETWORK_DECLARATIONS[runtime.network].nativeCurrency]);
+    }
+    throw new Error(`no attempt of transaction ${request.transactionHash} is in a block: its fee is not known yet`);
   }
 
   /** The wallet's receiving address on a network (what operators fund), once its node is checked. */
