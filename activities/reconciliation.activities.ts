@@ -104,7 +104,7 @@ export function createReconciliationActivities(deps: ActivityDependencies & Cust
       // A hold under a final operation's id is already an unsuccessful-not-voided or successful-not-posted finding.
       const holdsWithoutOperation = holds.filter((hold) => hold.operation === null);
       const withoutWorkflow = await heldWithoutRunningWorkflow(held.rows);
-      const custody = await checkCustody(deps.pool, deps.evmCustody, deps.log);
+      const custody = await checkCustody(deps.pool, deps, deps.log);
 
       const ledgerSound = unbalanced.length === 0 && mismatches.length === 0 && overdrawn.length === 0;
       const counts = {

@@ -170,7 +170,8 @@ function utxoDepositWatch(options: WorkerOptions, utxo: UtxoChainAdapter | undef
       { confirmations: config.requiredConfirmations, pollIntervalMs: UTXO_POLL_INTERVAL_MS },
     ]),
   );
-  return { utxoDeposits: { scanner: utxo, networks, metrics } };
+  // The same adapter answers custody reconciliation: the coins and deposits the node's unspent set holds.
+  return { utxoDeposits: { scanner: utxo, networks, metrics }, utxoCustody: utxo };
 }
 
 /** The EVM networks' balances for custody reconciliation and, with EVM_DEPOSIT_SEED, the sweeps of deposit addresses. */

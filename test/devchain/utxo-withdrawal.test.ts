@@ -10,7 +10,7 @@ import { UtxoChainAdapter } from '../../activities/adapters/chain/utxo/utxo-chai
 import type { UtxoNetworkConfig } from '../../activities/adapters/chain/utxo/utxo-chain.adapter';
 import { chainParameters } from '../../core/chain-parameters';
 import { systemClock } from '../../core/clock';
-import { unitsToDecimal } from '../../core/money';
+import { Decimal, unitsToDecimal } from '../../core/money';
 import { createLogger } from '../../core/logger';
 import { endPool, openPool } from '../../db/pool';
 import { freePort } from '../../dev/free-port';
@@ -21,6 +21,7 @@ import { testStack } from '../support/stack';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createUtxoDepositActivities } from '../../activities/utxo-deposit.activities';
+import { checkCustody } from '../../activities/custody-reconciliation';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import { UtxoHotWallet } from '../../activities/adapters/chain/utxo/utxo-hot-wallet';
 import { selectCoins, signTransaction } from '../../activities/adapters/chain/utxo/utxo-transaction-builder';
@@ -416,4 +417,64 @@ describe.each(NETWORKS)('deposits on %s', (network) => {
       expect(await postedAmount(account.id)).toBe('0');
     });
   }
+});
+
+describe('custody on the UTXO networks', () => {
+  let orm: MikroORM;
+  beforeAll(async () => {
+    orm = await openTestOrm(2);
+  });
+  afterAll(async () => {
+    await orm.close(true);
+  });
+
+  const custodyLine = async (currency: string) => {
+    const report = await checkCustody(pool, { utxoCustody: adapter }, log);
+    expect(report.unchecked).toEqual([]);
+    return report.lines.find((line) => line.currency === currency)!;
+  };
+
+  test.each(NETWORKS)(
+    "%s: the credited deposits' outputs are held, coins spent (by our transactions or another's) are not; owing more than is held is a shortfall",
+    async (network) => {
+      const currency = FAMILY[network];
+      const line = await custodyLine(currency);
+      const { rows } = await pool.query<{ credited: string }>(
+        `select coalesce(trim_scale(sum(amount)), 0)::text as credited from crypto_deposit
+          where network = $1 and stage = 'CREDITED' and block_orphaned_at is null`,
+        [network],
+      );
+      // The deposits tier above credited some; nothing sweeps them, so the node holds each output as it arrived.
+      expect(Number(rows[0]!.credited)).toBeGreaterThan(0);
+      expect(line.depositAddresses).toBe(rows[0]!.credited);
+      expect(line.networks).toEqual([
+        {
+          network,
+          block: String(await nodes[network].rpc.blockCount()),
+          hotWallet: await adapter.receivingAddress(network),
+          addressesRead: expect.any(Number),
+          addressesNotRead: 0,
+        },
+      ]);
+      // The hot wallet's coins the node still holds: what the tests funded less what their withdrawals spent.
+      const { rows: coins } = await pool.query<{ txid: string; vout: number; value: string }>(
+        `select txid, vout, value_base_units::text as value from utxo_coin where network = $1`,
+        [network],
+      );
+      let unspent = 0n;
+      for (const coin of coins) {
+        const found = await nodes[network].rpc.call<{ value: number } | null>('gettxout', [coin.txid, coin.vout, false]);
+        if (found) unspent += BigInt(coin.value);
+      }
+      expect(line.hotWallets).toBe(unitsToDecimal(unspent, 8));
+      expect(line.shortfall).toBeNull();
+
+      // A partner owed more than the chain holds: the difference is the finding, to the last decimal.
+      await createTestPartner(orm, { deposits: { [currency]: '100000' } });
+      const short = await custodyLine(currency);
+      expect(short.held).toBe(line.held);
+      expect(short.owed).toBe(new Decimal(line.owed).plus('100000').toFixed());
+      expect(short.shortfall).toBe(new Decimal(short.owed).minus(short.held).toFixed());
+    },
+  );
 });

@@ -237,7 +237,7 @@ describe("a network's chain identity", () => {
       expect(guard.refused()).toEqual([expect.objectContaining({ network: 'ethereum' })]);
 
       // Custody reconciliation does not judge ethereum from the reset chain's balances: unchecked, with the reason.
-      const custody = await checkCustody(pool, sweeper, createLogger('evm-chain-identity', 'error'));
+      const custody = await checkCustody(pool, { evmCustody: sweeper }, createLogger('evm-chain-identity', 'error'));
       expect(custody.unchecked).toEqual([
         { network: 'ethereum', reason: expect.stringContaining('refusing to read custody balances on ethereum') as string },
       ]);

@@ -155,9 +155,28 @@ export class UtxoChainAdapter implements NetworkAdapter {
     const runtime = await this.runtime(request.network, `read transaction ${request.transactionHash}`);
     const record = await this.recordByTxid(runtime, request.transactionHash);
     for (const attempt of record.attempts) {
-      if ((await runtime.rpc.transaction(attempt.txid))?.blockHash) return unitsToDecimal(attempt.fee, CURRENCY_SCALE[NETWORK_DECLARATIONS[runtime.network].nativeCurrency]);
+      if ((await runtime.rpc.transaction(attempt.txid))?.blockHash)
+        return unitsToDecimal(attempt.fee, CURRENCY_SCALE[NETWORK_DECLARATIONS[runtime.network].nativeCurrency]);
     }
     throw new Error(`no attempt of transaction ${request.transactionHash} is in a block: its fee is not known yet`);
+  }
+
+  /** The networks it sends on. */
+  networks(): UtxoNetwork[] {
+    return Object.keys(this.options.networks) as UtxoNetwork[];
+  }
+
+  /**
+   * Custody reconciliation's read: each output's value in the node's confirmed unspent set (null when spent or unknown), the
+   * height it answered at, and the wallet's receiving address.
+   */
+  async unspentOutputs(
+    network: UtxoNetwork,
+    outputs: ReadonlyArray<{ txid: string; vout: number }>,
+  ): Promise<{ height: number; receivingAddress: string; values: Array<string | null> }> {
+    const runtime = await this.runtime(network, 'read custody');
+    const height = await runtime.rpc.blockCount();
+    return { height, receivingAddress: runtime.wallet.receivingAddress, values: await runtime.rpc.unspentOutputs(outputs) };
   }
 
   /** The wallet's receiving address on a network (what operators fund), once its node is checked. */

@@ -125,6 +125,26 @@ export class UtxoRpc {
     return { confirmations, blockHash: raw.blockhash === undefined ? null : this.hash(raw.blockhash, 'getrawtransaction') };
   }
 
+  /** Each output's value in the node's confirmed unspent set, in whole coins, or null; a few at a time, not one burst. */
+  async unspentOutputs(outputs: ReadonlyArray<{ txid: string; vout: number }>): Promise<Array<string | null>> {
+    const values: Array<string | null> = [];
+    for (let start = 0; start < outputs.length; start += 8) {
+      const batch = outputs.slice(start, start + 8);
+      values.push(...(await Promise.all(batch.map((output) => this.unspentOutput(output.txid, output.vout)))));
+    }
+    return values;
+  }
+
+  /** An output of the node's confirmed set of unspent outputs (the mempool not counted): its value in whole coins, or null. */
+  async unspentOutput(txid: string, vout: number): Promise<string | null> {
+    const raw = await this.call<{ value?: unknown } | null>('gettxout', [txid, vout, false]);
+    if (raw === null) return null;
+    // A JSON number of at most 8 decimals: its shortest text is its exact decimal.
+    if (typeof raw.value !== 'number' || !Number.isFinite(raw.value) || raw.value < 0)
+      throw new Error(`gettxout ${txid}:${vout}: the answer has no readable value`);
+    return String(raw.value);
+  }
+
   /** The node's answer is the txid; a refusal is a UtxoRpcError (see sendRefusal). */
   async send(rawTransaction: string): Promise<string> {
     return this.hash(await this.call('sendrawtransaction', [rawTransaction]), 'sendrawtransaction');
