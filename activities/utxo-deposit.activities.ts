@@ -43,7 +43,7 @@ export function createUtxoDepositActivities(deps: UtxoDepositDependencies) {
       if (!deps.utxoDeposits || !config)
         throw new Error(`this worker does not watch ${network} (no UTXO_RPC_URL_${network.toUpperCase()})`);
       const context = Context.current();
-      const scan = await deps.utxoDeposits.scanner.scan(network, EVM_DEPOSIT_WATCH.blocksPerBatch);
+      const scan = await deps.utxoDeposits.scanner.scan(network, EVM_DEPOSIT_WATCH.blocksPerBatch, () => context.heartbeat());
       context.heartbeat();
       if (scan.depositsSeen > 0) {
         metrics?.seen(network, currencyOf(network), scan.depositsSeen);

@@ -25,11 +25,17 @@ describe('the UTXO transaction builder', () => {
     expect(() => baseUnits('0', 'litecoin')).toThrow('positive');
   });
 
-  it("holds dust per network: Litecoin's is ten times Bitcoin's, Dogecoin's 0.01 DOGE", () => {
-    expect(dustLimit('bitcoin', { segwit: true })).toBe(294n);
-    expect(dustLimit('bitcoin', { segwit: false })).toBe(546n);
-    expect(dustLimit('litecoin', { segwit: true })).toBe(2_940n);
-    expect(dustLimit('dogecoin', { segwit: false })).toBe(1_000_000n);
+  it("holds dust per output script as Bitcoin Core does, Litecoin's ten times Bitcoin's, Dogecoin's 0.01 DOGE", () => {
+    const regtest = chainParameters('btc', 'regtest');
+    const key = HDKey.fromMasterSeed(Buffer.alloc(32, 9)).derive('m/0').publicKey!;
+    const p2wpkh = bitcoin.payments.p2wpkh({ pubkey: key, network: regtest }).output!;
+    const p2pkh = bitcoin.payments.p2pkh({ pubkey: key, network: regtest }).output!;
+    const p2sh = bitcoin.payments.p2sh({ redeem: { output: p2wpkh }, network: regtest }).output!;
+    const p2wsh = bitcoin.payments.p2wsh({ redeem: { output: p2pkh }, network: regtest }).output!;
+    const p2tr = Uint8Array.from([0x51, 0x20, ...Buffer.alloc(32, 7)]);
+    expect([p2wpkh, p2tr, p2wsh, p2sh, p2pkh].map((script) => dustLimit('bitcoin', script))).toEqual([294n, 330n, 330n, 540n, 546n]);
+    expect(dustLimit('litecoin', p2wpkh)).toBe(2_940n);
+    expect(dustLimit('dogecoin', p2pkh)).toBe(1_000_000n);
   });
 
   it('sends change the node would refuse as dust to the fee instead', () => {

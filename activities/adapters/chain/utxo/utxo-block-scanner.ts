@@ -52,7 +52,7 @@ export interface ScanDependencies {
  * transaction, under a lock per network, so two scanners never record one block twice. A transaction that does not parse
  * is logged with its block and skipped.
  */
-export async function scanUtxoBlocks(deps: ScanDependencies, maxBlocks: number): Promise<ScanResult> {
+export async function scanUtxoBlocks(deps: ScanDependencies, maxBlocks: number, onBlock: () => void = () => {}): Promise<ScanResult> {
   const head = await deps.rpc.blockCount();
   let rewound = 0;
   let last = await lastScannedUtxoBlock(deps.pool, deps.network);
@@ -103,6 +103,8 @@ export async function scanUtxoBlocks(deps: ScanDependencies, maxBlocks: number):
     depositsSeen += recorded.deposits;
     blocksRead += 1;
     next += 1;
+    // A mainnet block is megabytes: the watcher's activity says it is alive after each.
+    onBlock();
   }
   return { head, lastBlock: next - 1, blocksRead, coinsFound, depositsSeen, rewound };
 }

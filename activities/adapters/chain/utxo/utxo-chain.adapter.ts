@@ -26,7 +26,7 @@ import { scanUtxoBlocks } from './utxo-block-scanner';
 import type { ScanDependencies } from './utxo-block-scanner';
 import { CHANGE, UtxoHotWallet } from './utxo-hot-wallet';
 import { UtxoRpc, UtxoRpcError } from './utxo-rpc';
-import { baseUnits, dustLimit, outputScript, selectCoins, signTransaction } from './utxo-transaction-builder';
+import { baseUnits, changeDustLimit, dustLimit, outputScript, selectCoins, signTransaction } from './utxo-transaction-builder';
 import { chainModeOfNode, configuredChainMode } from './utxo-chain-mode';
 import type { SpendableCoin } from './utxo-transaction-builder';
 
@@ -185,9 +185,9 @@ export class UtxoChainAdapter implements NetworkAdapter {
   }
 
   /** Reads new blocks for the wallet's coins (also done before each signing). */
-  async scan(network: UtxoNetwork, maxBlocks: number) {
+  async scan(network: UtxoNetwork, maxBlocks: number, onBlock?: () => void) {
     const runtime = await this.runtime(network, 'read blocks');
-    return scanUtxoBlocks(this.scanDependencies(runtime), maxBlocks);
+    return scanUtxoBlocks(this.scanDependencies(runtime), maxBlocks, onBlock);
   }
 
   private scanDependencies(runtime: Runtime): ScanDependencies {
@@ -213,7 +213,7 @@ export class UtxoChainAdapter implements NetworkAdapter {
 
   private async signFirst(runtime: Runtime, request: BroadcastRequest, amount: bigint): Promise<UtxoTransactionRecord> {
     const destination = outputScript(runtime.wallet, runtime.network, request.destination);
-    if (amount < dustLimit(runtime.network, runtime.wallet))
+    if (amount < dustLimit(runtime.network, destination))
       throw new Error(`withdrawal ${request.withdrawalId}: ${request.amount} is below the dust limit`);
     await scanUtxoBlocks(this.scanDependencies(runtime), BLOCKS_READ_BEFORE_SIGNING);
     const feeRate = await this.feeRate(runtime);
@@ -223,7 +223,7 @@ export class UtxoChainAdapter implements NetworkAdapter {
       // Under the lock: a concurrent retry of the same withdrawal signed first.
       if (await utxoTransactionOfWithdrawal(client, request.withdrawalId)) return;
       const coins: SpendableCoin[] = await findSpendableCoins(client, runtime.network, COINS_CONSIDERED);
-      const selection = selectCoins(runtime.wallet, coins, destination, amount, feeRate, dustLimit(runtime.network, runtime.wallet));
+      const selection = selectCoins(runtime.wallet, coins, destination, amount, feeRate, changeDustLimit(runtime.network, runtime.wallet));
       if (!selection) {
         const held = coins.reduce((sum, coin) => sum + coin.value, 0n);
         throw new Error(
@@ -266,7 +266,7 @@ export class UtxoChainAdapter implements NetworkAdapter {
     // BIP 125: the new fee pays for the new transaction at the higher rate (its size is the old one's: same inputs and outputs).
     const extra = BigInt(Math.ceil(rate * previous.virtualSize())) - latest.fee;
     const change = changeOutput.value - extra;
-    if (extra <= 0n || change < dustLimit(runtime.network, runtime.wallet)) return false;
+    if (extra <= 0n || change < changeDustLimit(runtime.network, runtime.wallet)) return false;
     const inputs = await this.inputsOf(runtime, previous, record.withdrawalId);
     const changeKey = await this.changeKeyOf(runtime, changeOutput.script);
     const signed = signTransaction(runtime.wallet, inputs, previous.outs[0]!.script, record.amount, { key: changeKey, value: change });

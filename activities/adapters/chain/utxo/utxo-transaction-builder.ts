@@ -36,14 +36,28 @@ const P2WPKH_INPUT_SCRIPT_BYTES = 27;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
- * Outputs below this many base units are dust: nodes refuse to relay a transaction paying one. Bitcoin Core's floors for the
- * wallet's own scripts (P2WPKH 294, P2PKH 546); Litecoin Core's dust fee is ten times Bitcoin's; Dogecoin Core's dust limit is
- * 0.01 DOGE. A destination of another script type is held above it by the network's minimum withdrawal.
+ * An output paying this script below this many base units is dust: nodes refuse to relay a transaction with one. Bitcoin
+ * Core's rule: the output's size and the size of the input that would spend it, at 3 base units per byte (a witness
+ * program's input counts its witness at a quarter): P2WPKH 294, P2TR and P2WSH 330, P2SH 540, P2PKH 546. Litecoin Core's
+ * dust fee is ten times Bitcoin's; Dogecoin Core's dust limit is 0.01 DOGE whatever the script.
  */
-export function dustLimit(network: UtxoNetwork, wallet: Pick<UtxoHotWallet, 'segwit'>): bigint {
+export function dustLimit(network: UtxoNetwork, script: Uint8Array): bigint {
   if (network === 'dogecoin') return 1_000_000n;
-  const floor = wallet.segwit ? 294n : 546n;
+  // OP_0..OP_16 and one push of 2 to 40 bytes: a witness program (BIP 141).
+  const witnessProgram =
+    script.length >= 4 &&
+    script.length <= 42 &&
+    (script[0] === 0 || (script[0]! >= 0x51 && script[0]! <= 0x60)) &&
+    script[1] === script.length - 2;
+  const output = 8 + 1 + script.length;
+  const spendingInput = witnessProgram ? 32 + 4 + 1 + 4 + Math.floor(107 / 4) : 32 + 4 + 1 + 107 + 4;
+  const floor = BigInt((output + spendingInput) * 3);
   return network === 'litecoin' ? floor * 10n : floor;
+}
+
+/** The dust limit of a wallet's change, whose scripts are all of its receiving address's type. */
+export function changeDustLimit(network: UtxoNetwork, wallet: Pick<UtxoHotWallet, 'script'>): bigint {
+  return dustLimit(network, wallet.script({ chain: 0, index: 0 }));
 }
 
 /**
