@@ -2,7 +2,6 @@ import { ApplicationFailure } from '@temporalio/common';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CryptoCurrency } from '../core/currencies';
-import { NETWORK_DECLARATIONS } from '../core/networks';
 import type { Network } from '../core/networks';
 import { assertInvariant } from '../core/errors';
 import { isFinal } from '../core/operation-status';
@@ -16,7 +15,7 @@ import type { CryptoWithdrawalStage } from '../db/entities/crypto-withdrawal.ent
 import { recordBroadcast } from '../db/queries/outgoing-payment.queries';
 import { findTravelRuleFacts, storeTravelRuleDataBeforeHandOff } from '../db/queries/crypto-withdrawal.queries';
 import { keepNetworkFee } from '../db/services/kept-network-fee.service';
-import { recordNetworkFeePaid } from '../db/services/network-fee-paid.service';
+import { postNetworkFeePaid } from '../db/services/network-fee-paid.service';
 import type { BroadcastResult } from './adapters/chain/chain-adapter';
 import { reserve } from './reservation';
 import type { Reservation } from '../db/queries/reservation.queries';
@@ -61,7 +60,8 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
             : undefined
           : (withdrawal.externalRejection ?? undefined),
       ),
-    // Failed on chain means mined: the partner gets the amount back but pays the fee. Any other rejection refunds both.
+    // Failed on chain means mined: the partner gets the amount back but pays the fee, and the house paid the network's.
+    // Any other rejection refunds both.
     afterRejection: async (em, withdrawal, now) => {
       if (withdrawal.failedOnChainAt) {
         await keepNetworkFee(
@@ -69,6 +69,7 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
           { id: withdrawal.id, partnerId: withdrawal.partnerId, currency: withdrawal.currency, fee: withdrawal.fee },
           now,
         );
+        await postNetworkFeePaid(em, withdrawal, now);
       }
     },
   });
@@ -77,8 +78,9 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
   const confirmationOf = async (input: BroadcastToConfirm) => {
     const state = await deps.chain.confirmationState(input);
     if (state === 'PENDING') return 'PENDING' as const;
-    // Confirmed or reverted, the transaction on chain may be a replacement: the withdrawal shows that one.
+    // Confirmed or reverted, the transaction on chain may be a replacement: the withdrawal shows that one, and what it paid.
     const onChain = await recordLandedHash(input);
+    await recordNetworkFeePaid(input.network, onChain);
     if (state === 'FAILED') {
       await recordFailedOnChain(input.network, onChain);
       throw activityFailure('transaction-failed', `transaction ${onChain} failed on chain`);
@@ -96,6 +98,20 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
       .fork()
       .nativeUpdate(CryptoWithdrawal, { network: input.network, transactionHash: input.transactionHash }, { transactionHash: landed });
     return landed;
+  };
+
+  /**
+   * What the transaction on chain paid the network, asked while the chain is being asked anyway and stored on the open
+   * withdrawal, so the settlement or rejection that follows posts it from the database alone. Idempotent.
+   */
+  const recordNetworkFeePaid = async (network: Network, transactionHash: string): Promise<void> => {
+    const paid = await deps.chain.networkFee?.({ network, transactionHash });
+    if (paid === null || paid === undefined) return;
+    await deps.pool.query(
+      `update crypto_withdrawal set network_fee_paid = $1 where network = $2 and transaction_hash = $3
+          and status in ('IN_PROGRESS', 'IN_PROGRESS_TR_DATA')`,
+      [paid, network, transactionHash],
+    );
   };
 
   /** Stored before the workflow hears of it, so the rejection that follows knows the network took its fee. Idempotent. */
@@ -238,20 +254,14 @@ export function createCryptoWithdrawalActivities(deps: ActivityDependencies) {
     },
 
     /**
-     * Posts the hold and closes the withdrawal; in the same transaction, what its transaction paid the network is moved from
-     * the house's fee income to NETWORK_FEES (asked of the chain first: the landed attempt's fee).
+     * Posts the hold and closes the withdrawal; in the same transaction, what its transaction paid the network (stored when
+     * the chain confirmed it) moves from the house's fee income to NETWORK_FEES. The database alone: nothing asked of the chain.
      */
     async settleWithdrawal(withdrawalId: string): Promise<void> {
       const withdrawal = await deps.orm.em.fork().findOne(CryptoWithdrawal, { id: withdrawalId });
       assertInvariant(withdrawal, `crypto withdrawal ${withdrawalId} exists`);
-      const { network, transactionHash } = withdrawal;
-      if (!transactionHash || isFinal(withdrawal.status)) return payments.settle(withdrawalId);
-      const paid = await deps.chain.networkFee?.({ network, transactionHash });
-      if (paid === null || paid === undefined) return payments.settle(withdrawalId);
-      const currency = NETWORK_DECLARATIONS[network].nativeCurrency;
-      return payments.settle(withdrawalId, (client, now) =>
-        recordNetworkFeePaid(client, { withdrawalId, network, currency, amount: paid, transactionHash }, now),
-      );
+      if (!withdrawal.networkFeePaid) return payments.settle(withdrawalId);
+      return payments.settle(withdrawalId, (client, now) => postNetworkFeePaid(client, withdrawal, now));
     },
     /** Before the hand-off only; HANDED_OFF (nothing released) once the coins may be on chain. */
     releaseWithdrawal: (withdrawalId: string, reason: string, stage: 'FAILED' | 'CANCELLED' = 'FAILED'): Promise<ReleaseOutcome> =>

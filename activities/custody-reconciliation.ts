@@ -13,7 +13,10 @@ import type { UtxoChainAdapter } from './adapters/chain/utxo/utxo-chain.adapter'
 /** What custody reconciliation reads from the chain: the EVM networks' hot wallets and deposit addresses. */
 export type EvmCustodyReader = Pick<EvmSweeper, 'networks' | 'currencies' | 'custodyBalances' | 'hotWallet'>;
 /** And the UTXO networks' outputs that hold what the ledger owes: the hot wallet's coins and the credited deposits. */
-export type UtxoCustodyReader = Pick<UtxoChainAdapter, 'networks' | 'unspentOutputs'>;
+export type UtxoCustodyReader = Pick<UtxoChainAdapter, 'networks' | 'unspentOutputs' | 'scan'>;
+
+/** Blocks a UTXO network's coins are read up to before its custody is judged: the change of a withdrawal just mined is counted. */
+const BLOCKS_READ_BEFORE_CUSTODY = 20;
 
 export interface CustodyDependencies {
   /** Absent: no EVM network is real on this worker, and their custody is not checked. */
@@ -141,14 +144,29 @@ async function utxoHoldings(reader: UtxoCustodyReader, network: UtxoNetwork, out
  */
 export async function checkCustody(pool: pg.Pool, readers: CustodyDependencies, log: Logger): Promise<CustodyReport> {
   const evm = readers.evmCustody?.networks() ?? [];
-  const utxo = readers.utxoCustody?.networks() ?? [];
+  const unchecked: CustodyReport['unchecked'] = [];
+  const notReadable = (network: Network, error: unknown) => {
+    const reason = error instanceof Error ? error.message : String(error);
+    log.warn(`custody of ${network} not checked: its node could not be read: ${reason}`);
+    unchecked.push({ network, reason });
+  };
+  // The wallet's coins as of the node's head: a mined withdrawal's inputs are gone from the node's unspent set, its change
+  // must be in utxo_coin too.
+  const utxo: UtxoNetwork[] = [];
+  for (const network of readers.utxoCustody?.networks() ?? []) {
+    try {
+      await readers.utxoCustody!.scan(network, BLOCKS_READ_BEFORE_CUSTODY);
+      utxo.push(network);
+    } catch (error) {
+      notReadable(network, error);
+    }
+  }
   const carried = new Map<Network, string[]>();
   for (const network of evm) carried.set(network, readers.evmCustody!.currencies(network));
   for (const network of utxo) carried.set(network, [NETWORK_DECLARATIONS[network].nativeCurrency]);
   const currencies = [...new Set([...carried.values()].flat())];
   if (currencies.length === 0) return { lines: [], shortfalls: [], unchecked: [] };
   const before = await ledgerSide(pool, evm, utxo, currencies);
-  const unchecked: CustodyReport['unchecked'] = [];
   const holdings = new Map<Network, NetworkHolding[]>();
   const reads: Array<readonly [Network, () => Promise<NetworkHolding[]>]> = [
     ...evm.map((network) => [network, () => evmHoldings(readers.evmCustody!, network, before.addresses.get(network)!)] as const),
@@ -158,9 +176,7 @@ export async function checkCustody(pool: pg.Pool, readers: CustodyDependencies, 
     try {
       holdings.set(network, await read());
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      log.warn(`custody of ${network} not checked: its node could not be read: ${reason}`);
-      unchecked.push({ network, reason });
+      notReadable(network, error);
     }
   }
   const after = await findCustodyObligations(pool, currencies);

@@ -44,6 +44,8 @@ export const CryptoWithdrawal = defineEntity({
     transactionHash: p.text().fieldName('transaction_hash').nullable(),
     /** When the chain answered that its transaction failed (reverted): the network was paid, so its rejection keeps the fee. */
     failedOnChainAt: p.datetime().columnType('timestamptz').fieldName('failed_on_chain_at').nullable(),
+    /** What its transaction paid the network, in the network's coin, read when the chain answered; null when simulated or before. */
+    networkFeePaid: p.type(new DecimalStringType()).fieldName('network_fee_paid').nullable(),
     ...outgoingPaymentColumns,
   },
 });

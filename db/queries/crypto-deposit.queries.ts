@@ -86,7 +86,8 @@ export interface NewCryptoDeposit {
 
 /**
  * Records what a batch saw, in one statement, answering the rows it inserted. A live deposit already recorded stays,
- * except a credited one whose block was orphaned: seen again, it takes its new block.
+ * except a credited one whose block was orphaned: seen again paying the same address the same amount, it takes its new
+ * block; a transaction that did otherwise when mined again leaves the finding for operators.
  */
 export async function insertCryptoDeposits(
   client: pg.ClientBase,
@@ -109,6 +110,7 @@ export async function insertCryptoDeposits(
      on conflict (network, transaction_hash, transfer_index) where stage <> 'ORPHANED'
      do update set block_number = excluded.block_number, block_hash = excluded.block_hash, block_orphaned_at = null
         where crypto_deposit.block_orphaned_at is not null
+          and crypto_deposit.amount = excluded.amount and lower(crypto_deposit.address) = lower(excluded.address)
      returning id, currency, status, (xmax = 0) as inserted`,
     [
       column((deposit) => deposit.id),

@@ -67,9 +67,13 @@ export interface UtxoCustodyOutput {
   holder: 'HOT_WALLET' | 'DEPOSIT_ADDRESS';
 }
 
+/** The hot wallet's coins first (what a stolen key would take), then the deposits', oldest first. */
+const ORDER = `order by (holder = 'HOT_WALLET') desc, since, txid, vout`;
+
 /**
  * A UTXO network's outputs that hold what the ledger owes: the hot wallet's coins not spent by a settled withdrawal, and
- * the credited deposits (nothing sweeps them yet). At most `limit`, oldest first; the rest as a sum (`unread`), taken as held.
+ * the deposits' outputs, credited or below the minimum (both in custody; nothing sweeps them yet). At most `limit`; the
+ * rest as a sum (`unread`), taken as held.
  */
 export async function findUtxoCustodyOutputs(
   db: pg.Pool | pg.PoolClient,
@@ -83,18 +87,18 @@ export async function findUtxoCustodyOutputs(
         from utxo_coin c left join crypto_withdrawal w on w.id = c.reserved_for
        where c.network = $1 and (c.reserved_for is null or w.status is distinct from 'SUCCESSFUL')
       union all
-      select d.transaction_hash, d.transfer_index, trim_scale(d.amount), 'DEPOSIT_ADDRESS', d.credited_at from crypto_deposit d
-       where d.network = $1 and d.stage = 'CREDITED' and d.block_orphaned_at is null)`;
+      select d.transaction_hash, d.transfer_index, trim_scale(d.amount), 'DEPOSIT_ADDRESS', d.created_at from crypto_deposit d
+       where d.network = $1 and d.stage in ('CREDITED', 'BELOW_MINIMUM') and d.block_orphaned_at is null)`;
   const read = await db.query<UtxoCustodyOutput & { total: string }>(
     `with ${candidates}
-     select txid, vout, amount::text, holder, count(*) over ()::text as total from candidate order by since, txid, vout limit $3`,
+     select txid, vout, amount::text, holder, count(*) over ()::text as total from candidate ${ORDER} limit $3`,
     [network, scale, limit],
   );
   const outputs = read.rows.map(({ txid, vout, amount, holder }) => ({ txid, vout, amount, holder }));
   const total = Number(read.rows[0]?.total ?? 0);
   if (total <= outputs.length) return { outputs, unread: '0', unreadOutputs: 0 };
   const unread = await db.query<{ amount: string }>(
-    `with ${candidates}, numbered as (select amount, row_number() over (order by since, txid, vout) as position from candidate)
+    `with ${candidates}, numbered as (select amount, row_number() over (${ORDER}) as position from candidate)
      select coalesce(sum(amount), 0)::text as amount from numbered where position > $3`,
     [network, scale, limit],
   );

@@ -1,49 +1,62 @@
-import type pg from 'pg';
-import type { CryptoCurrency } from '../../core/currencies';
+import { NETWORK_DECLARATIONS } from '../../core/networks';
+import type { Network } from '../../core/networks';
 import { assertInvariant } from '../../core/errors';
 import { Decimal } from '../../core/money';
 import { derivedTransferId } from '../ledger/derived-transfer-id';
 import { postTransferDirectly } from '../ledger/ledger';
+import type { LedgerExecutor } from '../ledger/ledger';
 
-export interface NetworkFeePaid {
-  withdrawalId: string;
-  network: string;
-  /** The network's coin. */
-  currency: CryptoCurrency;
-  /** Exact decimal text, at least zero. */
-  amount: string;
-  transactionHash: string;
+/** A withdrawal as far as what its transaction paid the network goes. */
+export interface WithdrawalOnChain {
+  id: string;
+  network: Network;
+  transactionHash?: string | null | undefined;
+  /** Exact decimal text in the network's coin (crypto_withdrawal.network_fee_paid); null: unknown or simulated. */
+  networkFeePaid?: string | null | undefined;
 }
 
 /**
- * What a settled withdrawal's transaction paid the network, out of the house's fee income: FEE_INCOME → NETWORK_FEES
- * in the network's coin, with its record, in the caller's transaction (the settlement's). Safe twice: the transfer id is
- * derived from the withdrawal's. A fee of zero moves nothing.
+ * What the withdrawal's transaction paid the network, out of the house's fee income: FEE_INCOME → NETWORK_FEES in the
+ * network's coin, with its record, in the caller's transaction (the one that settles or rejects the withdrawal). From the
+ * database alone: the fee was stored when the chain answered. Safe twice: the transfer id is derived from the withdrawal's.
+ * Nothing to post when the fee is unknown or zero.
  */
-export async function recordNetworkFeePaid(client: pg.ClientBase, paid: NetworkFeePaid, now: Date): Promise<'RECORDED' | 'NO_FEE'> {
-  const amount = new Decimal(paid.amount);
+export async function postNetworkFeePaid(
+  executor: LedgerExecutor,
+  withdrawal: WithdrawalOnChain,
+  now: Date,
+): Promise<'POSTED' | 'NOTHING'> {
+  if (!withdrawal.networkFeePaid || !withdrawal.transactionHash) return 'NOTHING';
+  const amount = new Decimal(withdrawal.networkFeePaid);
   assertInvariant(
     amount.isFinite() && amount.gte(0),
-    `the network fee of crypto withdrawal ${paid.withdrawalId} is a decimal of at least zero`,
+    `the network fee of crypto withdrawal ${withdrawal.id} is a decimal of at least zero`,
   );
-  if (amount.isZero()) return 'NO_FEE';
-  const id = derivedTransferId(paid.withdrawalId, 'network-fee-paid');
+  if (amount.isZero()) return 'NOTHING';
+  const id = derivedTransferId(withdrawal.id, 'network-fee-paid');
+  const currency = NETWORK_DECLARATIONS[withdrawal.network].nativeCurrency;
   await postTransferDirectly(
-    client,
+    executor,
     {
       transferId: id,
       kind: 'NETWORK_FEE',
       postings: [
-        { systemAccount: 'FEE_INCOME', currency: paid.currency, amount: amount.negated().toFixed() },
-        { systemAccount: 'NETWORK_FEES', currency: paid.currency, amount: amount.toFixed() },
+        { systemAccount: 'FEE_INCOME', currency, amount: amount.negated().toFixed() },
+        { systemAccount: 'NETWORK_FEES', currency, amount: amount.toFixed() },
       ],
     },
     now,
   );
-  await client.query(
-    `insert into crypto_withdrawal_network_fee (id, withdrawal_id, network, currency, amount, transaction_hash, created_at)
-     values ($1, $2, $3, $4, $5, $6, $7) on conflict (id) do nothing`,
-    [id, paid.withdrawalId, paid.network, paid.currency, amount.toFixed(), paid.transactionHash, now],
-  );
-  return 'RECORDED';
+  const record = `insert into crypto_withdrawal_network_fee (id, withdrawal_id, network, currency, amount, transaction_hash, created_at)
+     values (?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing`;
+  const values = [id, withdrawal.id, withdrawal.network, currency, amount.toFixed(), withdrawal.transactionHash, now];
+  if ('execute' in executor) await executor.execute(record, values);
+  else {
+    let index = 0;
+    await executor.query(
+      record.replace(/\?/g, () => `$${++index}`),
+      values,
+    );
+  }
+  return 'POSTED';
 }

@@ -5,6 +5,7 @@ import { LedgerTransfer } from '../../db/entities/ledger-transfer.entity';
 import type { LedgerTransferState } from '../../db/entities/ledger-transfer.entity';
 import type { OperatorActionOperationType } from '../../db/entities/operator-action.entity';
 import { postTransfer, voidTransfer } from '../../db/ledger/ledger';
+import { postNetworkFeePaid } from '../../db/services/network-fee-paid.service';
 import { findOperation, isHandedOff, isOpen } from '../../db/services/operation-lookup';
 import type { OperationRecord, ResolutionAction } from '../../db/services/operation-lookup';
 import { recordOperatorAction } from '../../db/services/operator-audit.service';
@@ -96,6 +97,8 @@ export async function resolveOperation(
     row.failureReason = request.reason;
   } else {
     await postTransfer(em, row.id, now);
+    // What its transaction paid the network, when the chain's answer was heard and stored before the workflow stopped.
+    if (operation.type === 'crypto-withdrawal') await postNetworkFeePaid(em, operation.row, now);
     row.status = 'SUCCESSFUL';
     row.stage = 'SETTLED';
     row.failureReason = null;

@@ -322,6 +322,8 @@ describe('crypto withdrawals sent on a real EVM chain through the API', () => {
     // The revert was mined: the network was paid, so the partner pays the 3 fee and gets the 10 back.
     expect((await balancesOf(ctx.api, partner)).usdc).toBe('47.000000');
     await expectFeeKept(partner, withdrawalId, '3');
+    // A reverted transaction still paid its gas: the house's NETWORK_FEES has it.
+    await expectNetworkFeePaid(withdrawalId, hash);
     expect(await storedWithdrawal(withdrawalId)).toEqual({ stage: 'REJECTED', failure_reason: expect.stringContaining('failed on chain') });
     expect(await usdcBalance(recipient)).toBe(0n);
     expect(await usdcBalance(node.hotWalletAddress)).toBe(hotWalletUsdc);
@@ -398,6 +400,7 @@ describe('crypto withdrawals sent on a real EVM chain through the API', () => {
     });
     expect((await balancesOf(ctx.api, partner)).usdc).toBe('47.000000');
     await expectFeeKept(partner, withdrawalId, '3');
+    await expectNetworkFeePaid(withdrawalId, failed.transactionHash);
     expect(await usdcBalance(recipient)).toBe(0n);
     expect(await minedFromHotWallet()).toBe(minedBefore + 1);
   });

@@ -36,6 +36,7 @@ const TABLES_WITHOUT_ENTITIES = [
   'utxo_transaction',
   'utxo_transaction_attempt',
   'utxo_scanned_block',
+  'crypto_withdrawal_network_fee',
 ];
 const DROPS_OF_TABLES_WITHOUT_ENTITIES = TABLES_WITHOUT_ENTITIES.map((table) => `drop table if exists "${table}" cascade;`);
 

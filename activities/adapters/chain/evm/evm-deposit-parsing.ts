@@ -168,8 +168,9 @@ function transferIndexes(raw: unknown[], token: string): (transactionHash: strin
     const topics = log.topics;
     if (!transactionHash || logIndex === undefined || typeof log.address !== 'string' || log.address.toLowerCase() !== token) continue;
     if (!Array.isArray(topics) || typeof topics[0] !== 'string' || topics[0].toLowerCase() !== ERC20_TRANSFER_TOPIC) continue;
+    // A log the answer repeats is one log.
     const indexes = byTransaction.get(transactionHash) ?? [];
-    indexes.push(logIndex);
+    if (!indexes.includes(logIndex)) indexes.push(logIndex);
     byTransaction.set(transactionHash, indexes);
   }
   return (transactionHash, logIndex) => (byTransaction.get(transactionHash) ?? []).filter((other) => other < logIndex).length;

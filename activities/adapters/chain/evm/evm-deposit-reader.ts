@@ -1,4 +1,4 @@
-import { RpcError, erc20Abi, getAddress, numberToHex } from 'viem';
+import { BaseError, erc20Abi, getAddress, numberToHex } from 'viem';
 import type { Address } from 'viem';
 import type { EvmNetwork } from '../../../../core/networks';
 import { evmClient } from './evm-network-runtime';
@@ -76,7 +76,10 @@ export class EvmDepositReader {
       const raw: unknown = await this.client.request({ method: 'eth_getBlockByNumber', params: ['finalized', false] });
       return blockNumberOf(raw) ?? null;
     } catch (error) {
-      if (error instanceof RpcError) return null;
+      // geth before its first finalization: "finalized block not found". Any other refusal (a node that knows no such tag,
+      // a rate limit) fails the batch, retried and seen, rather than crediting nothing without a word.
+      if (error instanceof BaseError && /finalized block not found|unknown block/i.test(`${error.details} ${error.shortMessage}`))
+        return null;
       throw error;
     }
   }
