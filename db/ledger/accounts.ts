@@ -8,13 +8,7 @@ import { Account } from '../entities/account.entity';
  * networks' coins only, what the house paid the networks for withdrawals).
  */
 export type SystemAccountCode =
-  | 'EXTERNAL_DEPOSITS'
-  | 'FEE_INCOME'
-  | 'EXCHANGE_DESK'
-  | 'CRYPTO_WITHDRAWALS'
-  | 'SEPA_CLEARING'
-  | 'SEPA_SUSPENSE'
-  | 'NETWORK_FEES';
+  'EXTERNAL_DEPOSITS' | 'FEE_INCOME' | 'EXCHANGE_DESK' | 'CRYPTO_WITHDRAWALS' | 'SEPA_CLEARING' | 'SEPA_SUSPENSE' | 'NETWORK_FEES';
 
 export async function findSystemAccount(em: EntityManager, code: SystemAccountCode, currency: Currency): Promise<Account> {
   const account = await em.findOne(Account, { kind: 'SYSTEM', systemCode: code, currency });
