@@ -41,10 +41,21 @@ export interface UtxoTransactionState {
 
 const HASH = /^[0-9a-f]{64}$/;
 
+/**
+ * Calls in flight to one node at most: Bitcoin Core serves 4 at a time (-rpcthreads) and queues 16 more (-rpcworkqueue),
+ * answering "Work queue depth exceeded" (HTTP 500, no JSON) beyond; twenty withdrawals signing at once stay within it.
+ */
+const MAX_IN_FLIGHT = 4;
+/** A full work queue (this process's calls beside other processes') is asked again, a little later each time. */
+const BUSY_RETRIES = 5;
+const BUSY_BACKOFF_MS = 200;
+
 export class UtxoRpc {
   private readonly endpoint: string;
   private readonly authorization: string | undefined;
   private nextId = 1;
+  private inFlight = 0;
+  private readonly waiting: Array<() => void> = [];
 
   constructor(rpcUrl: string) {
     const url = new URL(rpcUrl);
@@ -58,6 +69,26 @@ export class UtxoRpc {
   }
 
   async call<T>(method: string, params: unknown[] = []): Promise<T> {
+    // A call that waits is handed the slot of the one that ends.
+    if (this.inFlight < MAX_IN_FLIGHT) this.inFlight += 1;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return await this.callOnce<T>(method, params);
+        } catch (error) {
+          if (!(error instanceof NodeBusy) || attempt > BUSY_RETRIES) throw error;
+          await new Promise((resolve) => setTimeout(resolve, BUSY_BACKOFF_MS * attempt));
+        }
+      }
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.inFlight -= 1;
+    }
+  }
+
+  private async callOnce<T>(method: string, params: unknown[]): Promise<T> {
     const response = await fetch(this.endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(this.authorization ? { authorization: this.authorization } : {}) },
@@ -72,6 +103,7 @@ export class UtxoRpc {
     try {
       body = JSON.parse(text) as typeof body;
     } catch {
+      if (/work queue depth exceeded/i.test(text)) throw new NodeBusy(`${method}: the node's work queue is full`);
       // Bitcoin Core answers 401 with an empty body to a wrong password.
       throw new Error(
         `${method}: the node answered HTTP ${response.status} without JSON${response.status === 401 ? ' (wrong RPC credentials?)' : ''}`,
@@ -190,3 +222,6 @@ export class UtxoRpc {
 export function isMethodNotFound(error: unknown): boolean {
   return error instanceof UtxoRpcError && (error.code === METHOD_NOT_FOUND || /method not found/i.test(error.message));
 }
+
+/** The node refused the call for want of room in its work queue, not for anything in it. */
+class NodeBusy extends Error {}
