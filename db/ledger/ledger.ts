@@ -147,7 +147,7 @@ export function ledgerError(error: unknown): unknown {
 }
 
 /** MikroORM binds `?`; pg binds `$1…`. The ledger's statements hold no other question mark. */
-function numberedPlaceholders(sql: string): string {
+export function numberedPlaceholders(sql: string): string {
   let index = 0;
   return sql.replace(/\?/g, () => `$${++index}`);
 }

@@ -3,7 +3,7 @@ import type { Network } from '../../core/networks';
 import { assertInvariant } from '../../core/errors';
 import { Decimal } from '../../core/money';
 import { derivedTransferId } from '../ledger/derived-transfer-id';
-import { postTransferDirectly } from '../ledger/ledger';
+import { numberedPlaceholders, postTransferDirectly } from '../ledger/ledger';
 import type { LedgerExecutor } from '../ledger/ledger';
 
 /** A withdrawal as far as what its transaction paid the network goes. */
@@ -51,12 +51,6 @@ export async function postNetworkFeePaid(
      values (?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing`;
   const values = [id, withdrawal.id, withdrawal.network, currency, amount.toFixed(), withdrawal.transactionHash, now];
   if ('execute' in executor) await executor.execute(record, values);
-  else {
-    let index = 0;
-    await executor.query(
-      record.replace(/\?/g, () => `$${++index}`),
-      values,
-    );
-  }
+  else await executor.query(numberedPlaceholders(record), values);
   return 'POSTED';
 }

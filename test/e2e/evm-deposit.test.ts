@@ -395,7 +395,7 @@ describe('deposits to partners on a real EVM chain', () => {
           'select id, stage, block_hash, block_orphaned_at is not null as orphaned from crypto_deposit where transaction_hash = ?',
           [hash.toLowerCase()],
         );
-    // Rewound (its block orphaned), then seen again: the same deposit in its new block, no longer a finding.
+    // The same deposit, in its new block, and no longer a finding.
     await eventually(
       async () => expect(await rows()).toEqual([{ id: deposit.id, stage: 'CREDITED', block_hash: again.blockHash, orphaned: false }]),
       {
