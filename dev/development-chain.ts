@@ -248,7 +248,7 @@ async function waitUntilServing(chain: Chain, child: ChildProcess, logFile: stri
 }
 
 async function deployTestUsdc(chain: Chain, keys: DevelopmentChainKeys, hotWalletAddress: Address): Promise<Address> {
-  const contract = testUsdcContract();
+  const contract = await testUsdcContract();
   const transport = http(undefined, { retryCount: 0 });
   const client = createPublicClient({ chain, transport, cacheTime: 0 });
   const owner = createWalletClient({ chain, transport, account: privateKeyToAccount(keys.faucetPrivateKey) });

@@ -8,6 +8,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { LOOPBACK, localUrl } from '../core/listen-address';
 import type { Logger } from '../core/logger';
 import { testUsdcContract } from './evm/test-usdc.contract';
+import type { CompiledContract } from './evm/test-usdc.contract';
 import { freePort } from './free-port';
 
 /** Hardhat's own default; a second node (polygon next to ethereum) needs another id. */
@@ -98,9 +99,9 @@ export async function startEvmNode(options: EvmNodeOptions): Promise<RunningEvmN
   const child = spawnHardhatNode(configFile, host, port, logFile);
   options.log.info(`starting a Hardhat EVM node (chain ${chainId}) on ${rpcUrl}, log ${logFile}`);
   try {
-    // Compiling (about two seconds) overlaps the node's start.
-    const contract = testUsdcContract();
     const chain = localChain(chainId, rpcUrl);
+    // Compiling (about two seconds) runs before the wait for the node, which starts meanwhile.
+    const contract = await testUsdcContract();
     await waitUntilServing(chain, child);
     const hotWalletPrivateKey = options.hotWalletPrivateKey ?? generatePrivateKey();
     const hotWalletAddress = privateKeyToAccount(hotWalletPrivateKey).address;
@@ -188,7 +189,7 @@ async function fundAndDeploy(
     usdcOwnerPrivateKey: Hex;
     hotWalletNativeWei: bigint;
     hotWalletUsdcUnits: bigint;
-    contract: ReturnType<typeof testUsdcContract>;
+    contract: CompiledContract;
   },
 ): Promise<Address> {
   const transport = http(undefined, { retryCount: 0 });

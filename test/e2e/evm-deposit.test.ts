@@ -128,7 +128,7 @@ beforeAll(async () => {
   });
   const minted = await owner.writeContract({
     address: node.usdcAddress,
-    abi: testUsdcContract().abi,
+    abi: (await testUsdcContract()).abi,
     functionName: 'mint',
     args: [sender.address, parseUnits('1000', 6)],
   });

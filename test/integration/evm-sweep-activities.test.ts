@@ -153,7 +153,7 @@ async function mintUsdc(to: string, amount: string): Promise<void> {
   });
   const hash = await owner.writeContract({
     address: node.usdcAddress,
-    abi: testUsdcContract().abi,
+    abi: (await testUsdcContract()).abi,
     functionName: 'mint',
     args: [to as Address, parseUnits(amount, 6)],
   });

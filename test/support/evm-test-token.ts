@@ -14,7 +14,7 @@ export async function blockOnTestToken(node: RunningEvmNode, address: Address): 
   const owner = createWalletClient({ chain, transport: http(node.rpcUrl), account: privateKeyToAccount(node.usdcOwnerPrivateKey) });
   const hash = await owner.writeContract({
     address: node.usdcAddress,
-    abi: testUsdcContract().abi,
+    abi: (await testUsdcContract()).abi,
     functionName: 'setBlocked',
     args: [address, true],
   });

@@ -76,7 +76,7 @@ export class ChainDepositor {
     const owner = walletOf(input.node, input.node.usdcOwnerPrivateKey);
     const mint = await owner.writeContract({
       address: input.node.usdcAddress,
-      abi: testUsdcContract().abi,
+      abi: (await testUsdcContract()).abi,
       functionName: 'mint',
       args: [depositor, DEPOSITOR_USDC],
     });
