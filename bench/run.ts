@@ -29,6 +29,9 @@ import type { BenchContext } from './scenarios/pairs';
 import { movementNotes } from './scenarios/movement-notes';
 import { runStatementsScenario } from './scenarios/statements.scenario';
 import { runExchangeScenario, runSepaScenario, runTemporalServerScenario, runWithdrawalScenario } from './scenarios/workflow.scenarios';
+import { runBtcWithdrawalScenario } from './scenarios/btc-withdrawal.scenario';
+import { SCENARIOS, TABLE_ORDER } from './scenario-names';
+import type { ScenarioName } from './scenario-names';
 import { startStack } from './stack';
 import type { BenchStack } from './stack';
 
@@ -37,24 +40,6 @@ const LOGS_DIR = path.join(RESULTS_DIR, 'logs');
 /** Log folders kept from earlier runs (one per run, so runs side by side do not mix their logs). */
 const KEPT_LOG_RUNS = 5;
 const RESULTS_FILE = path.join(RESULTS_DIR, 'latest.json');
-
-/** In the order they run; the statement counts last, so their quiet pauses lengthen nothing else. */
-const SCENARIOS = ['balances', 'history', 'history-curve', 'ledger', 'temporal', 'exchange', 'withdrawal', 'sepa', 'statements'] as const;
-type ScenarioName = (typeof SCENARIOS)[number];
-
-/** The table's order: the issue's. */
-const TABLE_ORDER: readonly string[] = [
-  'balances',
-  'history',
-  'ledger',
-  'exchange',
-  'withdrawal',
-  'sepa',
-  'statements',
-  'history-curve',
-  'rss',
-  'temporal',
-];
 
 /** A terminal's Ctrl-C reaches tsx and this process at once (one relayed, one direct): not an insist. */
 const REPEATED_SIGNAL_GRACE_MS = 3_000;
@@ -112,10 +97,10 @@ async function runScenario(name: ScenarioName, context: BenchContext): Promise<S
       return { rows: result.rows, details: { paged: result.paged, points: result.points }, notes: [note] };
     }
     case 'ledger': {
-      const result = await runLedgerScenario(context);
+      const { rows, outcomes } = await runLedgerScenario(context);
       return {
-        rows: result.rows,
-        details: { outcomes: result.outcomes },
+        rows,
+        details: { outcomes },
         notes: [
           'ledger: db/ledger through a pg pool, each call one statement and its own transaction (bench/scenarios/project-transfer.ts). ' +
             'Reserve + post is two durable commits (a hold, then its settlement, as a withdrawal does); the plain-SQL ceiling is one.',
@@ -150,6 +135,8 @@ async function runScenario(name: ScenarioName, context: BenchContext): Promise<S
         ],
       };
     }
+    case 'btc':
+      return runBtcWithdrawalScenario(context);
     case 'sepa': {
       const { rows, outcome } = await runSepaScenario(context);
       return {

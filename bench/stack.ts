@@ -12,6 +12,8 @@ import { PROJECT_ROOT, childrenOf, commandName, httpAnswers, sleep, spawnScript,
 import type { BenchChild } from './processes';
 import { RAILS } from '../core/rails';
 import { withClient } from './database';
+import { startBenchBitcoin } from './bitcoin-chain';
+import type { BenchBitcoin } from './bitcoin-chain';
 
 /** Postgres counts every statement (pg_stat_statements); its cost falls on the project's side alone, the workflow ceilings use no SQL. */
 const STATEMENT_COUNTING = ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=top'];
@@ -37,6 +39,8 @@ export interface BenchStack {
   /** The servers' root processes, looked up when asked (so a restart is followed): for their CPU time. */
   servers(): { postgres?: number; temporal?: number };
   logDir: string;
+  /** The btc withdrawal row's node and hot wallet, or why there is none. */
+  bitcoin: BenchBitcoin | string;
 }
 
 /**
@@ -90,7 +94,18 @@ export async function startStack(lifecycle: Lifecycle, log: Logger, logDir: stri
     CHAIN_CONFIRMATION_DELAY_MS: '0',
     BANK_SETTLEMENT_DELAY_MS: '0',
   };
-  const worker = spawnScript('worker', 'main/worker.main.ts', childEnv, logDir);
+  // Bitcoin on a real regtest node (the worker sends btc withdrawals on it); every other network stays simulated.
+  const bitcoin = await startBenchBitcoin(lifecycle, dataDir, log);
+  lifecycle.checkpoint();
+  const workerEnv =
+    typeof bitcoin === 'string'
+      ? childEnv
+      : { ...childEnv, ...bitcoin.workerEnv, SIMULATED_RAILS: RAILS.filter((rail) => rail !== 'bitcoin').join(',') };
+  if (typeof bitcoin !== 'string')
+    await withClient(infrastructure.databaseAdminUrl, (client) =>
+      client.query(`update network_config set chain = 'regtest' where network = 'bitcoin'`),
+    );
+  const worker = spawnScript('worker', 'main/worker.main.ts', workerEnv, logDir);
   lifecycle.add('worker', worker.stop, worker.kill);
   const ceilingWorker = spawnScript(
     'ceiling-worker',
@@ -130,6 +145,7 @@ export async function startStack(lifecycle: Lifecycle, log: Logger, logDir: stri
     ceilingWorker,
     servers: () => ({ postgres: postmasterPid(path.join(dataDir, 'postgres')), temporal: temporalDevServerPid() }),
     logDir,
+    bitcoin,
   };
 }
 

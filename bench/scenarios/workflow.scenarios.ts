@@ -20,14 +20,14 @@ import { stepTimesOf } from './step-times';
 import type { StepTimes } from './step-times';
 
 const EXCHANGE_CALLERS = 8;
-const OUTGOING_CALLERS = 8;
+export const OUTGOING_CALLERS = 8;
 const TEMPORAL_CALLERS = 16;
 
 /** The closed loop's mark for an outgoing payment's early answer (funds reserved), before it settles. */
-const ANSWERED = 'answered';
+export const ANSWERED = 'answered';
 
 /** Far below the travel-rule threshold (about EUR 3 at the default rate): no wait for travel-rule data. */
-const WITHDRAWAL = {
+export const WITHDRAWAL = {
   currency: 'eth',
   amount: 0.001,
   walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
@@ -349,7 +349,7 @@ export async function runTemporalServerScenario(context: BenchContext): Promise<
   return { row, outcome };
 }
 
-function post(url: string, partner: BenchPartner, body: unknown): Promise<Response> {
+export function post(url: string, partner: BenchPartner, body: unknown): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: { ...bearer(partner), 'content-type': 'application/json', 'idempotency-key': randomUUID() },
@@ -358,13 +358,13 @@ function post(url: string, partner: BenchPartner, body: unknown): Promise<Respon
 }
 
 /** The answer's JSON when its status is the expected one; otherwise an error with the body, so a broken run says why. */
-async function expectJson(response: Response, status: number): Promise<unknown> {
+export async function expectJson(response: Response, status: number): Promise<unknown> {
   const text = await response.text();
   if (response.status !== status) throw new Error(`${response.url} answered ${response.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text) as unknown;
 }
 
-function pick(partners: readonly BenchPartner[], caller: number): BenchPartner {
+export function pick(partners: readonly BenchPartner[], caller: number): BenchPartner {
   const partner = partners[caller % partners.length];
   if (!partner) throw new Error('no bench partners');
   return partner;
