@@ -17,6 +17,8 @@ import type { EvmDepositDependencies } from './evm-deposit.activities';
 import { createEvmSweepActivities } from './evm-sweep.activities';
 import type { EvmSweepDependencies } from './evm-sweep.activities';
 import { createUtxoDepositActivities } from './utxo-deposit.activities';
+import { createUtxoSweepActivities } from './utxo-sweep.activities';
+import type { UtxoSweepDependencies } from './utxo-sweep.activities';
 import type { UtxoDepositDependencies } from './utxo-deposit.activities';
 import { createExchangeActivities } from './exchange.activities';
 import { createIncomingSepaActivities } from './incoming-sepa.activities';
@@ -34,6 +36,7 @@ export function createActivities(
     Pick<EvmDepositDependencies, 'evmDeposits'> &
     Pick<UtxoDepositDependencies, 'utxoDeposits'> &
     Pick<EvmSweepDependencies, 'evmSweeps'> &
+    UtxoSweepDependencies &
     CustodyDependencies,
 ) {
   const { startDueEvmSweeps, ...sweep } = createEvmSweepActivities(deps);
@@ -45,7 +48,7 @@ export function createActivities(
     ...boundTo(webhookDispatcherContract, deps, createWebhookDeliveryActivities(deps)),
     ...boundTo(incomingSepaContract, deps, { ...createIncomingSepaActivities(deps), ...createSepaReturnActivities(deps) }),
     ...boundTo(evmDepositWatcherContract, deps, { ...createEvmDepositActivities(deps), ...createUtxoDepositActivities(deps) }),
-    ...boundTo(evmSweeperContract, deps, { startDueEvmSweeps }),
+    ...boundTo(evmSweeperContract, deps, { startDueEvmSweeps, ...createUtxoSweepActivities(deps) }),
     ...boundTo(evmSweepContract, deps, sweep),
   };
 }

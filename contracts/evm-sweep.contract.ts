@@ -1,4 +1,5 @@
-import type { EvmCurrency } from '../core/networks';
+import { isEvmNetwork } from '../core/networks';
+import type { EvmCurrency, Network, UtxoNetwork } from '../core/networks';
 import type { EvmDepositNetwork } from './evm-deposit-watcher.contract';
 import type { WorkflowContract } from './operation.contract';
 
@@ -10,11 +11,13 @@ import type { WorkflowContract } from './operation.contract';
  * - A sweep of one (network, address, currency) claims the deposits, then signs and stores, tops up
  *   gas, sends and confirms. Each step is re-derived from Postgres and the chain, so a retried
  *   activity or a killed worker sends what is stored and signs nothing twice.
+ * - On a UTXO network the sweeper's round is the sweep itself (sweepUtxoDeposits): one transaction
+ *   in flight per network spends many deposits' outputs, followed round after round to its end.
  */
 export type EvmSweepCurrency = EvmCurrency;
 
 export interface EvmSweeperInput {
-  network: EvmDepositNetwork;
+  network: Network;
   /** Rounds before the workflow continues as new. Default EVM_SWEEP.roundsPerRun. */
   roundsPerRun?: number;
 }
@@ -25,10 +28,17 @@ export interface EvmSweepRoundInput {
   network: EvmDepositNetwork;
 }
 
+/** One round of a UTXO network's sweeper. */
+export interface UtxoSweepRoundInput {
+  network: UtxoNetwork;
+}
+
 export interface EvmSweepRoundResult {
-  network: EvmDepositNetwork;
-  /** Sweeps due this round (started, or joined when they run already). */
+  network: Network;
+  /** EVM: sweeps due this round (started, or joined when they run already). UTXO: deposits in the sweep in flight. */
   due: number;
+  /** UTXO: where the network's sweep stands (NOTHING, SENT, SWEPT, FAILED). */
+  stage?: string;
   pollIntervalMs: number;
 }
 
@@ -69,7 +79,7 @@ export const EVM_SWEEP = {
 
 export const evmSweeperContract: WorkflowContract<EvmSweeperWorkflow> = {
   workflowType: 'evmSweeperWorkflow',
-  workflowId: (network) => `evm-sweeper-${network}`,
+  workflowId: (network) => `${isEvmNetwork(network as Network) ? 'evm-' : ''}sweeper-${network}`,
 };
 
 export const evmSweepContract: WorkflowContract<EvmSweepWorkflow> = {

@@ -77,7 +77,8 @@ begin
       ('utxo_coin', 'delete'),
       ('utxo_transaction', 'delete'),
       ('utxo_transaction_attempt', 'delete'),
-      ('crypto_withdrawal_network_fee', 'update, delete')
+      ('crypto_withdrawal_network_fee', 'update, delete'),
+      ('utxo_sweep', 'delete')
     ) as restriction(table_name, privileges)
   loop
     if to_regclass('public.' || v_restriction.table_name) is not null then

@@ -41,6 +41,7 @@ import { ensureWebhookDispatcher } from '../worker/webhook-dispatcher';
 import { ensureEvmDepositWatchers, watchedNetworks, watchedUtxoNetworks } from '../worker/evm-deposit-watchers';
 import { ensureEvmSweepers } from '../worker/evm-sweepers';
 import { SWEEP_THRESHOLD_DEFAULTS } from '../core/settings/declarations/sweeps';
+import type { SweptCurrency } from '../core/settings/declarations/sweeps';
 import { startWorker } from '../worker/worker';
 
 /** What this process started, stopped in reverse order on Ctrl-C or on a failed start. */
@@ -129,7 +130,13 @@ async function main(): Promise<void> {
     log,
   );
   // With the development seed (unless the deposit key variables are set without one), deposits are swept to the hot wallet.
-  const swept = settings.depositKeys.evmSeed === undefined ? [] : watchedNetworks(chainSettings.settings.evmNetworks);
+  const swept =
+    settings.depositKeys.evmSeed === undefined
+      ? []
+      : [
+          ...watchedNetworks(chainSettings.settings.evmNetworks),
+          ...watchedUtxoNetworks({ ...utxoChains.settings, ...settings.utxoNetworks }),
+        ];
   await ensureEvmSweepers(client, settings.temporalTaskQueue, swept, log);
   await closeConnection();
   // Simulates whatever has no local node without asking for SIMULATED_RAILS, and says which in its banner.
@@ -188,10 +195,9 @@ async function main(): Promise<void> {
 function withDevelopmentSweepThresholds(sweeps: Settings['sweeps']): Settings['sweeps'] {
   const { thresholds } = sweeps;
   const defaults = SWEEP_THRESHOLD_DEFAULTS.development;
-  return {
-    ...sweeps,
-    thresholds: { eth: thresholds.eth ?? defaults.eth, pol: thresholds.pol ?? defaults.pol, usdc: thresholds.usdc ?? defaults.usdc },
-  };
+  const currencies = Object.keys(defaults) as SweptCurrency[];
+  const withDefaults = Object.fromEntries(currencies.map((currency) => [currency, thresholds[currency] ?? defaults[currency]]));
+  return { ...sweeps, thresholds: withDefaults as Settings['sweeps']['thresholds'] };
 }
 
 /** `payments_app on 127.0.0.1:54320/partner_payments`: who the service connects as, without the password. */

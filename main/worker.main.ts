@@ -57,7 +57,9 @@ async function main(): Promise<void> {
   );
   // Only the worker that holds EVM_DEPOSIT_SEED can sign for deposit addresses (docs/production.md, "Deposit keys").
   if (settings.depositKeys.evmSeed === undefined) log.warn('no EVM_DEPOSIT_SEED: credited deposits stay at their addresses (not swept)');
-  const swept = settings.depositKeys.evmSeed ? watchedNetworks(settings.evmNetworks) : [];
+  const swept = settings.depositKeys.evmSeed
+    ? [...watchedNetworks(settings.evmNetworks), ...watchedUtxoNetworks(settings.utxoNetworks)]
+    : [];
   await ensureEvmSweepers(client, settings.temporalTaskQueue, swept, log);
   await closeConnection();
   const worker = await startWorker({

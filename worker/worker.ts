@@ -21,6 +21,7 @@ import type { EvmNetworkConfig } from '../activities/adapters/chain/evm/evm-netw
 import type { EvmNetwork, UtxoNetwork } from '../core/networks';
 import { UtxoChainAdapter } from '../activities/adapters/chain/utxo/utxo-chain.adapter';
 import type { UtxoNetworkConfig } from '../activities/adapters/chain/utxo/utxo-chain.adapter';
+import { UtxoDepositSweeper } from '../activities/adapters/chain/utxo/utxo-deposit-sweeper';
 import type { DepositWatchMetrics, EvmDepositWatchConfig } from '../activities/evm-deposit.activities';
 import { systemClock } from '../core/clock';
 import { parseDepositSeed } from '../core/deposit-seed';
@@ -174,6 +175,27 @@ function utxoDepositWatch(options: WorkerOptions, utxo: UtxoChainAdapter | undef
   return { utxoDeposits: { scanner: utxo, networks, metrics }, utxoCustody: utxo };
 }
 
+/** With EVM_DEPOSIT_SEED (every family's deposit keys derive from it), the UTXO networks' credited deposits are swept. */
+function utxoSweeping(
+  options: WorkerOptions,
+  pool: pg.Pool,
+  utxo: UtxoChainAdapter | undefined,
+): Pick<Parameters<typeof createActivities>[0], 'utxoSweeps'> {
+  const seedText = options.settings.depositKeys?.evmSeed;
+  if (!utxo || !seedText) return {};
+  const configured = options.settings.sweeps?.thresholds;
+  const threshold = (currency: 'btc' | 'ltc' | 'doge') => configured?.[currency] ?? SWEEP_THRESHOLD_DEFAULTS.deployment[currency];
+  const sweeper = new UtxoDepositSweeper({
+    pool,
+    adapter: utxo,
+    seed: parseDepositSeed(seedText),
+    thresholds: { bitcoin: threshold('btc'), litecoin: threshold('ltc'), dogecoin: threshold('doge') },
+    clock: options.clock ?? systemClock,
+    log: options.log,
+  });
+  return { utxoSweeps: { sweeper, pollIntervalMs: options.settings.sweeps?.pollIntervalMs ?? 5_000 } };
+}
+
 /** The EVM networks' balances for custody reconciliation and, with EVM_DEPOSIT_SEED, the sweeps of deposit addresses. */
 function evmSweeping(
   options: WorkerOptions,
@@ -278,6 +300,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         evmDeposits: { networks: depositWatchConfigs(options), metrics: metrics.deposits, identityGuard },
         ...utxoDepositWatch(options, utxo, metrics.deposits),
         ...evmSweeping(options, pool, evmNetworks, identityGuard),
+        ...utxoSweeping(options, pool, utxo),
       }),
     ),
   });

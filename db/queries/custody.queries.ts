@@ -71,9 +71,9 @@ export interface UtxoCustodyOutput {
 const ORDER = `order by (holder = 'HOT_WALLET') desc, since, txid, vout`;
 
 /**
- * A UTXO network's outputs that hold what the ledger owes: the hot wallet's coins not spent by a settled withdrawal, and
- * the deposits' outputs, credited or below the minimum (both in custody; nothing sweeps them yet). At most `limit`; the
- * rest as a sum (`unread`), taken as held.
+ * A UTXO network's outputs that hold what the ledger owes: the hot wallet's coins not spent by a settled withdrawal (a
+ * sweep's coin among them once the scanner saw it), and the deposits' outputs, credited or below the minimum, that no
+ * confirmed sweep spent. At most `limit`; the rest as a sum (`unread`), taken as held.
  */
 export async function findUtxoCustodyOutputs(
   db: pg.Pool | pg.PoolClient,
@@ -88,7 +88,9 @@ export async function findUtxoCustodyOutputs(
        where c.network = $1 and (c.reserved_for is null or w.status is distinct from 'SUCCESSFUL')
       union all
       select d.transaction_hash, d.transfer_index, trim_scale(d.amount), 'DEPOSIT_ADDRESS', d.created_at from crypto_deposit d
-       where d.network = $1 and d.stage in ('CREDITED', 'BELOW_MINIMUM') and d.block_orphaned_at is null)`;
+        left join utxo_sweep s on s.id = d.utxo_sweep_id
+       where d.network = $1 and d.stage in ('CREDITED', 'BELOW_MINIMUM') and d.block_orphaned_at is null
+         and s.status is distinct from 'SWEPT')`;
   const read = await db.query<UtxoCustodyOutput & { total: string }>(
     `with ${candidates}
      select txid, vout, amount::text, holder, count(*) over ()::text as total from candidate ${ORDER} limit $3`,

@@ -81,8 +81,8 @@ export async function findStuckOperations(pool: pg.Pool, olderThan: Date): Promi
 
 /*
  * Business records against the ledger, sharing their ids: an open operation holds its funds (PENDING), a SUCCESSFUL one
- * posted them, an UNSUCCESSFUL one released them or never held any. A kept network fee, and a network fee the house paid,
- * is a SUCCESSFUL record of its own.
+ * posted them, an UNSUCCESSFUL one released them or never held any. A kept network fee, and a network fee the house paid
+ * (for a withdrawal, or a sweep), is a SUCCESSFUL record of its own.
  */
 
 const OPERATIONS = `(
@@ -95,6 +95,9 @@ const OPERATIONS = `(
   select 'crypto-withdrawal-kept-fee', id, 'SUCCESSFUL', null, created_at, created_at from crypto_withdrawal_kept_fee
   union all
   select 'crypto-withdrawal-network-fee', id, 'SUCCESSFUL', null, created_at, created_at from crypto_withdrawal_network_fee
+  union all
+  select 'utxo-sweep-network-fee', fee_transfer_id, 'SUCCESSFUL', null, created_at, finished_at from utxo_sweep
+   where fee_transfer_id is not null
 )`;
 
 export interface HeldTransferRow {

@@ -98,13 +98,7 @@ export async function storeSignedUtxoTransaction(client: pg.ClientBase, record: 
     [record.withdrawalId, record.network, record.destination, record.amount.toString(), record.createdAt],
   );
   await insertAttempt(client, record.withdrawalId, 1, record.attempt);
-  if (record.changeScript) {
-    await client.query(`insert into utxo_wallet_script (network, script_hex, key_chain, key_index) values ($1, $2, 1, $3)`, [
-      record.network,
-      record.changeScript.hex,
-      record.changeScript.index,
-    ]);
-  }
+  if (record.changeScript) await recordChangeScript(client, record.network, record.changeScript);
   const taken = await client.query(
     `update utxo_coin c set reserved_for = $2
        from unnest($3::text[], $4::int[]) as input(txid, vout)
@@ -112,6 +106,15 @@ export async function storeSignedUtxoTransaction(client: pg.ClientBase, record: 
     [record.network, record.withdrawalId, record.inputs.map((input) => input.txid), record.inputs.map((input) => input.vout)],
   );
   if (taken.rowCount !== record.inputs.length) throw new Error(`a coin of withdrawal ${record.withdrawalId} was taken by another`);
+}
+
+/** A change key's script (1/index), recorded when a transaction paying it is signed, so the scanner knows the coin. */
+export async function recordChangeScript(client: pg.ClientBase, network: string, script: { hex: string; index: number }): Promise<void> {
+  await client.query(`insert into utxo_wallet_script (network, script_hex, key_chain, key_index) values ($1, $2, 1, $3)`, [
+    network,
+    script.hex,
+    script.index,
+  ]);
 }
 
 /** A fee-raising replacement, stored (and the previous attempt marked replaced) before it is sent. */

@@ -1,3 +1,4 @@
+import type { CryptoCurrency } from '../../core/currencies';
 import { NETWORK_DECLARATIONS } from '../../core/networks';
 import type { Network } from '../../core/networks';
 import { assertInvariant } from '../../core/errors';
@@ -35,22 +36,31 @@ export async function postNetworkFeePaid(
   if (amount.isZero()) return 'NOTHING';
   const id = derivedTransferId(withdrawal.id, 'network-fee-paid');
   const currency = NETWORK_DECLARATIONS[withdrawal.network].nativeCurrency;
-  await postTransferDirectly(
-    executor,
-    {
-      transferId: id,
-      kind: 'NETWORK_FEE',
-      postings: [
-        { systemAccount: 'FEE_INCOME', currency, amount: amount.negated().toFixed() },
-        { systemAccount: 'NETWORK_FEES', currency, amount: amount.toFixed() },
-      ],
-    },
-    now,
-  );
+  await postNetworkFee(executor, { transferId: id, currency, amount: amount.toFixed() }, now);
   const record = `insert into crypto_withdrawal_network_fee (id, withdrawal_id, network, currency, amount, transaction_hash, created_at)
      values (?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing`;
   const values = [id, withdrawal.id, withdrawal.network, currency, amount.toFixed(), withdrawal.transactionHash, now];
   if ('execute' in executor) await executor.execute(record, values);
   else await executor.query(numberedPlaceholders(record), values);
   return 'POSTED';
+}
+
+/** The NETWORK_FEE transfer itself, FEE_INCOME → NETWORK_FEES, in the caller's transaction: a withdrawal's, or a sweep's. */
+export async function postNetworkFee(
+  executor: LedgerExecutor,
+  fee: { transferId: string; currency: CryptoCurrency; amount: string },
+  now: Date,
+): Promise<void> {
+  await postTransferDirectly(
+    executor,
+    {
+      transferId: fee.transferId,
+      kind: 'NETWORK_FEE',
+      postings: [
+        { systemAccount: 'FEE_INCOME', currency: fee.currency, amount: new Decimal(fee.amount).negated().toFixed() },
+        { systemAccount: 'NETWORK_FEES', currency: fee.currency, amount: fee.amount },
+      ],
+    },
+    now,
+  );
 }

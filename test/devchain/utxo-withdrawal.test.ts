@@ -25,6 +25,9 @@ import { checkCustody } from '../../activities/custody-reconciliation';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import { UtxoHotWallet } from '../../activities/adapters/chain/utxo/utxo-hot-wallet';
 import { selectCoins, signTransaction } from '../../activities/adapters/chain/utxo/utxo-transaction-builder';
+import { UtxoDepositSweeper } from '../../activities/adapters/chain/utxo/utxo-deposit-sweeper';
+import { parseDepositSeed } from '../../core/deposit-seed';
+import { TEST_DEPOSIT_SEED } from '../support/test-config';
 
 /**
  * Withdrawals on the UTXO networks' real regtest nodes (btcd for bitcoin, Litecoin Core for litecoin), through the adapter and
@@ -417,6 +420,73 @@ describe.each(NETWORKS)('deposits on %s', (network) => {
       expect(await postedAmount(account.id)).toBe('0');
     });
   }
+
+  test("credited deposits are swept in one transaction to the hot wallet: SWEPT at its confirmations, its fee in NETWORK_FEES, its coin the wallet's", async () => {
+    const first = await partnerWallet();
+    const second = await partnerWallet();
+    await fundFromFaucet(nodes[network].rpc, network, first.address, 20_000_000n);
+    await fundFromFaucet(nodes[network].rpc, network, second.address, 30_000_000n);
+    await mine(network, 2);
+    await scan();
+    await scan();
+    const credited = await pool.query<{ id: string; txid: string; vout: number; amount: string }>(
+      `select id, transaction_hash as txid, transfer_index as vout, trim_scale(amount)::text as amount from crypto_deposit
+        where network = $1 and stage = 'CREDITED' and utxo_sweep_id is null and block_orphaned_at is null`,
+      [network],
+    );
+    expect(credited.rows.map((row) => row.amount)).toEqual(expect.arrayContaining(['0.2', '0.3']));
+    const balances = [await postedAmount(first.account.id), await postedAmount(second.account.id)];
+    const sweeper = new UtxoDepositSweeper({
+      pool,
+      adapter,
+      seed: parseDepositSeed(TEST_DEPOSIT_SEED),
+      thresholds: { [network]: '0.0001' },
+      clock: systemClock,
+      log,
+    });
+
+    const sent = await sweeper.round(network);
+    expect(sent).toEqual({ stage: 'SENT', sweepId: expect.any(String), txid: expect.any(String), deposits: credited.rows.length });
+    // Another round while it waits follows the same transaction: nothing is signed twice.
+    expect(await sweeper.round(network)).toEqual(sent);
+    // The node's own decoding: every credited deposit's output spent, one output paying a script of the wallet.
+    const raw = await nodes[network].rpc.call<{ hex: string }>('getrawtransaction', [sent.txid, 1]);
+    const transaction = bitcoin.Transaction.fromHex(raw.hex);
+    const spent = transaction.ins.map((input) => `${Buffer.from(input.hash).reverse().toString('hex')}:${input.index}`);
+    expect(spent.sort()).toEqual(credited.rows.map((row) => `${row.txid}:${row.vout}`).sort());
+    expect(transaction.outs).toHaveLength(1);
+    const script = Buffer.from(transaction.outs[0]!.script).toString('hex');
+    const walletScript = await pool.query(`select 1 from utxo_wallet_script where network = $1 and script_hex = $2 and key_chain = 1`, [
+      network,
+      script,
+    ]);
+    expect(walletScript.rowCount).toBe(1);
+    const total = credited.rows.reduce((sum, row) => sum.plus(row.amount), new Decimal(0));
+    const fee = await feeOnChain(network, sent.txid!);
+    expect(unitsToDecimal(transaction.outs[0]!.value + fee, 8)).toBe(total.toFixed());
+
+    await mine(network, 2);
+    expect(await sweeper.round(network)).toEqual({ ...sent, stage: 'SWEPT' });
+    const sweep = await pool.query<{ status: string; fee: string }>(
+      `select s.status, trim_scale(p.amount)::text as fee from utxo_sweep s
+         join ledger_posting p on p.transfer_id = s.fee_transfer_id
+         join account a on a.id = p.account_id and a.system_code = 'NETWORK_FEES'
+        where s.id = $1`,
+      [sent.sweepId],
+    );
+    expect(sweep.rows).toEqual([{ status: 'SWEPT', fee: unitsToDecimal(fee, 8) }]);
+    for (const row of credited.rows) expect(await nodes[network].rpc.unspentOutput(row.txid, row.vout)).toBeNull();
+    // The scanner records the sweep's coin for withdrawals to spend; the partners' balances do not move.
+    await scan();
+    const coin = await pool.query<{ value: string; reserved: string | null }>(
+      `select value_base_units::text as value, reserved_for as reserved from utxo_coin where network = $1 and txid = $2 and vout = 0`,
+      [network, sent.txid],
+    );
+    expect(coin.rows).toEqual([{ value: String(transaction.outs[0]!.value), reserved: null }]);
+    expect([await postedAmount(first.account.id), await postedAmount(second.account.id)]).toEqual(balances);
+    // Nothing left to sweep.
+    expect(await sweeper.round(network)).toEqual({ stage: 'NOTHING', deposits: 0 });
+  });
 });
 
 describe('custody on the UTXO networks', () => {
@@ -440,12 +510,13 @@ describe('custody on the UTXO networks', () => {
       const currency = FAMILY[network];
       const line = await custodyLine(currency);
       const { rows } = await pool.query<{ credited: string }>(
-        `select coalesce(trim_scale(sum(amount)), 0)::text as credited from crypto_deposit
-          where network = $1 and stage in ('CREDITED', 'BELOW_MINIMUM') and block_orphaned_at is null`,
+        `select coalesce(trim_scale(sum(d.amount)), 0)::text as credited from crypto_deposit d left join utxo_sweep s on s.id = d.utxo_sweep_id
+          where d.network = $1 and d.stage in ('CREDITED', 'BELOW_MINIMUM') and d.block_orphaned_at is null
+            and s.status is distinct from 'SWEPT'`,
         [network],
       );
-      // The deposits tier above credited some (and recorded some below the minimum, in custody too); nothing sweeps them,
-      // so the node holds each output as it arrived.
+      // The deposits tier above credited some (and recorded some below the minimum, in custody too) and swept the credited
+      // ones; what a later test credited and no sweep took, the node holds as it arrived.
       expect(Number(rows[0]!.credited)).toBeGreaterThan(0);
       expect(line.depositAddresses).toBe(rows[0]!.credited);
       expect(line.networks).toEqual([

@@ -40,6 +40,7 @@ import { testTemporalAccess } from '../support/temporal-access';
 import { TEST_DEPOSIT_SEED, TEST_WORKER_SETTINGS } from '../support/test-config';
 import { useTestApi } from '../support/use-test-api';
 import { startRegisteredWebhookReceiver } from '../support/webhook-receiver';
+import { SWEEP_THRESHOLD_DEFAULTS } from '../../core/settings/declarations/sweeps';
 
 /**
  * Deposits to partners' wallet addresses on a real chain, end to end: a Hardhat node started for
@@ -93,7 +94,7 @@ async function startDepositWorker(): Promise<RunningWorker> {
       },
       // The sweeper's seed (only the worker that signs holds it) and thresholds a test's deposit is above.
       depositKeys: { evmSeed: TEST_DEPOSIT_SEED },
-      sweeps: { thresholds: SWEEP_THRESHOLDS, pollIntervalMs: 200 },
+      sweeps: { thresholds: { ...SWEEP_THRESHOLD_DEFAULTS.development, ...SWEEP_THRESHOLDS }, pollIntervalMs: 200 },
       evmNetworks: {
         ethereum: {
           rpcUrl: node.rpcUrl,

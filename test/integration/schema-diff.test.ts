@@ -37,6 +37,7 @@ const TABLES_WITHOUT_ENTITIES = [
   'utxo_transaction_attempt',
   'utxo_scanned_block',
   'crypto_withdrawal_network_fee',
+  'utxo_sweep',
 ];
 const DROPS_OF_TABLES_WITHOUT_ENTITIES = TABLES_WITHOUT_ENTITIES.map((table) => `drop table if exists "${table}" cascade;`);
 

@@ -98,6 +98,25 @@ describe('EVM sweeper workflow', () => {
     expect(activities.startDueEvmSweeps.mock.calls.every(([each]) => each.network === 'ethereum')).toBe(true);
   });
 
+  it("on a UTXO network each round is the network's sweep step (sweepUtxoDeposits), never an EVM sweep's start", async () => {
+    const utxoRound = (stage: string): EvmSweepRoundResult => ({ network: 'bitcoin', due: 3, stage, pollIntervalMs: 20 });
+    const activities = mockActivities({ sweepUtxoDeposits: () => utxoRound('NOTHING'), startDueEvmSweeps: () => round(0) });
+    activities.sweepUtxoDeposits.mockResolvedValueOnce(utxoRound('SENT')).mockResolvedValueOnce(utxoRound('SWEPT'));
+    await env.withWorker(activities, async (run) => {
+      const handle = await run.start(evmSweeperContract.workflowType, {
+        workflowId: `sweeper-test-${randomUUID()}`,
+        args: [{ network: 'bitcoin', roundsPerRun: 2 } satisfies EvmSweeperInput],
+      });
+      const firstRun = env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId);
+      await eventually(async () => expect((await firstRun.describe()).status.name).toBe('CONTINUED_AS_NEW'), { timeoutMs: 30_000 });
+      expect((await stepsInHistory(firstRun)).activities).toEqual(['sweepUtxoDeposits', 'sweepUtxoDeposits']);
+    });
+    expect(activities.startDueEvmSweeps).not.toHaveBeenCalled();
+    expect(activities.sweepUtxoDeposits.mock.calls.every(([each]) => each.network === 'bitcoin')).toBe(true);
+    expect(evmSweeperContract.workflowId('bitcoin')).toBe('sweeper-bitcoin');
+    expect(evmSweeperContract.workflowId('ethereum')).toBe('evm-sweeper-ethereum');
+  });
+
   it('does not fail when a round fails for good: it waits, and stays running', async () => {
     const activities = mockActivities({ startDueEvmSweeps: () => round(0) });
     activities.startDueEvmSweeps.mockRejectedValueOnce(domainFailure('unknown-operation'));

@@ -53,7 +53,8 @@ export interface UtxoChainAdapterOptions {
   log?: Logger;
 }
 
-interface Runtime {
+/** A network's checked node and its wallet: what the adapter and the deposits' sweeper sign and send with. */
+export interface UtxoRuntime {
   network: UtxoNetwork;
   config: UtxoNetworkConfig;
   rpc: UtxoRpc;
@@ -70,10 +71,10 @@ const FEE_TARGET_BLOCKS = 3;
 const REPLACEMENT_FACTOR = 1.25;
 
 /** What a node answers to a transaction it already has (Bitcoin Core, Litecoin Core, btcd). */
-const ALREADY_KNOWN =
+export const ALREADY_KNOWN =
   /already in (the )?block ?chain|already have transaction|txn-already-known|txn-already-in-mempool|already exists|outputs already in utxo set/i;
 /** What it answers when an input is gone: spent by another transaction, or never seen. */
-const INPUTS_GONE = /missing ?inputs|missingorspent|bad-txns-inputs|txn-mempool-conflict|orphan|already been spent|already spent/i;
+export const INPUTS_GONE = /missing ?inputs|missingorspent|bad-txns-inputs|txn-mempool-conflict|orphan|already been spent|already spent/i;
 
 /**
  * Withdrawals on the UTXO networks (bitcoin, litecoin; dogecoin once it has a node), from the hot wallet's coins in
@@ -87,7 +88,7 @@ const INPUTS_GONE = /missing ?inputs|missingorspent|bad-txns-inputs|txn-mempool-
  * - The node must be on the network's recorded chain and the chain network_config names (mainnet, testnet or regtest).
  */
 export class UtxoChainAdapter implements NetworkAdapter {
-  private readonly runtimes = new Map<UtxoNetwork, Promise<Runtime>>();
+  private readonly runtimes = new Map<UtxoNetwork, Promise<UtxoRuntime>>();
   private readonly clock: Clock;
 
   constructor(private readonly options: UtxoChainAdapterOptions) {
@@ -161,7 +162,6 @@ export class UtxoChainAdapter implements NetworkAdapter {
     throw new Error(`no attempt of transaction ${request.transactionHash} is in a block: its fee is not known yet`);
   }
 
-  /** The networks it sends on. */
   networks(): UtxoNetwork[] {
     return Object.keys(this.options.networks) as UtxoNetwork[];
   }
@@ -190,7 +190,7 @@ export class UtxoChainAdapter implements NetworkAdapter {
     return scanUtxoBlocks(this.scanDependencies(runtime), maxBlocks, onBlock);
   }
 
-  private scanDependencies(runtime: Runtime): ScanDependencies {
+  private scanDependencies(runtime: UtxoRuntime): ScanDependencies {
     const currency = NETWORK_DECLARATIONS[runtime.network].nativeCurrency;
     return {
       pool: this.options.pool,
@@ -211,7 +211,7 @@ export class UtxoChainAdapter implements NetworkAdapter {
     };
   }
 
-  private async signFirst(runtime: Runtime, request: BroadcastRequest, amount: bigint): Promise<UtxoTransactionRecord> {
+  private async signFirst(runtime: UtxoRuntime, request: BroadcastRequest, amount: bigint): Promise<UtxoTransactionRecord> {
     const destination = outputScript(runtime.wallet, runtime.network, request.destination);
     if (amount < dustLimit(runtime.network, destination))
       throw new Error(`withdrawal ${request.withdrawalId}: ${request.amount} is below the dust limit`);
@@ -257,7 +257,7 @@ export class UtxoChainAdapter implements NetworkAdapter {
   }
 
   /** Same inputs, same destination and amount, a higher fee from the change; none when there is no change to take it from. */
-  private async replace(runtime: Runtime, record: UtxoTransactionRecord): Promise<boolean> {
+  private async replace(runtime: UtxoRuntime, record: UtxoTransactionRecord): Promise<boolean> {
     const latest = record.attempts.at(-1)!;
     const previous = bitcoin.Transaction.fromHex(latest.rawTransaction);
     const changeOutput = previous.outs[1];
@@ -286,7 +286,7 @@ export class UtxoChainAdapter implements NetworkAdapter {
     return true;
   }
 
-  private async inputsOf(runtime: Runtime, transaction: bitcoin.Transaction, withdrawalId: string): Promise<SpendableCoin[]> {
+  private async inputsOf(runtime: UtxoRuntime, transaction: bitcoin.Transaction, withdrawalId: string): Promise<SpendableCoin[]> {
     const outpoints = transaction.ins.map((input) => ({ txid: Buffer.from(input.hash).reverse().toString('hex'), vout: input.index }));
     const { rows } = await this.options.pool.query<{ txid: string; vout: number; value: string; chain: 0 | 1; index: number }>(
       `select c.txid, c.vout, c.value_base_units::text as value, s.key_chain as chain, s.key_index as index
@@ -301,7 +301,7 @@ export class UtxoChainAdapter implements NetworkAdapter {
     });
   }
 
-  private async changeKeyOf(runtime: Runtime, script: Uint8Array) {
+  private async changeKeyOf(runtime: UtxoRuntime, script: Uint8Array) {
     const { rows } = await this.options.pool.query<{ index: number }>(
       `select key_index as index from utxo_wallet_script where network = $1 and script_hex = $2 and key_chain = 1`,
       [runtime.network, Buffer.from(script).toString('hex')],
@@ -315,7 +315,7 @@ export class UtxoChainAdapter implements NetworkAdapter {
    * attempt is the one that counts. Inputs spent by a transaction none of them is are a recorded conflict; any other refusal
    * is retried (never a release: the bytes may be on other nodes).
    */
-  private async send(runtime: Runtime, record: UtxoTransactionRecord, rawTransaction: string): Promise<void> {
+  private async send(runtime: UtxoRuntime, record: UtxoTransactionRecord, rawTransaction: string): Promise<void> {
     try {
       await runtime.rpc.send(rawTransaction);
     } catch (error) {
@@ -341,13 +341,14 @@ export class UtxoChainAdapter implements NetworkAdapter {
     }
   }
 
-  private async feeRate(runtime: Runtime): Promise<number> {
+  /** The node's estimate for a few blocks, held between the network's floor and ceiling. */
+  async feeRate(runtime: UtxoRuntime): Promise<number> {
     const estimate = await runtime.rpc.feeRate(FEE_TARGET_BLOCKS);
     const { feeRateFloor, feeRateCeiling } = runtime.config;
     return Math.ceil(Math.min(feeRateCeiling, Math.max(feeRateFloor, estimate ?? feeRateFloor)));
   }
 
-  private async recordByTxid(runtime: Runtime, txid: string): Promise<UtxoTransactionRecord> {
+  private async recordByTxid(runtime: UtxoRuntime, txid: string): Promise<UtxoTransactionRecord> {
     const record = await utxoTransactionByTxid(this.options.pool, txid);
     if (!record) throw new Error(`transaction ${txid} was not broadcast by this service`);
     if (record.network !== runtime.network) throw new Error(`transaction ${txid} is on ${record.network}, not ${runtime.network}`);
@@ -355,7 +356,7 @@ export class UtxoChainAdapter implements NetworkAdapter {
   }
 
   /** The network's runtime, its node checked for the recorded chain at every use; the wallet's row made at first use. */
-  private async runtime(network: Network, action: string): Promise<Runtime> {
+  async runtime(network: Network, action: string): Promise<UtxoRuntime> {
     const config = !isEvmNetwork(network) ? this.options.networks[network] : undefined;
     if (isEvmNetwork(network) || !config) throw new Error(`the UTXO adapter is not configured for ${network}`);
     let made = this.runtimes.get(network);
@@ -369,7 +370,7 @@ export class UtxoChainAdapter implements NetworkAdapter {
     return runtime;
   }
 
-  private async makeRuntime(network: UtxoNetwork, config: UtxoNetworkConfig): Promise<Runtime> {
+  private async makeRuntime(network: UtxoNetwork, config: UtxoNetworkConfig): Promise<UtxoRuntime> {
     const rpc = new UtxoRpc(config.rpcUrl);
     const mode = await configuredChainMode(this.options.pool, network);
     const info = await rpc.call<{ chain?: unknown }>('getblockchaininfo');

@@ -1,3 +1,4 @@
+import type { HDKey } from '@scure/bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import coinSelect from 'coinselect';
 import { CURRENCY_SCALE } from '../../../../core/currencies';
@@ -91,33 +92,52 @@ export function signTransaction(
   amount: bigint,
   change: { key: WalletKey; value: bigint } | null,
 ): SignedTransaction {
+  const outputs = [{ script: destinationScript, value: amount }];
+  if (change && change.value > 0n) outputs.push({ script: wallet.script(change.key), value: change.value });
+  const signed = signSpend(
+    wallet.segwit,
+    inputs.map((input) => ({ ...input, key: wallet.key(input) })),
+    outputs,
+  );
+  return { ...signed, inputs: [...inputs] };
+}
+
+/** An output to spend with the key that owns it (the hot wallet's, or a deposit address's). */
+export interface KeyedOutput {
+  txid: string;
+  vout: number;
+  value: bigint;
+  key: HDKey;
+}
+
+/**
+ * Signs inputs → outputs, each input paying the script of its key's type (P2WPKH when `segwit`, else P2PKH), and answers
+ * the transaction with its fee (inputs less outputs, never zero) and rate.
+ */
+export function signSpend(
+  segwit: boolean,
+  inputs: readonly KeyedOutput[],
+  outputs: ReadonlyArray<{ script: Uint8Array; value: bigint }>,
+): Omit<SignedTransaction, 'inputs'> {
   const transaction = new bitcoin.Transaction();
   transaction.version = 2;
   for (const input of inputs) transaction.addInput(Buffer.from(input.txid, 'hex').reverse(), input.vout, REPLACEABLE);
-  transaction.addOutput(destinationScript, amount);
-  if (change && change.value > 0n) transaction.addOutput(wallet.script(change.key), change.value);
+  for (const output of outputs) transaction.addOutput(output.script, output.value);
   const hashType = bitcoin.Transaction.SIGHASH_ALL;
   inputs.forEach((input, index) => {
-    const key = wallet.key(input);
-    const publicKey = key.publicKey!;
+    const publicKey = input.key.publicKey!;
     const legacyScript = bitcoin.payments.p2pkh({ pubkey: publicKey }).output!;
-    const hash = wallet.segwit
+    const hash = segwit
       ? transaction.hashForWitnessV0(index, legacyScript, input.value, hashType)
       : transaction.hashForSignature(index, legacyScript, hashType);
-    const signature = bitcoin.script.signature.encode(key.sign(hash), hashType);
-    if (wallet.segwit) transaction.setWitness(index, [signature, publicKey]);
+    const signature = bitcoin.script.signature.encode(input.key.sign(hash), hashType);
+    if (segwit) transaction.setWitness(index, [signature, publicKey]);
     else transaction.setInputScript(index, bitcoin.script.compile([signature, publicKey]));
   });
   const spent = inputs.reduce((sum, input) => sum + input.value, 0n);
-  const fee = spent - amount - (change?.value ?? 0n);
+  const fee = spent - outputs.reduce((sum, output) => sum + output.value, 0n);
   if (fee <= 0n) throw new Error('a transaction must pay a fee');
-  return {
-    txid: transaction.getId(),
-    rawTransaction: transaction.toHex(),
-    fee,
-    feeRate: Number(fee) / transaction.virtualSize(),
-    inputs: [...inputs],
-  };
+  return { txid: transaction.getId(), rawTransaction: transaction.toHex(), fee, feeRate: Number(fee) / transaction.virtualSize() };
 }
 
 /** The amount in the coin's smallest unit (8 decimals on every UTXO network); one that would need rounding is refused. */

@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto';
+import * as bitcoin from 'bitcoinjs-lib';
+import type pg from 'pg';
+import type { Clock } from '../../../../core/clock';
+import { CURRENCY_SCALE } from '../../../../core/currencies';
+import { addressOfPublicKey } from '../../../../core/deposit-addresses';
+import { accountKeysFromSeed } from '../../../../core/deposit-seed';
+import type { Logger } from '../../../../core/logger';
+import { Decimal, unitsToDecimal } from '../../../../core/money';
+import { NETWORK_DECLARATIONS } from '../../../../core/networks';
+import type { UtxoNetwork } from '../../../../core/networks';
+import { derivedTransferId } from '../../../../db/ledger/derived-transfer-id';
+import { inPgTransaction } from '../../../../db/pg-transaction';
+import {
+  findSweepableUtxoDeposits,
+  findUtxoSweepInFlight,
+  finishUtxoSweep,
+  storeUtxoSweep,
+} from '../../../../db/queries/utxo-sweep.queries';
+import type { SweepableDeposit, UtxoSweepRecord } from '../../../../db/queries/utxo-sweep.queries';
+import { lockUtxoWalletForSigning, recordChangeScript } from '../../../../db/queries/utxo-wallet.queries';
+import { postNetworkFee } from '../../../../db/services/network-fee-paid.service';
+import { ALREADY_KNOWN, INPUTS_GONE } from './utxo-chain.adapter';
+import type { UtxoChainAdapter, UtxoRuntime } from './utxo-chain.adapter';
+import { UtxoRpcError } from './utxo-rpc';
+import { CHANGE } from './utxo-hot-wallet';
+import { baseUnits, dustLimit, signSpend } from './utxo-transaction-builder';
+import type { KeyedOutput } from './utxo-transaction-builder';
+
+/** Deposits one sweep spends at most: about 14,000 virtual bytes of P2WPKH inputs, far below the 100,000 a node relays. */
+export const INPUTS_PER_SWEEP = 200;
+
+export interface UtxoDepositSweeperOptions {
+  pool: pg.Pool;
+  adapter: Pick<UtxoChainAdapter, 'networks' | 'runtime' | 'feeRate'>;
+  /** The deposit keys' BIP32 seed (EVM_DEPOSIT_SEED: every family's deposit accounts derive from it). */
+  seed: Uint8Array;
+  /** Per network, exact decimal text: credited, unswept deposits adding up to at least this are swept. */
+  thresholds: Partial<Record<UtxoNetwork, string>>;
+  clock: Clock;
+  log: Logger;
+}
+
+/** Where a network's sweeping stands after a round. */
+export interface UtxoSweepRound {
+  /** NOTHING: no sweep in flight, and what is credited is below the threshold (or nothing is). */
+  stage: 'NOTHING' | 'SENT' | 'SWEPT' | 'FAILED';
+  sweepId?: string;
+  txid?: string;
+  /** Deposits the sweep in flight (or just finished) spends. */
+  deposits: number;
+}
+
+/**
+ * Sweeps a UTXO network's credited deposits to the hot wallet, one transaction at a time per network: many deposit outputs,
+ * each signed with its address's key, to one fresh change address of the wallet, at the withdrawals' fee rate. Exactly
+ * once: the signed bytes are stored with the deposits they take, in one transaction under the wallet's lock, before they
+ * are sent; a round follows the one in flight (sent again when the node lost it) before it signs another. Confirmed at the
+ * withdrawals' depth, the sweep is SWEPT and what it paid the miners is posted as a NETWORK_FEE, in one transaction; the
+ * scanner records the coin it made, which withdrawals then spend. An input spent by a transaction not the sweep's (a
+ * deposit key used elsewhere) ends it FAILED: its deposits stay taken, and custody reconciliation shows what is missing.
+ */
+export class UtxoDepositSweeper {
+  constructor(private readonly options: UtxoDepositSweeperOptions) {}
+
+  networks(): UtxoNetwork[] {
+    return this.options.adapter.networks();
+  }
+
+  async round(network: UtxoNetwork): Promise<UtxoSweepRound> {
+    const runtime = await this.options.adapter.runtime(network, 'sweep deposits');
+    const inFlight = await findUtxoSweepInFlight(this.options.pool, network);
+    if (inFlight) return this.follow(runtime, inFlight);
+    const signed = await this.sign(runtime);
+    if (!signed) return { stage: 'NOTHING', deposits: 0 };
+    return this.send(runtime, signed);
+  }
+
+  private async follow(runtime: UtxoRuntime, sweep: UtxoSweepRecord): Promise<UtxoSweepRound> {
+    const state = await runtime.rpc.transaction(sweep.txid);
+    if (state?.blockHash && state.confirmations >= runtime.config.requiredConfirmations) return this.finishSwept(runtime, sweep);
+    if (state) return { stage: 'SENT', sweepId: sweep.id, txid: sweep.txid, deposits: sweep.inputs };
+    // Neither in a block nor in the mempool: dropped by a reorganisation, or evicted. The same bytes again.
+    this.options.log.warn(`${runtime.network}: sweep ${sweep.id} (${sweep.txid}) is not known to the node; sending it again`);
+    return this.send(runtime, sweep);
+  }
+
+  /** Credited deposits at or above the threshold: signed and stored with them, under the wallet's lock; else nothing. */
+  private async sign(runtime: UtxoRuntime): Promise<UtxoSweepRecord | undefined> {
+    const { network } = runtime;
+    const threshold = this.options.thresholds[network];
+    if (threshold === undefined) return undefined;
+    // Read first without the lock: most rounds find nothing to sweep, and the wallet's lock is the withdrawals' too.
+    if (!reaches(await findSweepableUtxoDeposits(this.options.pool, network, INPUTS_PER_SWEEP), threshold)) return undefined;
+    const feeRate = await this.options.adapter.feeRate(runtime);
+    return inPgTransaction(this.options.pool, async (client) => {
+      const { changeIndex } = await lockUtxoWalletForSigning(client, network);
+      if (await findUtxoSweepInFlight(client, network)) return undefined;
+      const inputs = this.keyed(runtime, await findSweepableUtxoDeposits(client, network, INPUTS_PER_SWEEP));
+      if (
+        !reaches(
+          inputs.map((input) => input.deposit),
+          threshold,
+        )
+      )
+        return undefined;
+      const changeKey = { chain: CHANGE, index: changeIndex };
+      const script = runtime.wallet.script(changeKey);
+      const amount = inputs.reduce((sum, input) => sum + input.value, 0n);
+      // Sized by a first signature; a signature a byte longer or shorter moves the rate by a hair, so a byte per input more.
+      const probe = signSpend(runtime.wallet.segwit, inputs, [{ script, value: amount - 1n }]);
+      const size = bitcoin.Transaction.fromHex(probe.rawTransaction).virtualSize() + inputs.length;
+      const sent = amount - BigInt(Math.ceil(feeRate * size));
+      if (sent < dustLimit(network, script)) {
+        this.options.log.warn(`${network}: ${inputs.length} credited deposit(s) would not pay a sweep's fee at ${feeRate}/vB; waiting`);
+        return undefined;
+      }
+      const signed = signSpend(runtime.wallet.segwit, inputs, [{ script, value: sent }]);
+      await recordChangeScript(client, network, { hex: Buffer.from(script).toString('hex'), index: changeIndex });
+      const sweep = {
+        id: randomUUID(),
+        network,
+        txid: signed.txid,
+        rawTransaction: signed.rawTransaction,
+        inputs: inputs.length,
+        amountBaseUnits: amount,
+        sentBaseUnits: sent,
+        createdAt: this.options.clock.now(),
+      };
+      await storeUtxoSweep(
+        client,
+        sweep,
+        inputs.map((input) => input.deposit.id),
+      );
+      this.options.log.info(
+        `${network}: sweep ${sweep.id} signed: ${inputs.length} deposit(s), ${amount} base units, ${sent} to the hot wallet (${signed.txid})`,
+      );
+      return { ...sweep, status: 'IN_FLIGHT' as const };
+    });
+  }
+
+  /** Each deposit with its address's key; one the seed does not derive is left where it is, and logged. */
+  private keyed(runtime: UtxoRuntime, deposits: readonly SweepableDeposit[]): Array<KeyedOutput & { deposit: SweepableDeposit }> {
+    const family = NETWORK_DECLARATIONS[runtime.network].depositKeys.family;
+    const external = accountKeysFromSeed(this.options.seed).accountKey(family, runtime.wallet.mode).deriveChild(0);
+    return deposits.flatMap((deposit) => {
+      const key = external.deriveChild(deposit.depositIndex);
+      if (addressOfPublicKey(family, key.publicKey!, runtime.wallet.mode) !== deposit.address) {
+        this.options.log.error(
+          `${runtime.network}: the deposit seed does not derive ${deposit.address} at deposit index ${deposit.depositIndex}: deposit ${deposit.id} is not swept`,
+        );
+        return [];
+      }
+      return [{ txid: deposit.txid, vout: deposit.vout, value: baseUnits(deposit.amount, runtime.network), key, deposit }];
+    });
+  }
+
+  /**
+   * Sends the stored bytes. A node that has them already is a success; inputs the node no longer holds while it knows
+   * nothing of the sweep mean another transaction spent them: the sweep is FAILED. Any other refusal is retried.
+   */
+  private async send(runtime: UtxoRuntime, sweep: UtxoSweepRecord): Promise<UtxoSweepRound> {
+    const sent: UtxoSweepRound = { stage: 'SENT', sweepId: sweep.id, txid: sweep.txid, deposits: sweep.inputs };
+    try {
+      await runtime.rpc.send(sweep.rawTransaction);
+      return sent;
+    } catch (error) {
+      if (!(error instanceof UtxoRpcError)) throw error;
+      if (ALREADY_KNOWN.test(error.message) || (await runtime.rpc.transaction(sweep.txid))) return sent;
+      if (!INPUTS_GONE.test(error.message) || !(await this.inputSpent(runtime, sweep))) {
+        throw new Error(`${runtime.network} refused sweep ${sweep.id}'s transaction: ${error.message}`);
+      }
+      const finished = await inPgTransaction(this.options.pool, (client) =>
+        finishUtxoSweep(client, sweep.id, { status: 'FAILED', reason: 'INPUTS_SPENT' }, this.options.clock.now()),
+      );
+      if (finished)
+        this.options.log.error(
+          `${runtime.network}: a deposit output of sweep ${sweep.id} was spent by a transaction that is not the sweep (${error.message}): ` +
+            'the sweep failed; custody reconciliation shows what is missing',
+        );
+      return { stage: 'FAILED', sweepId: sweep.id, txid: sweep.txid, deposits: sweep.inputs };
+    }
+  }
+
+  /** Whether an input is gone from the node's confirmed unspent outputs (and so was spent in a block). */
+  private async inputSpent(runtime: UtxoRuntime, sweep: UtxoSweepRecord): Promise<boolean> {
+    const inputs = bitcoin.Transaction.fromHex(sweep.rawTransaction).ins.map((input) => ({
+      txid: Buffer.from(input.hash).reverse().toString('hex'),
+      vout: input.index,
+    }));
+    return (await runtime.rpc.unspentOutputs(inputs)).some((value) => value === null);
+  }
+
+  private async finishSwept(runtime: UtxoRuntime, sweep: UtxoSweepRecord): Promise<UtxoSweepRound> {
+    const currency = NETWORK_DECLARATIONS[runtime.network].nativeCurrency;
+    const fee = unitsToDecimal(sweep.amountBaseUnits - sweep.sentBaseUnits, CURRENCY_SCALE[currency]);
+    const transferId = derivedTransferId(sweep.id, 'network-fee-paid');
+    const now = this.options.clock.now();
+    await inPgTransaction(this.options.pool, async (client) => {
+      if (!(await finishUtxoSweep(client, sweep.id, { status: 'SWEPT', feeTransferId: transferId }, now))) return;
+      await postNetworkFee(client, { transferId, currency, amount: fee }, now);
+    });
+    this.options.log.info(`${runtime.network}: sweep ${sweep.id} confirmed (${sweep.txid}); ${fee} ${currency} paid to the miners`);
+    return { stage: 'SWEPT', sweepId: sweep.id, txid: sweep.txid, deposits: sweep.inputs };
+  }
+}
+
+/** Whether the deposits add up to the threshold (none never does). */
+function reaches(deposits: ReadonlyArray<{ amount: string }>, threshold: string): boolean {
+  if (deposits.length === 0) return false;
+  return deposits.reduce((sum, deposit) => sum.plus(deposit.amount), new Decimal(0)).gte(threshold);
+}
