@@ -50,7 +50,7 @@ export interface CustodyLine {
 export interface CustodyReport {
   lines: CustodyLine[];
   shortfalls: CustodyLine[];
-  /** Networks whose node could not be read this run: their currencies are not judged. */
+  /** Networks whose node could not be read this run, or whose wallet is not read up to the head: their currencies are not judged. */
   unchecked: Array<{ network: string; reason: string }>;
 }
 
@@ -147,7 +147,7 @@ export async function checkCustody(pool: pg.Pool, readers: CustodyDependencies, 
   const unchecked: CustodyReport['unchecked'] = [];
   const notReadable = (network: Network, error: unknown) => {
     const reason = error instanceof Error ? error.message : String(error);
-    log.warn(`custody of ${network} not checked: its node could not be read: ${reason}`);
+    log.warn(`custody of ${network} not checked: ${reason}`);
     unchecked.push({ network, reason });
   };
   // The wallet's coins as of the node's head: a mined withdrawal's inputs are gone from the node's unspent set, its change
@@ -155,7 +155,9 @@ export async function checkCustody(pool: pg.Pool, readers: CustodyDependencies, 
   const utxo: UtxoNetwork[] = [];
   for (const network of readers.utxoCustody?.networks() ?? []) {
     try {
-      await readers.utxoCustody!.scan(network, BLOCKS_READ_BEFORE_CUSTODY);
+      const scan = await readers.utxoCustody!.scan(network, BLOCKS_READ_BEFORE_CUSTODY);
+      // A wallet whose blocks are not read up to the head yet (a first start, a long outage) has coins not yet recorded.
+      if (scan.lastBlock < scan.head) throw new Error(`the wallet's blocks are read up to ${scan.lastBlock} of ${scan.head}`);
       utxo.push(network);
     } catch (error) {
       notReadable(network, error);

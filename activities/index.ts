@@ -7,6 +7,7 @@ import {
   incomingSepaContract,
   reconciliationContract,
   sepaTransferContract,
+  utxoSweeperContract,
   webhookDispatcherContract,
 } from '../contracts';
 import { createCryptoWithdrawalActivities } from './crypto-withdrawal.activities';
@@ -48,7 +49,8 @@ export function createActivities(
     ...boundTo(webhookDispatcherContract, deps, createWebhookDeliveryActivities(deps)),
     ...boundTo(incomingSepaContract, deps, { ...createIncomingSepaActivities(deps), ...createSepaReturnActivities(deps) }),
     ...boundTo(evmDepositWatcherContract, deps, { ...createEvmDepositActivities(deps), ...createUtxoDepositActivities(deps) }),
-    ...boundTo(evmSweeperContract, deps, { startDueEvmSweeps, ...createUtxoSweepActivities(deps) }),
+    ...boundTo(evmSweeperContract, deps, { startDueEvmSweeps }),
+    ...boundTo(utxoSweeperContract, deps, createUtxoSweepActivities(deps)),
     ...boundTo(evmSweepContract, deps, sweep),
   };
 }

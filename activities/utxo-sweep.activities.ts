@@ -1,4 +1,4 @@
-import type { EvmSweepRoundResult, UtxoSweepRoundInput } from '../contracts';
+import type { UtxoSweepRoundInput, UtxoSweepRoundResult } from '../contracts';
 import { DomainError } from '../core/errors';
 import { UTXO_NETWORKS } from '../core/networks';
 import type { UtxoDepositSweeper } from './adapters/chain/utxo/utxo-deposit-sweeper';
@@ -15,7 +15,7 @@ export function createUtxoSweepActivities(deps: UtxoSweepDependencies) {
      * fee posted at its confirmations), or, with none, signs and sends one when the credited deposits reach the threshold.
      * Safe twice and at once: the bytes are stored before they are sent, one sweep in flight per network.
      */
-    async sweepUtxoDeposits(input: UtxoSweepRoundInput): Promise<EvmSweepRoundResult> {
+    async sweepUtxoDeposits(input: UtxoSweepRoundInput): Promise<UtxoSweepRoundResult> {
       const { network } = input;
       if (!(UTXO_NETWORKS as readonly string[]).includes(network))
         throw new DomainError('invalid-request', `${network} is no UTXO network`);
@@ -23,7 +23,7 @@ export function createUtxoSweepActivities(deps: UtxoSweepDependencies) {
       if (!deps.utxoSweeps || !deps.utxoSweeps.sweeper.networks().includes(network))
         throw new Error(`this worker does not sweep ${network} (it needs UTXO_RPC_URL_${network.toUpperCase()} and EVM_DEPOSIT_SEED)`);
       const round = await deps.utxoSweeps.sweeper.round(network);
-      return { network, due: round.deposits, stage: round.stage, pollIntervalMs: deps.utxoSweeps.pollIntervalMs };
+      return { network, stage: round.stage, deposits: round.deposits, pollIntervalMs: deps.utxoSweeps.pollIntervalMs };
     },
   };
 }

@@ -1,5 +1,4 @@
-import { isEvmNetwork } from '../core/networks';
-import type { EvmCurrency, Network, UtxoNetwork } from '../core/networks';
+import type { EvmCurrency } from '../core/networks';
 import type { EvmDepositNetwork } from './evm-deposit-watcher.contract';
 import type { WorkflowContract } from './operation.contract';
 
@@ -11,13 +10,11 @@ import type { WorkflowContract } from './operation.contract';
  * - A sweep of one (network, address, currency) claims the deposits, then signs and stores, tops up
  *   gas, sends and confirms. Each step is re-derived from Postgres and the chain, so a retried
  *   activity or a killed worker sends what is stored and signs nothing twice.
- * - On a UTXO network the sweeper's round is the sweep itself (sweepUtxoDeposits): one transaction
- *   in flight per network spends many deposits' outputs, followed round after round to its end.
  */
 export type EvmSweepCurrency = EvmCurrency;
 
 export interface EvmSweeperInput {
-  network: Network;
+  network: EvmDepositNetwork;
   /** Rounds before the workflow continues as new. Default EVM_SWEEP.roundsPerRun. */
   roundsPerRun?: number;
 }
@@ -28,17 +25,10 @@ export interface EvmSweepRoundInput {
   network: EvmDepositNetwork;
 }
 
-/** One round of a UTXO network's sweeper. */
-export interface UtxoSweepRoundInput {
-  network: UtxoNetwork;
-}
-
 export interface EvmSweepRoundResult {
-  network: Network;
-  /** EVM: sweeps due this round (started, or joined when they run already). UTXO: deposits in the sweep in flight. */
+  network: EvmDepositNetwork;
+  /** Sweeps due this round (started, or joined when they run already). */
   due: number;
-  /** UTXO: where the network's sweep stands (NOTHING, SENT, SWEPT, FAILED). */
-  stage?: string;
   pollIntervalMs: number;
 }
 
@@ -79,7 +69,7 @@ export const EVM_SWEEP = {
 
 export const evmSweeperContract: WorkflowContract<EvmSweeperWorkflow> = {
   workflowType: 'evmSweeperWorkflow',
-  workflowId: (network) => `${isEvmNetwork(network as Network) ? 'evm-' : ''}sweeper-${network}`,
+  workflowId: (network) => `evm-sweeper-${network}`,
 };
 
 export const evmSweepContract: WorkflowContract<EvmSweepWorkflow> = {

@@ -7,3 +7,4 @@ export * from './webhook-dispatcher.contract';
 export * from './incoming-sepa.contract';
 export * from './evm-deposit-watcher.contract';
 export * from './evm-sweep.contract';
+export * from './utxo-sweeper.contract';

@@ -39,7 +39,7 @@ import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule'
 import { INCOMING_SEPA_EVERY_SECONDS, ensureIncomingSepaSchedule } from '../worker/incoming-sepa-schedule';
 import { ensureWebhookDispatcher } from '../worker/webhook-dispatcher';
 import { ensureEvmDepositWatchers, watchedNetworks, watchedUtxoNetworks } from '../worker/evm-deposit-watchers';
-import { ensureEvmSweepers } from '../worker/evm-sweepers';
+import { ensureSweepers } from '../worker/sweepers';
 import { SWEEP_THRESHOLD_DEFAULTS } from '../core/settings/declarations/sweeps';
 import type { SweptCurrency } from '../core/settings/declarations/sweeps';
 import { startWorker } from '../worker/worker';
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
           ...watchedNetworks(chainSettings.settings.evmNetworks),
           ...watchedUtxoNetworks({ ...utxoChains.settings, ...settings.utxoNetworks }),
         ];
-  await ensureEvmSweepers(client, settings.temporalTaskQueue, swept, log);
+  await ensureSweepers(client, settings.temporalTaskQueue, swept, log);
   await closeConnection();
   // Simulates whatever has no local node without asking for SIMULATED_RAILS, and says which in its banner.
   const worker = await startWorker({

@@ -23,7 +23,7 @@ import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule'
 import { INCOMING_SEPA_EVERY_SECONDS, ensureIncomingSepaSchedule } from '../worker/incoming-sepa-schedule';
 import { ensureWebhookDispatcher } from '../worker/webhook-dispatcher';
 import { ensureEvmDepositWatchers, watchedNetworks, watchedUtxoNetworks } from '../worker/evm-deposit-watchers';
-import { ensureEvmSweepers } from '../worker/evm-sweepers';
+import { ensureSweepers } from '../worker/sweepers';
 import { startWorker } from '../worker/worker';
 
 async function main(): Promise<void> {
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   const swept = settings.depositKeys.evmSeed
     ? [...watchedNetworks(settings.evmNetworks), ...watchedUtxoNetworks(settings.utxoNetworks)]
     : [];
-  await ensureEvmSweepers(client, settings.temporalTaskQueue, swept, log);
+  await ensureSweepers(client, settings.temporalTaskQueue, swept, log);
   await closeConnection();
   const worker = await startWorker({
     databaseUrl,

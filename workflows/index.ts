@@ -7,6 +7,7 @@ import type {
   IncomingSepaWorkflow,
   ReconciliationWorkflow,
   SepaTransferWorkflow,
+  UtxoSweeperWorkflow,
   WebhookDispatcherWorkflow,
 } from '../contracts';
 import type { cryptoWithdrawalWorkflow } from './crypto-withdrawal.workflow';
@@ -17,6 +18,7 @@ import type { exchangeWorkflow } from './exchange.workflow';
 import type { incomingSepaWorkflow } from './incoming-sepa.workflow';
 import type { reconciliationWorkflow } from './reconciliation.workflow';
 import type { sepaTransferWorkflow } from './sepa-transfer.workflow';
+import type { utxoSweeperWorkflow } from './utxo-sweeper.workflow';
 import type { webhookDispatcherWorkflow } from './webhook-dispatcher.workflow';
 
 /** Every workflow the worker registers; this file is the worker's workflowsPath. */
@@ -28,6 +30,7 @@ export { exchangeWorkflow } from './exchange.workflow';
 export { incomingSepaWorkflow } from './incoming-sepa.workflow';
 export { reconciliationWorkflow } from './reconciliation.workflow';
 export { sepaTransferWorkflow } from './sepa-transfer.workflow';
+export { utxoSweeperWorkflow } from './utxo-sweeper.workflow';
 export { webhookDispatcherWorkflow } from './webhook-dispatcher.workflow';
 
 /** Callers start workflows through their contracts (contracts/): a drifting input or result fails to compile here. */
@@ -41,5 +44,6 @@ export type ContractChecks = [
   Implements<IncomingSepaWorkflow, typeof incomingSepaWorkflow>,
   Implements<ReconciliationWorkflow, typeof reconciliationWorkflow>,
   Implements<SepaTransferWorkflow, typeof sepaTransferWorkflow>,
+  Implements<UtxoSweeperWorkflow, typeof utxoSweeperWorkflow>,
   Implements<WebhookDispatcherWorkflow, typeof webhookDispatcherWorkflow>,
 ];

@@ -2,6 +2,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { accountPublicKeyFromSeed, parseDepositSeed } from '../deposit-seed';
 import { parseAccountPublicKey } from '../deposit-addresses';
+import type { DepositKeyFamily } from '../deposit-addresses';
+import type { ChainMode } from '../chain-parameters';
 import { LOOPBACK } from '../listen-address';
 import { RAILS } from '../rails';
 import { DEFAULT_API_METRICS_PORT, START_API_METRICS_PORT } from './declarations/api';
@@ -150,16 +152,29 @@ function utxoNetworksOf(utxo: Declared['utxo']): Partial<Record<UtxoNetworkName,
   return networks;
 }
 
-/** Seed and xpub must be one key, or deposits land where nobody can spend; compared by key and chain code, not version bytes. */
-function depositSeedDisagreement({ evmSeed, evmPublicKey }: Declared['depositKeys']): string | undefined {
-  if (evmSeed === undefined || evmPublicKey === undefined) return undefined;
-  const configured = parseAccountPublicKey('evm', evmPublicKey);
-  const derived = parseAccountPublicKey('evm', accountPublicKeyFromSeed(parseDepositSeed(evmSeed), 'evm', 'mainnet'));
-  // Each was checked on its own already: a malformed one has its own message.
-  if (typeof configured === 'string' || typeof derived === 'string') return undefined;
+/**
+ * Seed and xpubs must be one key per family, or deposits land where the sweeper cannot spend them; compared by key and chain
+ * code, not version bytes. A UTXO family's xpub may be its mainnet or its testnet account (network_config decides which is used).
+ */
+function depositSeedDisagreement(keys: Declared['depositKeys']): string | undefined {
+  if (keys.evmSeed === undefined) return undefined;
+  const seed = parseDepositSeed(keys.evmSeed);
+  const configuredKeys = { evm: keys.evmPublicKey, btc: keys.btcPublicKey, ltc: keys.ltcPublicKey, doge: keys.dogePublicKey };
   const same = (a: Uint8Array | null, b: Uint8Array | null) => a !== null && b !== null && Buffer.from(a).equals(Buffer.from(b));
-  if (same(configured.publicKey, derived.publicKey) && same(configured.chainCode, derived.chainCode)) return undefined;
-  return "EVM_DEPOSIT_XPUB is not the m/44'/60'/0' key of EVM_DEPOSIT_SEED: deposits would go to addresses the sweeper cannot spend";
+  const disagreeing = Object.entries(configuredKeys).flatMap(([family, text]) => {
+    if (text === undefined) return [];
+    const configured = parseAccountPublicKey(family as DepositKeyFamily, text);
+    // Checked on its own already: a malformed one has its own message.
+    if (typeof configured === 'string') return [];
+    const modes: ChainMode[] = family === 'evm' ? ['mainnet'] : ['mainnet', 'testnet'];
+    const agrees = modes.some((mode) => {
+      const derived = parseAccountPublicKey(family as DepositKeyFamily, accountPublicKeyFromSeed(seed, family as DepositKeyFamily, mode));
+      return typeof derived !== 'string' && same(configured.publicKey, derived.publicKey) && same(configured.chainCode, derived.chainCode);
+    });
+    return agrees ? [] : [`${family.toUpperCase()}_DEPOSIT_XPUB`];
+  });
+  if (disagreeing.length === 0) return undefined;
+  return `${disagreeing.join(', ')} ${disagreeing.length === 1 ? 'is not the account key' : 'are not the account keys'} of EVM_DEPOSIT_SEED: deposits would go to addresses the sweeper cannot spend`;
 }
 
 /** "PORT must be a port number from 1 to 65535, got "eighty"": the variable, the rule, the value unless it is a secret. */

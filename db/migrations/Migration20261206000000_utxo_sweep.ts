@@ -35,6 +35,9 @@ create index utxo_sweep_created_idx on utxo_sweep (created_at desc, id desc);
 alter table crypto_deposit add column utxo_sweep_id uuid references utxo_sweep(id) deferrable initially deferred;
 alter table crypto_deposit add constraint crypto_deposit_utxo_swept_when_credited check (utxo_sweep_id is null or stage = 'CREDITED');
 create index crypto_deposit_utxo_sweep_idx on crypto_deposit (utxo_sweep_id) where utxo_sweep_id is not null;
+-- What each round of a UTXO sweeper reads: credited deposits no sweep took, largest first.
+create index crypto_deposit_utxo_unswept_idx on crypto_deposit (network, amount desc)
+  where stage = 'CREDITED' and sweep_id is null and utxo_sweep_id is null;
 `);
   }
 }

@@ -43,22 +43,45 @@ export async function findUtxoSweepInFlight(db: Queryable, network: string): Pro
   return recordOf(rows[0]);
 }
 
-/**
- * Credited deposits no sweep took, oldest credit first, at most `limit`: on the network, not below the minimum (never
- * credited), nor credited from a block since reorganised away (a finding for an operator, not for a sweep).
- */
+/** Credited deposits no sweep took: on the network, not orphaned (a finding for an operator, not for a sweep). */
+const SWEEPABLE = `d.network = $1 and d.stage = 'CREDITED' and d.sweep_id is null and d.utxo_sweep_id is null and d.block_orphaned_at is null`;
+
+/** The credited deposits no sweep took, largest first (the smallest wait for lower fees), at most `limit`. */
 export async function findSweepableUtxoDeposits(db: Queryable, network: string, limit: number): Promise<SweepableDeposit[]> {
   const { rows } = await db.query<SweepableDeposit>(
     `select d.id, d.transaction_hash as txid, d.transfer_index as vout, trim_scale(d.amount)::text as amount, d.address,
             p.deposit_index as "depositIndex"
        from crypto_deposit d join partner p on p.id = d.partner_id
-      where d.network = $1 and d.stage = 'CREDITED' and d.sweep_id is null and d.utxo_sweep_id is null
-        and d.block_orphaned_at is null
-      order by d.credited_at, d.id
+      where ${SWEEPABLE}
+      order by d.amount desc, d.credited_at, d.id
       limit $2`,
     [network, limit],
   );
   return rows;
+}
+
+/** What all of them add up to, in whole coins (exact text). */
+export async function sweepableUtxoTotal(db: Queryable, network: string): Promise<string> {
+  const { rows } = await db.query<{ total: string }>(
+    `select coalesce(trim_scale(sum(d.amount)), 0)::text as total from crypto_deposit d where ${SWEEPABLE}`,
+    [network],
+  );
+  return rows[0]!.total;
+}
+
+/** A FAILED sweep gives back the deposits whose outputs are still unspent: the next sweep takes them. */
+export async function releaseUtxoSweepDeposits(
+  client: pg.ClientBase,
+  sweepId: string,
+  outputs: ReadonlyArray<{ txid: string; vout: number }>,
+): Promise<number> {
+  const { rowCount } = await client.query(
+    `update crypto_deposit d set utxo_sweep_id = null
+       from unnest($2::text[], $3::int[]) as output(txid, vout)
+      where d.utxo_sweep_id = $1 and d.transaction_hash = output.txid and d.transfer_index = output.vout`,
+    [sweepId, outputs.map((output) => output.txid), outputs.map((output) => output.vout)],
+  );
+  return rowCount ?? 0;
 }
 
 /** In the signer's transaction: the sweep with its bytes, and the deposits it takes (each by one sweep only). */

@@ -24,10 +24,10 @@ import { createUtxoDepositActivities } from '../../activities/utxo-deposit.activ
 import { checkCustody } from '../../activities/custody-reconciliation';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import { UtxoHotWallet } from '../../activities/adapters/chain/utxo/utxo-hot-wallet';
-import { selectCoins, signTransaction } from '../../activities/adapters/chain/utxo/utxo-transaction-builder';
+import { selectCoins, signSpend, signTransaction } from '../../activities/adapters/chain/utxo/utxo-transaction-builder';
 import { UtxoDepositSweeper } from '../../activities/adapters/chain/utxo/utxo-deposit-sweeper';
 import { parseDepositSeed } from '../../core/deposit-seed';
-import { TEST_DEPOSIT_SEED } from '../support/test-config';
+import { TEST_DEPOSIT_KEYS, TEST_DEPOSIT_SEED } from '../support/test-config';
 
 /**
  * Withdrawals on the UTXO networks' real regtest nodes (btcd for bitcoin, Litecoin Core for litecoin), through the adapter and
@@ -487,6 +487,68 @@ describe.each(NETWORKS)('deposits on %s', (network) => {
     // Nothing left to sweep.
     expect(await sweeper.round(network)).toEqual({ stage: 'NOTHING', deposits: 0 });
   });
+
+  test("a deposit spent elsewhere with its own key fails the sweep that took it; the sweep's other deposit goes to the next one", async () => {
+    const sweeper = new UtxoDepositSweeper({
+      pool,
+      adapter,
+      seed: parseDepositSeed(TEST_DEPOSIT_SEED),
+      thresholds: { [network]: '0.0001' },
+      clock: systemClock,
+      log,
+    });
+    const victim = await partnerWallet();
+    const other = await partnerWallet();
+    const stolen = await fundFromFaucet(nodes[network].rpc, network, victim.address, 40_000_000n);
+    await fundFromFaucet(nodes[network].rpc, network, other.address, 50_000_000n);
+    await mine(network, 2);
+    await scan();
+    await scan();
+    const deposit = async (address: string) =>
+      (
+        await pool.query<{ id: string; txid: string; vout: number; sweep: string | null; index: number }>(
+          `select d.id, d.transaction_hash as txid, d.transfer_index as vout, d.utxo_sweep_id as sweep, p.deposit_index as index
+             from crypto_deposit d join partner p on p.id = d.partner_id where d.address = $1 and d.stage = 'CREDITED'`,
+          [address],
+        )
+      ).rows[0]!;
+    const taken = await deposit(victim.address);
+    expect(taken.txid).toBe(stolen);
+    // Whoever else holds the deposit key spends the output in a block, before the sweep is sent.
+    const key = TEST_DEPOSIT_KEYS.accountKey(FAMILY[network], 'regtest').deriveChild(0).deriveChild(taken.index);
+    const thief = bitcoin.address.toOutputScript(freshAddress(network), chainParameters(FAMILY[network], 'regtest'));
+    const theft = signSpend(
+      true,
+      [{ txid: taken.txid, vout: taken.vout, value: 40_000_000n, key }],
+      [{ script: thief, value: 39_900_000n }],
+    );
+    await nodes[network].rpc.send(theft.rawTransaction);
+    await mine(network, 1);
+
+    const failed = await sweeper.round(network);
+    expect(failed).toEqual({ stage: 'FAILED', sweepId: expect.any(String), txid: expect.any(String), deposits: 2 });
+    expect((await deposit(victim.address)).sweep).toBe(failed.sweepId);
+    expect((await deposit(other.address)).sweep).toBeNull();
+    const next = await sweeper.round(network);
+    expect(next).toEqual({ stage: 'SENT', sweepId: expect.any(String), txid: expect.any(String), deposits: 1 });
+    const spent = bitcoin.Transaction.fromHex(
+      (await nodes[network].rpc.call<{ hex: string }>('getrawtransaction', [next.txid, 1])).hex,
+    ).ins;
+    const released = await deposit(other.address);
+    expect(spent.map((input) => `${Buffer.from(input.hash).reverse().toString('hex')}:${input.index}`)).toEqual([
+      `${released.txid}:${released.vout}`,
+    ]);
+    await mine(network, 2);
+    expect(await sweeper.round(network)).toEqual({ ...next, stage: 'SWEPT' });
+    const statuses = await pool.query<{ status: string; reason: string | null }>(
+      `select status, failure_reason as reason from utxo_sweep where id = any($1::uuid[]) order by created_at`,
+      [[failed.sweepId, next.sweepId]],
+    );
+    expect(statuses.rows).toEqual([
+      { status: 'FAILED', reason: 'INPUTS_SPENT' },
+      { status: 'SWEPT', reason: null },
+    ]);
+  });
 });
 
 describe('custody on the UTXO networks', () => {
@@ -509,16 +571,24 @@ describe('custody on the UTXO networks', () => {
     async (network) => {
       const currency = FAMILY[network];
       const line = await custodyLine(currency);
-      const { rows } = await pool.query<{ credited: string }>(
-        `select coalesce(trim_scale(sum(d.amount)), 0)::text as credited from crypto_deposit d left join utxo_sweep s on s.id = d.utxo_sweep_id
+      const { rows } = await pool.query<{ txid: string; vout: number; amount: string }>(
+        `select d.transaction_hash as txid, d.transfer_index as vout, trim_scale(d.amount)::text as amount
+           from crypto_deposit d left join utxo_sweep s on s.id = d.utxo_sweep_id
           where d.network = $1 and d.stage in ('CREDITED', 'BELOW_MINIMUM') and d.block_orphaned_at is null
             and s.status is distinct from 'SWEPT'`,
         [network],
       );
-      // The deposits tier above credited some (and recorded some below the minimum, in custody too) and swept the credited
-      // ones; what a later test credited and no sweep took, the node holds as it arrived.
-      expect(Number(rows[0]!.credited)).toBeGreaterThan(0);
-      expect(line.depositAddresses).toBe(rows[0]!.credited);
+      // The deposits tier above credited some (and recorded some below the minimum, in custody too), swept the credited
+      // ones, and had one stolen with its own key: held is what of the rest the node's unspent set still has.
+      let held = new Decimal(0);
+      let spent = 0;
+      for (const row of rows) {
+        if ((await nodes[network].rpc.unspentOutput(row.txid, row.vout)) === null) spent += 1;
+        else held = held.plus(row.amount);
+      }
+      expect(held.gt(0)).toBe(true);
+      expect(spent).toBe(1);
+      expect(line.depositAddresses).toBe(held.toFixed());
       expect(line.networks).toEqual([
         {
           network,

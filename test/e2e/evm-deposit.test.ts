@@ -26,7 +26,7 @@ import { localChain, startEvmNode } from '../../dev/evm-node';
 import type { RunningEvmNode } from '../../dev/evm-node';
 import { testUsdcContract } from '../../dev/evm/test-usdc.contract';
 import { ensureEvmDepositWatchers } from '../../worker/evm-deposit-watchers';
-import { ensureEvmSweepers } from '../../worker/evm-sweepers';
+import { ensureSweepers } from '../../worker/sweepers';
 import { startWorker } from '../../worker/worker';
 import type { RunningWorker } from '../../worker/worker';
 import { eventually } from '../support/eventually';
@@ -143,7 +143,7 @@ beforeAll(async () => {
   await ensureEvmDepositWatchers(ctx.temporal, TASK_QUEUE, ['ethereum'], createLogger('evm-deposit-e2e', 'error'));
   ctx.defer(() => ctx.temporal.workflow.getHandle(evmDepositWatcherContract.workflowId('ethereum')).terminate('test over'));
   // And its sweeper, as a worker holding EVM_DEPOSIT_SEED starts it.
-  await ensureEvmSweepers(ctx.temporal, TASK_QUEUE, ['ethereum'], createLogger('evm-deposit-e2e', 'error'));
+  await ensureSweepers(ctx.temporal, TASK_QUEUE, ['ethereum'], createLogger('evm-deposit-e2e', 'error'));
   ctx.defer(() => ctx.temporal.workflow.getHandle(evmSweeperContract.workflowId('ethereum')).terminate('test over'));
   // Deposits before the watcher's first batch would be before its start: wait for its cursor.
   await eventually(async () => {

@@ -33,8 +33,20 @@ describe('deposit key settings', () => {
   it('refuses a seed beside an EVM account key of another seed: deposits would be unspendable', () => {
     const problems = problemsOf({ EVM_DEPOSIT_SEED: OTHER_SEED, EVM_DEPOSIT_XPUB: TEST_DEPOSIT_XPUBS.EVM_DEPOSIT_XPUB! });
     expect(problems).toEqual([
-      "EVM_DEPOSIT_XPUB is not the m/44'/60'/0' key of EVM_DEPOSIT_SEED: deposits would go to addresses the sweeper cannot spend",
+      'EVM_DEPOSIT_XPUB is not the account key of EVM_DEPOSIT_SEED: deposits would go to addresses the sweeper cannot spend',
     ]);
+  });
+
+  it("refuses a UTXO family's account key of another seed, and takes its mainnet or its testnet account", () => {
+    const other = parseDepositSeed(OTHER_SEED);
+    const foreign = HDKey.fromMasterSeed(other).derive("m/84'/0'/0'").publicExtendedKey;
+    expect(
+      problemsOf({ EVM_DEPOSIT_SEED: TEST_DEPOSIT_SEED, ...TEST_DEPOSIT_XPUBS, BTC_DEPOSIT_XPUB: foreign, LTC_DEPOSIT_XPUB: foreign }),
+    ).toEqual([
+      'BTC_DEPOSIT_XPUB, LTC_DEPOSIT_XPUB are not the account keys of EVM_DEPOSIT_SEED: deposits would go to addresses the sweeper cannot spend',
+    ]);
+    const testnet = HDKey.fromMasterSeed(TEST_SEED).derive("m/84'/1'/0'").publicExtendedKey;
+    expect(problemsOf({ EVM_DEPOSIT_SEED: TEST_DEPOSIT_SEED, ...TEST_DEPOSIT_XPUBS, BTC_DEPOSIT_XPUB: testnet })).toEqual([]);
   });
 
   it('refuses a private extended key where the public one belongs, without repeating it', () => {

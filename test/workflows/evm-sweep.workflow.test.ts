@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { evmSweepContract, evmSweepKey, evmSweeperContract } from '../../contracts';
-import type { EvmSweepInput, EvmSweepProgress, EvmSweepResult, EvmSweepRoundResult, EvmSweeperInput } from '../../contracts';
+import { evmSweepContract, evmSweepKey, evmSweeperContract, utxoSweeperContract } from '../../contracts';
+import type {
+  EvmSweepInput,
+  EvmSweepProgress,
+  EvmSweepResult,
+  EvmSweepRoundResult,
+  EvmSweeperInput,
+  UtxoSweepRoundResult,
+  UtxoSweeperInput,
+} from '../../contracts';
 import { eventually } from '../support/eventually';
 import { recordHistory } from '../support/history-recorder';
 import { domainFailure, mockActivities, stepsInHistory, useWorkflowTestEnvironment } from '../support/workflow-environment';
@@ -98,25 +106,6 @@ describe('EVM sweeper workflow', () => {
     expect(activities.startDueEvmSweeps.mock.calls.every(([each]) => each.network === 'ethereum')).toBe(true);
   });
 
-  it("on a UTXO network each round is the network's sweep step (sweepUtxoDeposits), never an EVM sweep's start", async () => {
-    const utxoRound = (stage: string): EvmSweepRoundResult => ({ network: 'bitcoin', due: 3, stage, pollIntervalMs: 20 });
-    const activities = mockActivities({ sweepUtxoDeposits: () => utxoRound('NOTHING'), startDueEvmSweeps: () => round(0) });
-    activities.sweepUtxoDeposits.mockResolvedValueOnce(utxoRound('SENT')).mockResolvedValueOnce(utxoRound('SWEPT'));
-    await env.withWorker(activities, async (run) => {
-      const handle = await run.start(evmSweeperContract.workflowType, {
-        workflowId: `sweeper-test-${randomUUID()}`,
-        args: [{ network: 'bitcoin', roundsPerRun: 2 } satisfies EvmSweeperInput],
-      });
-      const firstRun = env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId);
-      await eventually(async () => expect((await firstRun.describe()).status.name).toBe('CONTINUED_AS_NEW'), { timeoutMs: 30_000 });
-      expect((await stepsInHistory(firstRun)).activities).toEqual(['sweepUtxoDeposits', 'sweepUtxoDeposits']);
-    });
-    expect(activities.startDueEvmSweeps).not.toHaveBeenCalled();
-    expect(activities.sweepUtxoDeposits.mock.calls.every(([each]) => each.network === 'bitcoin')).toBe(true);
-    expect(evmSweeperContract.workflowId('bitcoin')).toBe('sweeper-bitcoin');
-    expect(evmSweeperContract.workflowId('ethereum')).toBe('evm-sweeper-ethereum');
-  });
-
   it('does not fail when a round fails for good: it waits, and stays running', async () => {
     const activities = mockActivities({ startDueEvmSweeps: () => round(0) });
     activities.startDueEvmSweeps.mockRejectedValueOnce(domainFailure('unknown-operation'));
@@ -129,5 +118,33 @@ describe('EVM sweeper workflow', () => {
       expect((await handle.describe()).status.name).toBe('RUNNING');
       expect(activities.startDueEvmSweeps).toHaveBeenCalledTimes(1);
     });
+  });
+});
+
+describe('UTXO sweeper workflow', () => {
+  const round = (stage: UtxoSweepRoundResult['stage']): UtxoSweepRoundResult => ({
+    network: 'bitcoin',
+    stage,
+    deposits: 3,
+    pollIntervalMs: 20,
+  });
+
+  it("runs the network's sweep step every poll interval, goes on after a round that failed, and continues as new", async () => {
+    const activities = mockActivities({ sweepUtxoDeposits: () => round('NOTHING') });
+    activities.sweepUtxoDeposits.mockResolvedValueOnce(round('SENT')).mockRejectedValueOnce(new Error('connection refused'));
+    await env.withWorker(activities, async (run) => {
+      const handle = await run.start(utxoSweeperContract.workflowType, {
+        workflowId: `utxo-sweeper-test-${randomUUID()}`,
+        args: [{ network: 'bitcoin', roundsPerRun: 2 } satisfies UtxoSweeperInput],
+      });
+      const firstRun = env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId);
+      await eventually(async () => expect((await firstRun.describe()).status.name).toBe('CONTINUED_AS_NEW'), { timeoutMs: 30_000 });
+      const steps = await stepsInHistory(firstRun);
+      expect(steps.activities).toEqual(['sweepUtxoDeposits', 'sweepUtxoDeposits']);
+      expect(steps.failedAttempts).toBe(1);
+      await recordHistory(firstRun, 'rounds-then-continue-as-new');
+    });
+    expect(activities.sweepUtxoDeposits.mock.calls.every(([each]) => each.network === 'bitcoin')).toBe(true);
+    expect(utxoSweeperContract.workflowId('bitcoin')).toBe('utxo-sweeper-bitcoin');
   });
 });

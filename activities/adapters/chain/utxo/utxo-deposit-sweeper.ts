@@ -15,7 +15,9 @@ import {
   findSweepableUtxoDeposits,
   findUtxoSweepInFlight,
   finishUtxoSweep,
+  releaseUtxoSweepDeposits,
   storeUtxoSweep,
+  sweepableUtxoTotal,
 } from '../../../../db/queries/utxo-sweep.queries';
 import type { SweepableDeposit, UtxoSweepRecord } from '../../../../db/queries/utxo-sweep.queries';
 import { lockUtxoWalletForSigning, recordChangeScript } from '../../../../db/queries/utxo-wallet.queries';
@@ -29,6 +31,9 @@ import type { KeyedOutput } from './utxo-transaction-builder';
 
 /** Deposits one sweep spends at most: about 14,000 virtual bytes of P2WPKH inputs, far below the 100,000 a node relays. */
 export const INPUTS_PER_SWEEP = 200;
+/** What spending one deposit adds to a transaction, in virtual bytes: P2WPKH (btc, ltc) and P2PKH (doge). */
+const P2WPKH_INPUT_VBYTES = 68;
+const P2PKH_INPUT_VBYTES = 148;
 
 export interface UtxoDepositSweeperOptions {
   pool: pg.Pool;
@@ -57,8 +62,9 @@ export interface UtxoSweepRound {
  * once: the signed bytes are stored with the deposits they take, in one transaction under the wallet's lock, before they
  * are sent; a round follows the one in flight (sent again when the node lost it) before it signs another. Confirmed at the
  * withdrawals' depth, the sweep is SWEPT and what it paid the miners is posted as a NETWORK_FEE, in one transaction; the
- * scanner records the coin it made, which withdrawals then spend. An input spent by a transaction not the sweep's (a
- * deposit key used elsewhere) ends it FAILED: its deposits stay taken, and custody reconciliation shows what is missing.
+ * scanner records the coin it made, which withdrawals then spend. An input spent in a block by a transaction not the
+ * sweep's (a deposit key used elsewhere) ends it FAILED: its other deposits go to the next sweep, and custody
+ * reconciliation shows what is missing. Never replaced with a higher fee: a sweep the node refuses waits.
  */
 export class UtxoDepositSweeper {
   constructor(private readonly options: UtxoDepositSweeperOptions) {}
@@ -85,58 +91,63 @@ export class UtxoDepositSweeper {
     return this.send(runtime, sweep);
   }
 
-  /** Credited deposits at or above the threshold: signed and stored with them, under the wallet's lock; else nothing. */
+  /**
+   * With the credited deposits adding up to the threshold: the largest (up to INPUTS_PER_SWEEP) that are each worth twice
+   * what spending them costs at the fee rate, signed and stored with them under the wallet's lock; else nothing, and
+   * nothing changed (the smaller ones wait for lower fees, or for more to sweep beside them).
+   */
   private async sign(runtime: UtxoRuntime): Promise<UtxoSweepRecord | undefined> {
     const { network } = runtime;
     const threshold = this.options.thresholds[network];
-    if (threshold === undefined) return undefined;
     // Read first without the lock: most rounds find nothing to sweep, and the wallet's lock is the withdrawals' too.
-    if (!reaches(await findSweepableUtxoDeposits(this.options.pool, network, INPUTS_PER_SWEEP), threshold)) return undefined;
+    if (threshold === undefined || new Decimal(await sweepableUtxoTotal(this.options.pool, network)).lt(threshold)) return undefined;
     const feeRate = await this.options.adapter.feeRate(runtime);
-    return inPgTransaction(this.options.pool, async (client) => {
-      const { changeIndex } = await lockUtxoWalletForSigning(client, network);
-      if (await findUtxoSweepInFlight(client, network)) return undefined;
-      const inputs = this.keyed(runtime, await findSweepableUtxoDeposits(client, network, INPUTS_PER_SWEEP));
-      if (
-        !reaches(
-          inputs.map((input) => input.deposit),
-          threshold,
-        )
-      )
-        return undefined;
-      const changeKey = { chain: CHANGE, index: changeIndex };
-      const script = runtime.wallet.script(changeKey);
-      const amount = inputs.reduce((sum, input) => sum + input.value, 0n);
-      // Sized by a first signature; a signature a byte longer or shorter moves the rate by a hair, so a byte per input more.
-      const probe = signSpend(runtime.wallet.segwit, inputs, [{ script, value: amount - 1n }]);
-      const size = bitcoin.Transaction.fromHex(probe.rawTransaction).virtualSize() + inputs.length;
-      const sent = amount - BigInt(Math.ceil(feeRate * size));
-      if (sent < dustLimit(network, script)) {
-        this.options.log.warn(`${network}: ${inputs.length} credited deposit(s) would not pay a sweep's fee at ${feeRate}/vB; waiting`);
-        return undefined;
-      }
-      const signed = signSpend(runtime.wallet.segwit, inputs, [{ script, value: sent }]);
-      await recordChangeScript(client, network, { hex: Buffer.from(script).toString('hex'), index: changeIndex });
-      const sweep = {
-        id: randomUUID(),
-        network,
-        txid: signed.txid,
-        rawTransaction: signed.rawTransaction,
-        inputs: inputs.length,
-        amountBaseUnits: amount,
-        sentBaseUnits: sent,
-        createdAt: this.options.clock.now(),
-      };
-      await storeUtxoSweep(
-        client,
-        sweep,
-        inputs.map((input) => input.deposit.id),
-      );
-      this.options.log.info(
-        `${network}: sweep ${sweep.id} signed: ${inputs.length} deposit(s), ${amount} base units, ${sent} to the hot wallet (${signed.txid})`,
-      );
-      return { ...sweep, status: 'IN_FLIGHT' as const };
-    });
+    const worthSweeping = (deposits: readonly SweepableDeposit[]) => {
+      const inputCost = BigInt(Math.ceil(feeRate * (runtime.wallet.segwit ? P2WPKH_INPUT_VBYTES : P2PKH_INPUT_VBYTES)));
+      return deposits.filter((deposit) => baseUnits(deposit.amount, network) >= 2n * inputCost);
+    };
+    if (worthSweeping(await findSweepableUtxoDeposits(this.options.pool, network, INPUTS_PER_SWEEP)).length === 0) return undefined;
+    try {
+      return await inPgTransaction(this.options.pool, async (client) => {
+        const { changeIndex } = await lockUtxoWalletForSigning(client, network);
+        if (await findUtxoSweepInFlight(client, network)) throw new NothingSigned();
+        const inputs = this.keyed(runtime, worthSweeping(await findSweepableUtxoDeposits(client, network, INPUTS_PER_SWEEP)));
+        if (inputs.length === 0) throw new NothingSigned();
+        const changeKey = { chain: CHANGE, index: changeIndex };
+        const script = runtime.wallet.script(changeKey);
+        const amount = inputs.reduce((sum, input) => sum + input.value, 0n);
+        // Sized by a first signature; a signature a byte longer or shorter moves the rate by a hair, so a byte per input more.
+        const probe = signSpend(runtime.wallet.segwit, inputs, [{ script, value: amount - 1n }]);
+        const size = bitcoin.Transaction.fromHex(probe.rawTransaction).virtualSize() + inputs.length;
+        const sent = amount - BigInt(Math.ceil(feeRate * size));
+        if (sent < dustLimit(network, script)) throw new NothingSigned();
+        const signed = signSpend(runtime.wallet.segwit, inputs, [{ script, value: sent }]);
+        await recordChangeScript(client, network, { hex: Buffer.from(script).toString('hex'), index: changeIndex });
+        const sweep = {
+          id: randomUUID(),
+          network,
+          txid: signed.txid,
+          rawTransaction: signed.rawTransaction,
+          inputs: inputs.length,
+          amountBaseUnits: amount,
+          sentBaseUnits: sent,
+          createdAt: this.options.clock.now(),
+        };
+        await storeUtxoSweep(
+          client,
+          sweep,
+          inputs.map((input) => input.deposit.id),
+        );
+        this.options.log.info(
+          `${network}: sweep ${sweep.id} signed: ${inputs.length} deposit(s), ${amount} base units, ${sent} to the hot wallet (${signed.txid})`,
+        );
+        return { ...sweep, status: 'IN_FLIGHT' as const };
+      });
+    } catch (error) {
+      // Rolled back: the change index taken under the lock is not spent on a sweep that was not signed.
+      if (error instanceof NothingSigned) return undefined;
+      throw error;
+    }
   }
 
   /** Each deposit with its address's key; one the seed does not derive is left where it is, and logged. */
@@ -167,34 +178,39 @@ export class UtxoDepositSweeper {
     } catch (error) {
       if (!(error instanceof UtxoRpcError)) throw error;
       if (ALREADY_KNOWN.test(error.message) || (await runtime.rpc.transaction(sweep.txid))) return sent;
-      if (!INPUTS_GONE.test(error.message) || !(await this.inputSpent(runtime, sweep))) {
+      const unspent = INPUTS_GONE.test(error.message) ? await this.unspentInputs(runtime, sweep) : undefined;
+      if (!unspent || unspent.length === sweep.inputs) {
         throw new Error(`${runtime.network} refused sweep ${sweep.id}'s transaction: ${error.message}`);
       }
-      const finished = await inPgTransaction(this.options.pool, (client) =>
-        finishUtxoSweep(client, sweep.id, { status: 'FAILED', reason: 'INPUTS_SPENT' }, this.options.clock.now()),
-      );
-      if (finished)
+      const released = await inPgTransaction(this.options.pool, async (client) => {
+        const now = this.options.clock.now();
+        if (!(await finishUtxoSweep(client, sweep.id, { status: 'FAILED', reason: 'INPUTS_SPENT' }, now))) return undefined;
+        // It can never be mined now: the deposits whose outputs are still there go to the next sweep.
+        return releaseUtxoSweepDeposits(client, sweep.id, unspent);
+      });
+      if (released !== undefined)
         this.options.log.error(
-          `${runtime.network}: a deposit output of sweep ${sweep.id} was spent by a transaction that is not the sweep (${error.message}): ` +
-            'the sweep failed; custody reconciliation shows what is missing',
+          `${runtime.network}: ${sweep.inputs - unspent.length} deposit output(s) of sweep ${sweep.id} were spent by a transaction that is not the sweep ` +
+            `(${error.message}): the sweep failed, its ${released} other deposit(s) go to the next one; custody reconciliation shows what is missing`,
         );
       return { stage: 'FAILED', sweepId: sweep.id, txid: sweep.txid, deposits: sweep.inputs };
     }
   }
 
-  /** Whether an input is gone from the node's confirmed unspent outputs (and so was spent in a block). */
-  private async inputSpent(runtime: UtxoRuntime, sweep: UtxoSweepRecord): Promise<boolean> {
+  /** The sweep's inputs still in the node's confirmed unspent outputs (one missing was spent in a block). */
+  private async unspentInputs(runtime: UtxoRuntime, sweep: UtxoSweepRecord): Promise<Array<{ txid: string; vout: number }>> {
     const inputs = bitcoin.Transaction.fromHex(sweep.rawTransaction).ins.map((input) => ({
       txid: Buffer.from(input.hash).reverse().toString('hex'),
       vout: input.index,
     }));
-    return (await runtime.rpc.unspentOutputs(inputs)).some((value) => value === null);
+    const values = await runtime.rpc.unspentOutputs(inputs);
+    return inputs.filter((_, index) => values[index] !== null);
   }
 
   private async finishSwept(runtime: UtxoRuntime, sweep: UtxoSweepRecord): Promise<UtxoSweepRound> {
     const currency = NETWORK_DECLARATIONS[runtime.network].nativeCurrency;
     const fee = unitsToDecimal(sweep.amountBaseUnits - sweep.sentBaseUnits, CURRENCY_SCALE[currency]);
-    const transferId = derivedTransferId(sweep.id, 'network-fee-paid');
+    const transferId = derivedTransferId(sweep.id, 'sweep-network-fee');
     const now = this.options.clock.now();
     await inPgTransaction(this.options.pool, async (client) => {
       if (!(await finishUtxoSweep(client, sweep.id, { status: 'SWEPT', feeTransferId: transferId }, now))) return;
@@ -205,8 +221,5 @@ export class UtxoDepositSweeper {
   }
 }
 
-/** Whether the deposits add up to the threshold (none never does). */
-function reaches(deposits: ReadonlyArray<{ amount: string }>, threshold: string): boolean {
-  if (deposits.length === 0) return false;
-  return deposits.reduce((sum, deposit) => sum.plus(deposit.amount), new Decimal(0)).gte(threshold);
-}
+/** Thrown inside the signing transaction to roll it back: nothing to sign after all. */
+class NothingSigned extends Error {}
