@@ -66,15 +66,25 @@ export async function lockUtxoWalletForSigning(client: pg.ClientBase, network: s
   return { changeIndex: rows[0].next };
 }
 
-/** Confirmed coins no withdrawal took, largest first, at most `limit`. */
-export async function findSpendableCoins(client: pg.ClientBase, network: string, limit: number): Promise<UtxoCoinRow[]> {
+/**
+ * Coins no withdrawal took, largest first, at most `limit`: the wallet's own (change, sweeps: key chain 1) once in a block,
+ * what others paid its receiving address once `confirmations` deep below the highest block read (a payer's reorganisation
+ * or double spend cannot take back what a withdrawal already spent).
+ */
+export async function findSpendableCoins(
+  client: pg.ClientBase,
+  network: string,
+  limit: number,
+  confirmations: number,
+): Promise<UtxoCoinRow[]> {
   const { rows } = await client.query<{ txid: string; vout: number; value: string; chain: number; index: number }>(
     `select c.txid, c.vout, c.value_base_units::text as value, s.key_chain as chain, s.key_index as index
        from utxo_coin c join utxo_wallet_script s using (network, script_hex)
       where c.network = $1 and c.reserved_for is null and c.block_hash is not null
+        and (s.key_chain = 1 or c.block_height <= (select max(height) from utxo_scanned_block where network = $1) - ($3 - 1))
       order by c.value_base_units desc, c.txid, c.vout
       limit $2`,
-    [network, limit],
+    [network, limit, confirmations],
   );
   return rows.map((row) => ({ txid: row.txid, vout: row.vout, value: BigInt(row.value), chain: row.chain as 0 | 1, index: row.index }));
 }

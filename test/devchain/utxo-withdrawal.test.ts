@@ -126,9 +126,11 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
+/** Coins paid to the wallet's receiving address, mined to the withdrawals' two confirmations: what a withdrawal may spend. */
 async function fundHotWallet(network: UtxoNodeNetwork, coins: number, each: bigint): Promise<void> {
   const address = await adapter.receivingAddress(network);
   for (let coin = 0; coin < coins; coin += 1) await fundFromFaucet(nodes[network].rpc, network, address, each);
+  await mine(network, 1);
 }
 
 describe.each(NETWORKS)('withdrawals on %s', (network) => {
@@ -156,6 +158,31 @@ describe.each(NETWORKS)('withdrawals on %s', (network) => {
     const fee = await feeOnChain(network, first.transactionHash);
     expect(fee).toBeGreaterThan(0n);
     expect(await adapter.networkFee({ network, transactionHash: first.transactionHash })).toBe(unitsToDecimal(fee, 8));
+  });
+
+  test("a coin paid to the receiving address is spent only at the withdrawals' confirmations", async () => {
+    const request = {
+      withdrawalId: randomUUID(),
+      currency: FAMILY[network],
+      network,
+      destination: freshAddress(network),
+      amount: '0.4',
+      memo: null,
+    };
+    // Every coin the wallet holds is taken (as by another withdrawal) for the test: only the new one could pay.
+    const holder = randomUUID();
+    await adapter.scan(network, 500);
+    await pool.query(`update utxo_coin set reserved_for = $2 where network = $1 and reserved_for is null`, [network, holder]);
+    const funded = await fundFromFaucet(nodes[network].rpc, network, await adapter.receivingAddress(network), 50_000_000n);
+    await expect(adapter.broadcast(request)).rejects.toThrow(/spendable coins \(0, 0 base units\) do not cover/);
+    await mine(network, 1);
+    const sent = await adapter.broadcast(request);
+    const spent = bitcoin.Transaction.fromHex(
+      (await nodes[network].rpc.call<{ hex: string }>('getrawtransaction', [sent.transactionHash, 1])).hex,
+    );
+    expect(spent.ins.map((input) => Buffer.from(input.hash).reverse().toString('hex'))).toEqual([funded]);
+    await pool.query(`update utxo_coin set reserved_for = null where reserved_for = $1`, [holder]);
+    await mine(network, 2);
   });
 
   test('twenty concurrent withdrawals spend no coin twice, and each lands', async () => {

@@ -61,9 +61,8 @@ export interface UtxoRuntime {
   wallet: UtxoHotWallet;
 }
 
-/** Coins considered per signing: the largest; more than any one withdrawal should need. */
+/** Coins considered per signing (the largest), more than a withdrawal needs; blocks read before it, so new coins count. */
 const COINS_CONSIDERED = 500;
-/** Blocks the signer reads before it signs, so coins just paid to the wallet count. */
 const BLOCKS_READ_BEFORE_SIGNING = 500;
 /** The fee estimate's target, in blocks. */
 const FEE_TARGET_BLOCKS = 3;
@@ -222,12 +221,12 @@ export class UtxoChainAdapter implements NetworkAdapter {
       const { changeIndex } = await lockUtxoWalletForSigning(client, runtime.network);
       // Under the lock: a concurrent retry of the same withdrawal signed first.
       if (await utxoTransactionOfWithdrawal(client, request.withdrawalId)) return;
-      const coins: SpendableCoin[] = await findSpendableCoins(client, runtime.network, COINS_CONSIDERED);
+      const coins = await findSpendableCoins(client, runtime.network, COINS_CONSIDERED, runtime.config.requiredConfirmations);
       const selection = selectCoins(runtime.wallet, coins, destination, amount, feeRate, changeDustLimit(runtime.network, runtime.wallet));
       if (!selection) {
         const held = coins.reduce((sum, coin) => sum + coin.value, 0n);
         throw new Error(
-          `the ${runtime.network} hot wallet's confirmed coins (${coins.length}, ${held} base units) do not cover ${amount} and the fee at ` +
+          `the ${runtime.network} hot wallet's spendable coins (${coins.length}, ${held} base units) do not cover ${amount} and the fee at ` +
             `${feeRate}/vB: fund ${runtime.wallet.receivingAddress}; the withdrawal is sent once they do`,
         );
       }
