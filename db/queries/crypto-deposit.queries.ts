@@ -4,6 +4,7 @@ import type { Currency } from '../../core/currencies';
 import { EVM_CURRENCIES } from '../../core/networks';
 import { postTransferDirectly } from '../ledger/ledger';
 import { inPgTransaction } from '../pg-transaction';
+import { utcText } from './utc-text';
 
 /** Currencies whose accounts' wallet addresses are EVM addresses: any of them names its partner on every EVM network. */
 export const EVM_ADDRESS_CURRENCIES = EVM_CURRENCIES;
@@ -215,7 +216,7 @@ export interface ListedCryptoDeposit {
 
 const LISTED_COLUMNS = `id, partner_id as "partnerId", network, currency, trim_scale(amount)::text as amount,
   transaction_hash as "transactionHash", transfer_index as "transferIndex", block_number::text as "blockNumber", address,
-  to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "seenAt"`;
+  ${utcText('created_at')} as "seenAt"`;
 
 /** Deposits found on chain for operators, newest first: all or only those below the minimum, of one partner or all. */
 export async function findCryptoDeposits(
@@ -233,7 +234,7 @@ export async function findCryptoDeposits(
 /** Credited deposits whose block a reorganisation removed: a reconciliation finding (at most 100). */
 export async function findOrphanedCreditedDeposits(pool: pg.Pool): Promise<Array<ListedCryptoDeposit & { blockOrphanedAt: string }>> {
   const result = await pool.query<ListedCryptoDeposit & { blockOrphanedAt: string }>(
-    `select ${LISTED_COLUMNS}, to_char(block_orphaned_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "blockOrphanedAt"
+    `select ${LISTED_COLUMNS}, ${utcText('block_orphaned_at')} as "blockOrphanedAt"
        from crypto_deposit where block_orphaned_at is not null order by block_orphaned_at limit 100`,
   );
   return result.rows;

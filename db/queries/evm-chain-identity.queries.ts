@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
+import { utcText } from './utc-text';
 
 /** The chain each EVM network is on: recorded at first use, replaced only by an operator's adoption; hashes in lower case. */
 
@@ -25,10 +26,8 @@ type Row = Omit<RecordedChainIdentity, 'chainId' | 'recordedAt' | 'adoptedAt'> &
   adoptedAt: string | null;
 };
 
-// Times as ISO text: pg and MikroORM's connection parse timestamps differently.
-const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 const COLUMNS = `network, id, chain_id::text as "chainId", genesis_hash as "genesisHash",
-  to_char(recorded_at at time zone 'UTC', ${ISO}) as "recordedAt", to_char(adopted_at at time zone 'UTC', ${ISO}) as "adoptedAt",
+  ${utcText('recorded_at')} as "recordedAt", ${utcText('adopted_at')} as "adoptedAt",
   adopted_by as "adoptedBy"`;
 
 function identityOf(row: Row): RecordedChainIdentity {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { inPgTransaction } from '../pg-transaction';
+import { utcText } from './utc-text';
 
 /** Sweeps of credited deposits to the hot wallet. Amounts are integers in the currency's smallest unit, as signed. */
 
@@ -267,7 +268,6 @@ export async function findEvmSweeps(
   em: EntityManager,
   filter: { status: EvmSweepStatus | undefined; partnerId: string | undefined; limit: number },
 ): Promise<ListedSweep[]> {
-  const utc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   const latestHash = (id: string) =>
     `(select a.transaction_hash from evm_transaction_attempt a where a.withdrawal_id = ${id} order by a.attempt desc limit 1)`;
   return em.execute(
@@ -277,7 +277,7 @@ export async function findEvmSweeps(
             (select count(*)::int from crypto_deposit d where d.sweep_id = s.id) as deposits,
             ${latestHash('s.gas_top_up_transaction_id')} as "gasTopUpTransactionHash",
             coalesce(s.transaction_hash, ${latestHash('s.id')}) as "transactionHash",
-            ${utc('s.created_at')} as "createdAt", ${utc('s.finished_at')} as "finishedAt"
+            ${utcText('s.created_at')} as "createdAt", ${utcText('s.finished_at')} as "finishedAt"
        from evm_sweep s
       where (?::text is null or s.status = ?) and (?::uuid is null or s.partner_id = ?::uuid)
       order by s.created_at desc, s.id desc limit ?`,

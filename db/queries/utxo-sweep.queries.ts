@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { utcText } from './utc-text';
 
 /** Sweeps of credited deposits on the UTXO networks to the hot wallet (the migration utxo_sweep says how). */
 
@@ -152,11 +153,10 @@ export async function findUtxoSweeps(
   em: EntityManager,
   filter: { status: string | undefined; partnerId: string | undefined; limit: number },
 ): Promise<ListedUtxoSweep[]> {
-  const utc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   return em.execute(
     `select s.id, s.network, s.txid as "transactionHash", s.inputs as deposits, s.amount_base_units::text as "amountBaseUnits",
             s.sent_base_units::text as "sentBaseUnits", (s.amount_base_units - s.sent_base_units)::text as "feeBaseUnits",
-            s.status, s.failure_reason as "failureReason", ${utc('s.created_at')} as "createdAt", ${utc('s.finished_at')} as "finishedAt"
+            s.status, s.failure_reason as "failureReason", ${utcText('s.created_at')} as "createdAt", ${utcText('s.finished_at')} as "finishedAt"
        from utxo_sweep s
       where (?::text is null or s.status = ?)
         and (?::uuid is null or exists (select 1 from crypto_deposit d where d.utxo_sweep_id = s.id and d.partner_id = ?::uuid))

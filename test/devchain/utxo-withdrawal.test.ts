@@ -126,6 +126,18 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
+/** The deposits' sweeper of the run's adapter, with the test seed and a threshold every test deposit is above. */
+function sweeperOf(network: UtxoNodeNetwork): UtxoDepositSweeper {
+  return new UtxoDepositSweeper({
+    pool,
+    adapter,
+    seed: parseDepositSeed(TEST_DEPOSIT_SEED),
+    thresholds: { [network]: '0.0001' },
+    clock: systemClock,
+    log,
+  });
+}
+
 /** Coins paid to the wallet's receiving address, mined to the withdrawals' two confirmations: what a withdrawal may spend. */
 async function fundHotWallet(network: UtxoNodeNetwork, coins: number, each: bigint): Promise<void> {
   const address = await adapter.receivingAddress(network);
@@ -463,14 +475,7 @@ describe.each(NETWORKS)('deposits on %s', (network) => {
     );
     expect(credited.rows.map((row) => row.amount)).toEqual(expect.arrayContaining(['0.2', '0.3']));
     const balances = [await postedAmount(first.account.id), await postedAmount(second.account.id)];
-    const sweeper = new UtxoDepositSweeper({
-      pool,
-      adapter,
-      seed: parseDepositSeed(TEST_DEPOSIT_SEED),
-      thresholds: { [network]: '0.0001' },
-      clock: systemClock,
-      log,
-    });
+    const sweeper = sweeperOf(network);
 
     const sent = await sweeper.round(network);
     expect(sent).toEqual({ stage: 'SENT', sweepId: expect.any(String), txid: expect.any(String), deposits: credited.rows.length });
@@ -516,14 +521,7 @@ describe.each(NETWORKS)('deposits on %s', (network) => {
   });
 
   test("a deposit spent elsewhere with its own key fails the sweep that took it; the sweep's other deposit goes to the next one", async () => {
-    const sweeper = new UtxoDepositSweeper({
-      pool,
-      adapter,
-      seed: parseDepositSeed(TEST_DEPOSIT_SEED),
-      thresholds: { [network]: '0.0001' },
-      clock: systemClock,
-      log,
-    });
+    const sweeper = sweeperOf(network);
     const victim = await partnerWallet();
     const other = await partnerWallet();
     const stolen = await fundFromFaucet(nodes[network].rpc, network, victim.address, 40_000_000n);

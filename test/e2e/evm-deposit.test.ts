@@ -396,7 +396,7 @@ describe('deposits to partners on a real EVM chain', () => {
           'select id, stage, block_hash, block_orphaned_at is not null as orphaned from crypto_deposit where transaction_hash = ?',
           [hash.toLowerCase()],
         );
-    // The same deposit, in its new block, and no longer a finding.
+    // One deposit, at its new block, and not a finding.
     await eventually(
       async () => expect(await rows()).toEqual([{ id: deposit.id, stage: 'CREDITED', block_hash: again.blockHash, orphaned: false }]),
       {

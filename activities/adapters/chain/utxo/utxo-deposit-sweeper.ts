@@ -167,8 +167,8 @@ export class UtxoDepositSweeper {
   }
 
   /**
-   * Sends the stored bytes. A node that has them already is a success; inputs the node no longer holds while it knows
-   * nothing of the sweep mean another transaction spent them: the sweep is FAILED. Any other refusal is retried.
+   * Sends the stored bytes. A node that has them counts as sent; a node that knows nothing of the sweep and lacks an input
+   * in its confirmed unspent set means another transaction spent it: the sweep is FAILED. Any other refusal is retried.
    */
   private async send(runtime: UtxoRuntime, sweep: UtxoSweepRecord): Promise<UtxoSweepRound> {
     const sent: UtxoSweepRound = { stage: 'SENT', sweepId: sweep.id, txid: sweep.txid, deposits: sweep.inputs };
