@@ -29,6 +29,10 @@ import type { EvmCurrency, EvmNetwork } from '../core/networks';
 import type { EvmSweeper } from './adapters/chain/evm/evm-sweeper';
 import type { ActivityDependencies } from './dependencies';
 import { gasTopUpNeeded, nativeSweepValue } from './evm-sweep-amounts';
+import { unitsToDecimal } from '../core/money';
+import { derivedTransferId } from '../db/ledger/derived-transfer-id';
+import { inPgTransaction } from '../db/pg-transaction';
+import { postNetworkFee } from '../db/services/network-fee-paid.service';
 
 /** What sweeping needs: the chain side (keys, balances, signing) and when an address is worth sweeping. */
 export interface EvmSweepConfig {
@@ -65,13 +69,51 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
   });
   const waiting = (sweep: EvmSweepRecord, stage: string): EvmSweepProgress => ({ sweepId: sweep.id, status: 'IN_FLIGHT', stage });
 
-  async function fail(sweep: EvmSweepRecord, reason: EvmSweepFailure, detail: string, transactionHash?: string): Promise<EvmSweepProgress> {
-    const failed = await finishEvmSweep(
-      deps.pool,
-      sweep.id,
-      { status: 'FAILED', reason, ...(transactionHash ? { transactionHash } : {}) },
-      deps.clock.now(),
-    );
+  /**
+   * Ends the sweep with what its transactions paid the network (its own, if one landed, and its gas top-up's), posted as a
+   * NETWORK_FEE transfer out of fee income in the same transaction. False when it was final already.
+   */
+  async function finish(
+    config: EvmSweepConfig,
+    sweep: EvmSweepRecord,
+    outcome: Parameters<typeof finishEvmSweep>[2],
+    transactions: ReadonlyArray<EvmTransactionRecord | undefined>,
+  ): Promise<boolean> {
+    const network = sweep.network as EvmNetwork;
+    let wei = 0n;
+    for (const record of transactions) if (record) wei += await config.sweeper.gasPaid(network, record);
+    const now = deps.clock.now();
+    if (wei === 0n) return finishEvmSweep(deps.pool, sweep.id, outcome, now);
+    const currency = NETWORK_DECLARATIONS[network].nativeCurrency;
+    const transferId = derivedTransferId(sweep.id, 'sweep-network-fee');
+    return inPgTransaction(deps.pool, async (client) => {
+      if (!(await finishEvmSweep(client, sweep.id, outcome, now, { transferId, baseUnits: wei }))) return false;
+      await postNetworkFee(client, { transferId, currency, amount: unitsToDecimal(wei, CURRENCY_SCALE[currency]) }, now);
+      return true;
+    });
+  }
+
+  /** The transactions a sweep has stored: its own, and its gas top-up. */
+  async function transactionsOf(config: EvmSweepConfig, sweep: EvmSweepRecord): Promise<Array<EvmTransactionRecord | undefined>> {
+    return Promise.all([
+      config.sweeper.stored(sweep.id),
+      sweep.gasTopUpTransactionId ? config.sweeper.stored(sweep.gasTopUpTransactionId) : undefined,
+    ]);
+  }
+
+  async function fail(
+    sweep: EvmSweepRecord,
+    reason: EvmSweepFailure,
+    detail: string,
+    transactionHash?: string,
+    config?: EvmSweepConfig,
+  ): Promise<EvmSweepProgress> {
+    const outcome = { status: 'FAILED' as const, reason, ...(transactionHash ? { transactionHash } : {}) };
+    // Only a reverted transaction (or top-up) paid gas: every other failure is decided before anything is sent.
+    const failed =
+      reason === 'REVERTED' && config
+        ? await finish(config, sweep, outcome, await transactionsOf(config, sweep))
+        : await finishEvmSweep(deps.pool, sweep.id, outcome, deps.clock.now());
     const final = (await findEvmSweep(deps.pool, sweep.id))!;
     if (!failed) {
       // Already final, or another run of this step stored the sweep's transaction meanwhile: the next step follows it.
@@ -202,7 +244,7 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
     }
     const { state, landedHash } = await config.sweeper.state(network, stored);
     if (state === 'PENDING') return waiting(sweep, 'GAS_TOP_UP');
-    if (state === 'FAILED') return fail(sweep, 'REVERTED', `its gas top-up ${landedHash ?? ''} reverted`);
+    if (state === 'FAILED') return fail(sweep, 'REVERTED', `its gas top-up ${landedHash ?? ''} reverted`, undefined, config);
     await markGasReady(deps.pool, sweep.id, now);
     return 'ready';
   }
@@ -296,12 +338,12 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
       }
       const { state, landedHash } = await config.sweeper.state(network, record);
       if (state === 'PENDING') return waiting(sweep, 'SENT');
-      if (state === 'FAILED') return fail(sweep, 'REVERTED', `its transaction ${landedHash ?? ''} reverted`, landedHash);
-      await finishEvmSweep(
-        deps.pool,
-        sweep.id,
+      if (state === 'FAILED') return fail(sweep, 'REVERTED', `its transaction ${landedHash ?? ''} reverted`, landedHash, config);
+      await finish(
+        config,
+        sweep,
         { status: 'SWEPT', transactionHash: landedHash!, sentBaseUnits: record.amountBaseUnits },
-        deps.clock.now(),
+        await transactionsOf(config, sweep),
       );
       deps.log.info(
         `swept ${record.amountBaseUnits} base units of ${sweep.currency} from ${sweep.address} to ${sweep.hotWallet} on ${network}`,

@@ -131,6 +131,10 @@ function nodeArguments(kind: UtxoNodeKind, options: UtxoNodeOptions): string[] {
     `-rpcport=${options.rpcPort}`,
     // Its own wallet (litecoin-cli, for whoever tries the chain by hand) needs a fee rate where regtest has no estimate.
     '-fallbackfee=0.0001',
+    // MWEB never activates: on regtest it would at height 432, where the first extension block needs a peg-in this chain
+    // never makes, and every block after would be refused (bad-txns-vin-empty): the chain would stop. Nothing here pays
+    // or reads MWEB outputs (an MWEB address is no address of ours: docs/architecture.md, "A real UTXO chain").
+    '-vbparams=mweb:0:0',
     '-printtoconsole=0',
   ];
 }

@@ -4,6 +4,7 @@ import { Migration20261203000000_utxo_wallet } from './Migration20261203000000_u
 import { Migration20261204000000_deposit_transfer_index } from './Migration20261204000000_deposit_transfer_index';
 import { Migration20261205000000_network_fee_expense } from './Migration20261205000000_network_fee_expense';
 import { Migration20261206000000_utxo_sweep } from './Migration20261206000000_utxo_sweep';
+import { Migration20261207000000_evm_sweep_network_fee } from './Migration20261207000000_evm_sweep_network_fee';
 
 /** Listed so they run the same from sources and compiled output; only ever appended to (docs/production.md, "Schema changes"). */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261204000000_deposit_transfer_index', class: Migration20261204000000_deposit_transfer_index },
   { name: 'Migration20261205000000_network_fee_expense', class: Migration20261205000000_network_fee_expense },
   { name: 'Migration20261206000000_utxo_sweep', class: Migration20261206000000_utxo_sweep },
+  { name: 'Migration20261207000000_evm_sweep_network_fee', class: Migration20261207000000_evm_sweep_network_fee },
 ];

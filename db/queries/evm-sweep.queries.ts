@@ -216,19 +216,22 @@ export async function markSweepSent(pool: pg.Pool, id: string, sentBaseUnits: bi
 
 /**
  * Ends a sweep in flight (false if final). Failures other than REVERTED are decided before signing, so they apply only
- * while the sweep has no transaction stored (false otherwise).
+ * while the sweep has no transaction stored (false otherwise). `fee`: what its transactions paid the network, whose
+ * NETWORK_FEE transfer the caller posts in the same transaction.
  */
 export async function finishEvmSweep(
-  pool: pg.Pool,
+  executor: pg.ClientBase | pg.Pool,
   id: string,
   outcome:
     | { status: 'SWEPT'; transactionHash: string; sentBaseUnits: bigint }
     | { status: 'FAILED'; reason: EvmSweepFailure; transactionHash?: string },
   now: Date,
+  fee?: { transferId: string; baseUnits: bigint },
 ): Promise<boolean> {
-  const result = await pool.query(
+  const result = await executor.query(
     `update evm_sweep set status = $2, failure_reason = $3, transaction_hash = coalesce($4, transaction_hash),
-                          sent_base_units = coalesce(sent_base_units, $5), finished_at = $6
+                          sent_base_units = coalesce(sent_base_units, $5), finished_at = $6,
+                          network_fee_base_units = $7, fee_transfer_id = $8
       where id = $1 and status = 'IN_FLIGHT'
         and ($3::text is null or $3::text = 'REVERTED' or not exists (select 1 from evm_transaction where withdrawal_id = $1))`,
     [
@@ -238,6 +241,8 @@ export async function finishEvmSweep(
       outcome.transactionHash?.toLowerCase() ?? null,
       outcome.status === 'SWEPT' ? outcome.sentBaseUnits.toString() : null,
       now,
+      fee?.baseUnits.toString() ?? null,
+      fee?.transferId ?? null,
     ],
   );
   return result.rowCount === 1;
@@ -254,6 +259,8 @@ export interface ListedSweep {
   amountBaseUnits: string;
   sentBaseUnits: string | null;
   gasTopUpBaseUnits: string | null;
+  /** What its transactions paid the network in wei (its own gas and its top-up's), once it ended; posted as a NETWORK_FEE. */
+  networkFeeBaseUnits: string | null;
   status: EvmSweepStatus;
   failureReason: EvmSweepFailure | null;
   deposits: number;
@@ -273,7 +280,8 @@ export async function findEvmSweeps(
   return em.execute(
     `select s.id, s.network, s.currency, s.partner_id as "partnerId", s.address as "from", s.hot_wallet as "to",
             s.amount_base_units::text as "amountBaseUnits", s.sent_base_units::text as "sentBaseUnits",
-            s.gas_top_up_base_units::text as "gasTopUpBaseUnits", s.status, s.failure_reason as "failureReason",
+            s.gas_top_up_base_units::text as "gasTopUpBaseUnits", s.network_fee_base_units::text as "networkFeeBaseUnits",
+            s.status, s.failure_reason as "failureReason",
             (select count(*)::int from crypto_deposit d where d.sweep_id = s.id) as deposits,
             ${latestHash('s.gas_top_up_transaction_id')} as "gasTopUpTransactionHash",
             coalesce(s.transaction_hash, ${latestHash('s.id')}) as "transactionHash",

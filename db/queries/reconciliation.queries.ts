@@ -98,6 +98,9 @@ const OPERATIONS = `(
   union all
   select 'utxo-sweep-network-fee', fee_transfer_id, 'SUCCESSFUL', null, created_at, finished_at from utxo_sweep
    where fee_transfer_id is not null
+  union all
+  select 'evm-sweep-network-fee', fee_transfer_id, 'SUCCESSFUL', null, created_at, finished_at from evm_sweep
+   where fee_transfer_id is not null
 )`;
 
 export interface HeldTransferRow {

@@ -1,6 +1,6 @@
 /**
  * An hour of chaos (issue 21): `npm run test:chaos -- --minutes N --seed S [--rate R] [--out FILE]`.
- * Starts its own stack (test/chaos/support/chaos-stack.ts: Postgres, Temporal, a Hardhat node,
+ * Starts its own stack (test/chaos/support/chaos-stack.ts: Postgres, Temporal, a Hardhat node, btcd,
  * 2 APIs and 2 workers, every connection through Toxiproxy), an open-loop load of simulated
  * partners and operators, and a nemesis drawn from the seed; then a quiet settle, and a checker
  * that trusts nothing it is testing. Prints a table per fault kind, `0 anomalies` or the list,
@@ -84,7 +84,13 @@ async function main(): Promise<number> {
   fs.chmodSync(stackDir, 0o755);
   stack = await ChaosStack.start({ seed, log, dir: stackDir });
   say(`stack up in ${Math.round((Date.now() - startedAt.getTime()) / 1000)} s: ${stack.fault.dir}`);
-  history.write('stack', { dir: stack.fault.dir, apis: stack.apiUrls, hotWallet: stack.evm.hotWalletAddress, usdc: stack.evm.usdcAddress });
+  history.write('stack', {
+    dir: stack.fault.dir,
+    apis: stack.apiUrls,
+    hotWallet: stack.evm.hotWalletAddress,
+    usdc: stack.evm.usdcAddress,
+    bitcoinHotWallet: stack.bitcoin.hotWalletAddress,
+  });
 
   const client = new PartnerClient(stack.apiUrls, history);
   const partners = await createPartners(stack.fault.databaseUrl, history);

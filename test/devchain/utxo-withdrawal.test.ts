@@ -645,3 +645,24 @@ describe('custody on the UTXO networks', () => {
     },
   );
 });
+
+describe("litecoin's regtest chain", () => {
+  test("keeps mining past MWEB's activation height (432 on regtest), and a withdrawal lands beyond it", async () => {
+    const height = await nodes.litecoin.rpc.blockCount();
+    if (height < 440) await mine('litecoin', 440 - height);
+    await fundHotWallet('litecoin', 1, 50_000_000n);
+    expect(await nodes.litecoin.rpc.blockCount()).toBeGreaterThan(440);
+    const destination = freshAddress('litecoin');
+    const sent = await adapter.broadcast({
+      withdrawalId: randomUUID(),
+      currency: 'ltc',
+      network: 'litecoin',
+      destination,
+      amount: '0.25',
+      memo: null,
+    });
+    await mine('litecoin', 2);
+    expect(await adapter.confirmationState({ network: 'litecoin', transactionHash: sent.transactionHash })).toBe('CONFIRMED');
+    expect((await paidTo('litecoin', sent.transactionHash)).get(destination)).toBe(25_000_000n);
+  });
+});

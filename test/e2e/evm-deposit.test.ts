@@ -481,6 +481,7 @@ interface ListedSweep {
   deposits: number;
   gasTopUpTransactionHash: string | null;
   transactionHash: string | null;
+  networkFeeBaseUnits: string | null;
 }
 
 /** The partner's sweeps as operators list them (`ops sweep list --partner`), once none is in flight. */
@@ -575,6 +576,8 @@ describe('credited deposits swept to the hot wallet, and custody', () => {
     );
     expect((await chain.getBalance({ address: node.hotWalletAddress })) - hotBefore).toBe(sent);
     expect((await balancesOf(ctx.api, partner)).eth).toBe('1.500000000000000000');
+    // The gas is the house's network fee, as operators see it.
+    expect(sweep!.networkFeeBaseUnits).toBe((receipt.gasUsed * receipt.effectiveGasPrice).toString());
   });
 
   it('usdc credited is swept after the hot wallet tops up the address’s gas', async () => {
@@ -610,6 +613,14 @@ describe('credited deposits swept to the hot wallet, and custody', () => {
     expect(await balanceOf(address)).toBe(0n);
     expect((await balanceOf(node.hotWalletAddress)) - hotUsdcBefore).toBe(parseUnits('20', 6));
     expect((await balancesOf(ctx.api, partner)).usdc).toBe('20.000000');
+    // The house's network fee: the top-up's gas and the token transfer's.
+    const gas = async (transactionHash: string) => {
+      const receipt = await chain.getTransactionReceipt({ hash: transactionHash as Hex });
+      return receipt.gasUsed * receipt.effectiveGasPrice;
+    };
+    expect(sweep!.networkFeeBaseUnits).toBe(
+      ((await gas(sweep!.gasTopUpTransactionHash!)) + (await gas(sweep!.transactionHash!))).toString(),
+    );
 
     // The gas the hot wallet sent is custody paying itself: no deposit, in the table or the partner's history.
     await chain.mine({ blocks: CONFIRMATIONS + 1 });

@@ -22,12 +22,13 @@ import { createFundedPartner, formatTable, verifyPhase } from './support/verify'
 import type { PhaseRow, PhaseVerdict } from './support/verify';
 
 /**
- * The fault campaign (issue 10): two API processes and two worker processes on one Temporal dev
+ * The fault campaign: two API processes and two worker processes on one Temporal dev
  * server and one Postgres, under a steady load of mixed operations through both APIs, and one
  * fault at a time: Postgres killed and restarted, the Temporal server killed and restarted, a
  * worker killed at each activity boundary in turn, an API process killed mid-request. After each:
- * every accepted operation reaches a final state, no money moves twice, no hold is orphaned, the
- * ledger check is clean, and the API answered only 2xx, 4xx or 503. Money comes in all along
+ * every accepted operation reaches a final state, no money moves twice (withdrawals are paid on
+ * real nodes, btc on btcd, ltc on litecoind and pol on polygon's, each read back from its node), no hold is
+ * orphaned, the ledger check is clean, and the API answered only 2xx, 4xx or 503. Money comes in all along
  * (support/deposit-load.ts: eth and usdc sent on chain to a partner's deposit addresses, SEPA
  * credits at the simulated bank, some delivered twice), and after each fault every deposit is
  * credited exactly once (support/deposit-verify.ts); in (c) the worker is also killed at each
@@ -150,6 +151,11 @@ async function runPhase(phase: Phase): Promise<{ verdict: PhaseVerdict; load: Lo
       statuses: load.statuses,
       settleTimeoutMs: phase.settleTimeoutMs ?? 90_000,
       extraProblems: phase.check ? await phase.check(load) : [],
+      utxo: {
+        bitcoin: { rpcUrl: stack.bitcoin.node.rpcUrl, hotWalletKey: stack.bitcoin.hotWalletKey },
+        litecoin: { rpcUrl: stack.litecoin.node.rpcUrl, hotWalletKey: stack.litecoin.hotWalletKey },
+      },
+      polygon: { rpcUrl: stack.polygon.rpcUrl },
     });
     depositVerdict = await verifyDeposits({
       fault: phase.fault,
@@ -352,7 +358,7 @@ describe('fault campaign', () => {
               : 'but its lock was never used by a retry of the key';
         const outcome = abandoned
           ? `abandoned at the API deadline, nothing moved, ${retry}`
-          : `${fate.status ?? 'no record'}, transfer ${fate.transferState ?? 'none'}, workflow ${fate.workflowStatus}`;
+          : `${fate.status ?? 'no record'}${fate.network ? ` (on ${fate.network})` : ''}, transfer ${fate.transferState ?? 'none'}, workflow ${fate.workflowStatus}`;
         row.result = `${row.passed ? 'PASS' : 'FAIL'}: killed, then ${outcome}`;
       } else if (row.passed) {
         row.passed = false;
@@ -571,6 +577,8 @@ interface Fate {
   transferState: string | undefined;
   /** For an exchange's lock: the exchange that used it, if any. */
   lockUsedBy: string | undefined;
+  /** A withdrawal's network. */
+  network: string | undefined;
 }
 
 /**
@@ -594,8 +602,9 @@ async function fatesOf(workflows: ReadonlyArray<{ workflowId?: string }>): Promi
         await sleep(500);
         description = await client.workflow.getHandle(workflowId).describe();
       }
-      const found = await pool.query<{ status: string | null; state: string | null; lock_used_by: string | null }>(
-        `select (select status from crypto_withdrawal where id = $1
+      const found = await pool.query<{ status: string | null; state: string | null; lock_used_by: string | null; network: string | null }>(
+        `select (select network from crypto_withdrawal where id = $1) as network,
+                (select status from crypto_withdrawal where id = $1
                  union all select status from sepa_transfer where id = $1
                  union all select status from exchange where id = $1) as status,
                 (select state from ledger_transfer where id = $1) as state,
@@ -608,6 +617,7 @@ async function fatesOf(workflows: ReadonlyArray<{ workflowId?: string }>): Promi
         status: found.rows[0]?.status ?? undefined,
         transferState: found.rows[0]?.state ?? undefined,
         lockUsedBy: found.rows[0]?.lock_used_by ?? undefined,
+        network: found.rows[0]?.network ?? undefined,
       });
     }
     return fates;

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type pg from 'pg';
-import { createTestClient, createWalletClient, erc20Abi, http, parseEther, parseGwei, parseUnits, publicActions } from 'viem';
+import { createTestClient, createWalletClient, erc20Abi, formatEther, http, parseEther, parseGwei, parseUnits, publicActions } from 'viem';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { EvmSweeper } from '../../activities/adapters/chain/evm/evm-sweeper';
@@ -12,6 +12,7 @@ import { systemClock } from '../../core/clock';
 import type { Currency } from '../../core/currencies';
 import { parseDepositSeed } from '../../core/deposit-seed';
 import { createLogger } from '../../core/logger';
+import { Decimal } from '../../core/money';
 import { postTransferDirectly } from '../../db/ledger/ledger';
 import { inPgTransaction } from '../../db/pg-transaction';
 import { insertCryptoDeposits } from '../../db/queries/crypto-deposit.queries';
@@ -174,6 +175,44 @@ async function untilFinal(sweepId: string): Promise<EvmSweepProgress> {
   throw new Error(`sweep ${sweepId} is still in flight`);
 }
 
+/**
+ * What the sweep posted as its network fee: its wei, and its transfer's postings (system account, currency, amount), which
+ * must be what the chain says its transactions paid (receipts read here, with viem).
+ */
+async function postedFee(
+  sweepId: string,
+): Promise<{ wei: string | null; postings: Array<{ account: string; currency: string; amount: string }> }> {
+  const sweep = await pool.query<{ wei: string | null; transfer: string | null }>(
+    'select network_fee_base_units::text as wei, fee_transfer_id as transfer from evm_sweep where id = $1',
+    [sweepId],
+  );
+  const { wei, transfer } = sweep.rows[0]!;
+  const postings = await pool.query<{ account: string; currency: string; amount: string }>(
+    `select a.system_code as account, p.currency, p.amount::text as amount
+       from ledger_posting p join account a on a.id = p.account_id join ledger_transfer t on t.id = p.transfer_id
+      where p.transfer_id = $1 and t.kind = 'NETWORK_FEE' order by a.system_code`,
+    [transfer],
+  );
+  return { wei, postings: postings.rows };
+}
+
+async function gasPaidOnChain(hashes: readonly string[]): Promise<bigint> {
+  let wei = 0n;
+  for (const hash of hashes) {
+    const receipt = await chain.getTransactionReceipt({ hash: hash as `0x${string}` });
+    wei += receipt.gasUsed * receipt.effectiveGasPrice;
+  }
+  return wei;
+}
+
+const feePostings = (wei: bigint) => {
+  const pol = formatEther(wei);
+  return [
+    { account: 'FEE_INCOME', currency: 'pol', amount: new Decimal(pol).negated().toFixed(18) },
+    { account: 'NETWORK_FEES', currency: 'pol', amount: new Decimal(pol).toFixed(18) },
+  ];
+};
+
 async function sweepRow(id: string) {
   const result = await pool.query<{
     status: string;
@@ -292,6 +331,10 @@ describe('sweeping a deposit address, activity by activity', () => {
     expect(sent).toBeGreaterThan(parseEther('2.5') - parseEther('0.01'));
     expect((await nativeOf(node.hotWalletAddress)) - hotBefore).toBe(sent);
     expect(await nativeOf(address)).toBeLessThan(parseEther('2.5') - sent);
+    // Its gas, as the receipt says, is the house's network fee: credited = sent + gas + what stays at the address.
+    const gas = await gasPaidOnChain([final.transactionHash!]);
+    expect(await nativeOf(address)).toBe(parseEther('2.5') - sent - gas);
+    expect(await postedFee(sweepId)).toEqual({ wei: gas.toString(), postings: feePostings(gas) });
     expect(await chain.getTransactionCount({ address: address as Address })).toBe(1);
     expect(await balanceOf(partner, 'pol')).toBe('2.5');
     const linked = await pool.query('select sweep_id from crypto_deposit where id = $1', [depositId]);
@@ -349,9 +392,17 @@ describe('sweeping a deposit address, activity by activity', () => {
       { from_address: node.hotWalletAddress.toLowerCase(), nonce: expect.any(String), attempts: '1' },
     ]);
 
-    expect(await untilFinal(sweepId)).toMatchObject({ status: 'SWEPT' });
+    const final = await untilFinal(sweepId);
+    expect(final).toMatchObject({ status: 'SWEPT' });
     expect(await usdcOf(address)).toBe(0n);
     expect((await usdcOf(node.hotWalletAddress)) - hotUsdcBefore).toBe(parseUnits('25', 6));
+    // The network fee is both transactions' gas: the hot wallet's top-up and the address's token transfer.
+    const topUpHash = await pool.query<{ hash: string }>(
+      'select transaction_hash as hash from evm_transaction_attempt where withdrawal_id = $1',
+      [topUpId],
+    );
+    const gas = await gasPaidOnChain([topUpHash.rows[0]!.hash, final.transactionHash!]);
+    expect(await postedFee(sweepId)).toEqual({ wei: gas.toString(), postings: feePostings(gas) });
     // The gas came from the top-up alone: the credited pol is all still there.
     expect(await nativeOf(address)).toBeGreaterThanOrEqual(parseEther('0.4'));
     expect(await nativeOf(address)).toBeLessThanOrEqual(parseEther('0.4') + BigInt(units));
@@ -417,5 +468,16 @@ describe('sweeping a deposit address, activity by activity', () => {
     expect(await untilFinal(refused)).toMatchObject({ status: 'FAILED', failureReason: 'REVERTED' });
     expect(await usdcOf(address)).toBe(parseUnits('30', 6));
     expect(await sweepRow(refused)).toMatchObject({ status: 'FAILED', failure_reason: 'REVERTED' });
+    // A reverted transaction paid its gas too, as did its top-up: the network fee is posted all the same.
+    const hashes = await pool.query<{ hash: string }>(
+      `select a.transaction_hash as hash from evm_transaction_attempt a join evm_sweep s
+          on a.withdrawal_id in (s.id, s.gas_top_up_transaction_id) where s.id = $1`,
+      [refused],
+    );
+    expect(hashes.rows).toHaveLength(2);
+    const gas = await gasPaidOnChain(hashes.rows.map((row) => row.hash));
+    expect(await postedFee(refused)).toEqual({ wei: gas.toString(), postings: feePostings(gas) });
+    // Nothing landed for the sweep that was never signed.
+    expect(await postedFee(notDerived)).toEqual({ wei: null, postings: [] });
   });
 });

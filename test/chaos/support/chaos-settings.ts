@@ -1,6 +1,4 @@
-import { RAILS } from '../../../core/rails';
-
-/** Confirmations the workers wait for, for withdrawals and deposits: deeper than the deepest reorganisation the nemesis makes (3). */
+/** Confirmations the workers wait for on ethereum and bitcoin, withdrawals and deposits: deeper than the deepest reorganisation the nemesis makes (3). */
 export const CHAOS_CONFIRMATIONS = 4;
 
 /** The reject IBAN of the simulated bank: transfers to it end UNSUCCESSFUL, their money released. */
@@ -18,6 +16,4 @@ export const CHAOS_SETTINGS: Readonly<Record<string, string>> = {
   TRAVEL_RULE_DEADLINE_MS: String(TRAVEL_RULE_DEADLINE_MS),
   SIMULATED_BANK_REJECT_IBANS: REJECTED_IBAN,
   BANK_SETTLEMENT_DELAY_MS: '1000',
-  // Ethereum is real here (the local node, through each worker's proxy); every other rail simulated.
-  SIMULATED_RAILS: RAILS.filter((rail) => rail !== 'ethereum').join(','),
 };

@@ -5,6 +5,8 @@ import { temporalDataConverter } from '../../../core/temporal-connection';
 import { startEvmNode } from '../../../dev/evm-node';
 import type { RunningEvmNode } from '../../../dev/evm-node';
 import { freePort } from '../../../dev/free-port';
+import type { FundedRegtestChain } from '../../../dev/funded-regtest-chain';
+import { developmentUtxoNodeUrl } from '../../../dev/utxo-node';
 import type { ToxiproxyClient } from '../../../dev/toxiproxy-client';
 import { ensureReconciliationSchedule } from '../../../worker/reconciliation-schedule';
 import { ensureEvmDepositWatchers } from '../../../worker/evm-deposit-watchers';
@@ -19,10 +21,12 @@ import { startToxiproxy } from './toxiproxy-server';
 
 /**
  * The chaos run's stack: the fault campaign's (embedded Postgres, the Temporal dev server, 2 APIs,
- * 2 workers, each a process group it can kill, pause and restart) plus a local Hardhat node for
- * ethereum, and Toxiproxy between every API or worker and each thing it talks to: one proxy per
- * connection (`api-1-postgres`, `worker-2-chain`, …), so one worker can be cut from Postgres alone
- * while everything else flows. The nemesis, the checker and the operators connect directly.
+ * 2 workers, each a process group it can kill, pause and restart, and its regtest and polygon
+ * nodes: the load pays btc withdrawals on its btcd, nothing on litecoin or polygon) plus a local
+ * Hardhat node for ethereum, and Toxiproxy between every API or worker and each thing it talks to:
+ * one proxy per connection (`api-1-postgres`, `worker-2-ethereum`, `worker-1-bitcoin`, …), so one
+ * worker can be cut from Postgres alone while everything else flows. The nemesis, the checker and
+ * the operators connect directly.
  */
 export class ChaosStack {
   private constructor(
@@ -58,7 +62,8 @@ export class ChaosStack {
         const upstreams: Record<Upstream, string> = {
           postgres: `127.0.0.1:${stack.postgresPort}`,
           temporal: stack.temporalAddress,
-          chain: new URL(node.rpcUrl).host,
+          ethereum: new URL(node.rpcUrl).host,
+          bitcoin: new URL(stack.bitcoin.node.rpcUrl).host,
         };
         for (const link of LINKS) {
           const port = await freePort();
@@ -74,7 +79,9 @@ export class ChaosStack {
         const env: Record<string, string> = { DATABASE_URL: databaseUrl.toString(), TEMPORAL_ADDRESS: `127.0.0.1:${port('temporal')}` };
         if (kind === 'worker' && evm) {
           Object.assign(env, {
-            EVM_RPC_URL_ETHEREUM: `http://127.0.0.1:${port('chain')}`,
+            UTXO_RPC_URL_BITCOIN: developmentUtxoNodeUrl('127.0.0.1', port('bitcoin')),
+            UTXO_CONFIRMATIONS_BITCOIN: String(CHAOS_CONFIRMATIONS),
+            EVM_RPC_URL_ETHEREUM: `http://127.0.0.1:${port('ethereum')}`,
             EVM_CHAIN_ID_ETHEREUM: String(evm.chainId),
             EVM_HOT_WALLET_KEY_ETHEREUM: evm.hotWalletPrivateKey,
             EVM_USDC_ADDRESS_ETHEREUM: evm.usdcAddress,
@@ -88,6 +95,11 @@ export class ChaosStack {
       },
     });
     return new ChaosStack(fault, toxiproxy!, evm!, new ChainControl(evm!));
+  }
+
+  /** bitcoin's node and hot wallet: the campaign's. */
+  get bitcoin(): FundedRegtestChain {
+    return this.fault.bitcoin;
   }
 
   /** Every process the nemesis may kill or pause, by name. */
@@ -127,8 +139,9 @@ export class ChaosStack {
 
 /**
  * What a production worker ensures at its start (the search attributes come with the dev server):
- * the reconciliation Schedule, the webhook dispatcher and the ethereum deposit watcher, here once, since the chaos workers run
- * from the prebuilt bundle and skip it.
+ * the reconciliation Schedule, the webhook dispatcher and the deposit watchers of the real networks (a UTXO network's
+ * records the hot wallet's coins; custody reads what they read), here once, since the chaos workers run from the prebuilt
+ * bundle and skip it.
  */
 async function registerInTemporal(stack: FaultStack, log: Logger): Promise<void> {
   const connection = await Connection.connect({ address: stack.temporalAddress });
@@ -140,7 +153,7 @@ async function registerInTemporal(stack: FaultStack, log: Logger): Promise<void>
     });
     await ensureReconciliationSchedule(client, stack.taskQueue, log);
     await ensureWebhookDispatcher(client, stack.taskQueue, log);
-    await ensureEvmDepositWatchers(client, stack.taskQueue, ['ethereum'], log);
+    await ensureEvmDepositWatchers(client, stack.taskQueue, ['ethereum', 'bitcoin', 'litecoin', 'polygon'], log);
   } finally {
     await connection.close();
   }

@@ -1,3 +1,4 @@
+import * as bitcoin from 'bitcoinjs-lib';
 import { getAddress, toHex } from 'viem';
 import type { Currency } from '../../../core/currencies';
 import { REJECTED_IBAN } from './chaos-settings';
@@ -9,7 +10,7 @@ import type { Random } from './random';
 /**
  * What the simulated partners send, each operation drawn from its own stream of the seed (so an
  * operation's kind, amounts and destination replay whatever the timing): exchanges, withdrawals for
- * the partner and for one of its users (eth or usdc on ethereum, to a fresh address each), SEPA
+ * the partner and for one of its users (eth or usdc on ethereum, btc on bitcoin, to a fresh address each), SEPA
  * transfers (some to the bank's rejecting IBAN). A few withdrawals are above the travel-rule
  * threshold to a non-custodial wallet: they wait for data that operators complete, or not.
  */
@@ -65,7 +66,7 @@ export interface PlannedOperation {
   amount: string;
   /** Exchange: the currency credited (the lock is fetched when it runs). */
   currencyTo?: Currency;
-  /** Withdrawal: the address (checksummed); SEPA: the IBAN. */
+  /** Withdrawal: the address (checksummed on ethereum, bech32 on bitcoin); SEPA: the IBAN. */
   destination?: string;
   externalUserId?: string;
   /** A withdrawal that waits for travel-rule data. */
@@ -112,18 +113,12 @@ export function planOperation(op: number, partner: SimulatedPartner, random: Ran
       },
     };
   }
-  const currency: WithdrawalCurrency = random.chance(0.7) ? 'eth' : 'usdc';
+  const currency = random.weighted<WithdrawalCurrency>({ eth: 50, usdc: 25, btc: 25 });
   const travelRuleWait = random.chance(TRAVEL_RULE_SHARE);
-  // Below the threshold (EUR 150: eth at 3000, usdc at 0.92) unless it is to wait; above it otherwise.
-  const amount =
-    currency === 'eth'
-      ? travelRuleWait
-        ? amountOf(random, 0.06, 0.1, 6)
-        : amountOf(random, 0.001, 0.04, 6)
-      : travelRuleWait
-        ? amountOf(random, 200, 300, 2)
-        : amountOf(random, 10, 100, 2);
-  const destination = getAddress(toHex(randomBytes(random, 20)));
+  // Below the threshold (EUR 150: eth at 3000, usdc at 0.92, btc at 85000) unless it is to wait; above it otherwise.
+  const [below, above] = WITHDRAWAL_AMOUNTS[currency];
+  const amount = travelRuleWait ? amountOf(random, ...above) : amountOf(random, ...below);
+  const destination = currency === 'btc' ? regtestSegwitAddress(randomBytes(random, 20)) : getAddress(toHex(randomBytes(random, 20)));
   const walletType = travelRuleWait ? 'NON_CUSTODIAL' : random.pick(['CUSTODIAL', 'NON_CUSTODIAL', 'OTHER']);
   const externalUserId = kind === 'user-withdrawal' ? random.pick(partner.externalUserIds) : undefined;
   return {
@@ -144,6 +139,27 @@ export function planOperation(op: number, partner: SimulatedPartner, random: Ran
       ...(externalUserId ? { sourceExternalUserId: externalUserId } : {}),
     },
   };
+}
+
+/** [min, max, decimals] below the travel-rule threshold, and above it. */
+const WITHDRAWAL_AMOUNTS: Readonly<Record<WithdrawalCurrency, readonly [[number, number, number], [number, number, number]]>> = {
+  eth: [
+    [0.001, 0.04, 6],
+    [0.06, 0.1, 6],
+  ],
+  usdc: [
+    [10, 100, 2],
+    [200, 300, 2],
+  ],
+  btc: [
+    [0.0001, 0.0015, 8],
+    [0.002, 0.003, 8],
+  ],
+};
+
+/** A P2WPKH address of bitcoin's regtest for a 20-byte key hash: nobody's wallet. */
+function regtestSegwitAddress(keyHash: Uint8Array): string {
+  return bitcoin.address.toBech32(Buffer.from(keyHash), 0, bitcoin.networks.regtest.bech32);
 }
 
 function randomBytes(random: Random, count: number): Uint8Array {

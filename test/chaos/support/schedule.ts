@@ -14,9 +14,9 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 export const PROCESS_NAMES = ['postgres', 'temporal', 'api-1', 'api-2', 'worker-1', 'worker-2'] as const;
 export type ProcessName = (typeof PROCESS_NAMES)[number];
 export type ClientName = Exclude<ProcessName, 'postgres' | 'temporal'>;
-export type Upstream = 'postgres' | 'temporal' | 'chain';
+export type Upstream = 'postgres' | 'temporal' | 'ethereum' | 'bitcoin';
 
-/** A connection the run proxies: from an API or worker to Postgres, Temporal or (workers only) the chain. */
+/** A connection the run proxies: from an API or worker to Postgres, Temporal or (workers only) a chain's node. */
 export interface Link {
   client: ClientName;
   upstream: Upstream;
@@ -26,7 +26,7 @@ export interface Link {
 export const LINKS: readonly Link[] = [
   ...(['api-1', 'api-2'] as const).flatMap((client) => (['postgres', 'temporal'] as const).map((upstream) => ({ client, upstream }))),
   ...(['worker-1', 'worker-2'] as const).flatMap((client) =>
-    (['postgres', 'temporal', 'chain'] as const).map((upstream) => ({ client, upstream })),
+    (['postgres', 'temporal', 'ethereum', 'bitcoin'] as const).map((upstream) => ({ client, upstream })),
   ),
 ];
 
@@ -213,9 +213,9 @@ export function describeFault(spec: FaultSpec): string {
     case 'partition':
       return `${spec.worker} partitioned from Postgres for ${spec.durationMs} ms`;
     case 'reorg':
-      return `chain reorganisation of ${spec.depth} block(s) (${spec.collectMs} ms of transactions)`;
+      return `ethereum reorganisation of ${spec.depth} block(s) (${spec.collectMs} ms of transactions)`;
     case 'mining-stall':
-      return `mining stalled for ${spec.durationMs} ms`;
+      return `ethereum mining stalled for ${spec.durationMs} ms`;
   }
 }
 

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import pg from 'pg';
 import { LOOPBACK } from '../../../core/listen-address';
 import { createLogger } from '../../../core/logger';
 import { newPayloadKeyEntry } from '../../../core/payload-codec';
@@ -10,6 +11,8 @@ import { freePort } from '../../../dev/free-port';
 import { prepareDatabase } from '../../../db/database-setup';
 import { embeddedDatabaseUrls } from '../../../dev/embedded-postgres';
 import { startEvmNode } from '../../../dev/evm-node';
+import { startFundedRegtestChain } from '../../../dev/funded-regtest-chain';
+import type { FundedRegtestChain } from '../../../dev/funded-regtest-chain';
 import { findTemporalCli } from '../../../dev/temporal-dev-server';
 import { loadSettings } from '../../../core/settings';
 import type { RunningEvmNode } from '../../../dev/evm-node';
@@ -31,8 +34,11 @@ export type { ProcessKind };
  *
  * Money also comes in: a Hardhat node (dev/evm-node.ts, in this process's keeping: it dies with
  * it) stands for ethereum, whose deposit watcher the workers run (eth and usdc to partners'
- * addresses); every other network, withdrawals included, stays simulated. The incoming-sepa
- * Schedule reads the simulated bank every INCOMING_SEPA_EVERY_SECONDS.
+ * addresses). Money goes out on the chains the spec added: bitcoin on btcd and litecoin on
+ * litecoind in regtest (dev/funded-regtest-chain.ts), and polygon on a second Hardhat node (no
+ * reorganisations there), each mining a block a second, with funded hot wallets the workers pay
+ * btc, ltc and pol withdrawals from; every other network stays simulated. The incoming-sepa Schedule reads the simulated bank every
+ * INCOMING_SEPA_EVERY_SECONDS.
  */
 
 /** The simulated chain and bank answer within a second, so operations settle while the fault is still fresh. */
@@ -49,8 +55,8 @@ const FAST_SETTINGS = {
   WORKER_METRICS_PORT: '0',
   // Two APIs on one machine: their internal /metrics listeners would take the same port.
   API_METRICS_PORT: '0',
-  // The production entries refuse to simulate a rail nobody accepted: every rail but ethereum (the Hardhat node) is simulated.
-  SIMULATED_RAILS: RAILS.filter((rail) => rail !== 'ethereum').join(','),
+  // The production entries refuse to simulate a rail nobody accepted: all but the chains the campaign runs nodes for are simulated.
+  SIMULATED_RAILS: RAILS.filter((rail) => !['ethereum', 'bitcoin', 'litecoin', 'polygon'].includes(rail)).join(','),
   // The bank's notifications are read every 2 s: a credit is in well before a phase settles.
   INCOMING_SEPA_EVERY_SECONDS: '2',
   // A webhook receiver in a test listens on 127.0.0.1.
@@ -60,6 +66,12 @@ const FAST_SETTINGS = {
 const READY_TIMEOUT_MS = 120_000;
 /** Deposits are credited this many blocks deep (npm start's, as on a quiet development chain). */
 export const DEPOSIT_CONFIRMATIONS = 3;
+/** btcd and polygon's node mine a block this often; a withdrawal settles at its first confirmation. */
+const BLOCK_INTERVAL_MS = 1_000;
+/** npm start's polygon chain id. */
+const POLYGON_CHAIN_ID = 31338;
+/** Each UTXO hot wallet's coins of one: withdrawals a fault holds keep theirs reserved, the rest take the others and the change. */
+const UTXO_COINS = 60;
 
 export interface FaultStackOptions {
   apis: number;
@@ -95,6 +107,9 @@ export class FaultStack {
   /** Stopped after the APIs and workers, before Temporal and Postgres (what `prepare` started). */
   readonly extraStops: Array<() => Promise<void>> = [];
   private evmNode: RunningEvmNode | undefined;
+  private bitcoinNode: FundedRegtestChain | undefined;
+  private litecoinNode: FundedRegtestChain | undefined;
+  private polygonNode: RunningEvmNode | undefined;
   private workerCount = 0;
 
   private constructor(
@@ -135,14 +150,43 @@ export class FaultStack {
     );
     const stack = new FaultStack(dir, await freePort(), await freePort(), options);
     try {
-      const [, , evm] = await Promise.all([
+      const [, , evm, bitcoin, litecoin, polygon] = await Promise.all([
         stack.postgres.start(),
         stack.temporal.start(),
         // A block per transaction; the deposit load mines one a second besides (support/deposit-load.ts).
         startEvmNode({ dataDir: dir, log: createLogger('faults-evm-node', 'warn') }),
+        startFundedRegtestChain({
+          network: 'bitcoin',
+          dir,
+          blockIntervalMs: BLOCK_INTERVAL_MS,
+          coins: UTXO_COINS,
+          log: createLogger('faults-btcd', 'warn'),
+        }),
+        startFundedRegtestChain({
+          network: 'litecoin',
+          dir,
+          blockIntervalMs: BLOCK_INTERVAL_MS,
+          coins: UTXO_COINS,
+          log: createLogger('faults-litecoind', 'warn'),
+        }),
+        startEvmNode({
+          dataDir: dir,
+          chainId: POLYGON_CHAIN_ID,
+          blockIntervalMs: BLOCK_INTERVAL_MS,
+          hotWalletNative: '100000',
+          log: createLogger('faults-polygon-node', 'warn'),
+        }),
       ]);
       stack.evmNode = evm;
-      await prepareDatabase(embeddedDatabaseUrls(stack.postgresPort, LOOPBACK));
+      stack.bitcoinNode = bitcoin;
+      stack.litecoinNode = litecoin;
+      stack.polygonNode = polygon;
+      const databaseUrls = embeddedDatabaseUrls(stack.postgresPort, LOOPBACK);
+      await prepareDatabase(databaseUrls);
+      // The UTXO networks' addresses and keys of the regtest kind (the migrations seed mainnet's).
+      const admin = new pg.Client({ connectionString: databaseUrls.adminUrl });
+      await admin.connect();
+      await admin.query(`update network_config set chain = 'regtest' where network in ('bitcoin', 'litecoin')`).finally(() => admin.end());
       const bundle = stack.buildBundle();
       await options.prepare?.(stack);
       for (let index = 0; index < options.apis; index += 1) await stack.addApi();
@@ -163,11 +207,30 @@ export class FaultStack {
     return this.evmNode;
   }
 
+  /** The chain btc withdrawals are paid on. */
+  get bitcoin(): FundedRegtestChain {
+    if (!this.bitcoinNode) throw new Error('btcd is not started');
+    return this.bitcoinNode;
+  }
+
+  /** The chain ltc withdrawals are paid on. */
+  get litecoin(): FundedRegtestChain {
+    if (!this.litecoinNode) throw new Error('litecoind is not started');
+    return this.litecoinNode;
+  }
+
+  /** The chain pol withdrawals are paid on. */
+  get polygon(): RunningEvmNode {
+    if (!this.polygonNode) throw new Error("polygon's node is not started");
+    return this.polygonNode;
+  }
+
   /**
-   * What a worker needs of the chain: the node for ethereum, so its deposit watcher runs there. The
-   * APIs never talk to a node (core/rails.ts: a network with settings is the worker's to judge).
+   * What a worker needs of the chains: the node for ethereum, so its deposit watcher runs there, and
+   * those withdrawals are paid on. The APIs never talk to a node (core/rails.ts: a network with
+   * settings is the worker's to judge).
    */
-  private evmEnv(): Record<string, string> {
+  private chainEnv(): Record<string, string> {
     return {
       EVM_RPC_URL_ETHEREUM: this.evm.rpcUrl,
       EVM_CHAIN_ID_ETHEREUM: String(this.evm.chainId),
@@ -176,6 +239,17 @@ export class FaultStack {
       EVM_CONFIRMATIONS_ETHEREUM: '1',
       EVM_DEPOSIT_CONFIRMATIONS_ETHEREUM: String(DEPOSIT_CONFIRMATIONS),
       EVM_DEPOSIT_POLL_INTERVAL_MS_ETHEREUM: '300',
+      UTXO_RPC_URL_BITCOIN: this.bitcoin.node.rpcUrl,
+      UTXO_HOT_WALLET_KEY_BITCOIN: this.bitcoin.hotWalletKey,
+      UTXO_CONFIRMATIONS_BITCOIN: '1',
+      UTXO_RPC_URL_LITECOIN: this.litecoin.node.rpcUrl,
+      UTXO_HOT_WALLET_KEY_LITECOIN: this.litecoin.hotWalletKey,
+      UTXO_CONFIRMATIONS_LITECOIN: '1',
+      EVM_RPC_URL_POLYGON: this.polygon.rpcUrl,
+      EVM_CHAIN_ID_POLYGON: String(this.polygon.chainId),
+      EVM_HOT_WALLET_KEY_POLYGON: this.polygon.hotWalletPrivateKey,
+      EVM_USDC_ADDRESS_POLYGON: this.polygon.usdcAddress,
+      EVM_CONFIRMATIONS_POLYGON: '1',
     };
   }
 
@@ -242,7 +316,7 @@ export class FaultStack {
       async (logFile) => {
         const port = await freePort();
         const child = this.spawnLogged(script, [], logFile, {
-          ...this.evmEnv(),
+          ...this.chainEnv(),
           WORKER_HTTP_PORT: String(port),
           ...(options.faultKillAt ? { FAULT_KILL_AT: options.faultKillAt } : {}),
           ...this.options.processEnv?.(name, 'worker'),
@@ -268,7 +342,14 @@ export class FaultStack {
     await Promise.allSettled([...this.apis, ...this.workers].map((child) => child.stop()));
     await Promise.allSettled(this.extraStops.splice(0).map((stop) => stop()));
     await Promise.allSettled([this.temporal.stop(), this.postgres.stop()]);
-    await Promise.allSettled([this.temporal.stop(), this.postgres.stop(), this.evmNode?.stop()]);
+    await Promise.allSettled([
+      this.temporal.stop(),
+      this.postgres.stop(),
+      this.evmNode?.stop(),
+      this.bitcoinNode?.node.stop(),
+      this.litecoinNode?.node.stop(),
+      this.polygonNode?.stop(),
+    ]);
     // Whatever a failed step left (recorded by spawnTsx).
     killRecordedProcesses(this.dir);
     if (process.env.FAULTS_KEEP_DIR) process.stderr.write(`fault campaign folder kept: ${this.dir}\n`);

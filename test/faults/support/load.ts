@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { newWalletAddress } from '../../../db/services/account-identifiers';
+import { randomBytes, randomUUID } from 'node:crypto';
+import * as bitcoin from 'bitcoinjs-lib';
+import { getAddress, toHex } from 'viem';
 import { naturalSepaTransferBody } from '../../support/sepa-payment.fixture';
 
 /**
@@ -87,6 +88,24 @@ interface Answer {
 }
 
 const RETRY_DELAY_MS = 300;
+const WITHDRAWAL_CURRENCIES = ['btc', 'pol', 'ltc'] as const;
+
+/** A withdrawal's currency, amount and fresh destination. */
+function withdrawalTo(currency: (typeof WITHDRAWAL_CURRENCIES)[number]): { currency: string; amount: string; walletAddress: string } {
+  const hash = randomBytes(20);
+  switch (currency) {
+    case 'btc':
+      return { currency, amount: '0.001', walletAddress: bitcoin.payments.p2wpkh({ hash, network: bitcoin.networks.regtest }).address! };
+    case 'ltc':
+      return {
+        currency,
+        amount: '0.01',
+        walletAddress: bitcoin.payments.p2wpkh({ hash, network: { ...bitcoin.networks.regtest, bech32: 'rltc' } }).address!,
+      };
+    case 'pol':
+      return { currency, amount: '1', walletAddress: getAddress(toHex(hash)) };
+  }
+}
 
 export class LoadGenerator {
   readonly records: OperationRecord[] = [];
@@ -96,6 +115,7 @@ export class LoadGenerator {
   /** Requests under way, per API process. */
   readonly inFlight: number[];
   private stopping = false;
+  private withdrawals = 0;
   private callers: Promise<void>[] = [];
 
   constructor(private readonly options: LoadOptions) {
@@ -134,12 +154,12 @@ export class LoadGenerator {
     switch (kind) {
       case 'crypto-withdrawal':
         path = '/v1/partner/crypto-withdrawal';
-        // Bitcoin, simulated: ethereum is the campaign's real chain (deposits), where the campaign makes
-        // reorganisations that no payout should live through.
+        // btc, pol and ltc in turn, on the real nodes of the chains the spec added (not on ethereum, where the campaign makes
+        // reorganisations, for deposits), to a fresh address each: what the chain shows paid to it is this withdrawal's
+        // (support/verify.ts).
+        this.withdrawals += 1;
         body = {
-          currency: 'btc',
-          amount: 0.001,
-          walletAddress: newWalletAddress('btc'),
+          ...withdrawalTo(WITHDRAWAL_CURRENCIES[this.withdrawals % WITHDRAWAL_CURRENCIES.length]!),
           name: 'Jan Kowalski',
           walletType: 'CUSTODIAL',
           receiverType: 'NATURAL',

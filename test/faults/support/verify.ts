@@ -1,25 +1,31 @@
 import pg from 'pg';
+import { createPublicClient, http, parseEther } from 'viem';
+import type { Address, Hex } from 'viem';
+import { Decimal } from '../../../core/money';
 import { openOrm } from '../../../db/orm';
 import { findSuccessfulNotPosted, findUnsuccessfulNotVoided } from '../../../db/queries/reconciliation.queries';
 import { createTestPartner } from '../../support/fixtures';
 import type { TestPartner } from '../../support/fixtures';
 import { checkLedger, describeLedgerCheck, ledgerProblemCount } from '../../support/ledger-check';
+import { describePayments, readUtxoPayments } from '../../support/utxo-payments';
+import type { RegtestNetwork, UtxoPayments } from '../../support/utxo-payments';
 import type { OperationRecord, StatusCounts } from './load';
 
 /**
  * What the campaign checks after each fault, against the database and through the API:
  * every accepted operation reached a final state, no money moved for an operation nobody was
  * answered about (a doubled operation), no hold is left on a finished operation, the ledger check
- * is clean, and the API answered only 2xx, 4xx or 503.
+ * is clean, the API answered only 2xx, 4xx or 503, and on the chains' nodes each SUCCESSFUL
+ * withdrawal was paid once, exactly its amount, and no other of the partner's withdrawals at all.
  */
 
 const OPEN_STATUSES = ['IN_PROGRESS', 'IN_PROGRESS_TR_DATA'];
 
-/** A partner of its own per phase, funded far beyond what the load spends. */
+/** A partner of its own per phase, funded far beyond what the load spends (btc and ltc within what their hot wallets hold: 60 each). */
 export async function createFundedPartner(databaseUrl: string): Promise<TestPartner> {
   const orm = await openOrm(databaseUrl, 2);
   try {
-    return await createTestPartner(orm, { deposits: { btc: '100', eur: '10000000' } });
+    return await createTestPartner(orm, { deposits: { btc: '5', ltc: '10', pol: '1000', eur: '10000000' } });
   } finally {
     await orm.close(true);
   }
@@ -106,6 +112,10 @@ export interface PhaseInput {
   settleTimeoutMs: number;
   /** Further findings that fail the phase (e.g. a baseline's "served by one API only"). */
   extraProblems?: string[];
+  /** The nodes btc and ltc withdrawals are paid on, and their hot wallets' keys. */
+  utxo: Record<RegtestNetwork, { rpcUrl: string; hotWalletKey: string }>;
+  /** The node pol withdrawals are paid on. */
+  polygon: { rpcUrl: string };
 }
 
 export interface PhaseVerdict extends PhaseRow {
@@ -167,7 +177,9 @@ export async function verifyPhase(input: PhaseInput): Promise<PhaseVerdict> {
   let orphanHolds: number;
   let mismatched: number;
   let bankDuplicates: number;
+  let chainDuplicates: number;
   try {
+    chainDuplicates = await checkChainPayments(pool, input, problems);
     // Holds left on finished operations of this phase (the ledger check below looks at all of them).
     orphanHolds = operations.filter((row) => row.transfer_state === 'PENDING' && !OPEN_STATUSES.includes(row.status)).length;
     const [notVoided, notPosted] = await Promise.all([findUnsuccessfulNotVoided(pool), findSuccessfulNotPosted(pool)]);
@@ -201,7 +213,7 @@ export async function verifyPhase(input: PhaseInput): Promise<PhaseVerdict> {
     fault: input.fault,
     accepted: accepted.length,
     final,
-    doubled: doubled.length + bankDuplicates,
+    doubled: doubled.length + bankDuplicates + chainDuplicates,
     orphanHolds: orphanHolds + ledger.unexplainedHolds.length,
     ledger: ledgerProblems === 0 ? `clean (${ledger.transfers} transfers)` : `${ledgerProblems} findings`,
     statuses: input.statuses.toString(),
@@ -210,6 +222,73 @@ export async function verifyPhase(input: PhaseInput): Promise<PhaseVerdict> {
     problems,
     operations,
   };
+}
+
+interface WithdrawalRow {
+  id: string;
+  network: string;
+  destination: string;
+  amount: string;
+  status: string;
+  transaction_hash: string | null;
+}
+
+/**
+ * The partner's withdrawals against what the chains show paid to their destinations (each a fresh address): a SUCCESSFUL
+ * one exactly once, its amount, with the transaction it shows; any other not at all. bitcoin and litecoin are read from
+ * their nodes' blocks and mempools, polygon from the destination's balance and the transaction's receipt on its node. Returns how many were paid
+ * more than once or without succeeding.
+ */
+async function checkChainPayments(pool: pg.Pool, input: PhaseInput, problems: string[]): Promise<number> {
+  const { rows } = await pool.query<WithdrawalRow>(
+    `select id, network, destination, amount::text, status, transaction_hash from crypto_withdrawal where partner_id = $1`,
+    [input.partner.partnerId],
+  );
+  const utxo = {} as Record<RegtestNetwork, UtxoPayments>;
+  for (const [network, node] of Object.entries(input.utxo) as Array<[RegtestNetwork, { rpcUrl: string; hotWalletKey: string }]>)
+    utxo[network] = await readUtxoPayments(network, node.rpcUrl, node.hotWalletKey);
+  const polygon = createPublicClient({ transport: http(input.polygon.rpcUrl), cacheTime: 0 });
+  let wrong = 0;
+  for (const withdrawal of rows) {
+    const name = `${withdrawal.network} withdrawal ${withdrawal.id} (${withdrawal.status})`;
+    const succeeded = withdrawal.status === 'SUCCESSFUL';
+    // Still open (reported above): its transaction may be on its way, but never two.
+    const open = OPEN_STATUSES.includes(withdrawal.status);
+    if (withdrawal.network === 'bitcoin' || withdrawal.network === 'litecoin') {
+      const payments = utxo[withdrawal.network].byDestination.get(withdrawal.destination) ?? [];
+      const [payment] = payments;
+      const meant = BigInt(new Decimal(withdrawal.amount).times(1e8).toFixed(0));
+      if (payments.length > (succeeded || open ? 1 : 0)) wrong += 1;
+      if (open) {
+        if (payments.length > 1) problems.push(`${name} was paid twice: ${describePayments(payments)}`);
+      } else if (!succeeded) {
+        if (payments.length > 0) problems.push(`${name} was paid on chain: ${describePayments(payments)}`);
+      } else if (payments.length !== 1 || payment!.height === undefined) {
+        problems.push(`${name} has ${payments.length} payment(s) to ${withdrawal.destination}: ${describePayments(payments)}`);
+      } else if (payment!.satoshis !== meant) {
+        problems.push(`${name}: ${describePayments(payments)} paid, ${withdrawal.amount} asked`);
+      } else if (payment!.txid !== withdrawal.transaction_hash) {
+        problems.push(`${name} shows transaction ${withdrawal.transaction_hash}, the chain has ${payment!.txid}`);
+      }
+    } else if (withdrawal.network === 'polygon') {
+      const held = await polygon.getBalance({ address: withdrawal.destination as Address });
+      const meant = succeeded ? parseEther(withdrawal.amount) : 0n;
+      if (open) {
+        if (held > parseEther(withdrawal.amount)) {
+          wrong += 1;
+          problems.push(`${name}: ${withdrawal.destination} holds ${held} wei, more than its amount`);
+        }
+      } else if (held !== meant) {
+        if (held > meant) wrong += 1;
+        problems.push(`${name}: ${withdrawal.destination} holds ${held} wei, ${meant} meant`);
+      } else if (succeeded) {
+        const receipt = await polygon.getTransactionReceipt({ hash: withdrawal.transaction_hash as Hex }).catch(() => undefined);
+        if (receipt?.status !== 'success' || receipt.to?.toLowerCase() !== withdrawal.destination.toLowerCase())
+          problems.push(`${name} shows transaction ${withdrawal.transaction_hash}, which did not pay ${withdrawal.destination}`);
+      }
+    }
+  }
+  return wrong;
 }
 
 const COLUMNS: ReadonlyArray<[keyof PhaseRow, string]> = [

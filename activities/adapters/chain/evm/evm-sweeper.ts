@@ -206,6 +206,14 @@ export class EvmSweeper {
     });
   }
 
+  /** What the transaction's landed attempt paid for its gas, in wei (gas used × the price paid per unit); 0 while none landed. */
+  async gasPaid(network: EvmNetwork, record: EvmTransactionRecord): Promise<bigint> {
+    return this.withRuntime(network, `read sweep transaction ${record.withdrawalId}`, async (runtime) => {
+      const landed = await landedAttempt(runtime, record);
+      return landed ? landed.receipt.gasUsed * landed.receipt.effectiveGasPrice : 0n;
+    });
+  }
+
   private async balancesAt(
     runtime: EvmNetworkRuntime,
     addresses: readonly string[],

@@ -9,7 +9,7 @@ import type { Anomaly } from './anomalies';
 import type { ApiView } from './api-state';
 
 /**
- * The chain, read directly from the node (not through a worker's proxy, not from the service's
+ * Ethereum, read directly from the node (not through a worker's proxy, not from the service's
  * tables): every transaction the hot wallet ever sent in the chain as it stands, and what each
  * destination holds. Every SUCCESSFUL withdrawal has exactly one successful transaction to its
  * destination with exactly its amount (the API's transactionHash being that one), and the
@@ -68,7 +68,7 @@ export async function auditChain(
   const anomalies: Anomaly[] = [];
   const withdrawals = new Map(
     operations
-      .filter((operation) => isWithdrawal(operation.kind) && operation.destination)
+      .filter((operation) => isWithdrawal(operation.kind) && operation.currency !== 'btc' && operation.destination)
       .map((operation) => [operation.destination!.toLowerCase(), operation]),
   );
   for (const [destination, list] of sent) {
@@ -112,7 +112,7 @@ export async function auditChain(
   }
 
   for (const operation of operations) {
-    if (!isWithdrawal(operation.kind) || !operation.operationId) continue;
+    if (!isWithdrawal(operation.kind) || operation.currency === 'btc' || !operation.operationId) continue;
     const details = view.withdrawals.get(operation.operationId);
     if (details?.status !== 'SUCCESSFUL') continue;
     const at = { op: operation.op };

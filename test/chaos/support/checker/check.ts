@@ -11,6 +11,7 @@ import type { Anomaly } from './anomalies';
 import { readFinalStates } from './api-state';
 import type { ApiView } from './api-state';
 import { auditBank } from './bank-audit';
+import { auditBitcoin } from './bitcoin-audit';
 import { auditChain } from './chain-audit';
 import { auditLedger } from './ledger-audit';
 import { settleChainDeposits } from './deposit-audit';
@@ -94,10 +95,13 @@ export async function checkRun(input: CheckInput): Promise<CheckResult> {
   );
   anomalies.push(...checkOperatorOutcomes(input.operatorRecords, input.operations, view));
 
-  step('reading the chain');
+  step('reading the chains');
   const chain = await auditChain(input.stack.evm, input.operations, view);
   anomalies.push(...chain.anomalies);
-  lines.push(`chain: ${chain.transactions} transactions from the hot wallet in ${chain.blocks} blocks`);
+  lines.push(`ethereum: ${chain.transactions} transactions from the hot wallet in ${chain.blocks} blocks`);
+  const bitcoin = await auditBitcoin(input.stack.bitcoin, input.operations, view);
+  anomalies.push(...bitcoin.anomalies);
+  lines.push(`bitcoin: ${bitcoin.transactions} transactions from the hot wallet in ${bitcoin.blocks} blocks`);
 
   step("reading the simulated bank's table");
   const bank = await auditBank(input.stack.fault.databaseUrl, input.operations, view);
