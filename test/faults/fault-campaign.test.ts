@@ -12,7 +12,7 @@ import { createTestPartner } from '../support/fixtures';
 import { DepositLoad } from './support/deposit-load';
 import { verifyDeposits } from './support/deposit-verify';
 import type { DepositVerdict } from './support/deposit-verify';
-import { DEPOSIT_BOUNDARIES, FAULT_BOUNDARIES, faultMarkerPath } from './support/fault-points';
+import { DEPOSIT_BOUNDARIES, FAULT_BOUNDARIES, faultKillAt, faultMarkerPath } from './support/fault-points';
 import type { FaultMarker } from './support/fault-points';
 import { FaultStack, sleep } from './support/harness';
 import type { StackProcess } from './support/harness';
@@ -291,8 +291,8 @@ describe('fault campaign', () => {
         // Two fault workers at a time, each waiting for its own boundary; a new one replaces each that died.
         const slot = async () => {
           for (let boundary = queue.shift(); boundary; boundary = queue.shift()) {
-            const at = `${boundary.activityType}:${boundary.moment}`;
-            const marker = faultMarkerPath(stack.markerDir, boundary.activityType, boundary.moment);
+            const at = faultKillAt(boundary);
+            const marker = faultMarkerPath(stack.markerDir, boundary.activityType, boundary.moment, boundary.network);
             let hit: FaultMarker | undefined;
             // Longer than the longest activity timeout (1 min): the caller's operation may be waiting out
             // a retry of an activity an earlier kill cut short before it reaches this boundary.

@@ -47,6 +47,11 @@ describe('the nemesis schedule', () => {
     }
   });
 
+  it.each([1, 7, 21, 42, 2026])('seed %i: a four-minute run faults a link of every upstream, bitcoin’s included', (seed) => {
+    const upstreams = drawSchedule(seed, windows(4).chaosMs).flatMap((fault) => ('link' in fault.spec ? [fault.spec.link.upstream] : []));
+    expect(new Set(upstreams)).toEqual(new Set(['bitcoin', 'ethereum', 'postgres', 'temporal']));
+  });
+
   it('overlaps faults, never two on one resource at once nor more than the bound', () => {
     const schedule = drawSchedule(2026, windows(60).chaosMs);
     let overlapping = 0;

@@ -21,8 +21,8 @@ import { startToxiproxy } from './toxiproxy-server';
 
 /**
  * The chaos run's stack: the fault campaign's (embedded Postgres, the Temporal dev server, 2 APIs,
- * 2 workers, each a process group it can kill, pause and restart, and its regtest and polygon
- * nodes: the load pays btc withdrawals on its btcd, nothing on litecoin or polygon) plus a local
+ * 2 workers, each a process group it can kill, pause and restart, and its btcd, on which the load
+ * pays btc withdrawals; litecoin and polygon stay simulated here) plus a local
  * Hardhat node for ethereum, and Toxiproxy between every API or worker and each thing it talks to:
  * one proxy per connection (`api-1-postgres`, `worker-2-ethereum`, `worker-1-bitcoin`, …), so one
  * worker can be cut from Postgres alone while everything else flows. The nemesis, the checker and
@@ -48,6 +48,8 @@ export class ChaosStack {
       prebuiltWorkers: true,
       apiMetrics: true,
       dir: options.dir,
+      // Withdrawals are paid on ethereum (its node here, below) and bitcoin; litecoin and polygon stay simulated.
+      payoutNetworks: ['bitcoin'],
       settings: { ...CHAOS_SETTINGS },
       async prepare(stack) {
         appDatabaseUrl = stack.databaseUrl;
@@ -153,7 +155,7 @@ async function registerInTemporal(stack: FaultStack, log: Logger): Promise<void>
     });
     await ensureReconciliationSchedule(client, stack.taskQueue, log);
     await ensureWebhookDispatcher(client, stack.taskQueue, log);
-    await ensureEvmDepositWatchers(client, stack.taskQueue, ['ethereum', 'bitcoin', 'litecoin', 'polygon'], log);
+    await ensureEvmDepositWatchers(client, stack.taskQueue, ['ethereum', 'bitcoin'], log);
   } finally {
     await connection.close();
   }

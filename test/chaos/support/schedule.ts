@@ -98,7 +98,8 @@ const WEIGHTS: Readonly<Record<FaultKind, number>> = {
 
 /**
  * The schedule for a chaos window of `windowMs`. It starts with every kind once, in an order the
- * seed shuffles (so even a short run injects each), then draws kinds by weight; a drawn fault that
+ * seed shuffles (so even a short run injects each; its link faults on each upstream in turn), then
+ * draws kinds by weight; a drawn fault that
  * would run past the window, exceed MAX_CONCURRENT or share a resource with one planned at that
  * moment is dropped (its draws are still consumed, so the rest of the schedule does not shift).
  */
@@ -108,9 +109,15 @@ export function drawSchedule(seed: number, windowMs: number): ScheduledFault[] {
   const faults: ScheduledFault[] = [];
   const calm = calmWindows(windowMs);
   let atMs = random.between(3_000, 8_000);
+  let firstRoundLinks = 0;
   for (let draw = 0; atMs < windowMs; draw += 1) {
     const kind = draw < firstRound.length ? firstRound[draw]! : random.weighted(WEIGHTS);
-    const spec = drawSpec(random, kind);
+    // Taken once a link fault of the first round fits: one that did not is tried again on the same upstream.
+    const upstream =
+      draw < firstRound.length && LINK_KINDS.includes(kind)
+        ? FIRST_ROUND_UPSTREAMS[firstRoundLinks % FIRST_ROUND_UPSTREAMS.length]
+        : undefined;
+    const spec = drawSpec(random, kind, upstream);
     const resource = resourceOf(spec);
     const plannedEndMs = atMs + plannedDurationMs(spec);
     const active = faults.filter((fault) => fault.plannedEndMs > atMs);
@@ -120,6 +127,7 @@ export function drawSchedule(seed: number, windowMs: number): ScheduledFault[] {
       !active.some((fault) => fault.resource === resource) &&
       !calm.some((stretch) => atMs < stretch.toMs && plannedEndMs > stretch.fromMs);
     if (fits) faults.push({ id: faults.length + 1, atMs: Math.round(atMs), plannedEndMs: Math.round(plannedEndMs), resource, spec });
+    if (fits && upstream) firstRoundLinks += 1;
     // In the first round a fault that did not fit is tried again soon, so every kind gets its turn.
     atMs += draw < firstRound.length && !fits ? 1_000 : random.exponential(MEAN_GAP_MS);
     if (draw < firstRound.length && !fits) firstRound.splice(draw + 1, 0, kind);
@@ -127,8 +135,13 @@ export function drawSchedule(seed: number, windowMs: number): ScheduledFault[] {
   return faults;
 }
 
-function drawSpec(random: Random, kind: FaultKind): FaultSpec {
-  const link = () => random.pick(LINKS);
+/** The kinds that fault one proxied connection. */
+const LINK_KINDS: readonly FaultKind[] = ['latency', 'bandwidth', 'blackhole', 'reset'];
+/** The first round's link faults take each upstream in turn, the newest first: even a short run faults every kind of connection. */
+const FIRST_ROUND_UPSTREAMS: readonly Upstream[] = ['bitcoin', 'ethereum', 'postgres', 'temporal'];
+
+function drawSpec(random: Random, kind: FaultKind, upstream?: Upstream): FaultSpec {
+  const link = () => random.pick(upstream ? LINKS.filter((each) => each.upstream === upstream) : LINKS);
   const direction = () => random.pick<Direction>(['upstream', 'downstream', 'both']);
   const seconds = (min: number, max: number) => random.int(min * 1000, max * 1000);
   switch (kind) {

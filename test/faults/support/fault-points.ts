@@ -21,12 +21,14 @@ export const PAYMENT_ACTIVITIES: ReadonlyArray<{
   activityType: keyof Activities;
   operation: 'crypto-withdrawal' | 'sepa-transfer' | 'exchange';
   local: boolean;
+  /** It talks to the withdrawal's chain: each of WITHDRAWAL_NETWORKS has its own boundaries (their adapters differ). */
+  onChain?: true;
 }> = [
   { activityType: 'reserveWithdrawal', operation: 'crypto-withdrawal', local: true },
   { activityType: 'checkTravelRule', operation: 'crypto-withdrawal', local: false },
   { activityType: 'markWithdrawalHandOff', operation: 'crypto-withdrawal', local: true },
-  { activityType: 'broadcastWithdrawal', operation: 'crypto-withdrawal', local: false },
-  { activityType: 'pollWithdrawalConfirmation', operation: 'crypto-withdrawal', local: false },
+  { activityType: 'broadcastWithdrawal', operation: 'crypto-withdrawal', local: false, onChain: true },
+  { activityType: 'pollWithdrawalConfirmation', operation: 'crypto-withdrawal', local: false, onChain: true },
   { activityType: 'settleWithdrawal', operation: 'crypto-withdrawal', local: true },
   { activityType: 'reserveSepaTransfer', operation: 'sepa-transfer', local: true },
   { activityType: 'markSepaHandOff', operation: 'sepa-transfer', local: false },
@@ -36,11 +38,33 @@ export const PAYMENT_ACTIVITIES: ReadonlyArray<{
   { activityType: 'executeExchange', operation: 'exchange', local: true },
 ];
 
-/** Every activity boundary in turn: each activity before its body, then after it. */
-export const FAULT_BOUNDARIES: ReadonlyArray<{ activityType: string; moment: FaultMoment; operation: string; local: boolean }> =
-  PAYMENT_ACTIVITIES.flatMap((activity) =>
-    (['before', 'after'] as const).map((moment) => ({ ...activity, activityType: String(activity.activityType), moment })),
-  );
+/** The networks the campaign's withdrawals are paid on, in the order its callers send them (support/load.ts). */
+export const WITHDRAWAL_NETWORKS = ['bitcoin', 'polygon', 'litecoin'] as const;
+export type WithdrawalNetwork = (typeof WITHDRAWAL_NETWORKS)[number];
+
+/** Every activity boundary in turn: each activity before its body, then after it; an activity on chain, once per network. */
+export const FAULT_BOUNDARIES: ReadonlyArray<{
+  activityType: string;
+  moment: FaultMoment;
+  operation: string;
+  local: boolean;
+  network?: WithdrawalNetwork;
+}> = PAYMENT_ACTIVITIES.flatMap((activity) =>
+  (['before', 'after'] as const).flatMap((moment) =>
+    (activity.onChain ? WITHDRAWAL_NETWORKS : [undefined]).map((network) => ({
+      activityType: String(activity.activityType),
+      operation: activity.operation,
+      local: activity.local,
+      moment,
+      ...(network ? { network } : {}),
+    })),
+  ),
+);
+
+/** `activity:moment`, or `activity:moment@network` for a boundary of one network's withdrawals: FAULT_KILL_AT. */
+export function faultKillAt(boundary: { activityType: string; moment: FaultMoment; network?: string }): string {
+  return `${boundary.activityType}:${boundary.moment}${boundary.network ? `@${boundary.network}` : ''}`;
+}
 
 /** Which of the money-in activities a deposit boundary belongs to: the EVM deposit watcher's batch, or the incoming-sepa run's steps. */
 export type DepositChain = 'watcher' | 'sepa';
@@ -117,23 +141,28 @@ export const INNER_MOMENTS: Readonly<Partial<Record<FaultMoment, { activityType:
 
 const MOMENTS: readonly FaultMoment[] = ['before', 'after', 'seen', 'rewound', 'credited'];
 
-/** `reserveWithdrawal:before` → the activity and the moment; undefined when no fault is asked for. */
-export function parseFaultKillAt(value: string | undefined): { activityType: string; moment: FaultMoment } | undefined {
+/** `reserveWithdrawal:before` (or `broadcastWithdrawal:after@litecoin`) → the activity, the moment (and the network); undefined when no fault is asked for. */
+export function parseFaultKillAt(
+  value: string | undefined,
+): { activityType: string; moment: FaultMoment; network?: WithdrawalNetwork } | undefined {
   if (!value) return undefined;
-  const match = /^([A-Za-z]+):([a-z]+)$/.exec(value);
+  const match = /^([A-Za-z]+):([a-z]+)(?:@([a-z]+))?$/.exec(value);
   const moment = match?.[2] as FaultMoment | undefined;
-  if (!match || !moment || !MOMENTS.includes(moment)) {
-    throw new Error(`FAULT_KILL_AT must be <activityType>:<${MOMENTS.join('|')}>, got ${JSON.stringify(value)}`);
+  const network = match?.[3] as WithdrawalNetwork | undefined;
+  if (!match || !moment || !MOMENTS.includes(moment) || (network && !WITHDRAWAL_NETWORKS.includes(network))) {
+    throw new Error(
+      `FAULT_KILL_AT must be <activityType>:<${MOMENTS.join('|')}>[@<${WITHDRAWAL_NETWORKS.join('|')}>], got ${JSON.stringify(value)}`,
+    );
   }
   const inner = INNER_MOMENTS[moment];
   if (inner && inner.activityType !== match[1])
     throw new Error(`FAULT_KILL_AT: ${moment} is a moment of ${inner.activityType}, not of ${match[1]}`);
-  return { activityType: match[1]!, moment };
+  return { activityType: match[1]!, moment, ...(network ? { network } : {}) };
 }
 
 /** The file a fault worker creates (exclusively) just before it kills itself at that boundary. */
-export function faultMarkerPath(markerDir: string, activityType: string, moment: FaultMoment): string {
-  return path.join(markerDir, `${activityType}-${moment}.killed`);
+export function faultMarkerPath(markerDir: string, activityType: string, moment: FaultMoment, network?: string): string {
+  return path.join(markerDir, `${activityType}-${moment}${network ? `-${network}` : ''}.killed`);
 }
 
 /** What the marker holds: the workflow and attempt the kill hit. */

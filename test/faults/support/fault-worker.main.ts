@@ -48,9 +48,9 @@ async function ensureBundle(bundlePath: string): Promise<void> {
   fs.renameSync(partial, bundlePath);
 }
 
-function killer(markerDir: string, activityType: string, moment: FaultMoment): (input: unknown, detail?: string) => void {
+function killer(markerDir: string, activityType: string, moment: FaultMoment, network?: string): (input: unknown, detail?: string) => void {
   return (input, detail) => {
-    const marker = faultMarkerPath(markerDir, activityType, moment);
+    const marker = faultMarkerPath(markerDir, activityType, moment, network);
     const info = Context.current().info;
     const workflowId = info.workflowExecution?.workflowId ?? 'unknown';
     try {
@@ -98,15 +98,32 @@ function beforeWorthKilling(activityType: string, pool: pg.Pool): () => Promise<
   };
 }
 
+/** A boundary of one network's withdrawals lets the others' go by: the activity's first argument is the withdrawal's id. */
+function onNetwork(network: string | undefined, pool: pg.Pool): (withdrawalId: unknown) => Promise<boolean> {
+  if (!network) return () => Promise.resolve(true);
+  return async (withdrawalId) => {
+    const found = await pool.query<{ network: string }>('select network from crypto_withdrawal where id = $1', [withdrawalId]);
+    return found.rows[0]?.network === network;
+  };
+}
+
 /** The activities with the fault around the one named; every other activity untouched. */
-function withFault(activities: Activities, markerDir: string, activityType: string, moment: FaultMoment, pool: pg.Pool): Activities {
+function withFault(
+  activities: Activities,
+  markerDir: string,
+  fault: { activityType: string; moment: FaultMoment; network?: string },
+  pool: pg.Pool,
+): Activities {
+  const { activityType, moment } = fault;
   const original = (activities as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[activityType];
   if (!original) throw new Error(`FAULT_KILL_AT names ${activityType}, which is not an activity of the worker`);
   if (INNER_MOMENTS[moment]) return activities; // the logger kills (watchingLogger)
-  const kill = killer(markerDir, activityType, moment);
+  const kill = killer(markerDir, activityType, moment, fault.network);
   const beforeWorth = beforeWorthKilling(activityType, pool);
   const afterWorth = AFTER_WORTH_KILLING[activityType] as ((result: unknown) => string | undefined) | undefined;
+  const ours = onNetwork(fault.network, pool);
   const faulty = async (...args: unknown[]): Promise<unknown> => {
+    if (!(await ours(args[0]))) return original(...args);
     if (moment === 'before' && (await beforeWorth())) kill(args[0]);
     const result = await original(...args);
     if (moment === 'after') {
@@ -176,12 +193,10 @@ async function main(): Promise<void> {
     workflowBundlePath: bundlePath,
     log: fault ? watchingLogger(log, markerDir, fault.activityType, fault.moment) : log,
     settings,
-    ...(fault
-      ? { wrapActivities: (activities: Activities) => withFault(activities, markerDir, fault.activityType, fault.moment, pool) }
-      : {}),
+    ...(fault ? { wrapActivities: (activities: Activities) => withFault(activities, markerDir, fault, pool) } : {}),
     http: workerListeners(settings.workerObservability, settings.workerObservability.host).http,
   });
-  log.info(`fault worker polling${fault ? `, SIGKILL at ${fault.activityType}:${fault.moment}` : ''}`);
+  log.info(`fault worker polling${fault ? `, SIGKILL at ${process.env.FAULT_KILL_AT}` : ''}`);
   onShutdownSignal(log, async () => {
     await worker.stop();
     await pool.end();

@@ -4,13 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import pg from 'pg';
+import { createTestClient, http } from 'viem';
 import { LOOPBACK } from '../../../core/listen-address';
 import { createLogger } from '../../../core/logger';
 import { newPayloadKeyEntry } from '../../../core/payload-codec';
 import { freePort } from '../../../dev/free-port';
 import { prepareDatabase } from '../../../db/database-setup';
 import { embeddedDatabaseUrls } from '../../../dev/embedded-postgres';
-import { startEvmNode } from '../../../dev/evm-node';
+import { localChain, startEvmNode } from '../../../dev/evm-node';
 import { startFundedRegtestChain } from '../../../dev/funded-regtest-chain';
 import type { FundedRegtestChain } from '../../../dev/funded-regtest-chain';
 import { findTemporalCli } from '../../../dev/temporal-dev-server';
@@ -19,6 +20,8 @@ import type { RunningEvmNode } from '../../../dev/evm-node';
 import { killProcessGroup, killRecordedProcesses, spawnTsx } from '../../support/processes';
 import { RAILS } from '../../../core/rails';
 import { StackProcess } from './stack-process';
+import { WITHDRAWAL_NETWORKS } from './fault-points';
+import type { WithdrawalNetwork } from './fault-points';
 import type { ProcessKind } from './stack-process';
 
 export { StackProcess };
@@ -55,8 +58,6 @@ const FAST_SETTINGS = {
   WORKER_METRICS_PORT: '0',
   // Two APIs on one machine: their internal /metrics listeners would take the same port.
   API_METRICS_PORT: '0',
-  // The production entries refuse to simulate a rail nobody accepted: all but the chains the campaign runs nodes for are simulated.
-  SIMULATED_RAILS: RAILS.filter((rail) => !['ethereum', 'bitcoin', 'litecoin', 'polygon'].includes(rail)).join(','),
   // The bank's notifications are read every 2 s: a credit is in well before a phase settles.
   INCOMING_SEPA_EVERY_SECONDS: '2',
   // A webhook receiver in a test listens on 127.0.0.1.
@@ -88,6 +89,8 @@ export interface FaultStackOptions {
   apiMetrics?: boolean;
   /** The stack's folder, made by the caller (who can then clean up even while start() runs); a new temporary one otherwise. */
   dir?: string;
+  /** The networks withdrawals are paid on, each on a node of its own (default: all of WITHDRAWAL_NETWORKS); the others simulated. */
+  payoutNetworks?: readonly WithdrawalNetwork[];
 }
 
 export class FaultStack {
@@ -111,6 +114,8 @@ export class FaultStack {
   private litecoinNode: FundedRegtestChain | undefined;
   private polygonNode: RunningEvmNode | undefined;
   private workerCount = 0;
+  /** The networks withdrawals are paid on, on their nodes. */
+  readonly payout: ReadonlySet<WithdrawalNetwork>;
 
   private constructor(
     readonly dir: string,
@@ -119,6 +124,7 @@ export class FaultStack {
     private readonly options: FaultStackOptions,
   ) {
     this.markerDir = path.join(dir, 'fault-markers');
+    this.payout = new Set(options.payoutNetworks ?? WITHDRAWAL_NETWORKS);
     this.bundlePath = path.join(dir, 'workflow-bundle.js');
     this.temporalAddress = `127.0.0.1:${temporalPort}`;
     this.databaseUrl = embeddedDatabaseUrls(postgresPort, LOOPBACK).appUrl;
@@ -150,43 +156,57 @@ export class FaultStack {
     );
     const stack = new FaultStack(dir, await freePort(), await freePort(), options);
     try {
+      const utxoNode = (network: 'bitcoin' | 'litecoin') =>
+        stack.payout.has(network)
+          ? startFundedRegtestChain({
+              network,
+              dir,
+              blockIntervalMs: BLOCK_INTERVAL_MS,
+              coins: UTXO_COINS,
+              log: createLogger(`faults-${network}-node`, 'warn'),
+            })
+          : undefined;
       const [, , evm, bitcoin, litecoin, polygon] = await Promise.all([
         stack.postgres.start(),
         stack.temporal.start(),
         // A block per transaction; the deposit load mines one a second besides (support/deposit-load.ts).
         startEvmNode({ dataDir: dir, log: createLogger('faults-evm-node', 'warn') }),
-        startFundedRegtestChain({
-          network: 'bitcoin',
-          dir,
-          blockIntervalMs: BLOCK_INTERVAL_MS,
-          coins: UTXO_COINS,
-          log: createLogger('faults-btcd', 'warn'),
-        }),
-        startFundedRegtestChain({
-          network: 'litecoin',
-          dir,
-          blockIntervalMs: BLOCK_INTERVAL_MS,
-          coins: UTXO_COINS,
-          log: createLogger('faults-litecoind', 'warn'),
-        }),
-        startEvmNode({
-          dataDir: dir,
-          chainId: POLYGON_CHAIN_ID,
-          blockIntervalMs: BLOCK_INTERVAL_MS,
-          hotWalletNative: '100000',
-          log: createLogger('faults-polygon-node', 'warn'),
-        }),
+        utxoNode('bitcoin'),
+        utxoNode('litecoin'),
+        stack.payout.has('polygon')
+          ? startEvmNode({
+              dataDir: dir,
+              chainId: POLYGON_CHAIN_ID,
+              blockIntervalMs: BLOCK_INTERVAL_MS,
+              hotWalletNative: '100000',
+              log: createLogger('faults-polygon-node', 'warn'),
+            })
+          : undefined,
       ]);
       stack.evmNode = evm;
       stack.bitcoinNode = bitcoin;
       stack.litecoinNode = litecoin;
       stack.polygonNode = polygon;
+      // As a real node: a nonce ahead of the chain waits in the pool for the one before it (a worker killed between storing
+      // a transaction and sending it leaves such a gap until its retry sends it); Hardhat's automine would refuse it.
+      if (polygon) {
+        const control = createTestClient({
+          chain: localChain(polygon.chainId, polygon.rpcUrl),
+          mode: 'hardhat',
+          transport: http(polygon.rpcUrl),
+        });
+        await control.setAutomine(false);
+        // Seconds: viem's hardhat mode sends milliseconds itself.
+        await control.setIntervalMining({ interval: BLOCK_INTERVAL_MS / 1000 });
+      }
       const databaseUrls = embeddedDatabaseUrls(stack.postgresPort, LOOPBACK);
       await prepareDatabase(databaseUrls);
       // The UTXO networks' addresses and keys of the regtest kind (the migrations seed mainnet's).
       const admin = new pg.Client({ connectionString: databaseUrls.adminUrl });
       await admin.connect();
-      await admin.query(`update network_config set chain = 'regtest' where network in ('bitcoin', 'litecoin')`).finally(() => admin.end());
+      await admin
+        .query(`update network_config set chain = 'regtest' where network = any($1::text[])`, [[...stack.payout]])
+        .finally(() => admin.end());
       const bundle = stack.buildBundle();
       await options.prepare?.(stack);
       for (let index = 0; index < options.apis; index += 1) await stack.addApi();
@@ -231,6 +251,15 @@ export class FaultStack {
    * settings is the worker's to judge).
    */
   private chainEnv(): Record<string, string> {
+    const utxo = (node: FundedRegtestChain | undefined, network: string) =>
+      node
+        ? {
+            [`UTXO_RPC_URL_${network}`]: node.node.rpcUrl,
+            [`UTXO_HOT_WALLET_KEY_${network}`]: node.hotWalletKey,
+            [`UTXO_CONFIRMATIONS_${network}`]: '1',
+          }
+        : {};
+    const polygon = this.polygonNode;
     return {
       EVM_RPC_URL_ETHEREUM: this.evm.rpcUrl,
       EVM_CHAIN_ID_ETHEREUM: String(this.evm.chainId),
@@ -239,17 +268,17 @@ export class FaultStack {
       EVM_CONFIRMATIONS_ETHEREUM: '1',
       EVM_DEPOSIT_CONFIRMATIONS_ETHEREUM: String(DEPOSIT_CONFIRMATIONS),
       EVM_DEPOSIT_POLL_INTERVAL_MS_ETHEREUM: '300',
-      UTXO_RPC_URL_BITCOIN: this.bitcoin.node.rpcUrl,
-      UTXO_HOT_WALLET_KEY_BITCOIN: this.bitcoin.hotWalletKey,
-      UTXO_CONFIRMATIONS_BITCOIN: '1',
-      UTXO_RPC_URL_LITECOIN: this.litecoin.node.rpcUrl,
-      UTXO_HOT_WALLET_KEY_LITECOIN: this.litecoin.hotWalletKey,
-      UTXO_CONFIRMATIONS_LITECOIN: '1',
-      EVM_RPC_URL_POLYGON: this.polygon.rpcUrl,
-      EVM_CHAIN_ID_POLYGON: String(this.polygon.chainId),
-      EVM_HOT_WALLET_KEY_POLYGON: this.polygon.hotWalletPrivateKey,
-      EVM_USDC_ADDRESS_POLYGON: this.polygon.usdcAddress,
-      EVM_CONFIRMATIONS_POLYGON: '1',
+      ...utxo(this.bitcoinNode, 'BITCOIN'),
+      ...utxo(this.litecoinNode, 'LITECOIN'),
+      ...(polygon
+        ? {
+            EVM_RPC_URL_POLYGON: polygon.rpcUrl,
+            EVM_CHAIN_ID_POLYGON: String(polygon.chainId),
+            EVM_HOT_WALLET_KEY_POLYGON: polygon.hotWalletPrivateKey,
+            EVM_USDC_ADDRESS_POLYGON: polygon.usdcAddress,
+            EVM_CONFIRMATIONS_POLYGON: '1',
+          }
+        : {}),
     };
   }
 
@@ -258,6 +287,8 @@ export class FaultStack {
     return {
       ...process.env,
       ...FAST_SETTINGS,
+      // The production entries refuse to simulate a rail nobody accepted: all but the chains with a node here are simulated.
+      SIMULATED_RAILS: RAILS.filter((rail) => rail !== 'ethereum' && !this.payout.has(rail as WithdrawalNetwork)).join(','),
       ...this.options.settings,
       DATABASE_URL: this.databaseUrl,
       TEMPORAL_ADDRESS: this.temporalAddress,
@@ -306,7 +337,7 @@ export class FaultStack {
   async addWorker(options: { faultKillAt?: string; done?: () => boolean } = {}): Promise<StackProcess> {
     this.workerCount += 1;
     const name = options.faultKillAt
-      ? `fault-worker-${this.workerCount}-${options.faultKillAt.replace(':', '-')}`
+      ? `fault-worker-${this.workerCount}-${options.faultKillAt.replace(/[:@]/g, '-')}`
       : `worker-${this.workerCount}`;
     const prebuilt = options.faultKillAt !== undefined || this.options.prebuiltWorkers === true;
     const script = prebuilt ? 'test/faults/support/fault-worker.main.ts' : 'main/worker.main.ts';

@@ -88,6 +88,7 @@ interface Answer {
 }
 
 const RETRY_DELAY_MS = 300;
+/** One currency per network of WITHDRAWAL_NETWORKS (support/fault-points.ts), in its order. */
 const WITHDRAWAL_CURRENCIES = ['btc', 'pol', 'ltc'] as const;
 
 /** A withdrawal's currency, amount and fresh destination. */
