@@ -71,17 +71,26 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
 
   /**
    * Ends the sweep with what its transactions paid the network (its own, if one landed, and its gas top-up's), posted as a
-   * NETWORK_FEE transfer out of fee income in the same transaction. False when it was final already.
+   * NETWORK_FEE transfer out of fee income in the same transaction. False when it was final already. `ownLanded`: its own
+   * transaction is known to be on chain, so a receipt the node cannot give now is read again (thrown), never posted as nothing.
    */
   async function finish(
     config: EvmSweepConfig,
     sweep: EvmSweepRecord,
     outcome: Parameters<typeof finishEvmSweep>[2],
-    transactions: ReadonlyArray<EvmTransactionRecord | undefined>,
+    ownLanded: boolean,
   ): Promise<boolean> {
     const network = sweep.network as EvmNetwork;
-    let wei = 0n;
-    for (const record of transactions) if (record) wei += await config.sweeper.gasPaid(network, record);
+    // Read afresh: another run may have recorded the top-up since this one read the sweep.
+    const current = (await findEvmSweep(deps.pool, sweep.id)) ?? sweep;
+    const [own, topUp] = await Promise.all([
+      config.sweeper.stored(sweep.id),
+      current.gasTopUpTransactionId ? config.sweeper.stored(current.gasTopUpTransactionId) : undefined,
+    ]);
+    const ownWei = own ? await config.sweeper.gasPaid(network, own) : 0n;
+    if (ownLanded && ownWei === 0n)
+      throw new Error(`sweep ${sweep.id}: the node has no receipt of its landed transaction yet: its gas is read again`);
+    const wei = ownWei + (topUp ? await config.sweeper.gasPaid(network, topUp) : 0n);
     const now = deps.clock.now();
     if (wei === 0n) return finishEvmSweep(deps.pool, sweep.id, outcome, now);
     const currency = NETWORK_DECLARATIONS[network].nativeCurrency;
@@ -91,14 +100,6 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
       await postNetworkFee(client, { transferId, currency, amount: unitsToDecimal(wei, CURRENCY_SCALE[currency]) }, now);
       return true;
     });
-  }
-
-  /** The transactions a sweep has stored: its own, and its gas top-up. */
-  async function transactionsOf(config: EvmSweepConfig, sweep: EvmSweepRecord): Promise<Array<EvmTransactionRecord | undefined>> {
-    return Promise.all([
-      config.sweeper.stored(sweep.id),
-      sweep.gasTopUpTransactionId ? config.sweeper.stored(sweep.gasTopUpTransactionId) : undefined,
-    ]);
   }
 
   async function fail(
@@ -112,7 +113,7 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
     // Only a reverted transaction (or top-up) paid gas: every other failure is decided before anything is sent.
     const failed =
       reason === 'REVERTED' && config
-        ? await finish(config, sweep, outcome, await transactionsOf(config, sweep))
+        ? await finish(config, sweep, outcome, transactionHash !== undefined)
         : await finishEvmSweep(deps.pool, sweep.id, outcome, deps.clock.now());
     const final = (await findEvmSweep(deps.pool, sweep.id))!;
     if (!failed) {
@@ -339,12 +340,7 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
       const { state, landedHash } = await config.sweeper.state(network, record);
       if (state === 'PENDING') return waiting(sweep, 'SENT');
       if (state === 'FAILED') return fail(sweep, 'REVERTED', `its transaction ${landedHash ?? ''} reverted`, landedHash, config);
-      await finish(
-        config,
-        sweep,
-        { status: 'SWEPT', transactionHash: landedHash!, sentBaseUnits: record.amountBaseUnits },
-        await transactionsOf(config, sweep),
-      );
+      await finish(config, sweep, { status: 'SWEPT', transactionHash: landedHash!, sentBaseUnits: record.amountBaseUnits }, true);
       deps.log.info(
         `swept ${record.amountBaseUnits} base units of ${sweep.currency} from ${sweep.address} to ${sweep.hotWallet} on ${network}`,
         { sweepId: sweep.id, transactionHash: landedHash },

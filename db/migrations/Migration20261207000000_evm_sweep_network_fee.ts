@@ -12,6 +12,8 @@ export class Migration20261207000000_evm_sweep_network_fee extends Migration {
 alter table evm_sweep add column network_fee_base_units numeric(78, 0) check (network_fee_base_units > 0);
 alter table evm_sweep add column fee_transfer_id uuid unique references ledger_transfer(id) deferrable initially deferred;
 alter table evm_sweep add constraint evm_sweep_fee_posted check ((fee_transfer_id is null) = (network_fee_base_units is null));
+-- Every sweep SWEPT from now on paid gas, posted with it; those that ended before are left as they are (not valid).
+alter table evm_sweep add constraint evm_sweep_swept_fee check (status <> 'SWEPT' or fee_transfer_id is not null) not valid;
 `);
   }
 }
