@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { HDKey } from '@scure/bip32';
 import { UtxoHotWallet } from '../activities/adapters/chain/utxo/utxo-hot-wallet';
+import { chainParameters } from '../core/chain-parameters';
 import type { Logger } from '../core/logger';
+import { NETWORK_DECLARATIONS } from '../core/networks';
 import { freePort } from './free-port';
 import { faucetAddress, fundFromFaucet } from './utxo-faucet';
 import { startUtxoNode } from './utxo-node';
 import type { RunningUtxoNode, UtxoNodeNetwork } from './utxo-node';
 
-const TESTNET_VERSIONS = { private: 0x04358394, public: 0x043587cf };
 /** One coin in base units (satoshis, litoshis). */
 const ONE_COIN = 100_000_000n;
 
@@ -42,7 +43,8 @@ export async function startFundedRegtestChain(options: {
     log: options.log,
   });
   try {
-    const hotWalletKey = HDKey.fromMasterSeed(randomBytes(32), TESTNET_VERSIONS).derive("m/84'/1'/0'").privateExtendedKey;
+    const { bip32 } = chainParameters(NETWORK_DECLARATIONS[network].depositKeys.family, 'regtest');
+    const hotWalletKey = HDKey.fromMasterSeed(randomBytes(32), bip32).derive("m/84'/1'/0'").privateExtendedKey;
     const wallet = new UtxoHotWallet(network, hotWalletKey, 'regtest');
     for (let coin = 0; coin < options.coins; coin += 1) await fundFromFaucet(node.rpc, network, wallet.receivingAddress, ONE_COIN);
     return { node, hotWalletKey, hotWalletAddress: wallet.receivingAddress };

@@ -9,13 +9,17 @@ import * as bitcoin from 'bitcoinjs-lib';
  * wallet output and pays another address is a payment, by destination.
  */
 
-const TESTNET_VERSIONS = { private: 0x04358394, public: 0x043587cf };
 /** Native segwit addresses of the two regtest chains: only their prefix differs. */
 const REGTEST = {
   bitcoin: bitcoin.networks.regtest,
   litecoin: { ...bitcoin.networks.regtest, bech32: 'rltc' },
 } as const;
 export type RegtestNetwork = keyof typeof REGTEST;
+
+/** The native segwit address of a 20-byte key hash on the network's regtest chain. */
+export function regtestSegwitAddress(network: RegtestNetwork, keyHash: Uint8Array): string {
+  return bitcoin.payments.p2wpkh({ hash: Buffer.from(keyHash), network: REGTEST[network] }).address!;
+}
 const CHANGE_ADDRESSES = 3_000;
 const RECEIVING_ADDRESSES = 5;
 
@@ -65,7 +69,7 @@ async function call<T>(rpcUrl: string, method: string, params: unknown[] = []): 
 }
 
 function walletAddresses(network: RegtestNetwork, accountKey: string): Set<string> {
-  const account = HDKey.fromExtendedKey(accountKey, TESTNET_VERSIONS);
+  const account = HDKey.fromExtendedKey(accountKey, bitcoin.networks.regtest.bip32);
   const addresses = new Set<string>();
   const add = (chain: number, count: number) => {
     const keys = account.deriveChild(chain);

@@ -1,4 +1,4 @@
-import * as bitcoin from 'bitcoinjs-lib';
+import { regtestSegwitAddress } from '../../support/utxo-payments';
 import { getAddress, toHex } from 'viem';
 import type { Currency } from '../../../core/currencies';
 import { REJECTED_IBAN } from './chaos-settings';
@@ -118,7 +118,8 @@ export function planOperation(op: number, partner: SimulatedPartner, random: Ran
   // Below the threshold (EUR 150: eth at 3000, usdc at 0.92, btc at 85000) unless it is to wait; above it otherwise.
   const [below, above] = WITHDRAWAL_AMOUNTS[currency];
   const amount = travelRuleWait ? amountOf(random, ...above) : amountOf(random, ...below);
-  const destination = currency === 'btc' ? regtestSegwitAddress(randomBytes(random, 20)) : getAddress(toHex(randomBytes(random, 20)));
+  const destination =
+    currency === 'btc' ? regtestSegwitAddress('bitcoin', randomBytes(random, 20)) : getAddress(toHex(randomBytes(random, 20)));
   const walletType = travelRuleWait ? 'NON_CUSTODIAL' : random.pick(['CUSTODIAL', 'NON_CUSTODIAL', 'OTHER']);
   const externalUserId = kind === 'user-withdrawal' ? random.pick(partner.externalUserIds) : undefined;
   return {
@@ -156,11 +157,6 @@ const WITHDRAWAL_AMOUNTS: Readonly<Record<WithdrawalCurrency, readonly [[number,
     [0.002, 0.003, 8],
   ],
 };
-
-/** A P2WPKH address of bitcoin's regtest for a 20-byte key hash: nobody's wallet. */
-function regtestSegwitAddress(keyHash: Uint8Array): string {
-  return bitcoin.address.toBech32(Buffer.from(keyHash), 0, bitcoin.networks.regtest.bech32);
-}
 
 function randomBytes(random: Random, count: number): Uint8Array {
   return Uint8Array.from({ length: count }, () => random.int(0, 255));

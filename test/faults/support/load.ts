@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import * as bitcoin from 'bitcoinjs-lib';
+import { regtestSegwitAddress } from '../../support/utxo-payments';
 import { getAddress, toHex } from 'viem';
 import { naturalSepaTransferBody } from '../../support/sepa-payment.fixture';
 
@@ -96,13 +96,9 @@ function withdrawalTo(currency: (typeof WITHDRAWAL_CURRENCIES)[number]): { curre
   const hash = randomBytes(20);
   switch (currency) {
     case 'btc':
-      return { currency, amount: '0.001', walletAddress: bitcoin.payments.p2wpkh({ hash, network: bitcoin.networks.regtest }).address! };
+      return { currency, amount: '0.001', walletAddress: regtestSegwitAddress('bitcoin', hash) };
     case 'ltc':
-      return {
-        currency,
-        amount: '0.01',
-        walletAddress: bitcoin.payments.p2wpkh({ hash, network: { ...bitcoin.networks.regtest, bech32: 'rltc' } }).address!,
-      };
+      return { currency, amount: '0.01', walletAddress: regtestSegwitAddress('litecoin', hash) };
     case 'pol':
       return { currency, amount: '1', walletAddress: getAddress(toHex(hash)) };
   }

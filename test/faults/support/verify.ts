@@ -1,7 +1,6 @@
 import pg from 'pg';
-import { createPublicClient, http, parseEther } from 'viem';
+import { createPublicClient, http, parseEther, parseUnits } from 'viem';
 import type { Address, Hex } from 'viem';
-import { Decimal } from '../../../core/money';
 import { openOrm } from '../../../db/orm';
 import { findSuccessfulNotPosted, findUnsuccessfulNotVoided } from '../../../db/queries/reconciliation.queries';
 import { createTestPartner } from '../../support/fixtures';
@@ -257,7 +256,7 @@ async function checkChainPayments(pool: pg.Pool, input: PhaseInput, problems: st
     if (withdrawal.network === 'bitcoin' || withdrawal.network === 'litecoin') {
       const payments = utxo[withdrawal.network].byDestination.get(withdrawal.destination) ?? [];
       const [payment] = payments;
-      const meant = BigInt(new Decimal(withdrawal.amount).times(1e8).toFixed(0));
+      const meant = parseUnits(withdrawal.amount, 8);
       if (payments.length > (succeeded || open ? 1 : 0)) wrong += 1;
       if (open) {
         if (payments.length > 1) problems.push(`${name} was paid twice: ${describePayments(payments)}`);
