@@ -15,7 +15,7 @@ export function btcdCacheDir(): string {
 }
 
 /** The btcd binary: BTCD_PATH when given, else the cached build of the pinned version, else a new build with Go. */
-export function ensureBtcdBuild(explicitPath: string | undefined, log: Logger): string {
+export async function ensureBtcdBuild(explicitPath: string | undefined, log: Logger): Promise<string> {
   if (explicitPath) {
     if (!isExecutable(explicitPath)) throw new Error(`BTCD_PATH ${explicitPath} is not an executable file`);
     return explicitPath;
@@ -25,10 +25,10 @@ export function ensureBtcdBuild(explicitPath: string | undefined, log: Logger): 
     const problem = btcdBuildProblem(undefined);
     if (problem !== undefined) throw new Error(problem);
     log.info(`building btcd ${BTCD_VERSION} with Go into ${dir} (first run only)`);
-    buildIntoCache(
+    await buildIntoCache(
       dir,
       (built) => isExecutable(btcdPath(built)),
-      (partial) => goInstall([PACKAGE], path.join(partial, 'bin')),
+      (partial) => goInstall([PACKAGE], path.join(partial, 'bin'), { label: `btcd ${BTCD_VERSION}`, log }),
     );
   }
   return btcdPath(dir);

@@ -132,7 +132,7 @@ export function readDevelopmentChain(
  * and one every second.
  */
 export async function startDevelopmentChain(options: DevelopmentChainOptions): Promise<RunningDevelopmentChain> {
-  const geth = ensureGethBuild(options.gethPath, options.log);
+  const geth = await ensureGethBuild(options.gethPath, options.log);
   const chainId = DEVELOPMENT_CHAIN_IDS[options.network];
   const dir = developmentChainDir(options.dataDir, options.network);
   await waitForEarlierGeth(dir, geth, options.log);

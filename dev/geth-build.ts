@@ -22,7 +22,7 @@ export function gethCacheDir(): string {
  * the pinned version, else a new build with Go (about 5 minutes on 2 cores, once per machine).
  * Not taken from PATH: the flags and the database layout it is started with are this version's.
  */
-export function ensureGethBuild(explicitPath: string | undefined, log: Logger): string {
+export async function ensureGethBuild(explicitPath: string | undefined, log: Logger): Promise<string> {
   if (explicitPath) {
     if (!isExecutable(explicitPath)) throw new Error(`GETH_PATH ${explicitPath} is not an executable file`);
     return explicitPath;
@@ -32,10 +32,10 @@ export function ensureGethBuild(explicitPath: string | undefined, log: Logger): 
     const problem = gethBuildProblem(undefined);
     if (problem !== undefined) throw new Error(problem);
     log.info(`building geth ${GETH_VERSION} with Go into ${dir} (first run only; takes minutes)`);
-    buildIntoCache(
+    await buildIntoCache(
       dir,
       (built) => isExecutable(gethPath(built)),
-      (partial) => goInstall([PACKAGE], path.join(partial, 'bin')),
+      (partial) => goInstall([PACKAGE], path.join(partial, 'bin'), { label: `geth ${GETH_VERSION}`, log }),
     );
   }
   return gethPath(dir);

@@ -64,7 +64,7 @@ export interface RunningTemporalCluster {
  * attributes registered (the SQL setup creates neither).
  */
 export async function startTemporalCluster(options: TemporalClusterOptions): Promise<RunningTemporalCluster> {
-  const build = ensureTemporalServerBuild(options.log);
+  const build = await ensureTemporalServerBuild(options.log);
   const postgres = postgresServerOf(options.databaseUrl);
   await migrateTemporalDatabases(build, postgres, options.log);
   const folder = path.join(options.dataDir, 'temporal-cluster');

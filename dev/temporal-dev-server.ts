@@ -66,7 +66,7 @@ export async function ensureTemporal(options: TemporalOptions): Promise<RunningT
     await registerSearchAttributes(address, options.namespace, options.log);
     return { address, uiUrl, stop: async () => undefined };
   }
-  const cliPath = findTemporalCli(options.temporalCliPath, options.log);
+  const cliPath = await findTemporalCli(options.temporalCliPath, options.log);
   if (!cliPath) return startDownloadedServer(options);
   const child = startDevServer(cliPath, options);
   try {
@@ -103,7 +103,7 @@ export function temporalCliCachePath(): string {
   return path.join(toolCacheDir('temporal-cli', TEMPORAL_CLI_VERSION), 'temporal');
 }
 
-export function findTemporalCli(explicitPath: string | undefined, log: Logger): string | undefined {
+export async function findTemporalCli(explicitPath: string | undefined, log: Logger): Promise<string | undefined> {
   if (explicitPath) {
     if (!isExecutable(explicitPath)) throw new Error(`TEMPORAL_CLI_PATH ${explicitPath} is not an executable file`);
     return explicitPath;
@@ -119,19 +119,17 @@ export function findTemporalCli(explicitPath: string | undefined, log: Logger): 
   return buildTemporalCli(cached, log);
 }
 
-function buildTemporalCli(target: string, log: Logger): string | undefined {
+async function buildTemporalCli(target: string, log: Logger): Promise<string | undefined> {
   if (!goAvailable()) {
     log.warn('no temporal binary and no Go toolchain: falling back to the SDK download');
     return undefined;
   }
   log.info(`building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go into ${path.dirname(target)} (first run only; takes minutes)`);
   try {
-    buildIntoCache(
+    await buildIntoCache(
       path.dirname(target),
       () => isExecutable(target),
-      (partial) => {
-        goInstall([TEMPORAL_CLI_MODULE], partial);
-      },
+      (partial) => goInstall([TEMPORAL_CLI_MODULE], partial, { label: `the Temporal CLI ${TEMPORAL_CLI_VERSION}`, log }),
     );
   } catch (error) {
     log.warn(`${error instanceof Error ? error.message : String(error)}: falling back to the SDK download`);

@@ -28,9 +28,9 @@ export function temporalServerCacheDir(): string {
 }
 
 /** The cached build, or a new one with Go (minutes on a fresh machine, seconds with a warm Go cache). */
-export function ensureTemporalServerBuild(log: Logger): TemporalServerBuild {
+export async function ensureTemporalServerBuild(log: Logger): Promise<TemporalServerBuild> {
   const dir = temporalServerCacheDir();
-  if (!isComplete(dir)) buildInto(dir, log);
+  if (!isComplete(dir)) await buildInto(dir, log);
   return buildAt(dir);
 }
 
@@ -53,11 +53,11 @@ function isComplete(dir: string): boolean {
   return isExecutable(build.serverPath) && isExecutable(build.sqlToolPath) && fs.existsSync(build.baseConfigPath);
 }
 
-function buildInto(dir: string, log: Logger): void {
+async function buildInto(dir: string, log: Logger): Promise<void> {
   requireGo();
   log.info(`building the Temporal server ${TEMPORAL_SERVER_VERSION} and its SQL tool with Go into ${dir} (first run only; takes minutes)`);
-  buildIntoCache(dir, isComplete, (partial) => {
-    goInstall(PACKAGES, path.join(partial, 'bin'));
+  await buildIntoCache(dir, isComplete, async (partial) => {
+    await goInstall(PACKAGES, path.join(partial, 'bin'), { label: `the Temporal server ${TEMPORAL_SERVER_VERSION}`, log });
     const moduleDir = downloadedModuleDir();
     for (const file of MODULE_FILES) copyWritable(path.join(moduleDir, file), path.join(partial, file));
   });

@@ -18,17 +18,17 @@ export function toxiproxyCacheDir(): string {
 }
 
 /** The server binary of the pinned version: the cached one, or a new build with Go (about 30 s on a fresh machine). */
-export function ensureToxiproxyBuild(log: Logger): string {
+export async function ensureToxiproxyBuild(log: Logger): Promise<string> {
   const dir = toxiproxyCacheDir();
   if (!isExecutable(serverPath(dir))) {
     const problem = toxiproxyBuildProblem();
     if (problem !== undefined) throw new Error(problem);
     log.info(`building Toxiproxy ${TOXIPROXY_VERSION} with Go into ${dir} (first run only)`);
-    buildIntoCache(
+    await buildIntoCache(
       dir,
       (built) => isExecutable(serverPath(built)),
-      (partial) => {
-        goInstall([PACKAGE], path.join(partial, 'bin'));
+      async (partial) => {
+        await goInstall([PACKAGE], path.join(partial, 'bin'), { label: `Toxiproxy ${TOXIPROXY_VERSION}`, log });
         // `go install` names the binary after its package folder (`server`): ours says what it is.
         fs.renameSync(path.join(partial, 'bin', 'server'), serverPath(partial));
       },

@@ -81,7 +81,7 @@ function litecoindPath(binary: string | undefined): string | undefined {
 export async function startUtxoNode(options: UtxoNodeOptions): Promise<RunningUtxoNode> {
   const kind = UTXO_NODE_KIND[options.network];
   fs.mkdirSync(options.dir, { recursive: true });
-  const binary = kind === 'btcd' ? ensureBtcdBuild(options.binary, options.log) : litecoindPath(options.binary);
+  const binary = kind === 'btcd' ? await ensureBtcdBuild(options.binary, options.log) : litecoindPath(options.binary);
   if (!binary) throw new Error(utxoNodeProblem(options.network, options.binary));
   const rpcUrl = developmentUtxoNodeUrl(options.host, options.rpcPort);
   const child = spawnNode(kind, binary, options, rpcUrl);

@@ -116,8 +116,8 @@ function chainOps(args: string[], dataDir: string, port: number) {
 
 // A fresh machine builds geth here (about 5 minutes on 2 cores, more beside other builds), not
 // inside the first test, whose time is the chain's.
-beforeAll(() => {
-  ensureGethBuild(undefined, log);
+beforeAll(async () => {
+  await ensureGethBuild(undefined, log);
   pool = openPool({ connectionString: testStack().databaseUrl, max: 3 });
 }, 20 * 60_000);
 

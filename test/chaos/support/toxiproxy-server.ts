@@ -19,7 +19,7 @@ export interface RunningToxiproxy {
  * to `logFile`. `seed` seeds its own randomness (jitter, toxicity), so a run's seed replays it too.
  */
 export async function startToxiproxy(options: { dataDir: string; logFile: string; seed: number; log: Logger }): Promise<RunningToxiproxy> {
-  const binary = ensureToxiproxyBuild(options.log);
+  const binary = await ensureToxiproxyBuild(options.log);
   const port = await freePort();
   const fd = fs.openSync(options.logFile, 'a');
   let child: ChildProcess;

@@ -150,7 +150,7 @@ export class FaultStack {
     // The embedded Postgres runs as the 'postgres' user when we are root: it must reach the folder.
     fs.chmodSync(dir, 0o755);
     // A first run on a machine builds the Temporal CLI here (minutes), not within Temporal's start deadline.
-    findTemporalCli(
+    await findTemporalCli(
       loadSettings(process.env, path.resolve(__dirname, '../../..')).development.temporalCliPath,
       createLogger('faults-temporal', 'info'),
     );
