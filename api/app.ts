@@ -15,8 +15,9 @@ import { createApiMetrics } from './metrics/api-metrics';
 import { liveRoute, readyRoute } from './routes/health.route';
 import { docsAssetRoute, docsPageRoute } from './routes/docs.route';
 import { openApiRoute } from './routes/openapi.route';
-import { rateLimitMiddleware } from './middleware/rate-limit.middleware';
+import { createRateLimiter } from './middleware/rate-limit.middleware';
 import { ROUTES } from './routes';
+import { changesState } from './routes/route';
 
 /** The HTTP API; every /v1 route authenticates first and is scoped to the key's partner. */
 export function createApp(deps: ApiDependencies): Koa {
@@ -34,12 +35,10 @@ export function createApp(deps: ApiDependencies): Koa {
     log: deps.log,
     clock: deps.clock,
   });
-  // Authenticate, limit per partner, then hold the key to its scope.
-  const authenticate = compose([
-    authMiddleware(apiKeys, deps.authFailureLimit ?? { perSecond: 0, burst: 0 }, deps.clock, keyUsage),
-    rateLimitMiddleware(deps.rateLimit, deps.clock),
-    keyScopeMiddleware(),
-  ]);
+  const authenticated = authMiddleware(apiKeys, deps.authFailureLimit ?? { perSecond: 0, burst: 0 }, deps.clock, keyUsage);
+  const rateLimited = createRateLimiter(deps.rateLimit, deps.clock);
+  // Authenticate, hold the key to its scope, then limit: a request the key may not make spends no quota.
+  const authenticate = (writes: boolean) => compose([authenticated, keyScopeMiddleware(writes), rateLimited(writes)]);
   const router = new Router<ApiState>();
 
   // Probes, outside authentication and rate limits; /metrics has an internal listener of its own (metrics-server.ts).
@@ -53,7 +52,7 @@ export function createApp(deps: ApiDependencies): Koa {
   router.get('/docs/assets/:file', docsAssetRoute());
   for (const route of ROUTES) {
     const handler = route.handler(deps);
-    if (route.authenticated) router[route.method](route.path, authenticate, handler);
+    if (route.authenticated) router[route.method](route.path, authenticate(changesState(route)), handler);
     else router[route.method](route.path, handler);
   }
 

@@ -45,9 +45,14 @@ export interface ApiOptions {
   maxBodyBytes: number;
   rateLimitPerSecond: number;
   rateLimitBurst: number;
+  /** Requests that change something, per partner (0: no such quota). */
+  rateLimitWritesPerSecond?: number;
+  rateLimitWritesBurst?: number;
   /** Failed authentications per second a client address gets back (0: no limit), and at once. */
   authFailureLimitPerSecond: number;
   authFailureBurst: number;
+  /** Lookups of keys the process does not know, from all addresses together, per second (absent or 0: no ceiling). */
+  authFailureProcessLimitPerSecond?: number;
   /** TRUST_PROXY: the client address is X-Forwarded-For's last entry, not the socket's. */
   trustProxy: boolean;
   /** The internal listener of GET /metrics (port 0: any free one); absent, none is started. */
@@ -125,8 +130,16 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
       clock: options.clock ?? systemClock,
       log: options.log,
       maxBodyBytes: options.maxBodyBytes,
-      rateLimit: { perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst },
-      authFailureLimit: { perSecond: options.authFailureLimitPerSecond, burst: options.authFailureBurst },
+      rateLimit: {
+        perSecond: options.rateLimitPerSecond,
+        burst: options.rateLimitBurst,
+        writes: { perSecond: options.rateLimitWritesPerSecond ?? 0, burst: options.rateLimitWritesBurst ?? 0 },
+      },
+      authFailureLimit: {
+        perSecond: options.authFailureLimitPerSecond,
+        burst: options.authFailureBurst,
+        processPerSecond: options.authFailureProcessLimitPerSecond ?? 0,
+      },
       trustProxy: options.trustProxy,
       apiKeys,
       metrics,

@@ -108,16 +108,39 @@ export function isLoopbackAddress(text: string): boolean {
   return specialAddressOf(text)?.kind === 'loopback';
 }
 
-/** The client a per-address limit counts: IPv6 by its /64, since one subscriber usually holds a whole /64. */
-export function clientAddressGroup(text: string): string {
+/** One of the nested groups an address is counted in, and how many narrowest groups' worth it is allowed. */
+export interface AddressGroup {
+  group: string;
+  /** 0 for the narrowest (one client), then 1, 2: each level is allowed 4 times the level below. */
+  level: number;
+}
+
+/**
+ * The nested groups a per-address limit counts a client in, narrowest first: an IPv6 address by its /64 (one subscriber
+ * usually holds a whole /64), /56 and /48 (what one customer is usually given, so one /48 cannot pass for 65,536 clients);
+ * an IPv4 address by itself and its /24.
+ */
+export function clientAddressGroups(text: string): AddressGroup[] {
   const address = text.replace(/%.*$/, '');
-  if (isIPv4(address) || !isIPv6(address)) return address;
-  const embedded = embeddedIpv4(address);
-  if (embedded !== undefined) return embedded;
-  return `${hextetsOf(address)
-    .slice(0, 4)
-    .map((hextet) => hextet.toString(16))
-    .join(':')}::/64`;
+  const ipv4 = isIPv4(address) ? address : isIPv6(address) ? embeddedIpv4(address) : undefined;
+  if (ipv4 !== undefined) {
+    return [
+      { group: ipv4, level: 0 },
+      { group: `${ipv4.split('.').slice(0, 3).join('.')}.0/24`, level: 1 },
+    ];
+  }
+  // Not an address (a proxy sent junk): its own group, never an error.
+  if (!isIPv6(address)) return [{ group: address, level: 0 }];
+  const hextets = hextetsOf(address);
+  return [64, 56, 48].map((prefix, level) => ({ group: `${prefixText(hextets, prefix)}::/${prefix}`, level }));
+}
+
+/** The first `bits` of an address, as hextets (the last one masked when `bits` cuts it). */
+function prefixText(hextets: readonly number[], bits: number): string {
+  const whole = Math.floor(bits / 16);
+  const kept = hextets.slice(0, whole);
+  if (bits % 16 !== 0) kept.push((hextets[whole] ?? 0) & (0xffff << (16 - (bits % 16))) & 0xffff);
+  return kept.map((hextet) => hextet.toString(16)).join(':');
 }
 
 function firstBlock(lists: ReturnType<typeof blockLists>, address: string, family: 'ipv4' | 'ipv6'): SpecialAddress | undefined {

@@ -1,23 +1,19 @@
 import type { Middleware } from 'koa';
-import type { ApiKeyScope } from '../../core/api-keys';
 import { HttpError } from '../http/http-error';
 import type { ApiState } from '../state';
 
-/** The methods each scope may use; null: every method. OPTIONS is not served, but it would only describe. */
-const METHODS_OF_SCOPE: Readonly<Record<ApiKeyScope, ReadonlySet<string> | null>> = {
-  read: new Set(['GET', 'HEAD', 'OPTIONS']),
-  payments: null,
-};
-
-/** A key may use only its scope's methods: a leaked `read` key changes nothing (403 P440 before any validation). */
-export function keyScopeMiddleware(): Middleware<ApiState> {
+/**
+ * A `read` key may only call routes that change nothing: a leaked one moves no money and creates nothing (403 P440
+ * before any validation, and before the rate limit, so it spends none of the partner's quota either).
+ */
+export function keyScopeMiddleware(changesState: boolean): Middleware<ApiState> {
+  if (!changesState) return (_ctx, next) => next();
   return async (ctx, next) => {
     const { scope } = ctx.state.apiKey;
-    const methods = METHODS_OF_SCOPE[scope];
-    if (methods !== null && !methods.has(ctx.method)) {
+    if (scope !== 'payments') {
       throw new HttpError(
         'key-not-permitted',
-        `this API key has the ${scope} scope, which only reads (GET); ${ctx.method} ${ctx.path} needs a key with the payments scope`,
+        `this API key has the ${scope} scope, which only reads; ${ctx.method} ${ctx.path} changes something and needs a key with the payments scope`,
       );
     }
     await next();

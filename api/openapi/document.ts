@@ -8,7 +8,7 @@ export type OpenApiDocument = ReturnType<typeof createDocument>;
 
 const DESCRIPTION = `Partner accounts (balances, a month of history, rate locks, exchanges, crypto withdrawals, SEPA transfers) and crypto withdrawals on behalf of a partner's users.
 
-**Authentication.** Every \`/v1\` route needs a partner API key: \`Authorization: Bearer <key>\`. A missing, unknown, revoked or expired key is 401 P401. Every read and write is scoped to the key's partner. A key has a scope: \`payments\` keys may do everything, \`read\` keys only GET; a \`read\` key on any other method is 403 P440 key-not-permitted, and nothing is done. Keys are issued, rotated (the old key keeps working for an overlap, then 401) and revoked by our operators.
+**Authentication.** Every \`/v1\` route needs a partner API key: \`Authorization: Bearer <key>\`. A missing, unknown, revoked or expired key is 401 P401. Every read and write is scoped to the key's partner. A key has a scope: \`payments\` keys may do everything, \`read\` keys only read: a \`read\` key on a route that changes something (every POST and DELETE, and get-lock, which stores a lock) is 403 P440 key-not-permitted, and nothing is done. Keys are issued, rotated (the old key keeps working for an overlap, then 401) and revoked by our operators.
 
 **Exact amounts.** Amounts are exact decimals, never binary floats. Responses write them as JSON numbers with all their digits (\`0.000000000000000001\`, not \`1e-18\`): read them with a decimal-aware JSON parser. Requests may send an amount as a JSON number, which is read digit for digit, or as a decimal string. Balance amounts are strings, as the spec has them. (This page shows numbers as JavaScript reads them; \`/v1/openapi.json\` has the exact digits.)
 

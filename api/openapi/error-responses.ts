@@ -15,8 +15,9 @@ const ERROR_DOCS: Readonly<Record<ApiErrorKind, { when: string; message: string 
     message: 'unknown, revoked or expired API key',
   },
   'key-not-permitted': {
-    when: 'The API key has the read scope, which may only read (GET): nothing was done. Use a key with the payments scope.',
-    message: 'this API key has the read scope, which only reads (GET); POST /v1/partner/exchange needs a key with the payments scope',
+    when: 'The API key has the read scope, which may only read (not POST, DELETE or get-lock, which stores a lock): nothing was done. Use a key with the payments scope.',
+    message:
+      'this API key has the read scope, which only reads; POST /v1/partner/exchange changes something and needs a key with the payments scope',
   },
   'invalid-month-or-year': {
     when: 'The month is not 1 to 12, the year is not the current or previous one, or limit or cursor is invalid. No errorName; one line per rule.',

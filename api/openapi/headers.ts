@@ -43,12 +43,14 @@ const responseRequestId = z.string().meta({
 });
 
 const rateLimitPolicy = z.string().meta({
-  description: 'When rate limiting is on: the per-partner quota, `"default";q=<burst>;w=<seconds>` (draft-ietf-httpapi-ratelimit-headers).',
+  description:
+    'When rate limiting is on: the quotas the request drew from (draft-ietf-httpapi-ratelimit-headers), `"default";q=<burst>;w=<seconds>` per API key and, on a request that changes something, `"writes";q=<burst>;w=<seconds>` per partner.',
   examples: ['"default";q=200;w=4'],
 });
 
 const rateLimit = z.string().meta({
-  description: 'When rate limiting is on: requests left and seconds until the quota is full again, `"default";r=<remaining>;t=<seconds>`.',
+  description:
+    'When rate limiting is on: per quota, requests left and seconds until it is full again, `"default";r=<remaining>;t=<seconds>` (and `"writes";r=…;t=…`).',
   examples: ['"default";r=199;t=1'],
 });
 

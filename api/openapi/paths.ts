@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiParameters, ZodOpenApiPathsObject, ZodOpenApiResponsesObject } from 'zod-openapi';
 import type { ApiErrorKind } from '../http/error-mapping';
 import { ROUTES } from '../routes';
+import { changesState } from '../routes/route';
 import type { Route } from '../routes/route';
 import { EVERY_POST_ERRORS, EVERY_ROUTE_ERRORS, errorResponses } from './error-responses';
 import { idempotencyKeyHeader, idempotentReplayedHeader, requestIdHeader, responseHeaders } from './headers';
@@ -39,7 +40,7 @@ const SCOPE_ERRORS: readonly ApiErrorKind[] = ['key-not-permitted'];
 /** The route's own errors, then every POST's, then every route's. */
 function errorsOf(route: Route): ApiErrorKind[] {
   const everyRoute = route.authenticated ? EVERY_ROUTE_ERRORS : EVERY_ROUTE_ERRORS.filter((kind) => !AUTHENTICATION_ERRORS.includes(kind));
-  const scope = route.authenticated && route.method !== 'get' ? SCOPE_ERRORS : [];
+  const scope = route.authenticated && changesState(route) ? SCOPE_ERRORS : [];
   return [...route.docs.errors, ...(route.request.body ? EVERY_POST_ERRORS : []), ...scope, ...everyRoute];
 }
 

@@ -20,6 +20,7 @@ export const rateLockRoute: Route = {
   method: 'get',
   path: '/v1/partner/get-lock',
   authenticated: true,
+  changesState: true,
   docs: {
     operationId: 'getRateLock',
     tag: 'Partner',

@@ -33,8 +33,10 @@ export interface Route {
   method: 'get' | 'post' | 'delete';
   /** Koa's form, `:name` for a path parameter; the document's `{name}` form is derived from it. */
   path: `/${string}`;
-  /** Needs a partner API key, and counts against the partner's rate limit. */
+  /** Needs a partner API key, and counts against its rate limit. */
   authenticated: boolean;
+  /** A GET that changes something (get-lock stores a lock): like a POST, it needs a `payments` key and draws on the writes quota. */
+  changesState?: true;
   docs: {
     operationId: string;
     tag: 'Partner' | 'Crypto withdrawals' | 'Withdrawal address book';
@@ -52,4 +54,9 @@ export interface Route {
   response: RouteResponse | EmptyRouteResponse;
   /** The Koa middleware that answers, given the API's dependencies (once, when the app is built). */
   handler(deps: ApiDependencies): (ctx: ApiContext) => Promise<void>;
+}
+
+/** Whether a route changes something: a `read` key may not call it, and it counts against the partner's writes quota. */
+export function changesState(route: Pick<Route, 'method' | 'changesState'>): boolean {
+  return route.method !== 'get' || route.changesState === true;
 }

@@ -48,15 +48,26 @@ async function listedKey(partnerId: string, apiKeyId: string): Promise<Record<st
 }
 
 describe('a read key', () => {
-  it('reads (GET and HEAD 200) but any POST is 403 P440 and does nothing: no operation, no claim, the lock still unused', async () => {
+  it('reads (GET and HEAD 200) but any POST, and get-lock, is 403 P440 and does nothing: no operation, no claim, no lock', async () => {
     const partner = await createTestPartner(ctx.orm, { deposits: { eur: '1000' } });
     const read = await keyOf(partner, '--scope', 'read');
     expect(read).toMatchObject({ scope: 'read', expiresAt: null });
 
     expect((await balances(read.apiKey)).json.fiatBalances[0]).toMatchObject({ name: 'eur', amount: '1000.00' });
     expect((await ctx.api.request('HEAD', '/v1/partner/balances', { apiKey: read.apiKey })).status).toBe(200);
-    // A rate lock is a read: it quotes and holds nothing.
-    const lock = await ctx.api.request('GET', '/v1/partner/get-lock', { apiKey: read.apiKey });
+    // A rate lock is stored, so it is not a read.
+    const lockRefused = await ctx.api.request('GET', '/v1/partner/get-lock', { apiKey: read.apiKey });
+    expect({ status: lockRefused.status, body: lockRefused.json }).toEqual({
+      status: 403,
+      body: {
+        errorCode: 'P440',
+        errorName: 'key-not-permitted',
+        errorMessage:
+          'this API key has the read scope, which only reads; GET /v1/partner/get-lock changes something and needs a key with the payments scope',
+      },
+    });
+    expect(await sql('select id from rate_lock where partner_id = ?', [partner.partnerId])).toEqual([]);
+    const lock = await ctx.api.request('GET', '/v1/partner/get-lock', { apiKey: partner.apiKey });
     expect(lock.status).toBe(200);
 
     const idempotencyKey = randomUUID();
@@ -71,7 +82,7 @@ describe('a read key', () => {
       errorCode: 'P440',
       errorName: 'key-not-permitted',
       errorMessage:
-        'this API key has the read scope, which only reads (GET); POST /v1/partner/exchange needs a key with the payments scope',
+        'this API key has the read scope, which only reads; POST /v1/partner/exchange changes something and needs a key with the payments scope',
     });
     for (const path of ['/v1/partner/crypto-withdrawal', '/v1/partner/sepa-transfer', '/v1/crypto-withdrawal']) {
       const answer = await ctx.api.request('POST', path, { apiKey: read.apiKey, body: { amount: '1' } });
@@ -90,6 +101,48 @@ describe('a read key', () => {
     expect(done.headers.get('idempotent-replayed')).toBeNull();
     expect(await tracesOf(partner.partnerId)).toMatchObject({ exchanges: 1, claims: 1 });
   }, 120_000);
+});
+
+describe('rate limits', () => {
+  it("are per key: a read key's flood of GETs leaves the payments key's quota whole; a refused scope spends no token", async () => {
+    const partner = await createTestPartner(ctx.orm, { deposits: { eur: '100' } });
+    const read = await keyOf(partner, '--scope', 'read');
+    const limited = await startTestApi({ rateLimit: { perSecond: 0.01, burst: 3 } });
+    try {
+      const flood = [];
+      for (let index = 0; index < 5; index += 1) flood.push((await balances(read.apiKey, limited)).status);
+      expect(flood).toEqual([200, 200, 200, 429, 429]);
+      // The read key's POSTs are refused for their scope before the limit: 403, not 429, and the payments key is untouched.
+      const post = await limited.request('POST', '/v1/partner/sepa-transfer', { apiKey: read.apiKey, body: {} });
+      expect({ status: post.status, code: post.json.errorCode }).toEqual({ status: 403, code: 'P440' });
+      const served = await balances(partner.apiKey, limited);
+      expect(served.status).toBe(200);
+      expect(served.headers.get('ratelimit')).toBe('"default";r=2;t=100');
+    } finally {
+      await limited.stop();
+    }
+  }, 60_000);
+
+  it("writes draw on the partner's own smaller quota, across its keys; reads go on when it is spent", async () => {
+    const partner = await createTestPartner(ctx.orm);
+    const second = await keyOf(partner);
+    const limited = await startTestApi({ rateLimit: { perSecond: 100, burst: 100, writes: { perSecond: 0.01, burst: 2 } } });
+    try {
+      const lock = (apiKey: string) => limited.request('GET', '/v1/partner/get-lock', { apiKey });
+      const first = await lock(partner.apiKey);
+      expect(first.status).toBe(200);
+      expect(first.headers.get('ratelimit-policy')).toBe('"default";q=100;w=1, "writes";q=2;w=200');
+      expect((await lock(second.apiKey)).status).toBe(200);
+      const refused = await lock(second.apiKey);
+      expect(refused.status).toBe(429);
+      expect(refused.json.errorMessage).toBe('at most 0.01 requests per second that change something, per partner (bursts of 2)');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect((await balances(partner.apiKey, limited)).status).toBe(200);
+      expect((await balances(second.apiKey, limited)).headers.get('ratelimit-policy')).toBe('"default";q=100;w=1');
+    } finally {
+      await limited.stop();
+    }
+  }, 60_000);
 });
 
 describe('an expiring key', () => {

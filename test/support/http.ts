@@ -39,9 +39,9 @@ export interface StartTestApiOptions {
   /** The task queue its workflows start on (default: the stack worker's). */
   taskQueue?: string;
   responseTimeoutMs?: number;
-  rateLimit?: { perSecond: number; burst: number };
+  rateLimit?: { perSecond: number; burst: number; writes?: { perSecond: number; burst: number } };
   /** Failed authentications per client address (default: no limit, like the rate limit here). */
-  authFailureLimit?: { perSecond: number; burst: number };
+  authFailureLimit?: { perSecond: number; burst: number; processPerSecond?: number };
   trustProxy?: boolean;
   /** Start the internal /metrics listener, on a free port. */
   metrics?: boolean;
@@ -69,8 +69,11 @@ export async function startTestApi(options: StartTestApiOptions = {}): Promise<T
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
     rateLimitPerSecond: options.rateLimit?.perSecond ?? 0,
     rateLimitBurst: options.rateLimit?.burst ?? 0,
+    rateLimitWritesPerSecond: options.rateLimit?.writes?.perSecond ?? 0,
+    rateLimitWritesBurst: options.rateLimit?.writes?.burst ?? 0,
     authFailureLimitPerSecond: options.authFailureLimit?.perSecond ?? 0,
     authFailureBurst: options.authFailureLimit?.burst ?? 1,
+    authFailureProcessLimitPerSecond: options.authFailureLimit?.processPerSecond ?? 0,
     trustProxy: options.trustProxy ?? false,
     ...(options.metrics ? { apiMetrics: { port: 0, host: '127.0.0.1' } } : {}),
     log: createLogger('test-api', 'error'),

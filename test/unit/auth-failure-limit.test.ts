@@ -32,7 +32,7 @@ afterAll(async () => {
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
-async function harness(options: { perSecond: number; burst: number; trustProxy?: boolean }): Promise<Harness> {
+async function harness(options: { perSecond: number; burst: number; processPerSecond?: number; trustProxy?: boolean }): Promise<Harness> {
   const lookups: string[] = [];
   const active: Harness['active'] = new Map();
   const clock = { nowMs: 0 };
@@ -58,7 +58,8 @@ async function harness(options: { perSecond: number; burst: number; trustProxy?:
   app.proxy = options.trustProxy ?? false;
   app.maxIpsCount = 1;
   app.use(errorMiddleware());
-  app.use(authMiddleware(resolver, { perSecond: options.perSecond, burst: options.burst }, { now: () => new Date(clock.nowMs) }));
+  const limit = { perSecond: options.perSecond, burst: options.burst, processPerSecond: options.processPerSecond ?? 0 };
+  app.use(authMiddleware(resolver, limit, { now: () => new Date(clock.nowMs) }));
   app.use((ctx) => {
     ctx.body = { partnerId: ctx.state.partnerId };
   });
@@ -168,6 +169,49 @@ describe('the limit on failed authentications per client address', () => {
     // An IPv6 client is counted by its /64.
     expect((await api.get('pk_made-up-5', '2001:db8:1:2::1')).status).toBe(401);
     expect((await api.get('pk_made-up-6', '2001:db8:1:2::ffff')).status).toBe(429);
+  });
+
+  it('counts a /64 in its /56 and /48 too: 200 /64s of one /48 get the /48 budget (16 times one /64), not 200 times it', async () => {
+    const api = await harness({ perSecond: 5, burst: 2, trustProxy: true });
+    // Each /64 in a /56 of its own, so only the /48 binds.
+    const addresses = Array.from({ length: 200 }, (_, index) => `2001:db8:aa:${(index * 256 + 1).toString(16)}::1`);
+    const statuses: number[] = [];
+    for (const address of addresses)
+      for (let attempt = 0; attempt < 3; attempt += 1) statuses.push((await api.get(`pk_x-${address}-${attempt}`, address)).status);
+    expect(api.lookups).toHaveLength(2 * 16);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(32);
+    const refused = await api.get('pk_one-more', '2001:db8:aa:ffff::1');
+    expect(refused.body.errorMessage).toBe('too many failed authentications from 2001:db8:aa::/48: at most 80 per second (bursts of 32)');
+    // Another /48 is its own.
+    expect((await api.get('pk_elsewhere', '2001:db8:bb:1::1')).status).toBe(401);
+    // An IPv4 /24 has 4 times one address's budget.
+    for (let host = 1; host <= 10; host += 1) await api.get(`pk_v4-${host}`, `198.51.100.${host}`);
+    expect((await api.get('pk_v4-more', '198.51.100.77')).body.errorMessage).toBe(
+      'too many failed authentications from 198.51.100.0/24: at most 20 per second (bursts of 8)',
+    );
+  });
+
+  it('puts a ceiling on lookups from all addresses together; a known key is still served, and the ceiling refills', async () => {
+    const api = await harness({ perSecond: 5, burst: 100, processPerSecond: 10, trustProxy: true });
+    api.active.set(hashApiKey('pk_partner'), { partnerId: 'partner-6', known: true });
+    const statuses: number[] = [];
+    for (let index = 0; index < 50; index += 1) statuses.push((await api.get(`pk_made-up-${index}`, `10.${index}.0.1`)).status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(10);
+    expect(api.lookups).toHaveLength(10);
+    const refused = await api.get('pk_made-up-late', '10.200.0.1');
+    expect(refused).toMatchObject({
+      status: 429,
+      body: {
+        errorMessage:
+          'too many unknown API keys from all clients together: this API process looks up at most 10 per second; a key it already knows is served',
+      },
+      retryAfter: '1',
+    });
+    expect((await api.get('pk_partner', '10.201.0.1')).status).toBe(200);
+    api.clock.nowMs += 100;
+    expect((await api.get('pk_made-up-after', '10.202.0.1')).status).toBe(401);
+    // A refusal by the ceiling took no token from the address: 10.1.0.1 still has all but one of its failures.
+    expect(api.lookups).toHaveLength(11);
   });
 
   it('without TRUST_PROXY counts the socket address and ignores X-Forwarded-For', async () => {

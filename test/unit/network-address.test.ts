@@ -1,4 +1,4 @@
-import { clientAddressGroup, isLoopbackAddress, specialAddressOf } from '../../core/network-address';
+import { clientAddressGroups, isLoopbackAddress, specialAddressOf } from '../../core/network-address';
 
 describe('the address classifier', () => {
   it.each([
@@ -103,21 +103,23 @@ describe('the address classifier', () => {
   });
 });
 
-describe('the client address a per-address limit counts', () => {
+describe('the nested client address groups a per-address limit counts', () => {
   it.each([
-    ['203.0.113.7', '203.0.113.7'],
-    ['::ffff:203.0.113.7', '203.0.113.7'],
-    ['::ffff:cb00:7107', '203.0.113.7'],
-    // One subscriber holds a whole /64: every address in it is one client.
-    ['2a00:1450:4001:82a::200e', '2a00:1450:4001:82a::/64'],
-    ['2a00:1450:4001:82a:ffff:ffff:ffff:ffff', '2a00:1450:4001:82a::/64'],
-    ['2A00:1450:4001:082A::1', '2a00:1450:4001:82a::/64'],
-    ['2a00::1', '2a00:0:0:0::/64'],
-    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    ['203.0.113.7', ['203.0.113.7', '203.0.113.0/24']],
+    ['::ffff:203.0.113.7', ['203.0.113.7', '203.0.113.0/24']],
+    ['::ffff:cb00:7107', ['203.0.113.7', '203.0.113.0/24']],
+    // One subscriber holds a whole /64: every address in it is one client; one customer a /56 or a /48.
+    ['2a00:1450:4001:82a::200e', ['2a00:1450:4001:82a::/64', '2a00:1450:4001:800::/56', '2a00:1450:4001::/48']],
+    ['2a00:1450:4001:82a:ffff:ffff:ffff:ffff', ['2a00:1450:4001:82a::/64', '2a00:1450:4001:800::/56', '2a00:1450:4001::/48']],
+    ['2A00:1450:4001:08FF::1', ['2a00:1450:4001:8ff::/64', '2a00:1450:4001:800::/56', '2a00:1450:4001::/48']],
+    ['2a00::1', ['2a00:0:0:0::/64', '2a00:0:0:0::/56', '2a00:0:0::/48']],
+    ['fe80::1%eth0', ['fe80:0:0:0::/64', 'fe80:0:0:0::/56', 'fe80:0:0::/48']],
     // Not an address (a proxy sent junk): its own group, never an error.
-    ['not-an-address', 'not-an-address'],
-    ['', ''],
-  ])('%j counts as %j', (address, group) => {
-    expect(clientAddressGroup(address)).toBe(group);
+    ['not-an-address', ['not-an-address']],
+    ['', ['']],
+  ])('%j counts in %j', (address, groups) => {
+    const found = clientAddressGroups(address);
+    expect(found.map(({ group }) => group)).toEqual(groups);
+    expect(found.map(({ level }) => level)).toEqual(groups.map((_, index) => index));
   });
 });

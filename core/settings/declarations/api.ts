@@ -26,19 +26,31 @@ export const API_SETTINGS = {
   rateLimitPerSecond: setting(
     'RATE_LIMIT_PER_SECOND',
     integer(50, { max: 1_000_000 }),
-    'sustained requests per second per partner and API process; `0` turns limiting off',
+    'sustained requests per second per API key and API process; `0` turns limiting off',
   ),
-  rateLimitBurst: setting('RATE_LIMIT_BURST', integer(200, { max: 1_000_000 }), 'requests a partner may send at once'),
+  rateLimitBurst: setting('RATE_LIMIT_BURST', integer(200, { max: 1_000_000 }), 'requests a key may send at once'),
+  // Each write starts work the workers must finish (5–30 workflows a second on 2 cores): its own, smaller quota.
+  rateLimitWritesPerSecond: setting(
+    'RATE_LIMIT_WRITES_PER_SECOND',
+    integer(10, { max: 1_000_000 }),
+    'sustained requests per second that change something (POST, DELETE, get-lock) per partner, across its keys, per API process; `0` turns this quota off',
+  ),
+  rateLimitWritesBurst: setting('RATE_LIMIT_WRITES_BURST', integer(50, { max: 1_000_000 }), 'such requests a partner may send at once'),
   // Without a database lookup once the bucket is empty: what makes a flood of made-up keys cheap.
   authFailureLimitPerSecond: setting(
     'AUTH_FAILURE_LIMIT_PER_SECOND',
     integer(5, { max: 1_000_000 }),
-    'failed authentications (unknown, revoked or expired keys) a client address gets back per second, per API process; once its `AUTH_FAILURE_BURST` is used up, keys the process does not know to be active are answered 429 without a database lookup (see [Reads: history pages, API keys](partners.md#reads-history-pages-api-keys)); `0` turns the limit off',
+    'failed authentications (unknown, revoked or expired keys) a client address gets back per second, per API process, counted by the address (an IPv6 /64) and the wider groups it is in (its /56 and /48, an IPv4 /24; 4 times the budget per level); once one of them has used up its `AUTH_FAILURE_BURST`, keys the process does not know to be active are answered 429 without a database lookup (see [Reads: history pages, API keys](partners.md#reads-history-pages-api-keys)); `0` turns the limit off',
   ),
   authFailureBurst: setting(
     'AUTH_FAILURE_BURST',
     integer(100, { min: 1, max: 1_000_000 }),
     'failed authentications a client address may have at once (1 or more)',
+  ),
+  authFailureProcessLimitPerSecond: setting(
+    'AUTH_FAILURE_PROCESS_LIMIT_PER_SECOND',
+    integer(100, { max: 1_000_000 }),
+    'lookups of keys the API process does not know to be active, from every client address together, per second (and at once): the most unknown keys can cost the database, however many addresses send them; a key the process knows is served regardless; `0` turns the ceiling off',
   ),
   trustProxy: setting(
     'TRUST_PROXY',
