@@ -118,7 +118,7 @@ export async function startStack(lifecycle: Lifecycle, log: Logger, logDir: stri
   const api = spawnScript(
     'api',
     'main/api.main.ts',
-    { ...childEnv, PORT: String(apiPort), RATE_LIMIT_PER_SECOND: '0', API_METRICS_PORT: '0' },
+    { ...childEnv, PORT: String(apiPort), RATE_LIMIT_PER_SECOND: '0', RATE_LIMIT_WRITES_PER_SECOND: '0', API_METRICS_PORT: '0' },
     logDir,
   );
   lifecycle.add('api', api.stop, api.kill);

@@ -50,8 +50,9 @@ const FAST_SETTINGS = {
   BANK_SETTLEMENT_DELAY_MS: '300',
   // No travel-rule wait: every withdrawal goes straight to the chain.
   TRAVEL_RULE_THRESHOLD_EUR: '1000000000',
-  // Rate limiting is per partner and API process: off, the load is the point.
+  // Rate limiting is per key and partner and API process: off, the load is the point.
   RATE_LIMIT_PER_SECOND: '0',
+  RATE_LIMIT_WRITES_PER_SECOND: '0',
   // A POST that waits longer answers 503 and the caller retries with the same key.
   OPERATION_RESPONSE_TIMEOUT_MS: '15000',
   LOG_LEVEL: 'info',
