@@ -26,6 +26,7 @@ import { startMetricsServer } from './metrics/metrics-server';
 import { systemClock } from './dependencies';
 import type { Clock } from './dependencies';
 import { configuredRateSource } from '../operations/rate-source';
+import { DEFAULT_OPERATIONS_IN_FLIGHT_PER_PARTNER } from '../core/settings/declarations/api';
 
 /** Longer than the idle timeout of the proxies put in front of APIs (60 s on the common load balancers). */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -43,6 +44,8 @@ export interface ApiOptions {
   operationResponseTimeoutMs: number;
   eurRates: EurRates;
   maxBodyBytes: number;
+  /** OPERATIONS_IN_FLIGHT_PER_PARTNER (absent: its default). */
+  operationsInFlightPerPartner?: number;
   rateLimitPerSecond: number;
   rateLimitBurst: number;
   /** Requests that change something, per partner (0: no such quota). */
@@ -123,6 +126,7 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
         admission: createAdmission({
           readBacklog: temporalBacklogReader(client, options.temporalTaskQueue),
           responseTimeoutMs: options.operationResponseTimeoutMs,
+          maxInFlightPerPartner: options.operationsInFlightPerPartner ?? DEFAULT_OPERATIONS_IN_FLIGHT_PER_PARTNER,
           log: options.log,
         }),
       },

@@ -27,6 +27,8 @@ export const DOMAIN_ERRORS = {
   'idempotency-conflict': { refusal: false },
   /** A backing service (Postgres, Temporal) cannot be reached: retry later. */
   'service-unavailable': { refusal: false },
+  /** The partner already has its bound of operations waiting for their answer (admission.ts): nothing started; retry later. */
+  'too-many-operations': { refusal: false },
 } as const satisfies Record<string, { refusal: boolean }>;
 
 export type DomainErrorKind = keyof typeof DOMAIN_ERRORS;

@@ -11,6 +11,7 @@ import type { AcceptedWithdrawal } from '../db/queries/accepted-operation.querie
 import { findNetworkConfigCached } from '../db/queries/network-config.queries';
 import { findUserIdByExternalId } from '../db/queries/partner-user.queries';
 import type { OperationDependencies } from './dependencies';
+import { refuseWithoutFunds } from './early-refusal';
 import { startAndAwaitReservation } from './temporal/workflow-runner';
 import { cryptoWithdrawalMetadata, partnerLabelOf } from './temporal/workflow-summary';
 
@@ -65,6 +66,13 @@ export async function withdrawCrypto(deps: OperationDependencies, request: Crypt
     metadata,
     operation: { type: 'crypto-withdrawal', id: withdrawalId, partnerId },
     request: accepted,
+    refuseEarly: () =>
+      refuseWithoutFunds(deps.pool, {
+        kind: 'crypto-withdrawal',
+        partnerId,
+        currency: request.currency,
+        held: new Decimal(request.amount).plus(fee).toFixed(),
+      }),
   });
   return { withdrawalId };
 }

@@ -5,6 +5,7 @@ import { DomainError } from '../core/errors';
 import { operationSearchAttributes } from '../core/search-attributes';
 import type { AcceptedExchange } from '../db/queries/accepted-operation.queries';
 import type { OperationDependencies } from './dependencies';
+import { refuseUnusableLock } from './early-refusal';
 import { executeWorkflow } from './temporal/workflow-runner';
 import { exchangeMetadata, partnerLabelOf } from './temporal/workflow-summary';
 
@@ -46,6 +47,8 @@ export async function exchange(deps: OperationDependencies, request: ExchangeReq
     metadata,
     operation: { type: 'exchange', id: exchangeId, partnerId },
     request: accepted,
+    // The lock is what execute_exchange checks first; funds come after the quote, which needs the lock's rates.
+    refuseEarly: () => refuseUnusableLock(deps.pool, partnerId, request.lockId, request.requestedAt),
   });
   return { exchangeId };
 }

@@ -5,6 +5,7 @@ import type { AcceptedSepaTransfer } from '../db/queries/accepted-operation.quer
 import type { OperationDependencies } from './dependencies';
 import { startAndAwaitReservation } from './temporal/workflow-runner';
 import { partnerLabelOf, sepaTransferMetadata } from './temporal/workflow-summary';
+import { refuseWithoutFunds } from './early-refusal';
 
 export interface SepaTransferRequest {
   partnerId: string;
@@ -39,6 +40,8 @@ export async function sendSepaTransfer(deps: OperationDependencies, request: Sep
     metadata,
     operation: { type: 'sepa-transfer', id: transferId, partnerId },
     request: accepted,
+    // A SEPA transfer holds its amount (no fee).
+    refuseEarly: () => refuseWithoutFunds(deps.pool, { kind: 'sepa-transfer', partnerId, currency: 'eur', held: request.amount }),
   });
   return { transferId };
 }

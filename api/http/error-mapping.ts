@@ -25,6 +25,7 @@ export const HTTP_ERRORS: Readonly<Record<ApiErrorKind, HttpErrorShape>> = {
   'key-not-permitted': { status: 403, errorCode: 'P440', errorName: 'key-not-permitted' },
   'withdrawal-not-found': { status: 404, errorCode: 'P421', errorName: 'withdrawal-not-found' },
   'too-many-requests': { status: 429, errorCode: 'P429', errorName: 'too-many-requests' },
+  'too-many-operations': { status: 429, errorCode: 'P429', errorName: 'too-many-requests' },
   'invalid-exchange-lock': { status: 400, errorCode: 'P432', errorName: 'invalid-exchange-lock' },
   'insufficient-funds': { status: 400, errorCode: 'P433', errorName: 'insufficient-funds' },
   'invalid-date': { status: 400, errorCode: 'P435', errorName: 'invalid-date' },

@@ -35,8 +35,9 @@ export function errorMiddleware(): Middleware {
       const outcome = requestOutcome(ctx);
       outcome.errorCode = shape.errorCode;
       if (shape.status >= 500) outcome.error = error;
-      // A client retrying at once would only add load to what is unavailable: a second, like a 429's wait.
-      if (shape.status === 503) ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+      // A client retrying at once would only add load: a second, unless the rate limit said how long.
+      if ((shape.status === 503 || shape.status === 429) && !ctx.response.get('Retry-After'))
+        ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
       respond(ctx, shape.status, errorBody(kind, message));
     }
   };

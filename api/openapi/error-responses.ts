@@ -40,8 +40,13 @@ const ERROR_DOCS: Readonly<Record<ApiErrorKind, { when: string; message: string 
   'partner-not-found': { when: 'The partner has no active eur balance to send from.', message: 'the partner has no active EUR account' },
   'withdrawal-not-found': { when: "No such withdrawal, or another partner's.", message: 'no such withdrawal' },
   'too-many-requests': {
-    when: 'Too many requests from this partner, or too many failed authentications from this client address (then without the RateLimit headers); wait as long as Retry-After says.',
-    message: 'at most 50 requests per second (bursts of 200)',
+    when: 'Too many requests from this API key, or that change something from this partner, or too many failed authentications from this client address (then without the RateLimit headers); wait as long as Retry-After says.',
+    message: 'at most 50 requests per second per API key (bursts of 200)',
+  },
+  'too-many-operations': {
+    when: 'This partner already has as many operations waiting for their answer as it may (OPERATIONS_IN_FLIGHT_PER_PARTNER): nothing was started; retry with the same Idempotency-Key once one is answered.',
+    message:
+      'this partner already has 50 operations waiting for their answer here, the most it may: wait for one to be answered; nothing was moved',
   },
   'invalid-exchange-lock': {
     when: "The lock is unknown, expired, used already, or another partner's.",

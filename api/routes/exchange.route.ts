@@ -28,7 +28,7 @@ export const exchangeRoute: Route = {
     description:
       'Debits `amount` of currencyFrom and credits `amount × rates[from] / rates[to] × (1 − feePercentage/100)` of currencyTo, ' +
       'rounded down to its decimals. Answers once the exchange is final.',
-    errors: ['invalid-exchange-lock', 'insufficient-funds', 'operation-abandoned'],
+    errors: ['invalid-exchange-lock', 'insufficient-funds', 'operation-abandoned', 'too-many-operations'],
   },
   request: {
     body: {

@@ -12,7 +12,14 @@ export const partnerCryptoWithdrawalRoute: Route = {
     tag: 'Partner',
     summary: "Withdraw crypto from the partner's balance",
     description: WITHDRAWAL_DESCRIPTION,
-    errors: ['invalid-currency', 'insufficient-funds', 'address-not-allowlisted', 'limit-exceeded', 'operation-abandoned'],
+    errors: [
+      'invalid-currency',
+      'insufficient-funds',
+      'address-not-allowlisted',
+      'limit-exceeded',
+      'operation-abandoned',
+      'too-many-operations',
+    ],
   },
   request: {
     body: {

@@ -28,7 +28,7 @@ export const sepaTransferRoute: Route = {
     description:
       "Holds the amount on the partner's active eur balance and answers; the payment is then submitted to the bank (ISO 20022 " +
       'pain.001) and settled or released on its answer. Follow it in the history or with the sepa_transfer.status_changed webhook.',
-    errors: ['partner-not-found', 'insufficient-funds', 'limit-exceeded', 'operation-abandoned'],
+    errors: ['partner-not-found', 'insufficient-funds', 'limit-exceeded', 'operation-abandoned', 'too-many-operations'],
   },
   request: {
     body: {

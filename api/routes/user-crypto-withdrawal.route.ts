@@ -14,7 +14,15 @@ export const userCryptoWithdrawalRoute: Route = {
     tag: 'Crypto withdrawals',
     summary: 'Withdraw crypto on behalf of a user',
     description: `For one of the partner's registered users (the travel-rule originator), debited from the partner's balance. ${WITHDRAWAL_DESCRIPTION}`,
-    errors: ['invalid-user', 'invalid-currency', 'insufficient-funds', 'address-not-allowlisted', 'limit-exceeded', 'operation-abandoned'],
+    errors: [
+      'invalid-user',
+      'invalid-currency',
+      'insufficient-funds',
+      'address-not-allowlisted',
+      'limit-exceeded',
+      'operation-abandoned',
+      'too-many-operations',
+    ],
   },
   request: {
     body: {

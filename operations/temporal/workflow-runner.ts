@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { DomainError, isDomainErrorKind } from '../../core/errors';
 import { currentLogContext } from '../../core/logger';
 import { recordAcceptedOperation } from '../../db/queries/accepted-operation.queries';
+import { isOperationAccepted } from '../../db/queries/early-refusal.queries';
 import type { AcceptedOperation } from '../../db/queries/accepted-operation.queries';
 import { OPERATION_TYPES } from '../../core/operation-types';
 import type { OperationType } from '../../core/operation-types';
@@ -40,14 +41,22 @@ export interface WorkflowStart<W extends Workflow> {
   operation: { type: OperationType; id: string; partnerId: string };
   /** Recorded before the workflow starts: all its first step moves money by. */
   request: AcceptedOperation['request'];
+  /**
+   * Throws the refusal the workflow would end in, read from current data, for an operation not yet accepted: what cannot
+   * succeed costs a read, not a record and a workflow. Advisory: the workflow still decides what passes.
+   */
+  refuseEarly?: () => Promise<void>;
 }
 
 /** The workflow id is the business key: a running workflow is joined, a closed one's outcome read, never started again. */
 const ID_POLICIES = { workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'REJECT_DUPLICATE' } as const;
 
 /** Starts (or joins) a workflow whose result is final (the exchange) and waits for it. */
-export async function executeWorkflow<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): Promise<void> {
-  await recordAccepted(target, start);
+export function executeWorkflow<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): Promise<void> {
+  return admitted(target, start, () => executeAccepted(target, start));
+}
+
+async function executeAccepted<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): Promise<void> {
   let progress: OperationProgress | undefined;
   try {
     progress = await withinResponseTime(
@@ -64,8 +73,11 @@ export async function executeWorkflow<W extends Workflow>(target: WorkflowTarget
 }
 
 /** Starts (or joins) a workflow and returns once it has reserved the funds (Update-With-Start on fundsReserved). */
-export async function startAndAwaitReservation<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): Promise<void> {
-  await recordAccepted(target, start);
+export function startAndAwaitReservation<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): Promise<void> {
+  return admitted(target, start, () => awaitReservation(target, start));
+}
+
+async function awaitReservation<W extends Workflow>(target: WorkflowTarget, start: WorkflowStart<W>): Promise<void> {
   const operation = new WithStartWorkflowOperation<W>(start.contract.workflowType, {
     ...startOptions(target, start),
     workflowIdConflictPolicy: 'USE_EXISTING',
@@ -81,17 +93,27 @@ export async function startAndAwaitReservation<W extends Workflow>(target: Workf
   }
 }
 
-/** The workflow carries only the id and moves money by this record; a replay of the key keeps the first one. */
-async function recordAccepted(target: WorkflowTarget, start: WorkflowStart<Workflow>): Promise<void> {
-  // Before anything is recorded: a refused request leaves no trace and adds no work.
-  target.admission?.admit();
-  await recordAcceptedOperation(target.pool, {
-    id: start.operation.id,
-    kind: OPERATION_TYPES[start.operation.type].ledgerKind,
-    partnerId: start.operation.partnerId,
-    workflowId: workflowIdOf(start),
-    request: start.request,
-  });
+/**
+ * Admission first and then the early refusals, both before anything is recorded: a refused request leaves no trace and
+ * adds no work. Then the record the workflow moves money by (it carries only the id; a replay of the key keeps the first
+ * one), and the wait for the answer, in flight for admission until it ends however it ends.
+ */
+async function admitted(target: WorkflowTarget, start: WorkflowStart<Workflow>, wait: () => Promise<void>): Promise<void> {
+  const ticket = target.admission?.admit(start.operation.partnerId);
+  try {
+    if (start.refuseEarly && !(await isOperationAccepted(target.pool, start.operation.id))) await start.refuseEarly();
+    await recordAcceptedOperation(target.pool, {
+      id: start.operation.id,
+      kind: OPERATION_TYPES[start.operation.type].ledgerKind,
+      partnerId: start.operation.partnerId,
+      workflowId: workflowIdOf(start),
+      request: start.request,
+    });
+    ticket?.started();
+    await wait();
+  } finally {
+    ticket?.release();
+  }
 }
 
 /** RPCs one bounded wait may make: its calls and their retries for the response time (15 s by default). */

@@ -1,5 +1,11 @@
 import { DomainError } from '../../core/errors';
-import { BACKLOG_READ_INTERVAL_MS, BACKLOG_READING_TTL_MS, backlogAgeBoundMs, createAdmission } from '../../operations/temporal/admission';
+import {
+  BACKLOG_READ_INTERVAL_MS,
+  BACKLOG_READING_TTL_MS,
+  STARTS_HALF_LIFE_MS,
+  backlogAgeBoundMs,
+  createAdmission,
+} from '../../operations/temporal/admission';
 import type { Backlog } from '../../operations/temporal/admission';
 import { recordingLog } from '../support/recording-log';
 
@@ -16,6 +22,7 @@ function setUp(responseTimeoutMs = 15_000) {
       return backlog;
     },
     responseTimeoutMs,
+    maxInFlightPerPartner: 3,
     log,
     now: () => clock,
   });
@@ -28,7 +35,7 @@ function setUp(responseTimeoutMs = 15_000) {
     advance: (ms: number) => (clock += ms),
     /** admit(), then let the read it started finish, as the next request would find it. */
     async admitAndRead(): Promise<'admitted' | 'refused'> {
-      const outcome = attempt(() => admission.admit());
+      const outcome = attempt(() => admission.admit('partner-a').release());
       await settle();
       return outcome;
     },
@@ -110,6 +117,70 @@ describe('admission of new operations by the workflow task queue backlog', () =>
     run.advance(BACKLOG_READING_TTL_MS + 1);
     // This request starts a fresh read but is decided now: the old reading no longer counts.
     run.set({ ageMs: 0, count: 0 });
-    expect(attempt(() => run.admission.admit())).toBe('admitted');
+    expect(attempt(() => run.admission.admit('partner-a').release())).toBe('admitted');
+  });
+
+  it('refuses, while behind, the partners at or above their share of what this process started lately, not a lighter one', async () => {
+    const run = setUp(15_000);
+    const start = (partnerId: string) => {
+      const ticket = run.admission.admit(partnerId);
+      ticket.started();
+      ticket.release();
+    };
+    for (let i = 0; i < 30; i += 1) start('flooder');
+    start('steady');
+    await run.admitAndRead();
+    run.set({ ageMs: 6_000, count: 300 });
+    run.advance(BACKLOG_READ_INTERVAL_MS);
+    await run.admitAndRead();
+    expect(attempt(() => run.admission.admit('flooder'))).toBe('refused');
+    // One start against the mean of 15.5: admitted; a partner with none at all too.
+    expect(attempt(() => run.admission.admit('steady').release())).toBe('admitted');
+    expect(attempt(() => run.admission.admit('newcomer').release())).toBe('admitted');
+    // Starts fade: after a few half-lives the flooder counts about as little as the steady partner's new starts.
+    run.advance(5 * STARTS_HALF_LIFE_MS);
+    for (let i = 0; i < 3; i += 1) start('steady');
+    await run.admitAndRead();
+    run.set({ ageMs: 6_000, count: 300 });
+    run.advance(BACKLOG_READ_INTERVAL_MS);
+    await run.admitAndRead();
+    expect(attempt(() => run.admission.admit('flooder').release())).toBe('admitted');
+    expect(attempt(() => run.admission.admit('steady'))).toBe('refused');
+  });
+
+  it('refuses every partner once the oldest task is as old as the whole answer deadline', async () => {
+    const run = setUp(15_000);
+    for (let i = 0; i < 10; i += 1) {
+      const ticket = run.admission.admit('flooder');
+      ticket.started();
+      ticket.release();
+    }
+    await run.admitAndRead();
+    run.set({ ageMs: 15_000, count: 3000 });
+    run.advance(BACKLOG_READ_INTERVAL_MS);
+    await run.admitAndRead();
+    expect(attempt(() => run.admission.admit('newcomer'))).toBe('refused');
+  });
+
+  it("bounds a partner's operations in flight (429), others unaffected; a release frees its place, once", async () => {
+    const run = setUp();
+    const tickets = [run.admission.admit('busy'), run.admission.admit('busy'), run.admission.admit('busy')];
+    let refusal: unknown;
+    try {
+      run.admission.admit('busy');
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(DomainError);
+    expect((refusal as DomainError).kind).toBe('too-many-operations');
+    expect((refusal as DomainError).detail).toBe(
+      'this partner already has 3 operations waiting for their answer here, the most it may: wait for one to be answered; nothing was moved',
+    );
+    expect(() => run.admission.admit('other').release()).not.toThrow();
+    tickets[0]!.release();
+    tickets[0]!.release();
+    const again = run.admission.admit('busy');
+    expect(() => run.admission.admit('busy')).toThrow(DomainError);
+    again.release();
   });
 });

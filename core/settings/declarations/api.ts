@@ -5,6 +5,8 @@ import { flag, integer, milliseconds, optionalIpAddress, optionalPortOrOff, opti
 export const DEFAULT_API_METRICS_PORT = 9464;
 /** `npm start`'s default: its worker has 9464 (the Temporal SDK's exporter) and 9465 (health and metrics). */
 export const START_API_METRICS_PORT = 9466;
+/** A partner sending one operation at a time has one in flight; a bound well above that stops only a flood. */
+export const DEFAULT_OPERATIONS_IN_FLIGHT_PER_PARTNER = 50;
 
 /** The HTTP API: its listeners, its limits and how long a request waits for its workflow. */
 export const API_SETTINGS = {
@@ -17,6 +19,11 @@ export const API_SETTINGS = {
     'OPERATION_RESPONSE_TIMEOUT_MS',
     milliseconds(30_000, { min: 1 }),
     `how long a POST waits for its workflow's answer; then the API decides the race with a tombstone: the usual answer if the money moved first, else 503 P503 "nothing was moved" (and nothing will be; safe to retry). A third of it (at least 5 s) also bounds the workflow task queue's backlog: past that, new operations are refused at once (admission control, docs/operators.md)`,
+  ),
+  operationsInFlightPerPartner: setting(
+    'OPERATIONS_IN_FLIGHT_PER_PARTNER',
+    integer(DEFAULT_OPERATIONS_IN_FLIGHT_PER_PARTNER, { min: 1, max: 100_000 }),
+    "a partner's money-moving POSTs waiting for their answer in one API process at most; past it 429 P429 at once, before anything is recorded (admission control, docs/operators.md)",
   ),
   maxBodyBytes: setting(
     'MAX_BODY_BYTES',
