@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { IncomingSepaIngestResult } from '../contracts';
+import { recordBankDocumentExceptions } from '../db/queries/bank-document-exception.queries';
 import { advanceNotificationCursor, readNotificationCursor } from '../db/queries/bank-notification-cursor.queries';
 import { recordIncomingSepaCredit } from '../db/services/incoming-sepa-credit.service';
 import { Camt054Refused, parseCamt054 } from './adapters/bank/camt054-parser';
@@ -24,22 +26,49 @@ function heartbeat(): void {
  * After a crash the same documents are read again, and recorded credits are found by entry reference (DUPLICATE).
  */
 export async function ingestBankNotificationsFrom(deps: ActivityDependencies, source: string): Promise<IncomingSepaIngestResult> {
-  /** One document: each credit recorded in a transaction of its own; what cannot be read is logged and skipped. */
+  /**
+   * One document: each credit recorded in a transaction of its own. A document that cannot be read, and each entry that is
+   * not a credit we take, is kept (bank_document_exception, `ops bank exceptions`) and logged, never a reason to stop.
+   */
   async function ingestDocument(xml: string, place: string, result: IncomingSepaIngestResult): Promise<void> {
     result.documents += 1;
+    const documentSha256 = createHash('sha256')
+      .update(typeof xml === 'string' ? xml : String(xml))
+      .digest('hex');
     let parsed;
     try {
       parsed = parseCamt054(xml);
     } catch (error) {
-      if (!(error instanceof Camt054Refused)) throw error;
+      const reason = error instanceof Camt054Refused ? error.message : `not readable: ${String(error)}`;
       result.refusedDocuments += 1;
-      deps.log.error(`camt.054 notification ${place} refused, skipped: ${error.message}`, { notification: place });
+      await recordBankDocumentExceptions(deps.pool, [
+        { kind: 'DOCUMENT_REFUSED', source, documentSha256, messageId: null, reason: reason.slice(0, 2000), document: String(xml) },
+      ]);
+      deps.log.error(`camt.054 notification ${place} refused, kept (ops bank exceptions): ${reason}`, {
+        notification: place,
+        documentSha256,
+      });
       return;
     }
+    await recordBankDocumentExceptions(
+      deps.pool,
+      parsed.skipped.map((skipped, index) => ({
+        kind: 'ENTRY_SKIPPED' as const,
+        source,
+        documentSha256,
+        messageId: parsed.messageId,
+        reference: skipped.reference,
+        position: index + 1,
+        reason: skipped.reason.slice(0, 2000),
+      })),
+    );
     for (const skipped of parsed.skipped) {
       result.skippedEntries += 1;
       const fields = { entryRef: skipped.reference, messageId: parsed.messageId };
-      deps.log.warn(`camt.054 entry ${skipped.reference} (message ${parsed.messageId}) skipped: ${skipped.reason}`, fields);
+      deps.log.warn(
+        `camt.054 entry ${skipped.reference} (message ${parsed.messageId}) skipped, kept (ops bank exceptions): ${skipped.reason}`,
+        fields,
+      );
     }
     for (const credit of parsed.credits) {
       const outcome = await deps.orm.em

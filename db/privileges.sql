@@ -48,6 +48,7 @@ begin
       ('accepted_operation', 'update, delete'),
       ('refused_operation', 'update, delete'),
       ('simulated_bank_notification', 'update, delete'),
+      ('bank_document_exception', 'update, delete'),
       ('ledger_transfer', 'delete'),
       ('account', 'delete'),
       ('partner', 'delete'),

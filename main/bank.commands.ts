@@ -3,6 +3,7 @@ import { receiveSimulatedCredit } from '../activities/adapters/bank/simulated-ba
 import { DomainError } from '../core/errors';
 import { stringProblem } from '../core/text-safety';
 import type { Settings } from '../core/settings';
+import { listBankDocumentExceptions } from '../db/queries/bank-document-exception.queries';
 import { listOpenIncomingCredits } from '../db/queries/incoming-sepa-credit.queries';
 import { assignIncomingCredit, returnIncomingCredit } from '../operations/operator/incoming-sepa-credit';
 import type { Command } from './ops-command';
@@ -12,6 +13,8 @@ import { command, limitFlag, requiredText, UsageMistake, uuidFlag } from './ops-
 export const BANK_USAGE = `  bank receive --iban IBAN --amount A --debtor-name N --debtor-iban I [--remittance R] [--entry-ref REF]
                                          (development only: the simulated bank books a SEPA credit on IBAN and notifies it)
   bank unmatched [--limit N]             (incoming credits no partner account took, oldest first)
+  bank exceptions [--limit N] [--before ID] [--with-document]
+                                         (bank documents the ingest refused and entries it skipped, newest first)
   bank assign ENTRY_REF --partner ID --reason R   (credits it to the partner's ACTIVE EUR account, once)
   bank return ENTRY_REF --reason R       (sends it back to the debtor by a SEPA transfer, once)`;
 
@@ -90,6 +93,26 @@ export const bankCommands: Record<string, Command> = {
     },
     async run({ em, flags }) {
       return { unmatched: await listOpenIncomingCredits(em, flags.limit ?? UNMATCHED_LIMIT.default) };
+    },
+  }),
+
+  'bank exceptions': command({
+    changesState: false,
+    flags: {
+      limit: limitFlag(UNMATCHED_LIMIT.max),
+      before: z
+        .string()
+        .regex(/^[1-9][0-9]{0,17}$/, 'must be the id of a listed exception')
+        .optional(),
+      'with-document': z.boolean().optional(),
+    },
+    async run({ em, flags }) {
+      const exceptions = await listBankDocumentExceptions(em, {
+        limit: flags.limit ?? UNMATCHED_LIMIT.default,
+        beforeId: flags.before,
+        withDocument: flags['with-document'] ?? false,
+      });
+      return { exceptions };
     },
   }),
 

@@ -5,6 +5,7 @@ import { Migration20261204000000_deposit_transfer_index } from './Migration20261
 import { Migration20261205000000_network_fee_expense } from './Migration20261205000000_network_fee_expense';
 import { Migration20261206000000_utxo_sweep } from './Migration20261206000000_utxo_sweep';
 import { Migration20261207000000_evm_sweep_network_fee } from './Migration20261207000000_evm_sweep_network_fee';
+import { Migration20261208000000_bank_document_exception } from './Migration20261208000000_bank_document_exception';
 
 /** Listed so they run the same from sources and compiled output; only ever appended to (docs/production.md, "Schema changes"). */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261205000000_network_fee_expense', class: Migration20261205000000_network_fee_expense },
   { name: 'Migration20261206000000_utxo_sweep', class: Migration20261206000000_utxo_sweep },
   { name: 'Migration20261207000000_evm_sweep_network_fee', class: Migration20261207000000_evm_sweep_network_fee },
+  { name: 'Migration20261208000000_bank_document_exception', class: Migration20261208000000_bank_document_exception },
 ];

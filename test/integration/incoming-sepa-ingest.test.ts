@@ -10,6 +10,7 @@ import { createLogger } from '../../core/logger';
 import type { Logger } from '../../core/logger';
 import { readNotificationCursor } from '../../db/queries/bank-notification-cursor.queries';
 import { createTestPartner } from '../support/fixtures';
+import { runOpsCli } from '../support/ops-cli';
 import type { TestPartner } from '../support/fixtures';
 import { testStack } from '../support/stack';
 import { useTestApi } from '../support/use-test-api';
@@ -133,5 +134,87 @@ describe('the incoming-SEPA ingest', () => {
     const conflict = await ingestBankNotificationsFrom(dependencies(bankWith([creditTo(partner, entryRef, '400.00')])), `${source}-b`);
     expect(conflict).toMatchObject({ credited: 0, conflicts: 1 });
     expect(await eurOf(partner)).toBe('4.000000000000000000');
+  });
+});
+
+describe('a document the ingest cannot take', () => {
+  /** A bank with these documents, in this order, reached from the start. */
+  function bankOf(documents: string[]): BankAdapter {
+    return {
+      submit: () => Promise.reject(new Error('not used')),
+      paymentState: () => Promise.reject(new Error('not used')),
+      fetchNotifications: async (since) => (since === null ? { documents, cursor: '1' } : { documents: [], cursor: since }),
+    };
+  }
+
+  function documentWith(credits: IncomingCredit[]): string {
+    return buildCamt054({
+      messageId: `MSG-${randomUUID().slice(0, 8)}`,
+      createdAt: new Date().toISOString(),
+      notifications: [{ id: 'N1', accountIban: credits[0]!.accountIban, entries: credits }],
+    });
+  }
+
+  async function exceptionsOf(source: string) {
+    const { rows } = await pool.query<{ kind: string; reference: string; reason: string; document: string | null; position: number }>(
+      'select kind, reference, reason, document, position from bank_document_exception where source = $1 order by id',
+      [source],
+    );
+    return rows;
+  }
+
+  it("is that document's refusal, kept with its text, and the credits after it are still recorded; skipped entries are kept too, once", async () => {
+    const partner = await createTestPartner(ctx.orm);
+    const source = `test-${randomUUID().slice(0, 8)}`;
+    const valid = documentWith([creditTo(partner, `E-${randomUUID().slice(0, 8)}`, '7.00')]);
+    const namespace = /xmlns(:\w+)?="([^"]+)"/.exec(valid)!;
+    // A bare "&" and an entity reference in the root's namespace: they once threw outside the document's refusal.
+    const bareAmpersand = valid.replace(namespace[0], `xmlns${namespace[1] ?? ''}="${namespace[2]}&x"`);
+    const entityReference = valid.replace(namespace[0], `xmlns${namespace[1] ?? ''}="&ns;"`);
+    const debit = documentWith([
+      creditTo(partner, `F-${randomUUID().slice(0, 8)}`, '3.00'),
+      creditTo(partner, `G-${randomUUID().slice(0, 8)}`, '5.00'),
+    ]).replace(/CdtDbtInd>CRDT</, 'CdtDbtInd>DBIT<');
+    const bank = bankOf([bareAmpersand, entityReference, debit]);
+
+    const result = await ingestBankNotificationsFrom(dependencies(bank), source);
+    expect(result).toMatchObject({ documents: 3, refusedDocuments: 2, credited: 1, skippedEntries: 1 });
+    expect(await eurOf(partner)).toBe('5.000000000000000000');
+    expect(await readNotificationCursor(pool, source)).toBe('1');
+    const kept = await exceptionsOf(source);
+    expect(kept.map(({ kind, document, position }) => ({ kind, document, position }))).toEqual([
+      { kind: 'DOCUMENT_REFUSED', document: bareAmpersand, position: 0 },
+      { kind: 'DOCUMENT_REFUSED', document: entityReference, position: 0 },
+      { kind: 'ENTRY_SKIPPED', document: null, position: 1 },
+    ]);
+    expect(kept[2]!.reason).toBe('a debit (DBIT): not an incoming credit');
+    expect(kept[0]!.reason).toMatch(/^not readable: /);
+
+    // The same documents read again (as after a crash before the cursor moved; here from a cursor of its own): nothing is
+    // kept twice, nothing credited twice.
+    expect(await ingestBankNotificationsFrom(dependencies(bank), `${source}-again`)).toMatchObject({ refusedDocuments: 2, duplicates: 1 });
+    expect(await exceptionsOf(`${source}-again`)).toEqual([]);
+    expect(await exceptionsOf(source)).toHaveLength(3);
+    expect(await eurOf(partner)).toBe('5.000000000000000000');
+
+    // What an operator lists: newest first, a refused document's length, its text only when asked for.
+    const listed = await runOpsCli(['bank', 'exceptions', '--limit', '1000']);
+    expect(listed.code).toBe(0);
+    const ours = listed.output.exceptions.filter((row: { source: string }) => row.source === source);
+    expect(ours.map((row: Record<string, unknown>) => [row.kind, row.documentChars, row.document])).toEqual([
+      ['ENTRY_SKIPPED', null, undefined],
+      ['DOCUMENT_REFUSED', entityReference.length, undefined],
+      ['DOCUMENT_REFUSED', bareAmpersand.length, undefined],
+    ]);
+    const withDocument = await runOpsCli([
+      'bank',
+      'exceptions',
+      '--before',
+      String(Number(ours[1].id) + 1),
+      '--limit',
+      '1',
+      '--with-document',
+    ]);
+    expect(withDocument.output.exceptions).toEqual([expect.objectContaining({ id: ours[1].id, document: entityReference })]);
   });
 });

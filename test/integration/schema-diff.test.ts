@@ -38,6 +38,7 @@ const TABLES_WITHOUT_ENTITIES = [
   'utxo_scanned_block',
   'crypto_withdrawal_network_fee',
   'utxo_sweep',
+  'bank_document_exception',
 ];
 const DROPS_OF_TABLES_WITHOUT_ENTITIES = TABLES_WITHOUT_ENTITIES.map((table) => `drop table if exists "${table}" cascade;`);
 

@@ -173,6 +173,13 @@ describe('parseCamt054', () => {
     ]);
   });
 
+  it("refuses, as the document's refusal, a root namespace with a bare & or an entity reference (never another error)", () => {
+    for (const namespace of ['urn:iso&x', '&ns;', 'urn:&#0;']) {
+      const xml = oneCredit().replace(/xmlns="[^"]+"/, `xmlns="${namespace}"`);
+      expect(() => parseCamt054(xml)).toThrow(Camt054Refused);
+    }
+  });
+
   it('reads several entries per notification, and several notifications per document, each entry with its own account', () => {
     const xml = buildCamt054(
       documentOf(

@@ -191,7 +191,17 @@ function refusePreamble(xml: string): void {
   if (wellFormed !== true) throw new Camt054Refused(`not well-formed XML: ${wellFormed.err.msg} (line ${wellFormed.err.line})`);
 }
 
+/** Anything that goes wrong inside one document is that document's refusal: never an error that stops the ingest. */
 export function parseCamt054(xml: string): ParsedCamt054 {
+  try {
+    return parseDocument(xml);
+  } catch (error) {
+    if (error instanceof Camt054Refused) throw error;
+    throw new Camt054Refused(`not readable: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function parseDocument(xml: string): ParsedCamt054 {
   refusePreamble(xml);
   let tree: Record<string, XmlNode>;
   try {
