@@ -15,7 +15,8 @@ export const BANK_USAGE = `  bank receive --iban IBAN --amount A --debtor-name N
   bank unmatched [--limit N]             (incoming credits no partner account took, oldest first)
   bank exceptions [--limit N] [--before ID] [--with-document]
                                          (bank documents the ingest refused and entries it skipped, newest first)
-  bank assign ENTRY_REF --partner ID --reason R   (credits it to the partner's ACTIVE EUR account, once)
+  bank assign ENTRY_REF --partner ID --reason R   (credits it to the partner's ACTIVE EUR account, once; a second
+                                         operator's deposit approve first when over the threshold or not the IBAN's partner)
   bank return ENTRY_REF --reason R       (sends it back to the debtor by a SEPA transfer, once)`;
 
 const UNMATCHED_LIMIT = { default: 100, max: 1000 };
@@ -120,10 +121,30 @@ export const bankCommands: Record<string, Command> = {
     changesState: true,
     takesArgument: 'ENTRY_REF',
     flags: { partner: uuidFlag },
-    async run({ em, flags, args, now, reason }) {
+    async run({ em, flags, args, now, reason, operator, settings }) {
       const entryRef = entryRefOf(args);
       requiredReason(reason, 'bank assign');
-      const { credit, depositId } = await assignIncomingCredit(em, { entryRef, partnerId: flags.partner.toLowerCase() }, now);
+      const partnerId = flags.partner.toLowerCase();
+      const approvalAboveEur = settings.operatorCli.manualCreditApprovalAboveEur;
+      const assignment = await assignIncomingCredit(
+        em,
+        operator,
+        { entryRef, partnerId, reason },
+        { eurRates: settings.eurRates, approvalAboveEur },
+        now,
+      );
+      if (assignment.kind === 'pending') {
+        const { credit, pending, why } = assignment;
+        return {
+          output: { entryRef, status: 'PENDING_APPROVAL', pendingCreditId: pending.id, partnerId, amount: credit.amount, why },
+          audit: {
+            action: 'bank-assign-request',
+            subject: { type: 'manual-credit', id: pending.id, partnerId },
+            details: { entryRef, amount: credit.amount, iban: credit.accountIban, approvalAboveEur, why },
+          },
+        };
+      }
+      const { credit, depositId } = assignment;
       return {
         output: { entryRef, status: credit.status, partnerId: credit.partnerId, amount: credit.amount, transactionId: depositId },
         audit: {

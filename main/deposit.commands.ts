@@ -64,11 +64,12 @@ export const depositCommands: Record<string, Command> = {
           },
         };
       }
-      const { credit, amountEur } = outcome;
+      const { credit, amountEur, why } = outcome;
       return {
         output: {
           pendingCreditId: credit.id,
           status: 'PENDING_APPROVAL',
+          why,
           partnerId: credit.partnerId,
           currency: credit.currency,
           amount: credit.amount,
@@ -79,7 +80,7 @@ export const depositCommands: Record<string, Command> = {
         audit: {
           action: 'deposit-request',
           subject: { type: 'manual-credit', id: credit.id, partnerId: credit.partnerId },
-          details: { currency: credit.currency, amount: credit.amount, type, amountEur, approvalAboveEur },
+          details: { currency: credit.currency, amount: credit.amount, type, amountEur, approvalAboveEur, why },
         },
       };
     },
@@ -91,7 +92,7 @@ export const depositCommands: Record<string, Command> = {
     async run({ em, args, now, settings, operator }) {
       const id = args[0] ?? '';
       if (!UUID.test(id)) throw new UsageMistake(`"${id}" is not a pending credit id (a UUID, as deposit printed it)`);
-      const { credit, deposit } = await approveManualCredit(
+      const { credit, transactionId } = await approveManualCredit(
         em,
         operator,
         id.toLowerCase(),
@@ -102,7 +103,7 @@ export const depositCommands: Record<string, Command> = {
         output: {
           pendingCreditId: credit.id,
           status: credit.status,
-          transactionId: deposit.id,
+          transactionId,
           requestedBy: credit.requestedBy,
           approvedBy: credit.approvedBy,
         },
@@ -110,8 +111,9 @@ export const depositCommands: Record<string, Command> = {
           action: 'deposit-approve',
           subject: { type: 'manual-credit', id: credit.id, partnerId: credit.partnerId },
           details: {
-            transactionId: deposit.id,
+            transactionId,
             currency: credit.currency,
+            ...(credit.incomingEntryRef ? { incomingEntryRef: credit.incomingEntryRef } : {}),
             amount: credit.amount,
             type: credit.type,
             amountEur: credit.amountEur,

@@ -6,7 +6,11 @@ import type { DepositType } from './deposit.entity';
 
 export type ManualCreditStatus = 'PENDING' | 'APPROVED';
 
-/** A manual deposit above MANUAL_CREDIT_APPROVAL_ABOVE_EUR waiting for a second operator (`ops deposit approve`). */
+/**
+ * A manual deposit, or the assignment of an unmatched incoming SEPA credit, waiting for a second operator (`ops deposit
+ * approve`): above MANUAL_CREDIT_APPROVAL_ABOVE_EUR with what one operator credited alone lately, or (an assignment) to a
+ * partner that does not own the IBAN the money came to.
+ */
 export const ManualCredit = defineEntity({
   name: 'ManualCredit',
   tableName: 'manual_credit',
@@ -28,6 +32,8 @@ export const ManualCredit = defineEntity({
     approvedAt: p.datetime().columnType('timestamptz').fieldName('approved_at').nullable(),
     /** The deposit the approval posted. */
     transactionId: p.uuid().fieldName('transaction_id').nullable(),
+    /** Set when this assigns an unmatched incoming SEPA credit: approved, it is credited out of suspense, not minted. */
+    incomingEntryRef: p.text().fieldName('incoming_entry_ref').nullable(),
   },
 });
 export type ManualCredit = InferEntity<typeof ManualCredit>;

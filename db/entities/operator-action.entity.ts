@@ -17,6 +17,7 @@ export const OPERATOR_ACTIONS = [
   'deposit-approve',
   'bank-receive',
   'bank-assign',
+  'bank-assign-request',
   'bank-return',
   'webhook-set',
   'webhook-remove',

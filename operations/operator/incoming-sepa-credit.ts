@@ -4,7 +4,13 @@ import type { IncomingSepaCredit } from '../../db/entities/incoming-sepa-credit.
 import { findPartnerAccount } from '../../db/ledger/accounts';
 import { creditFromSuspense, lockIncomingCredit, markReturning } from '../../db/services/incoming-sepa-credit.service';
 import { requirePartner } from '../../db/services/partner.service';
+import { Decimal } from '../../core/money';
+import { Account } from '../../db/entities/account.entity';
+import type { ManualCredit } from '../../db/entities/manual-credit.entity';
+import type { Operator } from '../../db/services/operator-audit.service';
 import { OperatorActionRefused } from './operator-refusal';
+import { requestApproval, whyApprovalNeeded } from './approval-policy';
+import type { ApprovalPolicy } from './approval-policy';
 
 /** Only an UNMATCHED credit can be decided; its row is locked, so of two operators deciding at once the second is refused. */
 async function unmatchedCredit(em: EntityManager, entryRef: string): Promise<IncomingSepaCredit> {
@@ -22,24 +28,58 @@ async function unmatchedCredit(em: EntityManager, entryRef: string): Promise<Inc
   return credit;
 }
 
-/** Credits an UNMATCHED credit to a partner's ACTIVE EUR account, once: a sepaDeposit from suspense. */
-export async function assignIncomingCredit(
-  em: EntityManager,
-  input: { entryRef: string; partnerId: string },
-  now: Date,
-): Promise<{ credit: IncomingSepaCredit; depositId: string }> {
-  const credit = await unmatchedCredit(em, input.entryRef);
-  await requirePartner(em, input.partnerId);
-  const account = await findPartnerAccount(em, input.partnerId, 'eur');
-  if (!account) throw new DomainError('not-found', `partner ${input.partnerId} has no eur account`);
+/** The partner's EUR account, which must be ACTIVE to be credited. */
+async function requireActiveEurAccount(em: EntityManager, partnerId: string): Promise<void> {
+  await requirePartner(em, partnerId);
+  const account = await findPartnerAccount(em, partnerId, 'eur');
+  if (!account) throw new DomainError('not-found', `partner ${partnerId} has no eur account`);
   if (account.fiatStatus !== 'ACTIVE') {
     throw new OperatorActionRefused(
       'account-not-active',
-      `partner ${input.partnerId}'s EUR account is ${account.fiatStatus ?? 'without a status'}: activate it first (ops account set-status); nothing was changed`,
+      `partner ${partnerId}'s EUR account is ${account.fiatStatus ?? 'without a status'}: activate it first (ops account set-status); nothing was changed`,
     );
   }
-  const depositId = await creditFromSuspense(em, credit, input.partnerId, now);
-  return { credit, depositId };
+}
+
+export type IncomingAssignment =
+  | { kind: 'credited'; credit: IncomingSepaCredit; depositId: string }
+  | { kind: 'pending'; credit: IncomingSepaCredit; pending: ManualCredit; why: string };
+
+/**
+ * Credits an UNMATCHED credit to a partner's ACTIVE EUR account, once: a sepaDeposit from suspense. Money is credited by
+ * one operator only to the partner that owns the IBAN it came to, and within the two-person threshold (with what that
+ * operator, or that partner, was credited alone lately); otherwise it waits for a second operator (`deposit approve`).
+ */
+export async function assignIncomingCredit(
+  em: EntityManager,
+  operator: Operator,
+  input: { entryRef: string; partnerId: string; reason: string | null },
+  policy: ApprovalPolicy,
+  now: Date,
+): Promise<IncomingAssignment> {
+  const credit = await unmatchedCredit(em, input.entryRef);
+  await requireActiveEurAccount(em, input.partnerId);
+  const owner = await em.findOne(Account, { iban: credit.accountIban, kind: 'PARTNER' });
+  const why =
+    owner?.partnerId !== input.partnerId
+      ? `the money came to ${credit.accountIban}, which is ${owner ? `partner ${owner.partnerId ?? '?'}'s` : "no partner's"}, not partner ${input.partnerId}'s`
+      : await whyApprovalNeeded(em, operator, input.partnerId, new Decimal(credit.amount), policy, now);
+  if (why === undefined) return { kind: 'credited', credit, depositId: await creditFromSuspense(em, credit, input.partnerId, now) };
+  const pending = await requestApproval(
+    em,
+    operator,
+    { partnerId: input.partnerId, currency: 'eur', amount: credit.amount, amountEur: credit.amount, type: 'sepaDeposit' },
+    { reason: input.reason, incomingEntryRef: credit.entryRef },
+    now,
+  );
+  return { kind: 'pending', credit, pending, why };
+}
+
+/** The approval of an assignment: still UNMATCHED, to a still ACTIVE account; returns the deposit's id. */
+export async function creditIncomingToPartner(em: EntityManager, entryRef: string, partnerId: string, now: Date): Promise<string> {
+  const credit = await unmatchedCredit(em, entryRef);
+  await requireActiveEurAccount(em, partnerId);
+  return creditFromSuspense(em, credit, partnerId, now);
 }
 
 /** Marks it RETURNING with the return payment's id; the incoming-sepa Schedule submits it (idempotent) and settles it. */

@@ -9,23 +9,22 @@ import { ManualCredit } from '../../db/entities/manual-credit.entity';
 import { checkDeposit, postDeposit } from '../../db/services/deposit.service';
 import type { NewDeposit } from '../../db/services/deposit.service';
 import { OperatorActionRefused } from './operator-refusal';
+import { requestApproval, whyApprovalNeeded } from './approval-policy';
+import type { ApprovalPolicy } from './approval-policy';
 import type { Operator } from '../../db/services/operator-audit.service';
+import { creditIncomingToPartner } from './incoming-sepa-credit';
 
-export interface ApprovalPolicy {
-  eurRates: EurRates;
-  /** Undefined: every manual deposit posts at once. */
-  approvalAboveEur: string | undefined;
-}
+export type { ApprovalPolicy } from './approval-policy';
 
 export type ManualDepositOutcome =
-  { kind: 'posted'; deposit: Deposit; amountEur: string } | { kind: 'pending'; credit: ManualCredit; amountEur: string };
+  { kind: 'posted'; deposit: Deposit; amountEur: string } | { kind: 'pending'; credit: ManualCredit; amountEur: string; why: string };
 
 /** The EUR value at the configured rate, rounded up at 18 decimals, so the threshold is never met by rounding. */
 export function eurValueOf(amount: Decimal, rate: string): string {
   return amount.times(rate).toDecimalPlaces(18, Decimal.ROUND_UP).toFixed();
 }
 
-/** Posted at once up to MANUAL_CREDIT_APPROVAL_ABOVE_EUR; above it, a pending credit until a second operator approves it. */
+/** Posted at once up to MANUAL_CREDIT_APPROVAL_ABOVE_EUR (whyApprovalNeeded); above it, a pending credit until a second operator approves it. */
 export async function depositByOperator(
   em: EntityManager,
   operator: Operator,
@@ -35,29 +34,19 @@ export async function depositByOperator(
 ): Promise<ManualDepositOutcome> {
   const { amount } = await checkDeposit(em, input);
   const amountEur = eurValueOf(amount, policy.eurRates[input.currency]);
-  if (policy.approvalAboveEur === undefined || new Decimal(amountEur).lte(policy.approvalAboveEur)) {
+  const why = await whyApprovalNeeded(em, operator, input.partnerId, new Decimal(amountEur), policy, now);
+  if (why === undefined) {
     const deposit = await postDeposit(em, input, now);
     return { kind: 'posted', deposit, amountEur };
   }
-  const credit = em.create(ManualCredit, {
-    id: randomUUID(),
-    partnerId: input.partnerId,
-    currency: input.currency,
-    amount: amount.toFixed(),
-    amountEur,
-    type: input.type,
-    requestedBy: operator.actor,
-    requestedOsUser: operator.osUser,
-    reason: input.reason,
-    requestedAt: now,
-    status: 'PENDING',
-    approvedBy: null,
-    approvedOsUser: null,
-    approvedAt: null,
-    transactionId: null,
-  });
-  await em.flush();
-  return { kind: 'pending', credit, amountEur };
+  const credit = await requestApproval(
+    em,
+    operator,
+    { partnerId: input.partnerId, currency: input.currency, amount: amount.toFixed(), amountEur, type: input.type },
+    { reason: input.reason, incomingEntryRef: null },
+    now,
+  );
+  return { kind: 'pending', credit, amountEur, why };
 }
 
 /** Posts a pending credit once (locked row; the deposit takes its id), for an operator other than its requester. */
@@ -67,7 +56,7 @@ export async function approveManualCredit(
   creditId: string,
   now: Date,
   osUsers: 'distinct' | 'shared',
-): Promise<{ credit: ManualCredit; deposit: Deposit }> {
+): Promise<{ credit: ManualCredit; transactionId: string }> {
   const credit = await em.findOne(ManualCredit, { id: creditId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   if (!credit) throw new DomainError('not-found', `no pending manual credit has the id ${creditId}`);
   if (credit.status !== 'PENDING') {
@@ -89,18 +78,25 @@ export async function approveManualCredit(
       `manual credit ${creditId} was requested from the OS account ${credit.requestedOsUser}: another operator must approve it from their own account (MANUAL_CREDIT_APPROVAL_OS_USERS=shared where operators share one)`,
     );
   }
-  const deposit = await postDeposit(
-    em,
-    { id: credit.id, partnerId: credit.partnerId, currency: credit.currency, amount: credit.amount, type: credit.type },
-    now,
-  );
+  // An assignment credits the incoming money out of suspense (still unassigned, to an ACTIVE account); else it is minted.
+  const incomingEntryRef = credit.incomingEntryRef ?? null;
+  const transactionId =
+    incomingEntryRef === null
+      ? (
+          await postDeposit(
+            em,
+            { id: credit.id, partnerId: credit.partnerId, currency: credit.currency, amount: credit.amount, type: credit.type },
+            now,
+          )
+        ).id
+      : await creditIncomingToPartner(em, incomingEntryRef, credit.partnerId, now);
   credit.status = 'APPROVED';
   credit.approvedBy = operator.actor;
   credit.approvedOsUser = operator.osUser;
   credit.approvedAt = now;
-  credit.transactionId = deposit.id;
+  credit.transactionId = transactionId;
   await em.flush();
-  return { credit, deposit };
+  return { credit, transactionId };
 }
 
 /** Names compared as the database compares them (manual_credit_guard): case does not make another person. */

@@ -262,6 +262,46 @@ describe('an incoming SEPA credit no partner account takes', () => {
   );
 
   it(
+    'assigned to a partner that does not own the IBAN it came to waits for a second operator, whatever the amount; approved, it is credited once',
+    async () => {
+      const partner = await createTestPartner(ctx.orm);
+      const entryRef = await receive(newIban(), '25000.00');
+      await ingest();
+      // As in a container where operators share one login (MANUAL_CREDIT_APPROVAL_OS_USERS=shared): the names must differ.
+      const asOperator = (name: string) => ({ OPS_OPERATOR: name, MANUAL_CREDIT_APPROVAL_OS_USERS: 'shared' });
+      const requested = await ops(
+        ['bank', 'assign', entryRef, '--partner', partner.partnerId, '--reason', 'the customer says it is theirs'],
+        asOperator('mallory'),
+      );
+      expect(requested).toMatchObject({
+        code: 0,
+        output: {
+          entryRef,
+          status: 'PENDING_APPROVAL',
+          pendingCreditId: expect.any(String),
+          amount: '25000.00',
+          why: expect.stringContaining("which is no partner's, not partner"),
+        },
+      });
+      expect((await balancesOf(ctx.api, partner)).eur).toBe('0.00');
+      expect(await unmatched()).toContainEqual(expect.objectContaining({ entryRef, status: 'UNMATCHED' }));
+      const approve = (name: string) =>
+        ops(['deposit', 'approve', requested.output.pendingCreditId, '--reason', 'checked'], asOperator(name));
+      expect(await approve('mallory')).toMatchObject({ code: 1, output: { reason: 'self-approval' } });
+      expect(await approve('trent')).toMatchObject({
+        code: 0,
+        output: { status: 'APPROVED', requestedBy: 'mallory', approvedBy: 'trent' },
+      });
+      expect(await approve('victor')).toMatchObject({ code: 1, output: { reason: 'already-approved' } });
+      expect((await balancesOf(ctx.api, partner)).eur).toBe('25000.00');
+      expect(await sepaDeposits(partner)).toHaveLength(1);
+      expect((await unmatched()).map((entry) => entry.entryRef)).not.toContain(entryRef);
+      expect(await findSuspenseMismatch(pool)).toEqual([]);
+    },
+    CLI_HEAVY_MS,
+  );
+
+  it(
     'returned by an operator is sent back to the debtor by one SEPA transfer, however many runs go by',
     async () => {
       const entryRef = await receive(newIban(), '33.30');

@@ -405,14 +405,16 @@ describe('a withdrawal, followed from the request to its activities', () => {
       metricValue(apiMetrics, 'payments_operations_answered_total', { operation: 'crypto-withdrawal', code: 'OK', replayed: 'true' }),
     ).toBe(1);
 
-    // A refusal is an expected outcome: the worker counts it as refused, not failed.
+    // A refusal is an expected outcome: the worker counts it as refused, not failed. (An exchange on a made-up lock is
+    // refused before any workflow; one the balance cannot cover, on a real lock, is the workflow's to refuse.)
+    const lock = await api.get('/v1/partner/get-lock', { apiKey: partner.apiKey });
     const refusedExchange = await api.post(
       '/v1/partner/exchange',
-      { lockId: randomUUID(), currencyFrom: 'eth', currencyTo: 'eur', amount: '0.1' },
+      { lockId: ((await lock.json()) as { id: string }).id, currencyFrom: 'eth', currencyTo: 'eur', amount: '1000000' },
       { apiKey: partner.apiKey },
     );
     expect(refusedExchange.status).toBe(400);
-    expect(await refusedExchange.json()).toMatchObject({ errorCode: 'P432' });
+    expect(await refusedExchange.json()).toMatchObject({ errorCode: 'P433' });
 
     // Postgres' view, read at scrape time (cached a few seconds).
     await eventually(async () => {

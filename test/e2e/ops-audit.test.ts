@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { createTestPartner } from '../support/fixtures';
+import type { TestPartner } from '../support/fixtures';
 import { balancesOf } from '../support/operations';
 import { runOpsCli } from '../support/ops-cli';
 import { useTestApi } from '../support/use-test-api';
@@ -226,6 +228,7 @@ describe('manual credits above MANUAL_CREDIT_APPROVAL_ABOVE_EUR', () => {
       output: {
         pendingCreditId: expect.stringMatching(/^[0-9a-f-]{36}$/),
         status: 'PENDING_APPROVAL',
+        why: 'worth 1500 EUR, over 1000',
         partnerId: partner.partnerId,
         currency: 'eth',
         amount: '0.5',
@@ -279,6 +282,31 @@ describe('manual credits above MANUAL_CREDIT_APPROVAL_ABOVE_EUR', () => {
       }),
     ]);
   }, 300_000);
+
+  it('count what one operator credited alone lately, and what one partner was credited so: a credit split under the threshold waits too', async () => {
+    const partner = await createTestPartner(ctx.orm);
+    const other = await createTestPartner(ctx.orm);
+    const [dora, erin] = [`dora-${randomUUID().slice(0, 8)}`, `erin-${randomUUID().slice(0, 8)}`];
+    const eur = (to: TestPartner, amount: string, operator: string) =>
+      opsWith(approvalAbove1000, 'deposit', '--partner', to.partnerId, '--currency', 'eur', '--amount', amount, '--operator', operator);
+    expect(await eur(partner, '600', dora)).toMatchObject({ code: 0, output: { transactionId: expect.any(String) } });
+    // The same operator again, to another partner: 1200 by one operator alone.
+    expect(await eur(other, '600', dora)).toMatchObject({
+      code: 0,
+      output: { status: 'PENDING_APPROVAL', why: `with what ${dora} credited alone in the last 24 hours, 1200 EUR, over 1000` },
+    });
+    // Another operator, to the first partner: 1200 to one partner by operators alone.
+    expect(await eur(partner, '600', erin)).toMatchObject({
+      code: 0,
+      output: {
+        status: 'PENDING_APPROVAL',
+        why: `with what partner ${partner.partnerId} was credited by one operator alone in the last 24 hours, 1200 EUR, over 1000`,
+      },
+    });
+    expect(await eur(other, '400', erin)).toMatchObject({ code: 0, output: { transactionId: expect.any(String) } });
+    expect(await balancesOf(ctx.api, partner)).toMatchObject({ eur: '600.00' });
+    expect(await balancesOf(ctx.api, other)).toMatchObject({ eur: '400.00' });
+  }, 120_000);
 
   it('by default also need another OS account: a second name typed from the same login is refused', async () => {
     const partner = await createTestPartner(ctx.orm);
