@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../../core/errors';
 import { Decimal } from '../../core/money';
-import type { EurRates } from '../../core/rates';
 import type { Deposit } from '../../db/entities/deposit.entity';
 import { ManualCredit } from '../../db/entities/manual-credit.entity';
 import { checkDeposit, postDeposit } from '../../db/services/deposit.service';
