@@ -9,6 +9,7 @@ import type { TestPartner } from '../support/fixtures';
 import { startTestApi } from '../support/http';
 import type { TestApi } from '../support/http';
 import { balancesOf, ethWithdrawalBody } from '../support/operations';
+import { runOpsCli } from '../support/ops-cli';
 import { testStack } from '../support/stack';
 import { startTestWorker } from '../support/test-worker';
 import type { TestWorker } from '../support/test-worker';
@@ -287,10 +288,12 @@ describe('an exchange whose wait runs out', () => {
 
 describe('a refused request', () => {
   it('ends its workflow Completed with the refusal, and leaves a tombstone so no late attempt or Reset can still move money', async () => {
-    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '0.05' } });
+    // Funds enough (a refusal for funds alone is answered before any workflow), a daily limit the withdrawal passes.
+    const partner = await createTestPartner(ctx.orm, { deposits: { eth: '1' } });
+    expect((await runOpsCli(['partner', 'set-policy', '--partner', partner.partnerId, '--daily-limit-eur', '1'])).code).toBe(0);
     const refused = await withdraw(ctx.api, partner, ethWithdrawalBody());
     expect(refused.status).toBe(400);
-    expect(refused.json.errorCode).toBe('P433');
+    expect(refused.json.errorCode).toBe('P442');
     const workflow = await eventually(async () => {
       const found = [];
       for await (const each of ctx.temporal.workflow.list({ query: `PartnerId = '${partner.partnerId}'` })) found.push(each);
@@ -300,8 +303,8 @@ describe('a refused request', () => {
     const handle = ctx.temporal.workflow.getHandle(workflow.workflowId);
     expect(await handle.result()).toMatchObject({
       status: 'UNSUCCESSFUL',
-      stage: 'REFUSED_INSUFFICIENT_FUNDS',
-      refusal: { kind: 'insufficient-funds' },
+      stage: 'REFUSED_LIMIT_EXCEEDED',
+      refusal: { kind: 'limit-exceeded' },
     });
     expect((await handle.describe()).status.name).toBe('COMPLETED');
     const withdrawalId = workflow.workflowId.replace('crypto-withdrawal-', '');
