@@ -36,6 +36,13 @@ const faultsAsked = process.argv.some((arg) => arg === 'faults' || arg.endsWith(
 const chaosAsked = process.argv.some((arg) => arg === 'chaos' || arg.endsWith('=chaos') || arg.includes('test/chaos'));
 
 /**
+ * The load tests (test/load: one partner's flood beside another's steady traffic, judged by who is refused) run only when
+ * asked for (`jest --selectProjects load`, or a path under test/load), on their own: beside the other files' load on 2
+ * cores, no answer would mean anything.
+ */
+const loadAsked = process.argv.some((arg) => arg === 'load' || arg.endsWith('=load') || arg.includes('test/load'));
+
+/**
  * `npm start`'s development chain (test/devchain: the real geth, built with Go on first use) runs
  * only when asked for (`jest --selectProjects devchain`, or a path under test/devchain), on its
  * own: it records the run's ethereum chain as geth's, where the other tiers' Hardhat nodes stand for ethereum.
@@ -85,6 +92,7 @@ module.exports = {
     ...(faultsAsked ? [{ ...shared, displayName: 'faults', roots: ['<rootDir>/test/faults'] }] : []),
     ...(chaosAsked ? [{ ...onTheStack, displayName: 'chaos', roots: ['<rootDir>/test/chaos'] }] : []),
     ...(devchainAsked ? [{ ...onTheStack, displayName: 'devchain', roots: ['<rootDir>/test/devchain'] }] : []),
+    ...(loadAsked ? [{ ...onTheStack, displayName: 'load', roots: ['<rootDir>/test/load'] }] : []),
   ],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   // A run-wide option: jest ignores it inside a project. What tells a hung test from a slow one on

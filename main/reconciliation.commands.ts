@@ -24,9 +24,15 @@ const REPORT_LISTS: Readonly<Record<keyof FindingCounts, string>> = {
   suspenseMismatches: 'suspenseMismatch',
   orphanedCreditedDeposits: 'orphanedCreditedDeposits',
   utxoInputConflicts: 'utxoInputConflicts',
+  transfersWithoutRecord: 'transfersWithoutRecord',
   custodyShortfalls: 'custodyShortfalls',
 };
-const LEDGER_INVARIANTS: ReadonlyArray<keyof FindingCounts> = ['unbalancedTransfers', 'balanceMismatches', 'overdrawnAccounts'];
+const LEDGER_INVARIANTS: ReadonlyArray<keyof FindingCounts> = [
+  'unbalancedTransfers',
+  'balanceMismatches',
+  'overdrawnAccounts',
+  'transfersWithoutRecord',
+];
 
 export const reconciliationCommands: Record<string, Command> = {
   'reconciliation latest': command({

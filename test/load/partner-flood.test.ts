@@ -14,8 +14,8 @@ import { useTestApi } from '../support/use-test-api';
  * early refusals: none is recorded or starts a workflow, so no backlog builds and A is never refused.
  *
  * A's latency with and without the flood is printed against the issue's ceiling (twice the quiet median), not asserted:
- * a loaded CI machine moves timings, the counts below do not move. Measured on an idle 2-core machine: see
- * docs/trust-boundaries.md.
+ * a loaded CI machine moves timings, the counts below do not move. Run on its own (`npm run test:load`): beside
+ * other test files on 2 cores the steady partner's answers say more about the machine. Measured: docs/trust-boundaries.md.
  */
 const ctx = useTestApi({ api: false });
 
