@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Middleware } from 'koa';
 import type { ApiState } from '../state';
 import { HttpError } from '../http/http-error';
@@ -16,6 +17,12 @@ export interface RateLimit {
 
 /** Tracking is per process; past this many keys (or partners) the idlest buckets are forgotten. */
 const MAX_TRACKED = 10_000;
+/**
+ * A 429 is answered after this long (or Retry-After, if sooner): a client that sends again as soon as it is answered
+ * (a flood's loop) then costs a fraction of the CPU it would, which the other partners' requests share. A client that
+ * waits as Retry-After says loses nothing.
+ */
+const REFUSAL_HOLD_MS = 1_000;
 
 /** One family of buckets, named as the headers name it. */
 interface Quota {
@@ -34,7 +41,7 @@ interface Quota {
  *
  * Every answer carries draft-ietf-httpapi-ratelimit-headers, one item per quota the request drew from:
  * `RateLimit-Policy: "default";q=<burst>;w=<seconds>` and `RateLimit: "default";r=<remaining>;t=<seconds until full>`;
- * a 429 also Retry-After, from the quota that refused.
+ * a 429 also Retry-After, from the quota that refused, and comes after REFUSAL_HOLD_MS at most.
  */
 export function createRateLimiter(limit: RateLimit, clock: Clock): (writes: boolean) => Middleware<ApiState> {
   const quota = (name: Quota['name'], of: { perSecond: number; burst: number }, owner: Quota['owner']): Quota | undefined =>
@@ -65,7 +72,9 @@ export function createRateLimiter(limit: RateLimit, clock: Clock): (writes: bool
       if (refused) {
         // What the other quotas gave for a request that is not served goes back.
         for (const { quota: each, owner, take } of taken) if (take.allowed) each.buckets.giveBack(owner, nowMs);
-        ctx.set('Retry-After', String(secondsUntilToken(refused.quota.limit, refused.take.tokens)));
+        const retryAfterSeconds = secondsUntilToken(refused.quota.limit, refused.take.tokens);
+        ctx.set('Retry-After', String(retryAfterSeconds));
+        await sleep(Math.min(REFUSAL_HOLD_MS, retryAfterSeconds * 1000));
         const { perSecond, burst } = refused.quota.limit;
         throw new HttpError(
           'too-many-requests',
