@@ -42,7 +42,7 @@ export async function ingestBankNotificationsFrom(deps: ActivityDependencies, so
       const reason = error instanceof Camt054Refused ? error.message : `not readable: ${String(error)}`;
       result.refusedDocuments += 1;
       await recordBankDocumentExceptions(deps.pool, [
-        { kind: 'DOCUMENT_REFUSED', source, documentSha256, messageId: null, reason: reason.slice(0, 2000), document: String(xml) },
+        { kind: 'DOCUMENT_REFUSED', source, documentSha256, messageId: null, reason, document: String(xml) },
       ]);
       deps.log.error(`camt.054 notification ${place} refused, kept (ops bank exceptions): ${reason}`, {
         notification: place,
@@ -59,7 +59,7 @@ export async function ingestBankNotificationsFrom(deps: ActivityDependencies, so
         messageId: parsed.messageId,
         reference: skipped.reference,
         position: index + 1,
-        reason: skipped.reason.slice(0, 2000),
+        reason: skipped.reason,
       })),
     );
     for (const skipped of parsed.skipped) {

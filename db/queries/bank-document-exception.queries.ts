@@ -15,7 +15,23 @@ export type BankDocumentException =
       reason: string;
     };
 
-/** Kept once per document and place: a document read again after a crash adds nothing. */
+/** The column bounds (Migration20261208000000_bank_document_exception). */
+const MAX_REASON_CHARS = 2_000;
+const MAX_REFERENCE_CHARS = 200;
+export const MAX_KEPT_DOCUMENT_CHARS = 2_000_000;
+
+/** Text Postgres stores whatever a bank sent: no NUL (which text cannot hold), at most `max` characters. */
+function storable(text: string, max: number): string {
+  // Cut by UTF-16 units (never more characters than max), without leaving half a surrogate pair.
+  const cut = text.length > max ? text.slice(0, max).replace(/[\uD800-\uDBFF]$/, '') : text;
+  return cut.replace(/\0/g, '\uFFFD');
+}
+
+/**
+ * Kept once per document and place: a document read again after a crash adds nothing. Whatever the document holds, the
+ * row is storable (a refusal that could not be kept would stop the ingest like the refusal it records): NULs replaced,
+ * texts cut to their columns, a document over the bound kept in part, and said so.
+ */
 export async function recordBankDocumentExceptions(pool: pg.Pool, exceptions: readonly BankDocumentException[]): Promise<void> {
   if (exceptions.length === 0) return;
   await pool.query({
@@ -28,12 +44,17 @@ export async function recordBankDocumentExceptions(pool: pg.Pool, exceptions: re
       exceptions.map((each) => each.source),
       exceptions.map((each) => each.documentSha256),
       exceptions.map((each) => each.messageId),
-      exceptions.map((each) => (each.kind === 'ENTRY_SKIPPED' ? each.reference : '')),
+      exceptions.map((each) => (each.kind === 'ENTRY_SKIPPED' ? storable(each.reference, MAX_REFERENCE_CHARS) : '')),
       exceptions.map((each) => (each.kind === 'ENTRY_SKIPPED' ? each.position : 0)),
-      exceptions.map((each) => each.reason),
-      exceptions.map((each) => (each.kind === 'DOCUMENT_REFUSED' ? each.document : null)),
+      exceptions.map((each) => storable(reasonOf(each), MAX_REASON_CHARS)),
+      exceptions.map((each) => (each.kind === 'DOCUMENT_REFUSED' ? storable(each.document, MAX_KEPT_DOCUMENT_CHARS) : null)),
     ],
   });
+}
+
+function reasonOf(exception: BankDocumentException): string {
+  if (exception.kind !== 'DOCUMENT_REFUSED' || exception.document.length <= MAX_KEPT_DOCUMENT_CHARS) return exception.reason;
+  return `(its first ${MAX_KEPT_DOCUMENT_CHARS} characters kept) ${exception.reason}`;
 }
 
 export interface BankDocumentExceptionRow {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { BankAdapter } from '../../activities/adapters/bank/bank-adapter';
 import { buildCamt054 } from '../../activities/adapters/bank/camt054';
+import { MAX_CAMT054_CHARS } from '../../activities/adapters/bank/camt054-parser';
 import type { IncomingCredit } from '../../activities/adapters/bank/camt054';
 import type { ActivityDependencies } from '../../activities/dependencies';
 import { ingestBankNotificationsFrom } from '../../activities/incoming-sepa.activities';
@@ -175,26 +176,32 @@ describe('a document the ingest cannot take', () => {
       creditTo(partner, `F-${randomUUID().slice(0, 8)}`, '3.00'),
       creditTo(partner, `G-${randomUUID().slice(0, 8)}`, '5.00'),
     ]).replace(/CdtDbtInd>CRDT</, 'CdtDbtInd>DBIT<');
-    const bank = bankOf([bareAmpersand, entityReference, debit]);
+    // Over the parser's bound, with a NUL (which Postgres text cannot hold): refused, and still kept, in part.
+    const oversized = `\0${valid}${' '.repeat(MAX_CAMT054_CHARS)}`;
+    const bank = bankOf([bareAmpersand, entityReference, oversized, debit]);
 
     const result = await ingestBankNotificationsFrom(dependencies(bank), source);
-    expect(result).toMatchObject({ documents: 3, refusedDocuments: 2, credited: 1, skippedEntries: 1 });
+    expect(result).toMatchObject({ documents: 4, refusedDocuments: 3, credited: 1, skippedEntries: 1 });
     expect(await eurOf(partner)).toBe('5.000000000000000000');
     expect(await readNotificationCursor(pool, source)).toBe('1');
     const kept = await exceptionsOf(source);
     expect(kept.map(({ kind, document, position }) => ({ kind, document, position }))).toEqual([
       { kind: 'DOCUMENT_REFUSED', document: bareAmpersand, position: 0 },
       { kind: 'DOCUMENT_REFUSED', document: entityReference, position: 0 },
+      { kind: 'DOCUMENT_REFUSED', document: `\uFFFD${oversized.slice(1, MAX_CAMT054_CHARS)}`, position: 0 },
       { kind: 'ENTRY_SKIPPED', document: null, position: 1 },
     ]);
-    expect(kept[2]!.reason).toBe('a debit (DBIT): not an incoming credit');
+    expect(kept[2]!.reason).toBe(
+      `(its first ${MAX_CAMT054_CHARS} characters kept) the document is ${oversized.length} characters, over ${MAX_CAMT054_CHARS}`,
+    );
+    expect(kept[3]!.reason).toBe('a debit (DBIT): not an incoming credit');
     expect(kept[0]!.reason).toMatch(/^not readable: /);
 
     // The same documents read again (as after a crash before the cursor moved; here from a cursor of its own): nothing is
     // kept twice, nothing credited twice.
-    expect(await ingestBankNotificationsFrom(dependencies(bank), `${source}-again`)).toMatchObject({ refusedDocuments: 2, duplicates: 1 });
+    expect(await ingestBankNotificationsFrom(dependencies(bank), `${source}-again`)).toMatchObject({ refusedDocuments: 3, duplicates: 1 });
     expect(await exceptionsOf(`${source}-again`)).toEqual([]);
-    expect(await exceptionsOf(source)).toHaveLength(3);
+    expect(await exceptionsOf(source)).toHaveLength(4);
     expect(await eurOf(partner)).toBe('5.000000000000000000');
 
     // What an operator lists: newest first, a refused document's length, its text only when asked for.
@@ -203,6 +210,7 @@ describe('a document the ingest cannot take', () => {
     const ours = listed.output.exceptions.filter((row: { source: string }) => row.source === source);
     expect(ours.map((row: Record<string, unknown>) => [row.kind, row.documentChars, row.document])).toEqual([
       ['ENTRY_SKIPPED', null, undefined],
+      ['DOCUMENT_REFUSED', MAX_CAMT054_CHARS, undefined],
       ['DOCUMENT_REFUSED', entityReference.length, undefined],
       ['DOCUMENT_REFUSED', bareAmpersand.length, undefined],
     ]);
@@ -210,11 +218,11 @@ describe('a document the ingest cannot take', () => {
       'bank',
       'exceptions',
       '--before',
-      String(Number(ours[1].id) + 1),
+      String(Number(ours[2].id) + 1),
       '--limit',
       '1',
       '--with-document',
     ]);
-    expect(withDocument.output.exceptions).toEqual([expect.objectContaining({ id: ours[1].id, document: entityReference })]);
+    expect(withDocument.output.exceptions).toEqual([expect.objectContaining({ id: ours[2].id, document: entityReference })]);
   });
 });
