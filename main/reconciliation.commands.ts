@@ -24,15 +24,9 @@ const REPORT_LISTS: Readonly<Record<keyof FindingCounts, string>> = {
   suspenseMismatches: 'suspenseMismatch',
   orphanedCreditedDeposits: 'orphanedCreditedDeposits',
   utxoInputConflicts: 'utxoInputConflicts',
-  transfersWithoutRecord: 'transfersWithoutRecord',
   custodyShortfalls: 'custodyShortfalls',
 };
-const LEDGER_INVARIANTS: ReadonlyArray<keyof FindingCounts> = [
-  'unbalancedTransfers',
-  'balanceMismatches',
-  'overdrawnAccounts',
-  'transfersWithoutRecord',
-];
+const LEDGER_INVARIANTS: ReadonlyArray<keyof FindingCounts> = ['unbalancedTransfers', 'balanceMismatches', 'overdrawnAccounts'];
 
 export const reconciliationCommands: Record<string, Command> = {
   'reconciliation latest': command({
