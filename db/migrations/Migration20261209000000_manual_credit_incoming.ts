@@ -10,7 +10,6 @@ export class Migration20261209000000_manual_credit_incoming extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
 alter table manual_credit add column incoming_entry_ref text references incoming_sepa_credit(entry_ref) deferrable initially deferred;
-alter table manual_credit add constraint manual_credit_incoming_eur check (incoming_entry_ref is null or (currency = 'eur' and type = 'sepaDeposit'));
 create index manual_credit_incoming_idx on manual_credit (incoming_entry_ref) where incoming_entry_ref is not null;
 
 create or replace function manual_credit_guard() returns trigger language plpgsql as $$
