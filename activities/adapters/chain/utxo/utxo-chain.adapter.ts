@@ -22,8 +22,8 @@ import type { UtxoTransactionRecord } from '../../../../db/queries/utxo-wallet.q
 import type { EvmChainIdentityGuard } from '../evm/evm-chain-identity';
 import type { BroadcastRequest, BroadcastResult, ConfirmationState } from '../chain-adapter';
 import type { NetworkAdapter } from '../chain-router';
-import { scanUtxoBlocks } from './utxo-block-scanner';
-import type { ScanDependencies } from './utxo-block-scanner';
+import type { ScanDependencies, ScanResult } from './utxo-block-scanner';
+import { SharedBlockReads } from './utxo-shared-block-reads';
 import { CHANGE, UtxoHotWallet } from './utxo-hot-wallet';
 import { UtxoRpc, UtxoRpcError } from './utxo-rpc';
 import { baseUnits, changeDustLimit, dustLimit, outputScript, selectCoins, signTransaction } from './utxo-transaction-builder';
@@ -88,6 +88,7 @@ export const INPUTS_GONE = /missing ?inputs|missingorspent|bad-txns-inputs|txn-m
  */
 export class UtxoChainAdapter implements NetworkAdapter {
   private readonly runtimes = new Map<UtxoNetwork, Promise<UtxoRuntime>>();
+  private readonly blockReads = new SharedBlockReads();
   private readonly clock: Clock;
 
   constructor(private readonly options: UtxoChainAdapterOptions) {
@@ -183,10 +184,10 @@ export class UtxoChainAdapter implements NetworkAdapter {
     return (await this.runtime(network, 'read the hot wallet')).wallet.receivingAddress;
   }
 
-  /** Reads new blocks for the wallet's coins (also done before each signing). */
-  async scan(network: UtxoNetwork, maxBlocks: number, onBlock?: () => void) {
+  /** Reads new blocks for the wallet's coins (also done before each signing), in reads every caller shares. */
+  async scan(network: UtxoNetwork, maxBlocks: number, onBlock?: () => void): Promise<ScanResult> {
     const runtime = await this.runtime(network, 'read blocks');
-    return scanUtxoBlocks(this.scanDependencies(runtime), maxBlocks, onBlock);
+    return this.blockReads.read(this.scanDependencies(runtime), maxBlocks, onBlock);
   }
 
   private scanDependencies(runtime: UtxoRuntime): ScanDependencies {
@@ -214,7 +215,7 @@ export class UtxoChainAdapter implements NetworkAdapter {
     const destination = outputScript(runtime.wallet, runtime.network, request.destination);
     if (amount < dustLimit(runtime.network, destination))
       throw new Error(`withdrawal ${request.withdrawalId}: ${request.amount} is below the dust limit`);
-    await scanUtxoBlocks(this.scanDependencies(runtime), BLOCKS_READ_BEFORE_SIGNING);
+    await this.blockReads.read(this.scanDependencies(runtime), BLOCKS_READ_BEFORE_SIGNING);
     const feeRate = await this.feeRate(runtime);
     const createdAt = this.clock.now();
     await inPgTransaction(this.options.pool, async (client) => {

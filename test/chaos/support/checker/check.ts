@@ -115,11 +115,13 @@ export async function checkRun(input: CheckInput): Promise<CheckResult> {
 
   // While the stack (and the chain's memory) is still there: the service's own view of what went wrong.
   const troubled = new Set(anomalies.flatMap((found) => (found.op === undefined ? [] : [found.op])));
-  await postMortem(
-    input.stack,
-    input.history,
-    accepted.filter((operation) => troubled.has(operation.op)),
-  ).catch((error: unknown) => step(`post-mortem failed: ${String(error)}`));
+  lines.push(
+    ...(await postMortem(
+      input.stack,
+      input.history,
+      accepted.filter((operation) => troubled.has(operation.op)),
+    ).catch((error: unknown) => [`post-mortem failed: ${String(error)}`])),
+  );
   return { anomalies, view, lines };
 }
 
