@@ -27,6 +27,7 @@ import { systemClock } from './dependencies';
 import type { Clock } from './dependencies';
 import { configuredRateSource } from '../operations/rate-source';
 import { DEFAULT_OPERATIONS_IN_FLIGHT_PER_PARTNER } from '../core/settings/declarations/api';
+import { guardedByHost } from '../core/host-guard';
 
 /** Longer than the idle timeout of the proxies put in front of APIs (60 s on the common load balancers). */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -150,7 +151,7 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
       simulatedRails: options.simulatedRails ?? [],
       withdrawalAddressCoolingOffMinutes: options.withdrawalAddressCoolingOffMinutes,
     });
-    const server = http.createServer(app.callback());
+    const server = http.createServer(guardedByHost(app.callback(), { bindHost: options.host }));
     // Idle connections are closed by the client first (undici 4 s, proxies 60 s): the API closing one just as the client
     // sends on it would answer that request with a reset.
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;

@@ -159,8 +159,7 @@ function startDevServer(cliPath: string, options: TemporalOptions): ChildProcess
     ...(options.ui && options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),
   ];
   const logFile = fs.openSync(path.join(options.dataDir, 'temporal.log'), 'a');
-  // The codec endpoint's URL carries its token: not in the log.
-  options.log.info(`starting ${cliPath} ${args.map((arg) => (arg === options.uiCodecEndpoint ? '<codec endpoint>' : arg)).join(' ')}`);
+  options.log.info(`starting ${cliPath} ${args.join(' ')}`);
   return spawn(cliPath, args, { stdio: ['ignore', logFile, logFile] });
 }
 

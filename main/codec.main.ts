@@ -15,6 +15,8 @@ async function main(): Promise<void> {
     codec: new AesGcmPayloadCodec(keys, { refused: 'mark' }),
     token,
     allowedOrigins: settings.codecEndpoint.allowedOrigins,
+    trustedOrigins: settings.codecEndpoint.trustedOrigins,
+    allowedHosts: settings.codecEndpoint.allowedHosts,
     port: settings.codecEndpoint.port,
     host: settings.codecEndpoint.host,
     log,

@@ -96,7 +96,10 @@ async function main(): Promise<void> {
   const codec = await startCodecServer({
     codec: new AesGcmPayloadCodec(settings.temporal.payloadKeys!, { refused: 'mark' }),
     token: codecToken,
-    allowedOrigins: [...uiOrigins, ...settings.codecEndpoint.allowedOrigins],
+    allowedOrigins: settings.codecEndpoint.allowedOrigins,
+    // The dev UI is served on this machine's loopback unless HOST says otherwise, and hands its endpoint to every browser.
+    trustedOrigins: [...uiOrigins, ...settings.codecEndpoint.trustedOrigins],
+    allowedHosts: settings.codecEndpoint.allowedHosts,
     port: settings.codecEndpoint.port,
     host: listenHosts.codec,
     log,

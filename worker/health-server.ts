@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { WorkerStatus } from '@temporalio/worker';
 import type pg from 'pg';
 import type { Registry } from 'prom-client';
+import { guardedByHost } from '../core/host-guard';
 import { localUrl } from '../core/listen-address';
 import type { Logger } from '../core/logger';
 import type { Rail } from '../core/rails';
@@ -33,13 +34,18 @@ export async function startWorkerHttpServer(options: {
   readiness: () => Promise<Readiness>;
   log: Logger;
 }): Promise<WorkerHttpServer> {
-  const server = http.createServer((request, response) => {
-    void answer(request.method ?? 'GET', (request.url ?? '/').split('?')[0] ?? '/', response).catch((error: unknown) => {
-      options.log.error('worker HTTP: answer failed', errorFields(error));
-      if (!response.headersSent) sendJson(response, 500, { status: 'error' });
-      else response.destroy();
-    });
-  });
+  const server = http.createServer(
+    guardedByHost(
+      (request, response) => {
+        void answer(request.method ?? 'GET', (request.url ?? '/').split('?')[0] ?? '/', response).catch((error: unknown) => {
+          options.log.error('worker HTTP: answer failed', errorFields(error));
+          if (!response.headersSent) sendJson(response, 500, { status: 'error' });
+          else response.destroy();
+        });
+      },
+      { bindHost: options.host },
+    ),
+  );
 
   async function answer(method: string, path: string, response: http.ServerResponse): Promise<void> {
     if (method !== 'GET' && method !== 'HEAD') return sendJson(response, 405, { status: 'method not allowed' });

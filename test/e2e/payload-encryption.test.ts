@@ -14,6 +14,9 @@ import { testTemporalAccess } from '../support/temporal-access';
 import { auditedCompletion } from '../support/travel-rule-completion';
 import { useTestApi } from '../support/use-test-api';
 
+/** The Web UI's origin, as its browser sends it: the codec endpoint decodes for its pages without a token. */
+const UI_ORIGIN = 'http://127.0.0.1:8233';
+
 const ctx = useTestApi();
 
 /** Words only this test sends: if any shows up in Temporal's raw history, it was stored in clear. */
@@ -136,6 +139,8 @@ it('stores what partners send only encrypted in Temporal, and the codec endpoint
     codec,
     token,
     allowedOrigins: [],
+    trustedOrigins: [UI_ORIGIN],
+    allowedHosts: [],
     port: 0,
     host: '127.0.0.1',
     log: createLogger('codec', 'error'),
@@ -150,7 +155,7 @@ it('stores what partners send only encrypted in Temporal, and the codec endpoint
       // Through the codec endpoint, as the Web UI asks it.
       const response = await fetch(`${server.endpointUrl}/decode`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-namespace': testStack().namespace },
+        headers: { 'content-type': 'application/json', 'x-namespace': testStack().namespace, origin: UI_ORIGIN },
         body: JSON.stringify({
           payloads: payloads.map((payload) => ({
             metadata: Object.fromEntries(

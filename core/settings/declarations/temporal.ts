@@ -36,8 +36,20 @@ export const CODEC_SETTINGS = {
     ),
     port: setting('CODEC_PORT', port(8234), "where `npm run codec` (and `npm start`'s codec endpoint) listens"),
     host: setting('CODEC_HOST', optionalText(), 'the interface it listens on', { shownDefault: '`127.0.0.1` (`npm start`: `HOST`)' }),
-    allowedOrigins: setting('CODEC_CORS_ORIGINS', list(), "comma-separated browser origins allowed to call it: the Web UI's", {
-      shownDefault: '(the dev UI under `npm start`)',
+    allowedOrigins: setting('CODEC_CORS_ORIGINS', list(), 'comma-separated browser origins allowed to call it with the token', {
+      shownDefault: '(none)',
     }),
+    trustedOrigins: setting(
+      'CODEC_TRUSTED_ORIGINS',
+      list(),
+      "comma-separated browser origins whose pages it decodes for without the token: the Web UI's (which cannot send a header). Only for an endpoint nobody but operators' machines can reach (a client other than a browser can send any Origin); anyone else presents the token in `Authorization: Bearer`, never in a URL",
+      { shownDefault: '(none; `npm start`: its dev UI)' },
+    ),
+    allowedHosts: setting(
+      'CODEC_ALLOWED_HOSTS',
+      list(),
+      'comma-separated host names it answers besides addresses and `localhost` (a DNS-rebinding page sends its own name: 421)',
+      { shownDefault: '(none)' },
+    ),
   },
 };
