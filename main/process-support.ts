@@ -4,14 +4,15 @@ import type { LogFormat, Logger } from '../core/logger';
 import { railDeclarationProblems, railsKnownTo } from '../core/rails';
 import type { Rail } from '../core/rails';
 import { secretWeakness } from '../core/secret-strength';
-import { InvalidSettingsError, loadSettings } from '../core/settings';
+import { InvalidSettingsError, loadProcessEnvironment } from '../core/settings';
 import { joinHostPort } from '../core/listen-address';
 import type { ListenAddress, Settings, WorkerObservabilitySettings } from '../core/settings';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '..');
 
+/** This process's settings; its secrets may come from files and leave its environment once read (core/settings/load.ts). */
 export function loadProcessSettings(): Settings {
-  return loadSettings(process.env, PROJECT_ROOT);
+  return loadProcessEnvironment(process.env, PROJECT_ROOT);
 }
 
 /** A terminal's Ctrl-C reaches tsx and its child at once (one relayed, one direct): not an insist. */

@@ -10,6 +10,7 @@ import { DEFAULT_API_METRICS_PORT, START_API_METRICS_PORT } from './declarations
 import { SETTINGS } from './declarations';
 import { EVM_NETWORK_NAMES, UTXO_NETWORK_NAMES } from './declarations/rails';
 import type { EvmNetworkName, UtxoNetworkName } from './declarations/rails';
+import { removeSecretsFromEnvironment, withSecretFiles } from './secret-files';
 import { settingsIn, valuesOf } from './setting';
 import type { ValuesOf } from './setting';
 
@@ -46,6 +47,18 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
   const parsed = ENVIRONMENT_SCHEMA.safeParse(env);
   if (!parsed.success) throw new InvalidSettingsError(parsed.error.issues.map((issue) => describe(issue, env)));
   return assembled(valuesOf(SETTINGS, parsed.data), projectRoot);
+}
+
+/**
+ * A process's own settings: each secret may come from a file (`NAME_FILE`, secret-files.ts), and once loaded every secret
+ * leaves the process's environment, so no child process (a node, a build, a tool) inherits a key it has no use for.
+ */
+export function loadProcessEnvironment(env: NodeJS.ProcessEnv, projectRoot: string): Settings {
+  const withFiles = withSecretFiles(env, SECRET_VARIABLES);
+  if (withFiles.problems.length > 0) throw new InvalidSettingsError(withFiles.problems);
+  const settings = loadSettings(withFiles.env, projectRoot);
+  removeSecretsFromEnvironment(env, SECRET_VARIABLES);
+  return settings;
 }
 
 export interface ListenAddress {

@@ -217,6 +217,24 @@ describe('deploy/ and docker-compose.yml', () => {
     expect(compose.services.api.environment.SIMULATED_RAILS).toBe(compose.services.worker.environment.SIMULATED_RAILS);
   });
 
+  it('give the payload keys and the codec token as files (compose secrets), never as an environment value', () => {
+    const files = { PAYLOAD_ENCRYPTION_KEYS: 'payload_encryption_keys', CODEC_ENDPOINT_TOKEN: 'codec_endpoint_token' } as const;
+    for (const [name, service] of Object.entries(
+      compose.services as Record<string, { environment?: Record<string, string>; secrets?: string[] }>,
+    )) {
+      for (const [variable, secret] of Object.entries(files)) {
+        expect([name, service.environment?.[variable]]).toEqual([name, undefined]);
+        const file = service.environment?.[`${variable}_FILE`];
+        if (file === undefined) continue;
+        expect(file).toBe(`/run/secrets/${secret}`);
+        expect(service.secrets).toContain(secret);
+        expect(compose.secrets[secret]).toEqual({ environment: variable });
+      }
+    }
+    for (const name of ['api', 'worker', 'codec']) expect(compose.services[name].environment.PAYLOAD_ENCRYPTION_KEYS_FILE).toBeDefined();
+    expect(compose.services.codec.environment.CODEC_ENDPOINT_TOKEN_FILE).toBeDefined();
+  });
+
   it('run the migrations as a step of their own, as payments_migrator, before any API or worker starts', () => {
     const { migrate, api, worker } = compose.services;
     expect(migrate.command).toEqual(['npm', 'run', 'migrate']);
