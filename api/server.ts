@@ -151,7 +151,8 @@ export async function startApi(options: ApiOptions): Promise<RunningApi> {
       simulatedRails: options.simulatedRails ?? [],
       withdrawalAddressCoolingOffMinutes: options.withdrawalAddressCoolingOffMinutes,
     });
-    const server = http.createServer(guardedByHost(app.callback(), { bindHost: options.host }));
+    // Behind a proxy (TRUST_PROXY) the Host is the one partners use, which only the proxy knows.
+    const server = http.createServer(options.trustProxy ? app.callback() : guardedByHost(app.callback(), { bindHost: options.host }));
     // Idle connections are closed by the client first (undici 4 s, proxies 60 s): the API closing one just as the client
     // sends on it would answer that request with a reset.
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;

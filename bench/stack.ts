@@ -230,7 +230,10 @@ function isAlive(pid: number): boolean {
 /** The environment without any of the service's settings: the bench sets what it means to, the rest are defaults. */
 function withoutServiceSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const copy = { ...env };
-  for (const name of SETTING_VARIABLES) delete copy[name];
+  for (const name of SETTING_VARIABLES) {
+    delete copy[name];
+    delete copy[`${name}_FILE`];
+  }
   return copy;
 }
 

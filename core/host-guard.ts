@@ -15,7 +15,13 @@ export function isAllowedHost(hostHeader: string | undefined, names: readonly st
   // No browser leaves it out; an HTTP/1.0 client of this machine may.
   if (hostHeader === undefined) return true;
   if (!HOST_HEADER.test(hostHeader)) return false;
-  const hostname = new URL(`http://${hostHeader}`).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  // A port past 65535, `256.1.1.1`, `a.1`: no URL, so no host of ours (and never a throw in a request listener).
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${hostHeader}`).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  } catch {
+    return false;
+  }
   if (isIP(hostname) !== 0 || hostname === 'localhost' || hostname.endsWith('.localhost')) return true;
   return names.some((name) => name.toLowerCase() === hostname);
 }

@@ -12,7 +12,7 @@ import { Connection } from '@temporalio/client';
 import { localUrl } from '../core/listen-address';
 import { formatPayloadKeys } from '../core/payload-codec';
 import { railsOfWorker } from '../core/rails';
-import { InvalidSettingsError, loadSettings } from '../core/settings';
+import { InvalidSettingsError, loadSettings, removeSecrets, withSecretsFromFiles } from '../core/settings';
 import type { Logger } from '../core/logger';
 import { openOrm } from '../db/orm';
 import { startClusterInfrastructure } from '../dev/temporal-cluster';
@@ -45,7 +45,10 @@ async function stopAll(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const env = { ...CLUSTER_DEFAULTS, ...setVariables(process.env) };
+  // Secrets given as files are read here and handed to the children as values; none stays in this process's environment,
+  // which the Temporal server and its tools inherit.
+  const env = { ...CLUSTER_DEFAULTS, ...setVariables(withSecretsFromFiles(process.env)) };
+  removeSecrets(process.env);
   // Every variable read at once: a bad one stops here, in a second, with its line.
   const settings = loadSettings(env, PROJECT_ROOT);
   const log = mainLogger('start-cluster', settings, 'pretty');

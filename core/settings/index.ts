@@ -1,7 +1,15 @@
 /** Every setting, read only through `loadSettings(env, projectRoot)`; each variable is declared once in declarations/. */
 import type { Settings } from './load';
 
-export { DECLARED_SETTINGS, InvalidSettingsError, SETTING_VARIABLES, loadProcessEnvironment, loadSettings } from './load';
+export {
+  DECLARED_SETTINGS,
+  InvalidSettingsError,
+  SETTING_VARIABLES,
+  loadProcessEnvironment,
+  loadSettings,
+  removeSecrets,
+  withSecretsFromFiles,
+} from './load';
 export type { EvmNetworkSettings, UtxoNetworkSettings, ListenAddress, ListenHosts, Settings } from './load';
 export { EVM_NETWORK_NAMES } from './declarations/rails';
 export type { EvmNetworkName } from './declarations/rails';

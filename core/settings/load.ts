@@ -54,11 +54,22 @@ export function loadSettings(env: Environment, projectRoot: string): Settings {
  * leaves the process's environment, so no child process (a node, a build, a tool) inherits a key it has no use for.
  */
 export function loadProcessEnvironment(env: NodeJS.ProcessEnv, projectRoot: string): Settings {
+  const settings = loadSettings(withSecretsFromFiles(env), projectRoot);
+  removeSecrets(env);
+  return settings;
+}
+
+/** The environment with each secret's file read into it (and its `_FILE` variable gone); InvalidSettingsError on a bad one. */
+export function withSecretsFromFiles(env: Environment): Record<string, string | undefined> {
   const withFiles = withSecretFiles(env, SECRET_VARIABLES);
   if (withFiles.problems.length > 0) throw new InvalidSettingsError(withFiles.problems);
-  const settings = loadSettings(withFiles.env, projectRoot);
+  for (const variable of SECRET_VARIABLES) delete withFiles.env[`${variable}_FILE`];
+  return withFiles.env;
+}
+
+/** Every secret and its file's path out of `env` (a process's, once read). */
+export function removeSecrets(env: NodeJS.ProcessEnv): void {
   removeSecretsFromEnvironment(env, SECRET_VARIABLES);
-  return settings;
 }
 
 export interface ListenAddress {

@@ -17,6 +17,11 @@ describe('the Host guard (DNS rebinding)', () => {
     ['evil.example@127.0.0.1', false],
     ['127.0.0.1/x', false],
     ['', false],
+    ['x:70000', false],
+    ['256.1.1.1', false],
+    ['a.1', false],
+    ['1.2.3.4.5', false],
+    ['[::1::]', false],
   ])('Host %s: %s', (host, allowed) => {
     expect(isAllowedHost(host)).toBe(allowed);
   });

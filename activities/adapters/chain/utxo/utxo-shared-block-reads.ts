@@ -18,22 +18,27 @@ export class SharedBlockReads {
   /** Up to `maxBlocks` blocks after the last one read (fewer once at the head), in shared reads. */
   async read(deps: ScanDependencies, maxBlocks: number, onBlock?: () => void): Promise<ScanResult> {
     const total: ScanResult = { head: 0, lastBlock: 0, blocksRead: 0, coinsFound: 0, depositsSeen: 0, rewound: 0 };
-    do {
-      const read = await this.join(deps, onBlock);
+    // A read joined under way knows the head as it was when it began, before this call: the caller also gets one begun after
+    // it (custody judges the coins against the node's head as it reads them).
+    for (let first = true; ; first = false) {
+      const { result: read, joined } = await this.join(deps, onBlock);
       total.head = read.head;
       total.lastBlock = read.lastBlock;
       total.blocksRead += read.blocksRead;
       total.coinsFound += read.coinsFound;
       total.depositsSeen += read.depositsSeen;
       total.rewound += read.rewound;
-      // Nothing read while behind (a reorganisation met mid-read, a node behind what was read): the next caller goes on.
-      if (read.blocksRead === 0) break;
-    } while (total.lastBlock < total.head && total.blocksRead < maxBlocks);
+      if (total.blocksRead >= maxBlocks) break;
+      // Caught up, or nothing read while behind (a reorganisation met mid-read, a node behind what was read: the next
+      // caller goes on), as of a read begun after this call.
+      if (!(first && joined) && (read.lastBlock >= read.head || read.blocksRead === 0)) break;
+    }
     return total;
   }
 
-  private async join(deps: ScanDependencies, onBlock?: () => void): Promise<ScanResult> {
+  private async join(deps: ScanDependencies, onBlock?: () => void): Promise<{ result: ScanResult; joined: boolean }> {
     let read = this.reads.get(deps.network);
+    const joined = read !== undefined;
     if (!read) {
       const listeners = new Set<() => void>();
       const done = this.scan(deps, BLOCKS_PER_SHARED_READ, () => {
@@ -50,7 +55,7 @@ export class SharedBlockReads {
     }
     if (onBlock) read.listeners.add(onBlock);
     try {
-      return await read.done;
+      return { result: await read.done, joined };
     } finally {
       if (onBlock) read.listeners.delete(onBlock);
     }
