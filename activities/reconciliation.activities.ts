@@ -8,6 +8,7 @@ import {
   findOverdrawnAccounts,
   findStuckOperations,
   findSuccessfulNotPosted,
+  findTransfersWithoutRecord,
   findUnbalancedTransfers,
   findUnsuccessfulNotVoided,
 } from '../db/queries/reconciliation.queries';
@@ -86,6 +87,7 @@ export function createReconciliationActivities(deps: ActivityDependencies & Cust
         suspenseMismatch,
         orphanedCredits,
         inputConflicts,
+        withoutRecord,
       ] = await Promise.all([
         findUnbalancedTransfers(deps.pool),
         findBalanceMismatches(deps.pool),
@@ -100,12 +102,14 @@ export function createReconciliationActivities(deps: ActivityDependencies & Cust
         findSuspenseMismatch(deps.pool),
         findOrphanedCreditedDeposits(deps.pool),
         findUtxoInputConflicts(deps.pool),
+        findTransfersWithoutRecord(deps.pool),
       ]);
       // A hold under a final operation's id is already an unsuccessful-not-voided or successful-not-posted finding.
       const holdsWithoutOperation = holds.filter((hold) => hold.operation === null);
       const withoutWorkflow = await heldWithoutRunningWorkflow(held.rows);
       const custody = await checkCustody(deps.pool, deps, deps.log);
 
+      // The ledger's own arithmetic; a transfer without its record is money moved outside an operation: a finding of its own.
       const ledgerSound = unbalanced.length === 0 && mismatches.length === 0 && overdrawn.length === 0;
       const counts = {
         unbalancedTransfers: unbalanced.length,
@@ -121,6 +125,7 @@ export function createReconciliationActivities(deps: ActivityDependencies & Cust
         suspenseMismatches: suspenseMismatch.length,
         orphanedCreditedDeposits: orphanedCredits.length,
         utxoInputConflicts: inputConflicts.length,
+        transfersWithoutRecord: withoutRecord.length,
         custodyShortfalls: custody.shortfalls.length,
       };
       const ok = Object.values(counts).every((count) => count === 0);
@@ -144,6 +149,7 @@ export function createReconciliationActivities(deps: ActivityDependencies & Cust
           suspenseMismatch,
           orphanedCreditedDeposits: orphanedCredits,
           utxoInputConflicts: inputConflicts,
+          transfersWithoutRecord: withoutRecord,
           custodyShortfalls: custody.shortfalls,
           custody: custody.lines,
           custodyUnchecked: custody.unchecked,

@@ -35,6 +35,8 @@ export interface ReconciliationResult {
   orphanedCreditedDeposits?: number;
   /** UTXO withdrawals whose input was spent by a transaction not their own: pending until an operator decides; absent from older reports. */
   utxoInputConflicts?: number;
+  /** Transfers that moved or hold money without the business record of their kind (a direct ledger call); absent from older reports. */
+  transfersWithoutRecord?: number;
   /** EVM currencies whose coins on chain are fewer than the ledger owes partners; absent from older reports. */
   custodyShortfalls?: number;
   /** How many holds were checked against Temporal this run, of how many old enough to check. */

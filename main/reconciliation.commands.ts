@@ -24,6 +24,7 @@ const REPORT_LISTS: Readonly<Record<keyof FindingCounts, string>> = {
   suspenseMismatches: 'suspenseMismatch',
   orphanedCreditedDeposits: 'orphanedCreditedDeposits',
   utxoInputConflicts: 'utxoInputConflicts',
+  transfersWithoutRecord: 'transfersWithoutRecord',
   custodyShortfalls: 'custodyShortfalls',
 };
 const LEDGER_INVARIANTS: ReadonlyArray<keyof FindingCounts> = ['unbalancedTransfers', 'balanceMismatches', 'overdrawnAccounts'];

@@ -23,6 +23,7 @@ const FINDING_LABELS: ReadonlyArray<[keyof ReconciliationResult, string]> = [
   ['suspenseMismatches', 'SEPA suspense off the unmatched credits'],
   ['orphanedCreditedDeposits', 'credited deposits removed from the chain by a reorganisation'],
   ['utxoInputConflicts', 'UTXO withdrawals whose input a transaction not their own spent'],
+  ['transfersWithoutRecord', 'ledger transfers without the business record of their kind'],
   ['custodyShortfalls', 'currencies whose coins on chain fall short of what partners are owed'],
 ];
 

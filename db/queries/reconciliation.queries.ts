@@ -195,3 +195,36 @@ export async function findHoldsWithoutOpenOperation(pool: pg.Pool): Promise<Hold
   );
   return result.rows;
 }
+
+export interface TransferWithoutRecordRow {
+  transfer_id: string;
+  kind: string;
+  state: string;
+}
+
+/**
+ * A transfer that moved money (POSTED) without the business record its kind is written with, in the same transaction:
+ * money minted or moved by a direct call of a ledger function (anyone with EXECUTE on it) rather than by an operation, a
+ * credit or a fee of ours. A hold without its operation is findHoldsWithoutOpenOperation's; a VOIDED tombstone has none.
+ */
+export async function findTransfersWithoutRecord(pool: pg.Pool): Promise<TransferWithoutRecordRow[]> {
+  const result = await pool.query<TransferWithoutRecordRow>(
+    `select t.id as transfer_id, t.kind, t.state
+       from ledger_transfer t
+      where t.state = 'POSTED' and not case t.kind
+        when 'DEPOSIT' then exists (select 1 from deposit r where r.id = t.id)
+                         or exists (select 1 from crypto_deposit r where r.id = t.id)
+        when 'EXCHANGE' then exists (select 1 from exchange r where r.id = t.id)
+        when 'CRYPTO_WITHDRAWAL' then exists (select 1 from crypto_withdrawal r where r.id = t.id)
+        when 'SEPA_TRANSFER' then exists (select 1 from sepa_transfer r where r.id = t.id)
+        when 'CRYPTO_WITHDRAWAL_FEE' then exists (select 1 from crypto_withdrawal_kept_fee r where r.id = t.id)
+        when 'SEPA_UNMATCHED' then exists (select 1 from incoming_sepa_credit r where r.suspense_transfer_id = t.id)
+        when 'SEPA_RETURN' then exists (select 1 from incoming_sepa_credit r where r.return_id = t.id)
+        when 'NETWORK_FEE' then exists (select 1 from crypto_withdrawal_network_fee r where r.id = t.id)
+                             or exists (select 1 from utxo_sweep r where r.fee_transfer_id = t.id)
+                             or exists (select 1 from evm_sweep r where r.fee_transfer_id = t.id)
+        else false end
+      limit 100`,
+  );
+  return result.rows;
+}

@@ -148,6 +148,8 @@ describe('reconciliation workflow', () => {
     const failedButHeld = await heldSepaTransfer(partner, twoMinutesAgo, { status: 'UNSUCCESSFUL', stage: 'REJECTED' });
     const settledButHeld = await heldSepaTransfer(partner, twoMinutesAgo, { status: 'SUCCESSFUL', stage: 'SETTLED' });
     const orphan = randomUUID();
+    // Money moved by a direct ledger call, as whoever may execute ledger_open could: a deposit without its deposit row.
+    const minted = randomUUID();
     await ctx.orm.em.fork().transactional(async (em) => {
       const clearing = await findSystemAccount(em, 'SEPA_CLEARING', 'eur');
       await reserveTransfer(
@@ -162,6 +164,19 @@ describe('reconciliation workflow', () => {
         },
         twoMinutesAgo,
       );
+      await reserveTransfer(
+        em,
+        {
+          transferId: minted,
+          kind: 'DEPOSIT',
+          postings: [
+            { accountId: clearing.id, amount: '-1000' },
+            { accountId: partner.accounts.eur.id, amount: '1000' },
+          ],
+        },
+        twoMinutesAgo,
+      );
+      await postTransfer(em, minted, twoMinutesAgo);
     });
     let reconciled = false;
     try {
@@ -199,8 +214,22 @@ describe('reconciliation workflow', () => {
       );
       // The categories do not overlap: a final operation's hold is not also a hold without an operation.
       expect(idsIn(report.holdsWithoutOperation, 'transfer_id')).not.toContain(failedButHeld);
+      // A transfer without the business record of its kind breaks the ledger's invariants; the holds of operations do not.
+      // Other test files post ledger transfers directly too: this one is among what is found.
+      expect(report.transfersWithoutRecord).toContainEqual({ transfer_id: minted, kind: 'DEPOSIT', state: 'POSTED' });
+      expect(result.transfersWithoutRecord).toBeGreaterThanOrEqual(1);
+      expect(failure!.message).toMatch(/\d+ ledger transfers? without the business record of their kind/);
       reconciled = true;
     } finally {
+      // The minted deposit gets the record it lacked (postings stay), so later runs find nothing.
+      await ctx.orm.em
+        .fork()
+        .getConnection()
+        .execute(`insert into deposit (id, partner_id, account_id, currency, amount, type) values (?, ?, ?, 'eur', 1000, 'sepaDeposit')`, [
+          minted,
+          partner.partnerId,
+          partner.accounts.eur.id,
+        ]);
       // Close everything this test opened, so no hold is left behind.
       await ctx.orm.em.fork().transactional(async (em) => {
         const now = new Date();
