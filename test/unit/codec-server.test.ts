@@ -76,7 +76,7 @@ describe('the codec endpoint (decode only)', () => {
     // An origin allowed by CORS still needs the token; only the trusted one does not.
     const corsOnly = { origin: CLI_PAGE_ORIGIN };
     expect((await fetch(`${base}/decode`, { method: 'POST', headers: corsOnly, body: await sealedBody() })).status).toBe(401);
-    // The token in a URL is no longer a way in (the UI handed that URL to every browser).
+    // A path is not where the token goes: the UI hands its endpoint URL to every browser.
     expect((await fetch(`${base}/${TOKEN}/decode`, { method: 'POST', body: await sealedBody() })).status).toBe(404);
     const bearer = { authorization: `Bearer ${TOKEN}` };
     expect((await fetch(`${base}/encode`, { method: 'POST', headers: bearer, body: await sealedBody() })).status).toBe(404);
