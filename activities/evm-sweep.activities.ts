@@ -53,7 +53,7 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
   function configured(network: string): { config: EvmSweepConfig; network: EvmNetwork } {
     if (!(EVM_NETWORKS as readonly string[]).includes(network)) throw new DomainError('invalid-request', `${network} is no EVM network`);
     const config = deps.evmSweeps;
-    // Retryable: in a rolling deploy a worker that has the network's settings and the seed takes the next attempt.
+    // Retryable: in a rolling deploy a sweeper that has the network's settings and the seed takes the next attempt.
     if (!config || !config.sweeper.networks().includes(network as EvmNetwork)) {
       throw new Error(`this worker does not sweep ${network} (it needs EVM_RPC_URL_${network.toUpperCase()} and EVM_DEPOSIT_SEED)`);
     }

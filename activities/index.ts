@@ -30,17 +30,14 @@ import { createWebhookDeliveryActivities } from './webhook-delivery.activities';
 import type { WebhookDeliveryDependencies } from './webhook-delivery.activities';
 import { boundTo } from './workflow-binding';
 
-/** Every activity, each bound to the workflow that runs it (workflow-binding.ts). */
+/** The general worker's activities, each bound to the workflow that runs it (workflow-binding.ts); no sweep signs here. */
 export function createActivities(
   deps: ActivityDependencies &
     Pick<WebhookDeliveryDependencies, 'webhookDelivery' | 'webhookTargets'> &
     Pick<EvmDepositDependencies, 'evmDeposits'> &
     Pick<UtxoDepositDependencies, 'utxoDeposits'> &
-    Pick<EvmSweepDependencies, 'evmSweeps'> &
-    UtxoSweepDependencies &
     CustodyDependencies,
 ) {
-  const { startDueEvmSweeps, ...sweep } = createEvmSweepActivities(deps);
   return {
     ...boundTo(reconciliationContract, deps, createReconciliationActivities(deps)),
     ...boundTo(exchangeContract, deps, createExchangeActivities(deps)),
@@ -49,10 +46,26 @@ export function createActivities(
     ...boundTo(webhookDispatcherContract, deps, createWebhookDeliveryActivities(deps)),
     ...boundTo(incomingSepaContract, deps, { ...createIncomingSepaActivities(deps), ...createSepaReturnActivities(deps) }),
     ...boundTo(evmDepositWatcherContract, deps, { ...createEvmDepositActivities(deps), ...createUtxoDepositActivities(deps) }),
+  };
+}
+
+/**
+ * The sweeper's activities (`npm run sweeper`, its own task queue): the only ones that sign for deposit addresses, so
+ * the only process that holds deposit keys runs no webhook, bank or partner-chosen outbound request.
+ */
+export function createSweeperActivities(
+  deps: Pick<ActivityDependencies, 'pool' | 'clock' | 'log'> & Pick<EvmSweepDependencies, 'evmSweeps'> & UtxoSweepDependencies,
+) {
+  const { startDueEvmSweeps, ...sweep } = createEvmSweepActivities(deps);
+  return {
     ...boundTo(evmSweeperContract, deps, { startDueEvmSweeps }),
     ...boundTo(utxoSweeperContract, deps, createUtxoSweepActivities(deps)),
     ...boundTo(evmSweepContract, deps, sweep),
   };
 }
 
-export type Activities = ReturnType<typeof createActivities>;
+/** What workflows may schedule: the general worker's and the sweeper's, each on its own task queue. */
+export type Activities = ReturnType<typeof createActivities> & ReturnType<typeof createSweeperActivities>;
+
+/** The general worker's, which a test may decorate (worker/worker.ts, wrapActivities). */
+export type WorkerActivities = ReturnType<typeof createActivities>;

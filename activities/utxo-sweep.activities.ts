@@ -4,7 +4,7 @@ import { UTXO_NETWORKS } from '../core/networks';
 import type { UtxoDepositSweeper } from './adapters/chain/utxo/utxo-deposit-sweeper';
 
 export interface UtxoSweepDependencies {
-  /** Absent: this worker sweeps no UTXO network (none is real here, or it has no deposit seed). */
+  /** Absent: this worker sweeps no UTXO network (it is not the sweeper, none is real here, or it has no deposit seed). */
   utxoSweeps?: { sweeper: Pick<UtxoDepositSweeper, 'networks' | 'round'>; pollIntervalMs: number };
 }
 
@@ -19,9 +19,11 @@ export function createUtxoSweepActivities(deps: UtxoSweepDependencies) {
       const { network } = input;
       if (!(UTXO_NETWORKS as readonly string[]).includes(network))
         throw new DomainError('invalid-request', `${network} is no UTXO network`);
-      // Retryable: in a rolling deploy a worker that has the network's settings and the seed takes the next attempt.
+      // Retryable: in a rolling deploy a sweeper that has the network's settings and its seed takes the next attempt.
       if (!deps.utxoSweeps || !deps.utxoSweeps.sweeper.networks().includes(network))
-        throw new Error(`this worker does not sweep ${network} (it needs UTXO_RPC_URL_${network.toUpperCase()} and EVM_DEPOSIT_SEED)`);
+        throw new Error(
+          `this worker does not sweep ${network} (it needs UTXO_RPC_URL_${network.toUpperCase()} and its family's deposit seed)`,
+        );
       const round = await deps.utxoSweeps.sweeper.round(network);
       return { network, stage: round.stage, deposits: round.deposits, pollIntervalMs: deps.utxoSweeps.pollIntervalMs };
     },

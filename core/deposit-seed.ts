@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { HDKey } from '@scure/bip32';
+import { CHAIN_MODES } from './chain-parameters';
 import type { ChainMode } from './chain-parameters';
-import { STANDARD_VERSIONS, checkedDepositIndex, depositAccountPath } from './deposit-addresses';
+import { DEPOSIT_KEY_FAMILIES, STANDARD_VERSIONS, checkedDepositIndex, depositAccountPath } from './deposit-addresses';
 import type { DepositAccountKeys, DepositKeyFamily } from './deposit-addresses';
 import { secretWeakness } from './secret-strength';
 
-// The BIP32 master seed of the deposit addresses (hex): in production only the sweeper holds it (EVM_DEPOSIT_SEED).
+// A family's BIP32 master seed of deposit addresses (hex), one per family (EVM_DEPOSIT_SEED, BTC_DEPOSIT_SEED, …): in
+// production only the sweeper reads them, and keeps only the account keys it derives (depositSigningKeys).
 
 /** BIP32 takes 16 to 64 bytes; below 32 (256 bits) is refused: this seed guards every deposit. */
 export const DEPOSIT_SEED_BYTES = { min: 32, max: 64 } as const;
@@ -33,6 +35,9 @@ export function generateDepositSeed(): string {
   }
 }
 
+/** Each family's seed as configured, hex; a family without one is not swept (and needs its XPUB for addresses). */
+export type DepositSeeds = Partial<Record<DepositKeyFamily, string>>;
+
 /** Account keys derived from the seed on demand (hardened levels need it), each derived once. */
 export function accountKeysFromSeed(seed: Uint8Array): DepositAccountKeys {
   const cache = new Map<string, HDKey>();
@@ -54,9 +59,35 @@ export function accountPublicKeyFromSeed(seed: Uint8Array, family: DepositKeyFam
   return accountKeysFromSeed(seed).accountKey(family, mode).publicExtendedKey;
 }
 
-/** The 32-byte private key of deposit address `index` (account/0/index), for the sweeper. */
-export function depositPrivateKey(seed: Uint8Array, family: DepositKeyFamily, index: number, mode: ChainMode): Uint8Array {
-  const key = HDKey.fromMasterSeed(seed).derive(`${depositAccountPath(family, mode)}/0/${checkedDepositIndex(index)}`);
-  if (!key.privateKey) throw new Error('derived key has no private key');
+/** What a sweeper signs with: per family it has a seed for, the account-level private keys of every chain mode. */
+export interface DepositSigningKeys {
+  readonly families: readonly DepositKeyFamily[];
+  /** Undefined for a family this sweeper has no seed of. */
+  accountKey(family: DepositKeyFamily, mode: ChainMode): HDKey | undefined;
+}
+
+/**
+ * Derives each family's account keys (`m/purpose'/coin'/0'`, mainnet and test coin types) from its own seed once, at start;
+ * the seeds are not kept, so a key of another family or account cannot be derived from what the sweeper holds.
+ */
+export function depositSigningKeys(seeds: DepositSeeds): DepositSigningKeys {
+  const keys = new Map<string, HDKey>();
+  const families = DEPOSIT_KEY_FAMILIES.filter((family) => seeds[family] !== undefined);
+  for (const family of families) {
+    const seed = parseDepositSeed(seeds[family]!);
+    for (const mode of CHAIN_MODES) {
+      const path = depositAccountPath(family, mode);
+      const versions = STANDARD_VERSIONS[mode === 'mainnet' ? 0 : 1];
+      if (!keys.has(`${family}:${path}`)) keys.set(`${family}:${path}`, HDKey.fromMasterSeed(seed, versions).derive(path));
+    }
+    seed.fill(0);
+  }
+  return { families, accountKey: (family, mode) => keys.get(`${family}:${depositAccountPath(family, mode)}`) };
+}
+
+/** The 32-byte private key of deposit address `index` (account/0/index) under an account-level private key. */
+export function depositPrivateKey(accountKey: HDKey, index: number): Uint8Array {
+  const key = accountKey.deriveChild(0).deriveChild(checkedDepositIndex(index));
+  if (!key.privateKey) throw new Error('the account key holds no private key');
   return key.privateKey;
 }

@@ -39,7 +39,7 @@ const SENSITIVE_KEYS = [
   'token',
   // Key material: the deposit seed (and its settings group), a mnemonic, any private key.
   'seed',
-  'evmSeed',
+  'seeds',
   'depositKeys',
   'mnemonic',
   'privateKey',

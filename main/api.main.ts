@@ -9,19 +9,19 @@ import {
   mainLogger,
   onShutdownSignal,
   requireDeclaredRails,
-  requireSetting,
+  requireProductionConnections,
   exitOnFailure,
+  refuseDepositSeeds,
 } from './process-support';
+import { InvalidSettingsError } from '../core/settings';
 import { startApi } from '../api/server';
 
 async function main(): Promise<void> {
   const settings = loadProcessSettings();
+  refuseDepositSeeds(settings, 'the API');
   const simulatedRails = requireDeclaredRails(settings, 'api');
   const log = mainLogger('api', settings);
-  const databaseUrl = requireSetting(settings.databaseUrl, 'DATABASE_URL');
-  const temporalAddress = requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');
-  // Production never writes what partners sent to Temporal in clear (docs/architecture.md, "Payload encryption").
-  requireSetting(settings.temporal.payloadKeys, 'PAYLOAD_ENCRYPTION_KEYS');
+  const { databaseUrl, temporalAddress } = requireProductionConnections(settings);
   // Migrations are a step of their own (`npm run migrate`); this only refuses a schema behind the code or an over-privileged role.
   await assertAppDatabaseReady(databaseUrl);
   const api = await startApi({ ...settings, databaseUrl, temporalAddress, log, simulatedRails });
@@ -31,4 +31,4 @@ async function main(): Promise<void> {
   onShutdownSignal(log, () => api.stop());
 }
 
-main().catch(exitOnFailure([RailDeclarationError]));
+main().catch(exitOnFailure([RailDeclarationError, InvalidSettingsError]));

@@ -1,13 +1,13 @@
 /**
- * `npm run deposit-xpubs [-- --testnet | --regtest]`: EVM_DEPOSIT_SEED's account public keys, a `VARIABLE=value` line per
- * family, for network_config's chain (mainnet unless a flag says otherwise). Run where the seed lives (hardened paths need
- * it); prints no secret.
+ * `npm run deposit-xpubs [-- --testnet | --regtest]`: each family's account public key from its seed (EVM_DEPOSIT_SEED,
+ * BTC_DEPOSIT_SEED, …), a `VARIABLE=value` line per family whose seed is set, for network_config's chain (mainnet unless
+ * a flag says otherwise). Run where the seeds live (hardened paths need them); prints no secret.
  */
 import type { ChainMode } from '../core/chain-parameters';
 import { DEPOSIT_KEY_FAMILIES } from '../core/deposit-addresses';
 import { accountPublicKeyFromSeed, parseDepositSeed } from '../core/deposit-seed';
-import { DEPOSIT_XPUB_VARIABLES } from './deposit-keys';
-import { loadProcessSettings, requireSetting } from './process-support';
+import { DEPOSIT_SEED_VARIABLES, DEPOSIT_XPUB_VARIABLES } from './deposit-keys';
+import { loadProcessSettings } from './process-support';
 
 const CHAIN_MODE_FLAGS: ReadonlyMap<string, ChainMode> = new Map<string, ChainMode>([
   ['--testnet', 'testnet'],
@@ -24,8 +24,11 @@ function chainModeOf(args: readonly string[]): ChainMode {
 
 function main(): void {
   const mode = chainModeOf(process.argv.slice(2));
-  const seed = parseDepositSeed(requireSetting(loadProcessSettings().depositKeys.evmSeed, 'EVM_DEPOSIT_SEED'));
-  for (const family of DEPOSIT_KEY_FAMILIES) {
+  const { seeds } = loadProcessSettings().depositKeys;
+  const given = DEPOSIT_KEY_FAMILIES.filter((family) => seeds[family] !== undefined);
+  if (given.length === 0) throw new Error(`set at least one of ${Object.values(DEPOSIT_SEED_VARIABLES).join(', ')}`);
+  for (const family of given) {
+    const seed = parseDepositSeed(seeds[family]!);
     process.stdout.write(`${DEPOSIT_XPUB_VARIABLES[family]}=${accountPublicKeyFromSeed(seed, family, mode)}\n`);
   }
 }

@@ -22,11 +22,14 @@ export function withDevelopmentDepositSeed(settings: Settings, { create }: { cre
   const seed = fs.readFileSync(file, 'utf8').trim();
   const problem = depositSeedProblem(seed);
   if (problem !== undefined) throw new Error(`${file}: the development deposit seed ${problem} (delete the file to get a new one)`);
-  return { ...settings, depositKeys: { ...settings.depositKeys, evmSeed: seed } };
+  // Development only: one seed for every family, so a data folder has one file; production gives each family its own.
+  const seeds = { evm: seed, btc: seed, ltc: seed, doge: seed };
+  return { ...settings, depositKeys: { ...settings.depositKeys, seeds } };
 }
 
 function depositKeysGiven(settings: Settings): boolean {
-  return Object.values(settings.depositKeys).some((value) => value !== undefined);
+  const { seeds, ...publicKeys } = settings.depositKeys;
+  return [...Object.values(seeds), ...Object.values(publicKeys)].some((value) => value !== undefined);
 }
 
 function developmentSeedFile(settings: Settings): string {
@@ -36,7 +39,7 @@ function developmentSeedFile(settings: Settings): string {
 /** For a development banner: where deposit addresses derive from, given the settings as read from the environment. */
 export function depositKeysOrigin(settings: Settings): string {
   return depositKeysGiven(settings)
-    ? 'EVM_DEPOSIT_SEED / EVM_DEPOSIT_XPUB and its kin, as set'
+    ? 'EVM_DEPOSIT_XPUB, EVM_DEPOSIT_SEED and their kin, as set'
     : `${developmentSeedFile(settings)} (development; production gives the API side only EVM_DEPOSIT_XPUB and its kin)`;
 }
 

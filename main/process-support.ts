@@ -40,6 +40,17 @@ export function onShutdownSignal(log: Logger, cleanup: () => Promise<void>): voi
   process.on('SIGTERM', handler);
 }
 
+/**
+ * What a production entry point connects to, each required: DATABASE_URL, TEMPORAL_ADDRESS, and PAYLOAD_ENCRYPTION_KEYS,
+ * since production never writes what partners sent to Temporal in clear (docs/architecture.md, "Payload encryption").
+ */
+export function requireProductionConnections(settings: Settings): { databaseUrl: string; temporalAddress: string } {
+  const databaseUrl = requireSetting(settings.databaseUrl, 'DATABASE_URL');
+  const temporalAddress = requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');
+  requireSetting(settings.temporal.payloadKeys, 'PAYLOAD_ENCRYPTION_KEYS');
+  return { databaseUrl, temporalAddress };
+}
+
 export function requireSetting<T>(value: T | undefined, name: string): T {
   if (value === undefined) throw new Error(`${name} must be set for this entry point`);
   return value;
@@ -51,6 +62,16 @@ export function requireStrongSecret(value: string | undefined, name: string): st
   const weakness = secretWeakness(secret);
   if (weakness !== undefined) throw new InvalidSettingsError([`${name} ${weakness}`]);
   return secret;
+}
+
+/** Deposit seeds are the sweeper's alone (`npm run sweeper`): any other entry point given one refuses to start. */
+export function refuseDepositSeeds(settings: Settings, who: string): void {
+  const given = Object.entries(settings.depositKeys.seeds).filter(([, seed]) => seed !== undefined);
+  if (given.length === 0) return;
+  const variables = given.map(([family]) => `${family.toUpperCase()}_DEPOSIT_SEED`);
+  throw new InvalidSettingsError([
+    `${variables.join(', ')} ${variables.length === 1 ? 'is' : 'are'} set: ${who} never holds deposit seeds; give them to \`npm run sweeper\` only (docs/production.md, "Deposit keys")`,
+  ]);
 }
 
 /**

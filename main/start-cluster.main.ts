@@ -1,8 +1,9 @@
 /**
  * `npm run start:cluster`: the production topology on one machine. Postgres (DATABASE_URL or embedded), the real Temporal
- * server on it (dev/temporal-cluster.ts), then `npm run worker` and `npm run api` as processes of their own. Its own data
- * folder, database and ports, so it runs beside `npm start`. A bad setting, a taken port or no way to get the server
- * stops it in seconds, before any long work. Ctrl-C stops the API, the worker, Temporal and Postgres, in that order.
+ * server on it (dev/temporal-cluster.ts), then `npm run worker`, `npm run sweeper` and `npm run api` as processes of their
+ * own. Its own data folder, database and ports, so it runs beside `npm start`. A bad setting, a taken port or no way to
+ * get the server stops it in seconds, before any long work. Ctrl-C stops the API, the sweeper, the worker, Temporal and
+ * Postgres, in that order.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -20,7 +21,7 @@ import { START_CLUSTER_PORTS } from '../dev/temporal-cluster-config';
 import { ClusterPreflightError, clusterPreflightProblems } from './cluster-preflight';
 import { ensureDemoPartner } from './demo-partner';
 import { withDevelopmentPayloadKey } from './development-payload-key';
-import { MissingDepositKeysError, depositAccountKeys, depositKeyVariables } from './deposit-keys';
+import { DEPOSIT_SEED_VARIABLES, MissingDepositKeysError, depositAccountKeys, depositKeyVariables } from './deposit-keys';
 import { depositKeysOrigin, rederiveDevelopmentPartners, withDevelopmentDepositSeed } from './development-deposit-seed';
 import { PROJECT_ROOT, exitOnFailure, mainLogger, onShutdownSignal, requireSetting } from './process-support';
 
@@ -33,6 +34,8 @@ const CLUSTER_DEFAULTS: Readonly<Record<string, string>> = {
   WORKER_HTTP_PORT: '9475',
   API_METRICS_PORT: '9476',
 };
+/** The sweeper's two listeners, as the worker's (it reads the same variables): beside them. */
+const SWEEPER_PORTS: Readonly<Record<string, string>> = { WORKER_METRICS_PORT: '9477', WORKER_HTTP_PORT: '9478' };
 const TSX_CLI = path.join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs');
 const READY_TIMEOUT_MS = 120_000;
 const STOP_GRACE_MS = 30_000;
@@ -70,9 +73,11 @@ async function main(): Promise<void> {
   // As `npm start`: deposit addresses from a development seed in the data folder, unless the deposit key variables are set.
   const depositSettings = withDevelopmentDepositSeed(settings, { create: true });
   const depositKeys = depositAccountKeys(depositSettings);
-  const workerEnv = { ...childEnv, ...depositKeyVariables(depositSettings, 'worker') };
-  // The API side holds only the extended public keys, even when EVM_DEPOSIT_SEED was given.
-  const apiEnv = { ...withoutVariable(childEnv, 'EVM_DEPOSIT_SEED'), ...depositKeyVariables(depositSettings, 'api') };
+  // Only the sweeper is given the seeds; the worker and the API hold the extended public keys, even when seeds were set.
+  const withoutSeeds = withoutVariables(childEnv, Object.values(DEPOSIT_SEED_VARIABLES));
+  const workerEnv = { ...withoutSeeds, ...depositKeyVariables(depositSettings, 'worker') };
+  const sweeperEnv = { ...withoutSeeds, ...depositKeyVariables(depositSettings, 'sweeper'), ...SWEEPER_PORTS };
+  const apiEnv = { ...withoutSeeds, ...depositKeyVariables(depositSettings, 'api') };
   const problems = await clusterPreflightProblems({
     childEnv: workerEnv,
     projectRoot: PROJECT_ROOT,
@@ -82,11 +87,11 @@ async function main(): Promise<void> {
   if (problems.length > 0) throw new ClusterPreflightError(problems);
   // As `npm start`: a development key kept in the data folder, unless PAYLOAD_ENCRYPTION_KEYS is set (production entries require it).
   const keys = requireSetting(withDevelopmentPayloadKey(settings, { create: true }).temporal.payloadKeys, 'PAYLOAD_ENCRYPTION_KEYS');
-  for (const env of [workerEnv, apiEnv]) env.PAYLOAD_ENCRYPTION_KEYS = formatPayloadKeys(keys);
+  for (const env of [workerEnv, sweeperEnv, apiEnv]) env.PAYLOAD_ENCRYPTION_KEYS = formatPayloadKeys(keys);
 
   const infrastructure = await startClusterInfrastructure(settings, { ports: START_CLUSTER_PORTS, ownProcessGroup: true, log });
   stops.push(() => infrastructure.stop());
-  for (const env of [workerEnv, apiEnv]) {
+  for (const env of [workerEnv, sweeperEnv, apiEnv]) {
     env.DATABASE_URL = infrastructure.databaseUrl;
     env.TEMPORAL_ADDRESS = infrastructure.temporalAddress;
   }
@@ -100,6 +105,11 @@ async function main(): Promise<void> {
   const worker = startEntryPoint('worker', 'main/worker.main.ts', workerEnv, logDir, log);
   stops.push(() => worker.stop());
   await untilReady(worker, () => hasWorkflowPoller(infrastructure.temporalAddress, settings.temporalNamespace, settings.temporalTaskQueue));
+  const sweeper = startEntryPoint('sweeper', 'main/sweeper.main.ts', sweeperEnv, logDir, log);
+  stops.push(() => sweeper.stop());
+  await untilReady(sweeper, () =>
+    hasWorkflowPoller(infrastructure.temporalAddress, settings.temporalNamespace, settings.temporalSweeperTaskQueue),
+  );
   const apiUrl = localUrl(listenHosts.api, settings.port);
   const api = startEntryPoint('api', 'main/api.main.ts', apiEnv, logDir, log);
   stops.push(() => api.stop());
@@ -113,6 +123,7 @@ async function main(): Promise<void> {
       '',
       `API:              ${apiUrl}${apiMetrics ? `, metrics ${localUrl(apiMetrics.host, apiMetrics.port)}/metrics` : ''}   (log: ${api.logPath})`,
       `Worker:           task queue ${settings.temporalTaskQueue}${sdkMetricsPort ? `, metrics ${localUrl(listenHosts.worker, sdkMetricsPort)}/metrics` : ''}   (log: ${worker.logPath})`,
+      `Sweeper:          task queue ${settings.temporalSweeperTaskQueue}, the only process with the deposit seeds   (log: ${sweeper.logPath})`,
       `Temporal server:  ${infrastructure.temporalAddress}, metrics ${localUrl(host, START_CLUSTER_PORTS.metrics)}/metrics   (config and log: ${path.join(dataDir, 'temporal-cluster')})`,
       `Postgres:         ${withoutPassword(infrastructure.databaseUrl)}, and Temporal's databases temporal, temporal_visibility`,
       `Payload key:      ${settings.temporal.payloadKeys ? 'PAYLOAD_ENCRYPTION_KEYS' : `${path.join(dataDir, 'payload-encryption-keys')} (development; production entries require PAYLOAD_ENCRYPTION_KEYS)`}`,
@@ -206,8 +217,8 @@ function setVariables(environment: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(environment).filter((entry): entry is [string, string] => Boolean(entry[1])));
 }
 
-function withoutVariable(env: Readonly<Record<string, string>>, name: string): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter(([key]) => key !== name));
+function withoutVariables(env: Readonly<Record<string, string>>, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => !names.includes(key)));
 }
 
 function withoutPassword(databaseUrl: string): string {

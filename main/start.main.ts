@@ -43,6 +43,7 @@ import { ensureSweepers } from '../worker/sweepers';
 import { SWEEP_THRESHOLD_DEFAULTS } from '../core/settings/declarations/sweeps';
 import type { SweptCurrency } from '../core/settings/declarations/sweeps';
 import { startWorker } from '../worker/worker';
+import { startSweeperWorker, sweepPollIntervalMs, sweptNetworks } from '../worker/sweeper-worker';
 
 /** What this process started, stopped in reverse order on Ctrl-C or on a failed start. */
 const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
@@ -132,15 +133,15 @@ async function main(): Promise<void> {
     [...watchedNetworks(chainSettings.settings.evmNetworks), ...watchedUtxoNetworks({ ...utxoChains.settings, ...settings.utxoNetworks })],
     log,
   );
-  // With the development seed (unless the deposit key variables are set without one), deposits are swept to the hot wallet.
-  const swept =
-    settings.depositKeys.evmSeed === undefined
-      ? []
-      : [
-          ...watchedNetworks(chainSettings.settings.evmNetworks),
-          ...watchedUtxoNetworks({ ...utxoChains.settings, ...settings.utxoNetworks }),
-        ];
-  await ensureSweepers(client, settings.temporalTaskQueue, swept, log);
+  const chains = { ...chainSettings.settings, utxoNetworks: { ...utxoChains.settings, ...settings.utxoNetworks } };
+  // A developer's test deposit is above the development sweep thresholds.
+  const sweeperSettings = { ...settings, ...chains, sweeps: withDevelopmentSweepThresholds(settings.sweeps) };
+  await ensureSweepers(
+    client,
+    { taskQueue: settings.temporalSweeperTaskQueue, pollIntervalMs: sweepPollIntervalMs(sweeperSettings) },
+    sweptNetworks(sweeperSettings),
+    log,
+  );
   await closeConnection();
   // Simulates whatever has no local node without asking for SIMULATED_RAILS, and says which in its banner.
   const worker = await startWorker({
@@ -149,16 +150,21 @@ async function main(): Promise<void> {
     namespace: settings.temporalNamespace,
     taskQueue: settings.temporalTaskQueue,
     log,
-    // Webhooks may go to a receiver on this machine; a developer's test deposit is above the development sweep thresholds.
-    settings: {
-      ...chainSettings.settings,
-      utxoNetworks: { ...utxoChains.settings, ...settings.utxoNetworks },
-      webhookAllowLoopback: true,
-      sweeps: withDevelopmentSweepThresholds(settings.sweeps),
-    },
+    // Webhooks may go to a receiver on this machine.
+    settings: { ...chains, webhookAllowLoopback: true },
     http: workerListening.http,
   });
   stops.push({ name: 'the worker', stop: () => worker.stop() });
+  // In this process for development; production runs `npm run sweeper` apart, the only process given the seeds.
+  const sweeper = await startSweeperWorker({
+    databaseUrl: infrastructure.databaseUrl,
+    temporalAddress: infrastructure.temporalAddress,
+    namespace: settings.temporalNamespace,
+    taskQueue: settings.temporalSweeperTaskQueue,
+    log,
+    settings: sweeperSettings,
+  });
+  stops.push({ name: 'the sweeper', stop: () => sweeper.stop() });
   const api = await startApi({
     ...settings,
     databaseUrl: infrastructure.databaseUrl,
@@ -233,11 +239,12 @@ async function recordedChainRefusals(databaseUrl: string, local: readonly Runnin
  * (dev/development-utxo-chains.ts), its hot wallet from the development seed.
  */
 async function withLocalUtxoNodes(settings: Settings, databaseUrl: string, log: Logger): Promise<DevelopmentUtxoChains> {
-  const seed = settings.depositKeys.evmSeed;
+  // The regtest hot wallets derive from the development seed (every family's under npm start).
+  const seed = settings.depositKeys.seeds.btc;
   if (settings.development.chain === 'simulated')
     return { nodes: [], settings: {}, lines: ['bitcoin, litecoin: simulated (CHAIN=simulated)'] };
   if (seed === undefined)
-    return { nodes: [], settings: {}, lines: ['bitcoin, litecoin: simulated (no development deposit seed: EVM_DEPOSIT_SEED)'] };
+    return { nodes: [], settings: {}, lines: ['bitcoin, litecoin: simulated (no development deposit seed: BTC_DEPOSIT_SEED)'] };
   const pool = openPool({ connectionString: databaseUrl, max: 2 });
   try {
     const { dataDir, host, utxoNodeBitcoinPort, utxoNodeLitecoinPort, btcdPath, litecoindPath } = settings.development;

@@ -4,6 +4,7 @@
  * SIMULATED_RAILS does not name.
  */
 import { Client } from '@temporalio/client';
+import { InvalidSettingsError } from '../core/settings';
 import { temporalConnectionOptions, temporalDataConverter } from '../core/temporal-connection';
 import { connectClosable } from '../operations/temporal/closable-connection';
 import { assertAppDatabaseReady } from '../db/database-readiness';
@@ -14,20 +15,22 @@ import {
   mainLogger,
   onShutdownSignal,
   requireDeclaredRails,
-  requireSetting,
+  requireProductionConnections,
   workerListeners,
   exitOnFailure,
+  refuseDepositSeeds,
 } from './process-support';
 import { installTemporalRuntime } from '../worker/temporal-runtime';
 import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule';
 import { INCOMING_SEPA_EVERY_SECONDS, ensureIncomingSepaSchedule } from '../worker/incoming-sepa-schedule';
 import { ensureWebhookDispatcher } from '../worker/webhook-dispatcher';
 import { ensureEvmDepositWatchers, watchedNetworks, watchedUtxoNetworks } from '../worker/evm-deposit-watchers';
-import { ensureSweepers } from '../worker/sweepers';
 import { startWorker } from '../worker/worker';
 
 async function main(): Promise<void> {
   const settings = loadProcessSettings();
+  // Deposit keys live in the sweeper alone (docs/production.md, "Deposit keys"): not beside webhooks and bank documents.
+  refuseDepositSeeds(settings, 'the worker');
   // First, from the settings alone: a worker that would fake payouts connects to nothing.
   const simulatedRails = requireDeclaredRails(settings, 'worker');
   const log = mainLogger('worker', settings);
@@ -36,10 +39,7 @@ async function main(): Promise<void> {
   }
   const listeners = workerListeners(settings.workerObservability, settings.workerObservability.host);
   installTemporalRuntime({ log, metricsBindAddress: listeners.sdkMetricsBindAddress });
-  const databaseUrl = requireSetting(settings.databaseUrl, 'DATABASE_URL');
-  const temporalAddress = requireSetting(settings.temporalAddress, 'TEMPORAL_ADDRESS');
-  // Production never writes what partners sent to Temporal in clear (docs/architecture.md, "Payload encryption").
-  requireSetting(settings.temporal.payloadKeys, 'PAYLOAD_ENCRYPTION_KEYS');
+  const { databaseUrl, temporalAddress } = requireProductionConnections(settings);
   // Migrations are a step of their own (`npm run migrate`); this only refuses a schema behind the code or an over-privileged role.
   await assertAppDatabaseReady(databaseUrl);
   await registerSearchAttributes(temporalAddress, settings.temporalNamespace, log, settings.temporal);
@@ -55,12 +55,6 @@ async function main(): Promise<void> {
     [...watchedNetworks(settings.evmNetworks), ...watchedUtxoNetworks(settings.utxoNetworks)],
     log,
   );
-  // Only the worker that holds EVM_DEPOSIT_SEED can sign for deposit addresses (docs/production.md, "Deposit keys").
-  if (settings.depositKeys.evmSeed === undefined) log.warn('no EVM_DEPOSIT_SEED: credited deposits stay at their addresses (not swept)');
-  const swept = settings.depositKeys.evmSeed
-    ? [...watchedNetworks(settings.evmNetworks), ...watchedUtxoNetworks(settings.utxoNetworks)]
-    : [];
-  await ensureSweepers(client, settings.temporalTaskQueue, swept, log);
   await closeConnection();
   const worker = await startWorker({
     databaseUrl,
@@ -75,4 +69,4 @@ async function main(): Promise<void> {
   onShutdownSignal(log, () => worker.stop());
 }
 
-main().catch(exitOnFailure([RailDeclarationError]));
+main().catch(exitOnFailure([RailDeclarationError, InvalidSettingsError]));

@@ -1,8 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { accountPublicKeyFromSeed, parseDepositSeed } from '../deposit-seed';
-import { parseAccountPublicKey } from '../deposit-addresses';
-import type { DepositKeyFamily } from '../deposit-addresses';
+import { DEPOSIT_KEY_FAMILIES, parseAccountPublicKey } from '../deposit-addresses';
 import type { ChainMode } from '../chain-parameters';
 import { LOOPBACK } from '../listen-address';
 import { RAILS } from '../rails';
@@ -118,6 +117,7 @@ function assembled(declared: Declared, projectRoot: string) {
   const apiMetricsAt = (port: number, on: string): ListenAddress | undefined => (port === 0 ? undefined : { port, host: on });
   return {
     ...direct,
+    temporalSweeperTaskQueue: direct.temporalSweeperTaskQueue ?? `${direct.temporalTaskQueue}-sweeper`,
     host: production.api,
     apiMetrics: apiMetricsAt(apiMetrics.port ?? DEFAULT_API_METRICS_PORT, production.apiMetrics),
     workerObservability: { ...workerObservability, host: production.worker },
@@ -177,28 +177,30 @@ function utxoNetworksOf(utxo: Declared['utxo']): Partial<Record<UtxoNetworkName,
 }
 
 /**
- * Seed and xpubs must be one key per family, or deposits land where the sweeper cannot spend them; compared by key and chain
- * code, not version bytes. A UTXO family's xpub may be its mainnet or its testnet account (network_config decides which is used).
+ * Each family's seed and xpub must be one key, or deposits land where the sweeper cannot spend them; compared by key and
+ * chain code, not version bytes. A UTXO family's xpub may be its mainnet or its testnet account (network_config decides).
  */
 function depositSeedDisagreement(keys: Declared['depositKeys']): string | undefined {
-  if (keys.evmSeed === undefined) return undefined;
-  const seed = parseDepositSeed(keys.evmSeed);
   const configuredKeys = { evm: keys.evmPublicKey, btc: keys.btcPublicKey, ltc: keys.ltcPublicKey, doge: keys.dogePublicKey };
   const same = (a: Uint8Array | null, b: Uint8Array | null) => a !== null && b !== null && Buffer.from(a).equals(Buffer.from(b));
-  const disagreeing = Object.entries(configuredKeys).flatMap(([family, text]) => {
-    if (text === undefined) return [];
-    const configured = parseAccountPublicKey(family as DepositKeyFamily, text);
+  const disagreeing = DEPOSIT_KEY_FAMILIES.flatMap((family) => {
+    const text = configuredKeys[family];
+    const seedText = keys.seeds[family];
+    if (text === undefined || seedText === undefined) return [];
+    const configured = parseAccountPublicKey(family, text);
     // Checked on its own already: a malformed one has its own message.
     if (typeof configured === 'string') return [];
+    const seed = parseDepositSeed(seedText);
     const modes: ChainMode[] = family === 'evm' ? ['mainnet'] : ['mainnet', 'testnet'];
     const agrees = modes.some((mode) => {
-      const derived = parseAccountPublicKey(family as DepositKeyFamily, accountPublicKeyFromSeed(seed, family as DepositKeyFamily, mode));
+      const derived = parseAccountPublicKey(family, accountPublicKeyFromSeed(seed, family, mode));
       return typeof derived !== 'string' && same(configured.publicKey, derived.publicKey) && same(configured.chainCode, derived.chainCode);
     });
-    return agrees ? [] : [`${family.toUpperCase()}_DEPOSIT_XPUB`];
+    const prefix = family.toUpperCase();
+    return agrees ? [] : [`${prefix}_DEPOSIT_XPUB is not the account key of ${prefix}_DEPOSIT_SEED`];
   });
   if (disagreeing.length === 0) return undefined;
-  return `${disagreeing.join(', ')} ${disagreeing.length === 1 ? 'is not the account key' : 'are not the account keys'} of EVM_DEPOSIT_SEED: deposits would go to addresses the sweeper cannot spend`;
+  return `${disagreeing.join('; ')}: deposits would go to addresses the sweeper cannot spend`;
 }
 
 /** "PORT must be a port number from 1 to 65535, got "eighty"": the variable, the rule, the value unless it is a secret. */

@@ -83,6 +83,15 @@ export const name = (fallback: string) =>
       .default(fallback),
   );
 
+/** As `name`, unset allowed: the caller derives the default from another setting. */
+export const optionalName = () =>
+  variable(
+    z
+      .string()
+      .regex(/^[^\s\p{Cc}]{1,255}$/u, 'must be a name without spaces')
+      .optional(),
+  );
+
 export const text = (fallback: string) => variable(z.string().default(fallback));
 
 export const optionalText = () => variable(z.string().optional());

@@ -10,7 +10,6 @@ import { EvmChainAdapter } from '../../activities/adapters/chain/evm/evm-chain.a
 import { ChainIdentityMismatch } from '../../activities/adapters/chain/evm/evm-chain-identity';
 import type { EvmNetworkConfig } from '../../activities/adapters/chain/evm/evm-network-config';
 import { EvmSweeper } from '../../activities/adapters/chain/evm/evm-sweeper';
-import { parseDepositSeed } from '../../core/deposit-seed';
 import { createLogger } from '../../core/logger';
 import { ensureGethBuild } from '../../dev/geth-build';
 import type { EvmNetwork } from '../../core/networks';
@@ -29,7 +28,7 @@ import { eventually } from '../support/eventually';
 import { runOpsCli } from '../support/ops-cli';
 import { killProcessGroup, spawnTsx } from '../support/processes';
 import { testStack } from '../support/stack';
-import { TEST_DEPOSIT_SEED } from '../support/test-config';
+import { TEST_EVM_ACCOUNT_KEY } from '../support/test-config';
 import { endPool, openPool } from '../../db/pool';
 
 /**
@@ -311,9 +310,9 @@ describe("npm start's development chain", () => {
   it('a deposit address swept before a restart signs its next sweep at the nonce the chain kept: nothing to restore', async () => {
     const dataDir = tempDir();
     const port = await freePort();
-    const seed = parseDepositSeed(TEST_DEPOSIT_SEED);
     // The chain stands for polygon here (its own recorded identity): the reset test above records ethereum's.
-    const sweeperOn = (chain: RunningDevelopmentChain) => new EvmSweeper({ pool, networks: { polygon: networkOn(chain) }, seed });
+    const sweeperOn = (chain: RunningDevelopmentChain) =>
+      new EvmSweeper({ pool, networks: { polygon: networkOn(chain) }, accountKey: TEST_EVM_ACCOUNT_KEY });
     // A deposit index no fixture reaches, so its nonce sequence in Postgres is this test's alone.
     const index = 1_000_000 + Math.floor(Math.random() * 1_000_000);
     const sweep = async (chain: RunningDevelopmentChain) => {

@@ -26,8 +26,7 @@ import { createTestPartner, openTestOrm } from '../support/fixtures';
 import { UtxoHotWallet } from '../../activities/adapters/chain/utxo/utxo-hot-wallet';
 import { selectCoins, signSpend, signTransaction } from '../../activities/adapters/chain/utxo/utxo-transaction-builder';
 import { UtxoDepositSweeper } from '../../activities/adapters/chain/utxo/utxo-deposit-sweeper';
-import { parseDepositSeed } from '../../core/deposit-seed';
-import { TEST_DEPOSIT_KEYS, TEST_DEPOSIT_SEED } from '../support/test-config';
+import { TEST_DEPOSIT_KEYS, TEST_SIGNING_KEYS } from '../support/test-config';
 
 /**
  * Withdrawals on the UTXO networks' real regtest nodes (btcd for bitcoin, Litecoin Core for litecoin), through the adapter and
@@ -131,7 +130,7 @@ function sweeperOf(network: UtxoNodeNetwork): UtxoDepositSweeper {
   return new UtxoDepositSweeper({
     pool,
     adapter,
-    seed: parseDepositSeed(TEST_DEPOSIT_SEED),
+    keys: TEST_SIGNING_KEYS,
     thresholds: { [network]: '0.0001' },
     clock: systemClock,
     log,

@@ -19,7 +19,14 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { RECONCILIATION_FINDINGS, evmDepositWatcherContract, evmSweeperContract, reconciliationContract } from '../../contracts';
+import {
+  RECONCILIATION_FINDINGS,
+  evmDepositWatcherContract,
+  evmSweepContract,
+  evmSweepKey,
+  evmSweeperContract,
+  reconciliationContract,
+} from '../../contracts';
 import type { ReconciliationResult } from '../../contracts';
 import { createLogger } from '../../core/logger';
 import { localChain, startEvmNode } from '../../dev/evm-node';
@@ -28,6 +35,7 @@ import { testUsdcContract } from '../../dev/evm/test-usdc.contract';
 import { ensureEvmDepositWatchers } from '../../worker/evm-deposit-watchers';
 import { ensureSweepers } from '../../worker/sweepers';
 import { startWorker } from '../../worker/worker';
+import { startSweeperWorker } from '../../worker/sweeper-worker';
 import type { RunningWorker } from '../../worker/worker';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
@@ -56,14 +64,17 @@ import { SWEEP_THRESHOLD_DEFAULTS } from '../../core/settings/declarations/sweep
  */
 
 const TASK_QUEUE = `evm-deposit-e2e-${randomUUID()}`;
+const SWEEPER_TASK_QUEUE = `${TASK_QUEUE}-sweeper`;
 const CONFIRMATIONS = 2;
 /** Above these, credited and unswept at an address, it is swept to the hot wallet (the reverted test's 0.05 eth stays). */
 const SWEEP_THRESHOLDS = { eth: '0.1', pol: '1', usdc: '5' } as const;
+const SWEEPS = { thresholds: { ...SWEEP_THRESHOLD_DEFAULTS.development, ...SWEEP_THRESHOLDS }, pollIntervalMs: 200 };
 const ctx = useTestApi({ taskQueue: TASK_QUEUE });
 
 let node: RunningEvmNode;
 let chain: ReturnType<typeof createChainClient>;
 let worker: RunningWorker | undefined;
+let sweeper: RunningWorker | undefined;
 let sender: PrivateKeyAccount;
 
 function createChainClient(rpcUrl: string, chainId: number) {
@@ -72,6 +83,27 @@ function createChainClient(rpcUrl: string, chainId: number) {
   );
 }
 
+/** The ethereum network of this file's node, as the worker and the sweeper are configured with it. */
+function chainSettings() {
+  return {
+    evmNetworks: {
+      ethereum: {
+        rpcUrl: node.rpcUrl,
+        chainId: node.chainId,
+        hotWalletPrivateKey: node.hotWalletPrivateKey,
+        requiredConfirmations: 1,
+        replaceAfterMs: 60_000,
+        usdcTokenAddress: node.usdcAddress,
+        maxFeePerGasCapWei: parseGwei('500'),
+        tokenTransferGasLimit: 100_000,
+        depositConfirmations: CONFIRMATIONS,
+        depositPollIntervalMs: 200,
+      },
+    },
+  };
+}
+
+/** The general worker: withdrawals, the deposit watcher and custody; it holds no deposit key. */
 async function startDepositWorker(): Promise<RunningWorker> {
   return startWorker({
     databaseUrl: testStack().databaseUrl,
@@ -92,23 +124,25 @@ async function startDepositWorker(): Promise<RunningWorker> {
         bankSettlementDelayMs: Number(TEST_WORKER_SETTINGS.BANK_SETTLEMENT_DELAY_MS),
         bankRejectIbans: [TEST_WORKER_SETTINGS.SIMULATED_BANK_REJECT_IBANS],
       },
-      // The sweeper's seed (only the worker that signs holds it) and thresholds a test's deposit is above.
-      depositKeys: { evmSeed: TEST_DEPOSIT_SEED },
-      sweeps: { thresholds: { ...SWEEP_THRESHOLD_DEFAULTS.development, ...SWEEP_THRESHOLDS }, pollIntervalMs: 200 },
-      evmNetworks: {
-        ethereum: {
-          rpcUrl: node.rpcUrl,
-          chainId: node.chainId,
-          hotWalletPrivateKey: node.hotWalletPrivateKey,
-          requiredConfirmations: 1,
-          replaceAfterMs: 60_000,
-          usdcTokenAddress: node.usdcAddress,
-          maxFeePerGasCapWei: parseGwei('500'),
-          tokenTransferGasLimit: 100_000,
-          depositConfirmations: CONFIRMATIONS,
-          depositPollIntervalMs: 200,
-        },
-      },
+      ...chainSettings(),
+    },
+  });
+}
+
+/** The sweeper, as `npm run sweeper` runs it: the seed, its own task queue, thresholds a test's deposit is above. */
+async function startSweeper(): Promise<RunningWorker> {
+  return startSweeperWorker({
+    databaseUrl: testStack().databaseUrl,
+    temporalAddress: testStack().temporalAddress,
+    namespace: testStack().namespace,
+    taskQueue: SWEEPER_TASK_QUEUE,
+    workflowBundlePath: testStack().workflowBundlePath,
+    log: createLogger('evm-deposit-e2e-sweeper', 'error'),
+    settings: {
+      temporal: testTemporalAccess(),
+      depositKeys: { seeds: { evm: TEST_DEPOSIT_SEED } },
+      sweeps: SWEEPS,
+      ...chainSettings(),
     },
   });
 }
@@ -142,8 +176,15 @@ beforeAll(async () => {
   await ensureEvmDepositWatchers(ctx.temporal, TASK_QUEUE, ['ethereum'], createLogger('evm-deposit-e2e', 'error'));
   await ensureEvmDepositWatchers(ctx.temporal, TASK_QUEUE, ['ethereum'], createLogger('evm-deposit-e2e', 'error'));
   ctx.defer(() => ctx.temporal.workflow.getHandle(evmDepositWatcherContract.workflowId('ethereum')).terminate('test over'));
-  // And its sweeper, as a worker holding EVM_DEPOSIT_SEED starts it.
-  await ensureSweepers(ctx.temporal, TASK_QUEUE, ['ethereum'], createLogger('evm-deposit-e2e', 'error'));
+  // And the sweeper apart, on its own task queue, as `npm run sweeper` starts it.
+  sweeper = await startSweeper();
+  ctx.defer(() => sweeper?.stop());
+  await ensureSweepers(
+    ctx.temporal,
+    { taskQueue: SWEEPER_TASK_QUEUE, pollIntervalMs: SWEEPS.pollIntervalMs },
+    ['ethereum'],
+    createLogger('evm-deposit-e2e', 'error'),
+  );
   ctx.defer(() => ctx.temporal.workflow.getHandle(evmSweeperContract.workflowId('ethereum')).terminate('test over'));
   // Deposits before the watcher's first batch would be before its start: wait for its cursor.
   await eventually(async () => {
@@ -558,6 +599,11 @@ describe('credited deposits swept to the hot wallet, and custody', () => {
       deposits: 1,
       gasTopUpTransactionHash: null,
     });
+    // Signed by the sweeper, on its own task queue: the worker, which delivers webhooks, holds no deposit key.
+    const sweepWorkflow = evmSweepContract.workflowId(evmSweepKey({ network: 'ethereum', address, currency: 'eth' }));
+    for (const workflowId of [sweepWorkflow, evmSweeperContract.workflowId('ethereum')]) {
+      expect((await ctx.temporal.workflow.getHandle(workflowId).describe()).taskQueue).toBe(SWEEPER_TASK_QUEUE);
+    }
     const sent = BigInt(sweep!.sentBaseUnits!);
     // Read from the chain itself: the sweep's transaction, from the deposit address to the hot wallet.
     const transaction = await chain.getTransaction({ hash: sweep!.transactionHash as Hex });

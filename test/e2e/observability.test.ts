@@ -3,7 +3,7 @@ import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/comm
 import { Writable } from 'node:stream';
 import { startApi } from '../../api/server';
 import type { ApiOptions } from '../../api/server';
-import type { Activities } from '../../activities';
+import type { WorkerActivities } from '../../activities';
 import { createLogger } from '../../core/logger';
 import type { LogLevel, Logger } from '../../core/logger';
 import { DEFAULT_EUR_RATES } from '../../core/rates';
@@ -330,7 +330,7 @@ describe('a withdrawal, followed from the request to its activities', () => {
     const workerLog = capturedLogger('debug');
     const taskQueue = `observability-${randomUUID()}`;
     // Every activity logs one probe line through the worker's logger, as activity code does.
-    const probed = (activities: Activities): Activities =>
+    const probed = (activities: WorkerActivities): WorkerActivities =>
       Object.fromEntries(
         Object.entries(activities).map(([name, activity]) => [
           name,
@@ -339,7 +339,7 @@ describe('a withdrawal, followed from the request to its activities', () => {
             return (activity as (...a: unknown[]) => Promise<unknown>)(...args);
           },
         ]),
-      ) as Activities;
+      ) as WorkerActivities;
     // No prebuilt bundle: the worker bundles the workflows with its interceptor modules, as in production.
     const worker = await startWorker({
       databaseUrl: testStack().databaseUrl,

@@ -15,7 +15,6 @@ import { checkCustody } from '../../activities/custody-reconciliation';
 import { createEvmDepositActivities } from '../../activities/evm-deposit.activities';
 import { createEvmSweepActivities } from '../../activities/evm-sweep.activities';
 import { systemClock } from '../../core/clock';
-import { parseDepositSeed } from '../../core/deposit-seed';
 import { createLogger } from '../../core/logger';
 import { findChainIdentity } from '../../db/queries/evm-chain-identity.queries';
 import { localChain, startEvmNode } from '../../dev/evm-node';
@@ -23,7 +22,7 @@ import type { RunningEvmNode } from '../../dev/evm-node';
 import { workerReadiness } from '../../worker/health-server';
 import { createTestPartner, openTestOrm } from '../support/fixtures';
 import { testStack } from '../support/stack';
-import { TEST_DEPOSIT_SEED } from '../support/test-config';
+import { TEST_EVM_ACCOUNT_KEY } from '../support/test-config';
 import { endPool, openPool } from '../../db/pool';
 
 /**
@@ -209,7 +208,7 @@ describe("a network's chain identity", () => {
       const sweeper = new EvmSweeper({
         pool,
         networks: { ethereum: ethereumOn(reset) },
-        seed: parseDepositSeed(TEST_DEPOSIT_SEED),
+        accountKey: TEST_EVM_ACCOUNT_KEY,
         identityGuard: guard,
       });
       const activities = createEvmSweepActivities({

@@ -10,7 +10,6 @@ import { createEvmSweepActivities } from '../../activities/evm-sweep.activities'
 import type { EvmSweepClaim, EvmSweepInput, EvmSweepProgress } from '../../contracts';
 import { systemClock } from '../../core/clock';
 import type { Currency } from '../../core/currencies';
-import { parseDepositSeed } from '../../core/deposit-seed';
 import { createLogger } from '../../core/logger';
 import { Decimal } from '../../core/money';
 import { postTransferDirectly } from '../../db/ledger/ledger';
@@ -26,7 +25,7 @@ import { createTestPartner, openTestOrm } from '../support/fixtures';
 import type { TestPartner } from '../support/fixtures';
 import { killProcessGroup, spawnTsx } from '../support/processes';
 import { testStack } from '../support/stack';
-import { TEST_DEPOSIT_SEED } from '../support/test-config';
+import { TEST_DEPOSIT_SEED, TEST_EVM_ACCOUNT_KEY } from '../support/test-config';
 import { endPool, openPool } from '../../db/pool';
 
 /**
@@ -74,7 +73,7 @@ beforeAll(async () => {
 
 /** The sweep's activities on a sweeper of this file's node and seed (of `Sweeper`, a subclass a test may give). */
 function sweepActivities(Sweeper: typeof EvmSweeper): ReturnType<typeof createEvmSweepActivities> {
-  const sweeper = new Sweeper({ pool, networks: { polygon: networkConfig() }, seed: parseDepositSeed(TEST_DEPOSIT_SEED) });
+  const sweeper = new Sweeper({ pool, networks: { polygon: networkConfig() }, accountKey: TEST_EVM_ACCOUNT_KEY });
   return createEvmSweepActivities({
     pool,
     clock: systemClock,

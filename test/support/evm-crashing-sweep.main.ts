@@ -10,7 +10,7 @@ import { EvmSweeper } from '../../activities/adapters/chain/evm/evm-sweeper';
 import type { EvmNetworkConfig } from '../../activities/adapters/chain/evm/evm-network-config';
 import { createEvmSweepActivities } from '../../activities/evm-sweep.activities';
 import { systemClock } from '../../core/clock';
-import { parseDepositSeed } from '../../core/deposit-seed';
+import { depositSigningKeys } from '../../core/deposit-seed';
 import { createLogger } from '../../core/logger';
 
 const CRASH_POINT = 'CRASH_POINT';
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const sweeper = new EvmSweeper({
     pool,
     networks: { polygon: { ...input.network, maxFeePerGasCapWei: BigInt(input.network.maxFeePerGasCapWei) } },
-    seed: parseDepositSeed(input.seed),
+    accountKey: depositSigningKeys({ evm: input.seed }).accountKey('evm', 'mainnet')!,
     testSeams: input.crashAt === 'afterSigning' ? { afterSigning: crash } : { afterSending: crash },
   });
   const activities = createEvmSweepActivities({

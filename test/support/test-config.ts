@@ -1,5 +1,5 @@
 import { DEPOSIT_KEY_FAMILIES } from '../../core/deposit-addresses';
-import { accountKeysFromSeed, accountPublicKeyFromSeed, parseDepositSeed } from '../../core/deposit-seed';
+import { accountKeysFromSeed, accountPublicKeyFromSeed, depositSigningKeys, parseDepositSeed } from '../../core/deposit-seed';
 import { RAILS } from '../../core/rails';
 import { DEPOSIT_XPUB_VARIABLES } from '../../main/deposit-keys';
 
@@ -14,6 +14,17 @@ export const TEST_DEPOSIT_SEED =
 /** What the tests' fixtures create partners with (test/support/fixtures.ts). */
 export const TEST_DEPOSIT_KEYS = accountKeysFromSeed(parseDepositSeed(TEST_DEPOSIT_SEED));
 
+/** The sweeper's account keys of the test seed, every family's (as the sweeper derives them: seeds not kept). */
+export const TEST_SIGNING_KEYS = depositSigningKeys({
+  evm: TEST_DEPOSIT_SEED,
+  btc: TEST_DEPOSIT_SEED,
+  ltc: TEST_DEPOSIT_SEED,
+  doge: TEST_DEPOSIT_SEED,
+});
+
+/** The EVM deposit account's private key of the test seed: what an EvmSweeper signs with. */
+export const TEST_EVM_ACCOUNT_KEY = TEST_SIGNING_KEYS.accountKey('evm', 'mainnet')!;
+
 /** EVM_DEPOSIT_XPUB and its kin of the test seed (mainnet paths, as network_config ships): what `ops partner create` is given. */
 export const TEST_DEPOSIT_XPUBS: Readonly<Record<string, string>> = Object.fromEntries(
   DEPOSIT_KEY_FAMILIES.map((family) => [
@@ -22,7 +33,7 @@ export const TEST_DEPOSIT_XPUBS: Readonly<Record<string, string>> = Object.fromE
   ]),
 );
 
-/** Settings the test stack's worker runs with: short timers, one deny-listed address, one rejected IBAN, the test deposit seed. */
+/** Settings the test stack's worker runs with: short timers, one deny-listed address, one rejected IBAN (no deposit seed: only the sweeper holds one). */
 export const TEST_WORKER_SETTINGS = {
   CHAIN_CONFIRMATION_DELAY_MS: '300',
   BANK_SETTLEMENT_DELAY_MS: '300',
@@ -30,7 +41,6 @@ export const TEST_WORKER_SETTINGS = {
   TRAVEL_RULE_THRESHOLD_EUR: '1000',
   DENY_LIST_ADDRESSES: '0x000000000000000000000000000000000000dEaD',
   SIMULATED_BANK_REJECT_IBANS: 'FR7630006000011234567890189',
-  EVM_DEPOSIT_SEED: TEST_DEPOSIT_SEED,
 } as const;
 
 /** SIMULATED_RAILS for a production entry point (main/worker.main.ts) started by a test: no bank or chain node, every rail simulated. */

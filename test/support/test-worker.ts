@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Activities } from '../../activities';
+import type { WorkerActivities } from '../../activities';
 import { createLogger } from '../../core/logger';
 import { startWorker } from '../../worker/worker';
 import { testTemporalAccess } from './temporal-access';
@@ -23,7 +23,7 @@ export async function startTestWorker(
     taskQueue?: string;
     chainConfirmationDelayMs?: number;
     travelRuleDeadlineMs?: number;
-    wrapActivities?: (activities: Activities) => Activities;
+    wrapActivities?: (activities: WorkerActivities) => WorkerActivities;
   } = {},
 ): Promise<TestWorker> {
   quietSdkLogs();

@@ -235,6 +235,31 @@ describe('deploy/ and docker-compose.yml', () => {
     expect(compose.services.codec.environment.CODEC_ENDPOINT_TOKEN_FILE).toBeDefined();
   });
 
+  it('give the deposit seeds, as files, to the sweeper alone, which serves a task queue of its own', () => {
+    const seeds = ['EVM', 'BTC', 'LTC', 'DOGE'].map(
+      (family) => [`${family}_DEPOSIT_SEED`, `${family.toLowerCase()}_deposit_seed`] as const,
+    );
+    for (const [name, service] of Object.entries(
+      compose.services as Record<string, { environment?: Record<string, string>; secrets?: string[] }>,
+    )) {
+      const given = seeds.filter(
+        ([variable, secret]) =>
+          service.environment?.[variable] !== undefined ||
+          service.environment?.[`${variable}_FILE`] !== undefined ||
+          service.secrets?.includes(secret),
+      );
+      expect([name, given.length]).toEqual([name, name === 'sweeper' ? seeds.length : 0]);
+    }
+    const { sweeper } = compose.services;
+    expect(sweeper.command).toEqual(['npm', 'run', 'sweeper']);
+    for (const [variable, secret] of seeds) {
+      expect(sweeper.environment[`${variable}_FILE`]).toBe(`/run/secrets/${secret}`);
+      expect(compose.secrets[secret]).toEqual({ environment: variable });
+    }
+    expect(sweeper.environment.TEMPORAL_SWEEPER_TASK_QUEUE).not.toBe(compose.services.worker.environment.TEMPORAL_TASK_QUEUE);
+    expect(roleOf(sweeper.environment.DATABASE_URL)).toBe('payments_app');
+  });
+
   it('run the migrations as a step of their own, as payments_migrator, before any API or worker starts', () => {
     const { migrate, api, worker } = compose.services;
     expect(migrate.command).toEqual(['npm', 'run', 'migrate']);

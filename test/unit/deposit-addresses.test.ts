@@ -20,6 +20,7 @@ import {
   accountPublicKeyFromSeed,
   depositPrivateKey,
   depositSeedProblem,
+  depositSigningKeys,
   generateDepositSeed,
   parseDepositSeed,
 } from '../../core/deposit-seed';
@@ -28,6 +29,9 @@ import {
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const SEED = Uint8Array.from(pbkdf2Sync(MNEMONIC.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512'));
 const FROM_SEED = accountKeysFromSeed(SEED);
+const SEED_HEX = Buffer.from(SEED).toString('hex');
+/** As the sweeper holds them: every family's account keys from its seed (here one seed for all), the seed not kept. */
+const SIGNING = depositSigningKeys({ evm: SEED_HEX, btc: SEED_HEX, ltc: SEED_HEX, doge: SEED_HEX });
 
 /** The account keys as the API side holds them: each family's xpub, parsed back. */
 function publicKeysOnly(seed: Uint8Array, mode: ChainMode) {
@@ -136,7 +140,7 @@ describe('deposit addresses derived from the service HD keys', () => {
     (family, mode) => {
       const publicSide = publicKeysOnly(SEED, mode);
       for (const index of [0, 1, 4242, MAX_DEPOSIT_INDEX]) {
-        const privateKey = depositPrivateKey(SEED, family, index, mode);
+        const privateKey = depositPrivateKey(SIGNING.accountKey(family, mode)!, index);
         // The public key from the private one by node's OpenSSL, not by the BIP32 library under test.
         const ecdh = createECDH('secp256k1');
         ecdh.setPrivateKey(Buffer.from(privateKey));
@@ -154,7 +158,7 @@ describe('deposit addresses derived from the service HD keys', () => {
 
   it.each([-1, 1.5, MAX_DEPOSIT_INDEX + 1, Number.NaN])('refuses the index %p (hardened or not a BIP32 index)', (index) => {
     expect(() => depositAddress(FROM_SEED, 'evm', index, 'mainnet')).toThrow(/deposit index must be a whole number/);
-    expect(() => depositPrivateKey(SEED, 'evm', index, 'mainnet')).toThrow(/deposit index must be a whole number/);
+    expect(() => depositPrivateKey(SIGNING.accountKey('evm', 'mainnet')!, index)).toThrow(/deposit index must be a whole number/);
   });
 });
 
@@ -196,6 +200,21 @@ describe('account extended public keys as configured (EVM_DEPOSIT_XPUB and kin)'
 });
 
 describe('the deposit seed (EVM_DEPOSIT_SEED)', () => {
+  it("gives a sweeper a family's account keys only from that family's own seed", () => {
+    const other = generateDepositSeed();
+    const keys = depositSigningKeys({ evm: SEED_HEX, btc: other });
+    expect([...keys.families].sort()).toEqual(['btc', 'evm']);
+    // Account-level private keys (depth 3), nothing above them: no other account or family derives from what is held.
+    const evm = keys.accountKey('evm', 'mainnet')!;
+    expect(evm.depth).toBe(3);
+    expect(evm.privateKey).not.toBeNull();
+    expect(evm.publicExtendedKey).toBe(FROM_SEED.accountKey('evm', 'mainnet').publicExtendedKey);
+    expect(keys.accountKey('btc', 'regtest')!.publicExtendedKey).toBe(accountPublicKeyFromSeed(parseDepositSeed(other), 'btc', 'regtest'));
+    expect(keys.accountKey('btc', 'mainnet')!.publicExtendedKey).not.toBe(FROM_SEED.accountKey('btc', 'mainnet').publicExtendedKey);
+    expect(keys.accountKey('ltc', 'mainnet')).toBeUndefined();
+    expect(keys.accountKey('doge', 'testnet')).toBeUndefined();
+  });
+
   it('accepts 32 to 64 random bytes as hex, and generates 64', () => {
     const generated = generateDepositSeed();
     expect(generated).toMatch(/^[0-9a-f]{128}$/);

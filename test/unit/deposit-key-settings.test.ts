@@ -11,6 +11,13 @@ import { TEST_DEPOSIT_SEED, TEST_DEPOSIT_XPUBS } from '../support/test-config';
 
 const TEST_SEED = parseDepositSeed(TEST_DEPOSIT_SEED);
 const OTHER_SEED = generateDepositSeed();
+/** One seed per family, here the test seed for each. */
+const TEST_SEEDS = {
+  EVM_DEPOSIT_SEED: TEST_DEPOSIT_SEED,
+  BTC_DEPOSIT_SEED: TEST_DEPOSIT_SEED,
+  LTC_DEPOSIT_SEED: TEST_DEPOSIT_SEED,
+  DOGE_DEPOSIT_SEED: TEST_DEPOSIT_SEED,
+};
 
 function problemsOf(env: Record<string, string>): readonly string[] {
   try {
@@ -23,9 +30,14 @@ function problemsOf(env: Record<string, string>): readonly string[] {
 }
 
 describe('deposit key settings', () => {
-  it('takes the seed with the EVM account key it derives, and the other families’ keys', () => {
-    const settings = loadSettings({ EVM_DEPOSIT_SEED: TEST_DEPOSIT_SEED, ...TEST_DEPOSIT_XPUBS }, '/');
-    expect(settings.depositKeys.evmSeed).toBe(TEST_DEPOSIT_SEED);
+  it('takes each family’s seed with the account key it derives', () => {
+    const settings = loadSettings({ ...TEST_SEEDS, BTC_DEPOSIT_SEED: OTHER_SEED, ...TEST_DEPOSIT_XPUBS, BTC_DEPOSIT_XPUB: undefined }, '/');
+    expect(settings.depositKeys.seeds).toEqual({
+      evm: TEST_DEPOSIT_SEED,
+      btc: OTHER_SEED,
+      ltc: TEST_DEPOSIT_SEED,
+      doge: TEST_DEPOSIT_SEED,
+    });
     expect(settings.depositKeys.evmPublicKey).toBe(TEST_DEPOSIT_XPUBS.EVM_DEPOSIT_XPUB);
     expect(settings.depositKeys.dogePublicKey).toBe(TEST_DEPOSIT_XPUBS.DOGE_DEPOSIT_XPUB);
   });
@@ -40,13 +52,13 @@ describe('deposit key settings', () => {
   it("refuses a UTXO family's account key of another seed, and takes its mainnet or its testnet account", () => {
     const other = parseDepositSeed(OTHER_SEED);
     const foreign = HDKey.fromMasterSeed(other).derive("m/84'/0'/0'").publicExtendedKey;
-    expect(
-      problemsOf({ EVM_DEPOSIT_SEED: TEST_DEPOSIT_SEED, ...TEST_DEPOSIT_XPUBS, BTC_DEPOSIT_XPUB: foreign, LTC_DEPOSIT_XPUB: foreign }),
-    ).toEqual([
-      'BTC_DEPOSIT_XPUB, LTC_DEPOSIT_XPUB are not the account keys of EVM_DEPOSIT_SEED: deposits would go to addresses the sweeper cannot spend',
+    expect(problemsOf({ ...TEST_SEEDS, ...TEST_DEPOSIT_XPUBS, BTC_DEPOSIT_XPUB: foreign, LTC_DEPOSIT_XPUB: foreign })).toEqual([
+      'BTC_DEPOSIT_XPUB is not the account key of BTC_DEPOSIT_SEED; LTC_DEPOSIT_XPUB is not the account key of LTC_DEPOSIT_SEED: deposits would go to addresses the sweeper cannot spend',
     ]);
+    // The EVM seed says nothing of the bitcoin account: each family is checked against its own seed only.
+    expect(problemsOf({ EVM_DEPOSIT_SEED: TEST_DEPOSIT_SEED, ...TEST_DEPOSIT_XPUBS, BTC_DEPOSIT_XPUB: foreign })).toEqual([]);
     const testnet = HDKey.fromMasterSeed(TEST_SEED).derive("m/84'/1'/0'").publicExtendedKey;
-    expect(problemsOf({ EVM_DEPOSIT_SEED: TEST_DEPOSIT_SEED, ...TEST_DEPOSIT_XPUBS, BTC_DEPOSIT_XPUB: testnet })).toEqual([]);
+    expect(problemsOf({ ...TEST_SEEDS, ...TEST_DEPOSIT_XPUBS, BTC_DEPOSIT_XPUB: testnet })).toEqual([]);
   });
 
   it('refuses a private extended key where the public one belongs, without repeating it', () => {
@@ -74,18 +86,19 @@ describe('the account keys partners are created with', () => {
 
   it('derives from the configured extended public keys alone as from the seed', () => {
     const fromPublicKeys = depositAccountKeys(loadSettings({ ...TEST_DEPOSIT_XPUBS }, '/'));
-    const fromSeed = depositAccountKeys(loadSettings({ EVM_DEPOSIT_SEED: TEST_DEPOSIT_SEED }, '/'));
+    const fromSeed = depositAccountKeys(loadSettings(TEST_SEEDS, '/'));
     for (const family of ['evm', 'btc', 'ltc', 'doge'] as const) {
       expect(depositAddress(fromPublicKeys, family, 31, 'mainnet')).toBe(depositAddress(fromSeed, family, 31, 'mainnet'));
     }
     expect(depositAddress(fromPublicKeys, 'evm', 0, 'mainnet')).toBe('0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
   });
 
-  it('hands the worker the seed and the API only the extended public keys (npm run start:cluster)', () => {
-    const settings = loadSettings({ EVM_DEPOSIT_SEED: TEST_DEPOSIT_SEED }, '/');
+  it('hands the sweeper the seeds, and the worker and the API only the extended public keys (npm run start:cluster)', () => {
+    const settings = loadSettings(TEST_SEEDS, '/');
     expect(depositKeyVariables(settings, 'api')).toEqual(TEST_DEPOSIT_XPUBS);
-    expect(depositKeyVariables(settings, 'worker')).toEqual({ ...TEST_DEPOSIT_XPUBS, EVM_DEPOSIT_SEED: TEST_DEPOSIT_SEED });
-    expect(depositKeyVariables(loadSettings({}, '/'), 'worker')).toEqual({});
+    expect(depositKeyVariables(settings, 'worker')).toEqual(TEST_DEPOSIT_XPUBS);
+    expect(depositKeyVariables(settings, 'sweeper')).toEqual({ ...TEST_DEPOSIT_XPUBS, ...TEST_SEEDS });
+    expect(depositKeyVariables(loadSettings({}, '/'), 'sweeper')).toEqual({});
   });
 });
 
@@ -99,11 +112,12 @@ describe('the development deposit seed (npm start)', () => {
   it('is created once, readable by its owner only, and the same on every later start', () => {
     const settings = loadSettings({ DATA_DIR: dataDir }, '/');
     expect(withDevelopmentDepositSeed(settings, { create: false })).toBe(settings);
-    const first = withDevelopmentDepositSeed(settings, { create: true }).depositKeys.evmSeed;
-    expect(first).toMatch(/^[0-9a-f]{128}$/);
+    const first = withDevelopmentDepositSeed(settings, { create: true }).depositKeys.seeds;
+    expect(first.evm).toMatch(/^[0-9a-f]{128}$/);
+    expect(first).toEqual({ evm: first.evm, btc: first.evm, ltc: first.evm, doge: first.evm });
     expect(fs.statSync(path.join(dataDir, 'deposit-seed')).mode & 0o777).toBe(0o600);
-    expect(withDevelopmentDepositSeed(settings, { create: true }).depositKeys.evmSeed).toBe(first);
-    expect(withDevelopmentDepositSeed(settings, { create: false }).depositKeys.evmSeed).toBe(first);
+    expect(withDevelopmentDepositSeed(settings, { create: true }).depositKeys.seeds).toEqual(first);
+    expect(withDevelopmentDepositSeed(settings, { create: false }).depositKeys.seeds).toEqual(first);
   });
 
   it('is left alone when a deposit key variable is set', () => {

@@ -11,7 +11,7 @@ describe('redactSecrets', () => {
         payloadKeys: 'k1:abc',
         hotWalletPrivateKey: '0xabc',
         evmDepositSeed: '5eb0',
-        depositKeys: { evmPublicKey: 'xpub6', evmSeed: '5eb0' },
+        depositKeys: { evmPublicKey: 'xpub6', seeds: { evm: '5eb0' } },
         EVM_DEPOSIT_XPUB: 'xpub6',
         mnemonic: 'abandon',
         token: 't',

@@ -1,5 +1,5 @@
 import { setting } from '../setting';
-import { flag, hostAndPort, list, name, optionalSecretText, optionalText, payloadKeys, port } from '../values';
+import { flag, hostAndPort, list, name, optionalName, optionalSecretText, optionalText, payloadKeys, port } from '../values';
 
 /** Temporal: where it is, how this process reaches it (core/temporal-connection.ts) and how payloads are encrypted. */
 export const TEMPORAL_SETTINGS = {
@@ -8,6 +8,12 @@ export const TEMPORAL_SETTINGS = {
   }),
   temporalNamespace: setting('TEMPORAL_NAMESPACE', name('default'), 'Temporal namespace'),
   temporalTaskQueue: setting('TEMPORAL_TASK_QUEUE', name('partner-payments'), 'task queue of the workflows'),
+  temporalSweeperTaskQueue: setting(
+    'TEMPORAL_SWEEPER_TASK_QUEUE',
+    optionalName(),
+    'task queue of the deposit sweeps, served only by `npm run sweeper`, the one process holding the deposit seeds',
+    { shownDefault: '`TEMPORAL_TASK_QUEUE` + `-sweeper`' },
+  ),
   temporal: {
     payloadKeys: setting(
       'PAYLOAD_ENCRYPTION_KEYS',

@@ -27,7 +27,7 @@ import fs from 'node:fs';
 import { Context } from '@temporalio/activity';
 import { DefaultLogger, bundleWorkflowCode } from '@temporalio/worker';
 import pg from 'pg';
-import type { Activities } from '../../../activities';
+import type { WorkerActivities } from '../../../activities';
 import type { EvmDepositScanResult, IncomingSepaIngestResult, SepaReturnsResult } from '../../../contracts';
 import type { LogFields, Logger } from '../../../core/logger';
 import { loadProcessSettings, mainLogger, onShutdownSignal, requireSetting, workerListeners } from '../../../main/process-support';
@@ -109,11 +109,11 @@ function onNetwork(network: string | undefined, pool: pg.Pool): (withdrawalId: u
 
 /** The activities with the fault around the one named; every other activity untouched. */
 function withFault(
-  activities: Activities,
+  activities: WorkerActivities,
   markerDir: string,
   fault: { activityType: string; moment: FaultMoment; network?: string },
   pool: pg.Pool,
-): Activities {
+): WorkerActivities {
   const { activityType, moment } = fault;
   const original = (activities as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[activityType];
   if (!original) throw new Error(`FAULT_KILL_AT names ${activityType}, which is not an activity of the worker`);
@@ -193,7 +193,7 @@ async function main(): Promise<void> {
     workflowBundlePath: bundlePath,
     log: fault ? watchingLogger(log, markerDir, fault.activityType, fault.moment) : log,
     settings,
-    ...(fault ? { wrapActivities: (activities: Activities) => withFault(activities, markerDir, fault, pool) } : {}),
+    ...(fault ? { wrapActivities: (activities: WorkerActivities) => withFault(activities, markerDir, fault, pool) } : {}),
     http: workerListeners(settings.workerObservability, settings.workerObservability.host).http,
   });
   log.info(`fault worker polling${fault ? `, SIGKILL at ${process.env.FAULT_KILL_AT}` : ''}`);

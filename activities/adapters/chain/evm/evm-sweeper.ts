@@ -4,6 +4,7 @@ import type { Address, PrivateKeyAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Clock } from '../../../../core/clock';
 import { systemClock } from '../../../../core/clock';
+import type { HDKey } from '@scure/bip32';
 import { depositPrivateKey } from '../../../../core/deposit-seed';
 import type { Logger } from '../../../../core/logger';
 import { evmTransactionOfWithdrawal } from '../../../../db/queries/evm-transaction.queries';
@@ -28,8 +29,8 @@ export interface EvmSweeperOptions {
   pool: pg.Pool;
   /** The networks whose deposit addresses are swept: the withdrawals' own configuration (node, hot wallet, token). */
   networks: Partial<Record<EvmNetwork, EvmNetworkConfig>>;
-  /** EVM_DEPOSIT_SEED: deposit address i's key is derived from it at m/44'/60'/0'/0/i. Never logged. Without it, balances only (custody). */
-  seed?: Uint8Array;
+  /** The EVM deposit account's private key (m/44'/60'/0', from EVM_DEPOSIT_SEED): address i's key is its 0/i. Never logged. Without it, balances only (custody). */
+  accountKey?: HDKey;
   clock?: Clock;
   log?: Logger;
   /** Checks each network's node is on its recorded chain (the worker shares one with the withdrawals and the deposit watcher); a new one when not given. */
@@ -53,19 +54,19 @@ export interface AddressBalances {
 export class EvmSweeper {
   private readonly dependencies: EvmAdapterDependencies;
   private readonly evmNetworks: EvmNetworks;
-  private readonly seed: Uint8Array | undefined;
+  private readonly accountKey: HDKey | undefined;
   readonly testSeams: EvmSweeperOptions['testSeams'];
 
   constructor(options: EvmSweeperOptions) {
     this.dependencies = { pool: options.pool, clock: options.clock ?? systemClock, log: options.log };
     this.evmNetworks = new EvmNetworks(options.networks, options.identityGuard ?? new EvmChainIdentityGuard(this.dependencies));
-    this.seed = options.seed;
+    this.accountKey = options.accountKey;
     this.testSeams = options.testSeams;
   }
 
-  /** Whether it holds the seed deposit addresses' keys derive from (the worker that sweeps does). */
+  /** Whether it holds the account key deposit addresses' keys derive from (the sweeper does). */
   canSign(): boolean {
-    return this.seed !== undefined;
+    return this.accountKey !== undefined;
   }
 
   networks(): EvmNetwork[] {
@@ -85,8 +86,8 @@ export class EvmSweeper {
 
   /** The key of deposit address `index` (mainnet path: EVM addresses are the same on every EVM network). */
   depositSigner(index: number): PrivateKeyAccount {
-    if (!this.seed) throw new Error('this worker has no EVM_DEPOSIT_SEED: it cannot sign for deposit addresses');
-    return privateKeyToAccount(toHex(depositPrivateKey(this.seed, 'evm', index, 'mainnet')));
+    if (!this.accountKey) throw new Error('this process has no EVM_DEPOSIT_SEED: only the sweeper signs for deposit addresses');
+    return privateKeyToAccount(toHex(depositPrivateKey(this.accountKey, index)));
   }
 
   async balances(network: EvmNetwork, address: string): Promise<AddressBalances> {

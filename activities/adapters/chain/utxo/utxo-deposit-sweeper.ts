@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { Clock } from '../../../../core/clock';
 import { CURRENCY_SCALE } from '../../../../core/currencies';
 import { addressOfPublicKey } from '../../../../core/deposit-addresses';
-import { accountKeysFromSeed } from '../../../../core/deposit-seed';
+import type { DepositSigningKeys } from '../../../../core/deposit-seed';
 import type { Logger } from '../../../../core/logger';
 import { Decimal, unitsToDecimal } from '../../../../core/money';
 import { NETWORK_DECLARATIONS } from '../../../../core/networks';
@@ -38,8 +38,8 @@ const P2PKH_INPUT_VBYTES = 148;
 export interface UtxoDepositSweeperOptions {
   pool: pg.Pool;
   adapter: Pick<UtxoChainAdapter, 'networks' | 'runtime' | 'feeRate'>;
-  /** The deposit keys' BIP32 seed (EVM_DEPOSIT_SEED: every family's deposit accounts derive from it). */
-  seed: Uint8Array;
+  /** The families' account-level private keys (from BTC_DEPOSIT_SEED and its kin): a network whose family has none is not swept. */
+  keys: DepositSigningKeys;
   /** Per network, exact decimal text: credited, unswept deposits adding up to at least this are swept. */
   thresholds: Partial<Record<UtxoNetwork, string>>;
   clock: Clock;
@@ -69,8 +69,10 @@ export interface UtxoSweepRound {
 export class UtxoDepositSweeper {
   constructor(private readonly options: UtxoDepositSweeperOptions) {}
 
+  /** The networks with a node here whose family's seed the sweeper was given. */
   networks(): UtxoNetwork[] {
-    return this.options.adapter.networks();
+    const { families } = this.options.keys;
+    return this.options.adapter.networks().filter((network) => families.includes(NETWORK_DECLARATIONS[network].depositKeys.family));
   }
 
   async round(network: UtxoNetwork): Promise<UtxoSweepRound> {
@@ -150,15 +152,18 @@ export class UtxoDepositSweeper {
     }
   }
 
-  /** Each deposit with its address's key; one the seed does not derive is left where it is, and logged. */
+  /** Each deposit with its address's key; one the account key does not derive is left where it is, and logged. */
   private keyed(runtime: UtxoRuntime, deposits: readonly SweepableDeposit[]): Array<KeyedOutput & { deposit: SweepableDeposit }> {
     const family = NETWORK_DECLARATIONS[runtime.network].depositKeys.family;
-    const external = accountKeysFromSeed(this.options.seed).accountKey(family, runtime.wallet.mode).deriveChild(0);
+    const account = this.options.keys.accountKey(family, runtime.wallet.mode);
+    if (!account)
+      throw new Error(`this process has no ${family.toUpperCase()}_DEPOSIT_SEED: it cannot sign for ${runtime.network} deposit addresses`);
+    const external = account.deriveChild(0);
     return deposits.flatMap((deposit) => {
       const key = external.deriveChild(deposit.depositIndex);
       if (addressOfPublicKey(family, key.publicKey!, runtime.wallet.mode) !== deposit.address) {
         this.options.log.error(
-          `${runtime.network}: the deposit seed does not derive ${deposit.address} at deposit index ${deposit.depositIndex}: deposit ${deposit.id} is not swept`,
+          `${runtime.network}: the deposit account key does not derive ${deposit.address} at deposit index ${deposit.depositIndex}: deposit ${deposit.id} is not swept`,
         );
         return [];
       }

@@ -1,0 +1,103 @@
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { evmSweeperContract } from '../../contracts';
+import { freePort } from '../../dev/free-port';
+import { eventually } from '../support/eventually';
+import { temporalClient, untilWorkerPolls } from '../support/operations';
+import { killProcessGroup, runTsx, spawnTsx } from '../support/processes';
+import { testStack } from '../support/stack';
+import { EVERY_RAIL_SIMULATED, TEST_DEPOSIT_SEED } from '../support/test-config';
+
+/**
+ * The deposit seeds' one home: `npm run sweeper`, a process and task queue of its own. The worker (webhooks to partners'
+ * hosts, bank documents) and the API refuse a seed; the sweeper serves its queue and takes over the sweeps of its
+ * networks that run elsewhere.
+ */
+
+const UNREACHABLE = { DATABASE_URL: 'postgres://nobody:nothing@127.0.0.1:1/none', TEMPORAL_ADDRESS: '127.0.0.1:1' };
+const SEEDS = ['EVM_DEPOSIT_SEED', 'BTC_DEPOSIT_SEED', 'LTC_DEPOSIT_SEED', 'DOGE_DEPOSIT_SEED'];
+
+/** The run's environment without chain or seed settings, so each test says what it gives. */
+function environment(overrides: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', WORKER_METRICS_PORT: '0', WORKER_HTTP_PORT: '0' };
+  for (const name of Object.keys(env)) if (name.startsWith('EVM_') || name.startsWith('UTXO_') || SEEDS.includes(name)) delete env[name];
+  return { ...env, ...overrides };
+}
+
+const running: ChildProcess[] = [];
+afterAll(async () => {
+  await Promise.all(running.map((child) => killProcessGroup(child)));
+});
+
+describe('the deposit seeds and the processes that may hold them', () => {
+  it.each([
+    ['main/worker.main.ts', 'the worker'],
+    ['main/api.main.ts', 'the API'],
+  ])(
+    '%s refuses to start with a deposit seed, before connecting anywhere, never echoing it',
+    async (script, who) => {
+      const result = await runTsx(
+        testStack().dataDir,
+        script,
+        [],
+        environment({ ...UNREACHABLE, SIMULATED_RAILS: EVERY_RAIL_SIMULATED, BTC_DEPOSIT_SEED: TEST_DEPOSIT_SEED }),
+      );
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain(`BTC_DEPOSIT_SEED is set: ${who} never holds deposit seeds; give them to \`npm run sweeper\` only`);
+      expect(result.stderr).not.toContain(TEST_DEPOSIT_SEED.slice(0, 16));
+      expect(result.stderr).not.toMatch(/\n\s+at |ECONNREFUSED/);
+    },
+    60_000,
+  );
+
+  it('the sweeper serves its own task queue and moves its networks’ sweepers there from another queue', async () => {
+    const taskQueue = `sweeper-entry-${randomUUID()}`;
+    const sweeperQueue = `${taskQueue}-sweeper`;
+    const { client, close } = await temporalClient();
+    const sweeperId = evmSweeperContract.workflowId('polygon');
+    try {
+      // As before the sweeper had a queue of its own: polygon's sweeper on the general queue, where nothing signs.
+      await client.workflow.start(evmSweeperContract.workflowType, { workflowId: sweeperId, taskQueue, args: [{ network: 'polygon' }] });
+      const httpPort = await freePort();
+      const sweeper = spawnTsx(testStack().dataDir, 'main/sweeper.main.ts', [], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: environment({
+          DATABASE_URL: testStack().databaseUrl,
+          TEMPORAL_ADDRESS: testStack().temporalAddress,
+          TEMPORAL_TASK_QUEUE: taskQueue,
+          DATA_DIR: testStack().dataDir,
+          WORKER_HTTP_PORT: String(httpPort),
+          EVM_DEPOSIT_SEED: TEST_DEPOSIT_SEED,
+          // Nothing answers there: the sweeper's rounds fail and retry, which is all this test needs of them.
+          EVM_RPC_URL_POLYGON: 'http://127.0.0.1:1',
+          EVM_CHAIN_ID_POLYGON: '31338',
+          EVM_HOT_WALLET_KEY_POLYGON: `0x${'1'.repeat(64)}`,
+          EVM_USDC_ADDRESS_POLYGON: `0x${'2'.repeat(40)}`,
+        }),
+      });
+      running.push(sweeper);
+      let stderr = '';
+      sweeper.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      await untilWorkerPolls(sweeperQueue);
+      const ready = await eventually(
+        async () => {
+          expect(sweeper.exitCode).toBeNull();
+          const response = await fetch(`http://127.0.0.1:${httpPort}/health/ready`);
+          return (await response.json()) as { checks: Record<string, string> };
+        },
+        { timeoutMs: 30_000, intervalMs: 500 },
+      );
+      expect(ready.checks).toMatchObject({ polling: 'ok', postgres: 'ok' });
+      const described = await client.workflow.getHandle(sweeperId).describe();
+      expect([described.status.name, described.taskQueue]).toEqual(['RUNNING', sweeperQueue]);
+      expect(stderr).toContain(`moved ${sweeperId} from task queue ${taskQueue} to ${sweeperQueue}`);
+      expect(stderr).not.toContain(TEST_DEPOSIT_SEED.slice(0, 16));
+    } finally {
+      await client.workflow
+        .getHandle(sweeperId)
+        .terminate('test over')
+        .catch(() => undefined);
+      await close();
+    }
+  }, 150_000);
+});
