@@ -14,6 +14,7 @@ import type { EvmTransactionRecord } from '../db/queries/evm-transaction.queries
 import {
   claimEvmSweep,
   findDueSweeps,
+  findInFlightSweeps,
   findEvmSweep,
   finishEvmSweep,
   markGasReady,
@@ -251,14 +252,18 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
   }
 
   return {
-    /** One round of a network's sweeper: each address due gets its sweep workflow, started or joined (USE_EXISTING on a fixed id). */
+    /**
+     * One round of a network's sweeper: each sweep in flight and each address due gets its sweep workflow, started or joined
+     * (USE_EXISTING on a fixed id).
+     */
     // A property, not a method: the sweeper's workflow runs it, apart from the sweep's two (activities/index.ts).
     startDueEvmSweeps: async (input: EvmSweepRoundInput): Promise<EvmSweepRoundResult> => {
       const { config, network } = configured(input.network);
       const thresholds = Object.fromEntries(config.sweeper.currencies(network).map((currency) => [currency, config.thresholds[currency]]));
       const due = await findDueSweeps(deps.pool, network, thresholds, EVM_SWEEP.duePerRound);
+      const inFlight = await findInFlightSweeps(deps.pool, network, EVM_SWEEP.duePerRound);
       const context = Context.current();
-      for (const sweep of due) {
+      for (const sweep of [...inFlight, ...due]) {
         const args: EvmSweepInput = {
           network,
           address: sweep.address,
@@ -311,6 +316,12 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
       if (!sweep) throw new DomainError('not-found', `no sweep ${input.sweepId}`);
       if (sweep.status !== 'IN_FLIGHT') return progressOf(sweep, sweep.status);
       const { config, network } = configured(sweep.network);
+      // Other processes may write this row: where a sweep pays is this sweeper's own hot wallet, whatever the row says.
+      const hotWallet = config.sweeper.hotWallet(network);
+      if (sweep.hotWallet !== hotWallet) {
+        deps.log.error(`refusing sweep ${sweep.id}: it would pay ${sweep.hotWallet}, not the hot wallet ${hotWallet ?? '?'} of ${network}`);
+        throw new Error(`sweep ${sweep.id} pays ${sweep.hotWallet}, not the hot wallet of ${network}: nothing is signed or sent`);
+      }
       let record = await config.sweeper.stored(sweep.id);
       if (!record) {
         // Only signing needs the address's key: a stored transaction is sent and followed without it.
@@ -319,7 +330,7 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
           return fail(
             sweep,
             'ADDRESS_NOT_DERIVED',
-            `EVM_DEPOSIT_SEED does not derive the address at deposit index ${sweep.depositIndex}: its coins cannot be moved from here`,
+            `the EVM deposit key does not derive the address at deposit index ${sweep.depositIndex}: its coins cannot be moved from here`,
           );
         }
         const signed = await signSweep(config, sweep, signer);
@@ -327,6 +338,10 @@ export function createEvmSweepActivities(deps: EvmSweepDependencies) {
         record = signed;
       }
       if (!sweep.gasReadyAt) {
+        // A top-up pays the sweep's address from the hot wallet: one this sweeper derives, whatever the row says.
+        if (config.sweeper.depositSigner(sweep.depositIndex).address.toLowerCase() !== sweep.address) {
+          throw new Error(`sweep ${sweep.id}: its address is not deposit index ${sweep.depositIndex}'s: no gas is sent to it`);
+        }
         const gas = await ensureGas(config, sweep, record);
         if (gas !== 'ready') return gas;
       }

@@ -40,6 +40,8 @@ const SENSITIVE_KEYS = [
   // Key material: the deposit seed (and its settings group), a mnemonic, any private key.
   'seed',
   'seeds',
+  'accountKey',
+  'xpriv',
   'depositKeys',
   'mnemonic',
   'privateKey',

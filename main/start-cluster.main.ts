@@ -74,10 +74,22 @@ async function main(): Promise<void> {
   const depositSettings = withDevelopmentDepositSeed(settings, { create: true });
   const depositKeys = depositAccountKeys(depositSettings);
   // Only the sweeper is given the seeds; the worker and the API hold the extended public keys, even when seeds were set.
-  const withoutSeeds = withoutVariables(childEnv, Object.values(DEPOSIT_SEED_VARIABLES));
+  const seedVariables = Object.values(DEPOSIT_SEED_VARIABLES);
+  const withoutSeeds = withoutVariables(childEnv, seedVariables);
   const workerEnv = { ...withoutSeeds, ...depositKeyVariables(depositSettings, 'worker') };
-  const sweeperEnv = { ...withoutSeeds, ...depositKeyVariables(depositSettings, 'sweeper'), ...SWEEPER_PORTS };
-  const apiEnv = { ...withoutSeeds, ...depositKeyVariables(depositSettings, 'api') };
+  const sweeperEnv = {
+    ...withoutSeeds,
+    ...asSecretFiles(depositKeyVariables(depositSettings, 'sweeper'), seedVariables, path.join(dataDir, 'secrets')),
+    ...SWEEPER_PORTS,
+  };
+  // The API signs nothing: no hot wallet key either.
+  const apiEnv = {
+    ...withoutVariables(
+      withoutSeeds,
+      Object.keys(withoutSeeds).filter((name) => /^(EVM|UTXO)_HOT_WALLET_KEY_/.test(name)),
+    ),
+    ...depositKeyVariables(depositSettings, 'api'),
+  };
   const problems = await clusterPreflightProblems({
     childEnv: workerEnv,
     projectRoot: PROJECT_ROOT,
@@ -219,6 +231,22 @@ function setVariables(environment: NodeJS.ProcessEnv): Record<string, string> {
 
 function withoutVariables(env: Readonly<Record<string, string>>, names: readonly string[]): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter(([key]) => !names.includes(key)));
+}
+
+/**
+ * The `names` among `variables` as files in `dir` (mode 600), given as `NAME_FILE`: out of the environment, which the child's
+ * tsx parent keeps for its life.
+ */
+function asSecretFiles(variables: Readonly<Record<string, string>>, names: readonly string[], dir: string): Record<string, string> {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return Object.fromEntries(
+    Object.entries(variables).map(([name, value]) => {
+      if (!names.includes(name)) return [name, value];
+      const file = path.join(dir, name.toLowerCase());
+      fs.writeFileSync(file, value, { mode: 0o600 });
+      return [`${name}_FILE`, file];
+    }),
+  );
 }
 
 function withoutPassword(databaseUrl: string): string {

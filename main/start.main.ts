@@ -28,7 +28,7 @@ import type { RunningDevelopmentChain } from '../dev/development-chain';
 import { startDevelopmentUtxoChains } from '../dev/development-utxo-chains';
 import type { DevelopmentUtxoChains } from '../dev/development-utxo-chains';
 import { endPool, openPool } from '../db/pool';
-import { parseDepositSeed } from '../core/deposit-seed';
+import { depositSigningKeys, parseDepositSeed } from '../core/deposit-seed';
 import { gethBuildProblem } from '../dev/geth-build';
 import type { Logger } from '../core/logger';
 import { EVM_NETWORKS, currenciesOf } from '../core/networks';
@@ -39,11 +39,12 @@ import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule'
 import { INCOMING_SEPA_EVERY_SECONDS, ensureIncomingSepaSchedule } from '../worker/incoming-sepa-schedule';
 import { ensureWebhookDispatcher } from '../worker/webhook-dispatcher';
 import { ensureEvmDepositWatchers, watchedNetworks, watchedUtxoNetworks } from '../worker/evm-deposit-watchers';
-import { ensureSweepers } from '../worker/sweepers';
+import { endSweepsOnQueue, ensureSweepers } from '../worker/sweepers';
 import { SWEEP_THRESHOLD_DEFAULTS } from '../core/settings/declarations/sweeps';
 import type { SweptCurrency } from '../core/settings/declarations/sweeps';
 import { startWorker } from '../worker/worker';
-import { startSweeperWorker, sweepPollIntervalMs, sweptNetworks } from '../worker/sweeper-worker';
+import { writeWorkflowBundle } from '../worker/worker-process';
+import { startSweeperWorker, sweptNetworks } from '../worker/sweeper-worker';
 
 /** What this process started, stopped in reverse order on Ctrl-C or on a failed start. */
 const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
@@ -136,19 +137,19 @@ async function main(): Promise<void> {
   const chains = { ...chainSettings.settings, utxoNetworks: { ...utxoChains.settings, ...settings.utxoNetworks } };
   // A developer's test deposit is above the development sweep thresholds.
   const sweeperSettings = { ...settings, ...chains, sweeps: withDevelopmentSweepThresholds(settings.sweeps) };
-  await ensureSweepers(
-    client,
-    { taskQueue: settings.temporalSweeperTaskQueue, pollIntervalMs: sweepPollIntervalMs(sweeperSettings) },
-    sweptNetworks(sweeperSettings),
-    log,
-  );
+  const depositSigning = depositSigningKeys(settings.depositKeys.seeds);
+  await endSweepsOnQueue(client, settings.temporalTaskQueue, log);
+  await ensureSweepers(client, settings.temporalSweeperTaskQueue, sweptNetworks(chains, depositSigning).swept, log);
   await closeConnection();
+  // One bundle of the workflow code for both workers of this process.
+  const workflowBundlePath = await writeWorkflowBundle(settings.development.dataDir);
   // Simulates whatever has no local node without asking for SIMULATED_RAILS, and says which in its banner.
   const worker = await startWorker({
     databaseUrl: infrastructure.databaseUrl,
     temporalAddress: infrastructure.temporalAddress,
     namespace: settings.temporalNamespace,
     taskQueue: settings.temporalTaskQueue,
+    workflowBundlePath,
     log,
     // Webhooks may go to a receiver on this machine.
     settings: { ...chains, webhookAllowLoopback: true },
@@ -161,8 +162,10 @@ async function main(): Promise<void> {
     temporalAddress: infrastructure.temporalAddress,
     namespace: settings.temporalNamespace,
     taskQueue: settings.temporalSweeperTaskQueue,
+    workflowBundlePath,
     log,
     settings: sweeperSettings,
+    keys: depositSigning,
   });
   stops.push({ name: 'the sweeper', stop: () => sweeper.stop() });
   const api = await startApi({

@@ -24,6 +24,7 @@ import { installTemporalRuntime } from '../worker/temporal-runtime';
 import { ensureReconciliationSchedule } from '../worker/reconciliation-schedule';
 import { INCOMING_SEPA_EVERY_SECONDS, ensureIncomingSepaSchedule } from '../worker/incoming-sepa-schedule';
 import { ensureWebhookDispatcher } from '../worker/webhook-dispatcher';
+import { endSweepsOnQueue } from '../worker/sweepers';
 import { ensureEvmDepositWatchers, watchedNetworks, watchedUtxoNetworks } from '../worker/evm-deposit-watchers';
 import { startWorker } from '../worker/worker';
 
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
   const incomingSepaEverySeconds = settings.incomingSepaEverySeconds ?? INCOMING_SEPA_EVERY_SECONDS.deployment;
   await ensureIncomingSepaSchedule(client, settings.temporalTaskQueue, incomingSepaEverySeconds, log);
   await ensureWebhookDispatcher(client, settings.temporalTaskQueue, log);
+  await endSweepsOnQueue(client, settings.temporalTaskQueue, log);
   await ensureEvmDepositWatchers(
     client,
     settings.temporalTaskQueue,

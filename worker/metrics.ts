@@ -22,7 +22,8 @@ export interface WorkerMetrics {
 }
 
 /** The worker's own metrics, a registry per worker (the SDK exports its own on WORKER_METRICS_PORT). */
-export function createWorkerMetrics(options: { simulatedRails: readonly Rail[] }): WorkerMetrics {
+/** `simulatedRails` undefined: a worker that pays out on no rail (the sweeper) exports no rail gauge. */
+export function createWorkerMetrics(options: { simulatedRails: readonly Rail[] | undefined }): WorkerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // Every rail, 0 or 1: an alert on `== 1` also sees a rail that turns simulated after a deploy.
@@ -32,7 +33,8 @@ export function createWorkerMetrics(options: { simulatedRails: readonly Rail[] }
     labelNames: ['rail'] as const,
     registers: [registry],
   });
-  for (const rail of RAILS) simulated.set({ rail }, options.simulatedRails.includes(rail) ? 1 : 0);
+  const { simulatedRails } = options;
+  if (simulatedRails) for (const rail of RAILS) simulated.set({ rail }, simulatedRails.includes(rail) ? 1 : 0);
   const attempts = new Counter({
     name: 'payments_worker_activity_attempts_total',
     help: 'Activity attempts by activity type and outcome (completed, refused, not-yet, cancelled, failed)',

@@ -1,8 +1,7 @@
 import { createSweeperActivities } from '../activities';
 import { EvmSweeper } from '../activities/adapters/chain/evm/evm-sweeper';
 import { UtxoDepositSweeper } from '../activities/adapters/chain/utxo/utxo-deposit-sweeper';
-import { depositSigningKeys } from '../core/deposit-seed';
-import type { DepositSeeds, DepositSigningKeys } from '../core/deposit-seed';
+import type { DepositSigningKeys } from '../core/deposit-seed';
 import { NETWORK_DECLARATIONS } from '../core/networks';
 import type { Network } from '../core/networks';
 import type { Settings } from '../core/settings';
@@ -14,18 +13,20 @@ import type { RunningWorker, WorkerProcessOptions, WorkerProcessParts } from './
 
 export interface SweeperOptions extends Omit<WorkerProcessOptions, 'settings'> {
   settings: SweeperSettings;
+  /** The families' account keys, derived from their seeds before (depositSigningKeys): the seeds are not passed on. */
+  keys: DepositSigningKeys;
 }
 
-export type SweeperSettings = ChainSettings &
-  Partial<Pick<Settings, 'databaseTimeouts' | 'temporal' | 'sweeps'>> & {
-    /** EVM_DEPOSIT_SEED, BTC_DEPOSIT_SEED, …: read once at start into account keys (depositSigningKeys). */
-    depositKeys: { seeds: DepositSeeds };
-  };
+export type SweeperSettings = ChainSettings & Partial<Pick<Settings, 'databaseTimeouts' | 'temporal' | 'sweeps'>>;
 
-/** The networks a sweeper with these settings sweeps: a node configured and its family's seed given. */
-export function sweptNetworks(settings: Pick<SweeperSettings, 'depositKeys' | 'evmNetworks' | 'utxoNetworks'>): Network[] {
+/** The networks with a node configured, split by whether the sweeper has their family's key. */
+export function sweptNetworks(
+  settings: ChainSettings,
+  keys: Pick<DepositSigningKeys, 'families'>,
+): { swept: Network[]; unswept: Network[] } {
   const configured = [...Object.keys(settings.evmNetworks ?? {}), ...Object.keys(settings.utxoNetworks ?? {})] as Network[];
-  return configured.filter((network) => settings.depositKeys.seeds[NETWORK_DECLARATIONS[network].depositKeys.family] !== undefined);
+  const hasKey = (network: Network) => keys.families.includes(NETWORK_DECLARATIONS[network].depositKeys.family);
+  return { swept: configured.filter(hasKey), unswept: configured.filter((network) => !hasKey(network)) };
 }
 
 /** How often each sweeper looks for what is due, and a sweep at its transactions. */
@@ -78,9 +79,14 @@ function utxoSweeping(settings: SweeperSettings, parts: WorkerProcessParts, keys
  * webhook, bank, bank-document or partner-chosen outbound activity (activities/index.ts, createSweeperActivities).
  */
 export async function startSweeperWorker(options: SweeperOptions): Promise<RunningWorker> {
-  const keys = depositSigningKeys(options.settings.depositKeys.seeds);
-  if (isEmpty(keys)) options.log.warn('no deposit seed: the sweeper signs for no deposit address (EVM_DEPOSIT_SEED, BTC_DEPOSIT_SEED, …)');
-  return runWorkerProcess(options, [], (parts) =>
+  const { keys } = options;
+  for (const network of sweptNetworks(options.settings, keys).unswept) {
+    const family = NETWORK_DECLARATIONS[network].depositKeys.family;
+    options.log.warn(
+      `${network} is not swept: no ${family.toUpperCase()}_DEPOSIT_SEED here; its credited deposits stay at their addresses`,
+    );
+  }
+  return runWorkerProcess(options, undefined, (parts) =>
     createSweeperActivities({
       pool: parts.pool,
       clock: parts.clock,
@@ -89,8 +95,4 @@ export async function startSweeperWorker(options: SweeperOptions): Promise<Runni
       ...utxoSweeping(options.settings, parts, keys),
     }),
   );
-}
-
-function isEmpty(keys: DepositSigningKeys): boolean {
-  return keys.families.length === 0;
 }

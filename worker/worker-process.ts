@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { WorkerInterceptors } from '@temporalio/worker';
 import type pg from 'pg';
 import { DomainErrorInterceptor } from '../activities/domain-error.interceptor';
@@ -84,13 +84,26 @@ function sourceFile(pathWithoutExtension: string): string {
   return found;
 }
 
+/** The workflow code bundled once with the production interceptors, written to `folder`: for every worker of a process or run. */
+export async function writeWorkflowBundle(folder: string): Promise<string> {
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: workflowsPath(),
+    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+    logger: new DefaultLogger('WARN'),
+  });
+  const workflowBundlePath = path.join(folder, 'workflow-bundle.js');
+  fs.writeFileSync(workflowBundlePath, bundle.code);
+  return workflowBundlePath;
+}
+
 /**
  * A Temporal worker on one task queue with the activities `activitiesOf` builds: its database pool, its connection, its
  * metrics and health server, and a stop that drains it. The general worker and the sweeper differ only in what they pass.
  */
 export async function runWorkerProcess(
   options: WorkerProcessOptions,
-  simulatedRails: readonly Rail[],
+  /** Undefined for a worker that pays out on no rail: the sweeper. */
+  simulatedRails: readonly Rail[] | undefined,
   activitiesOf: (parts: WorkerProcessParts) => object,
 ): Promise<RunningWorker> {
   const timeouts = options.settings.databaseTimeouts ?? DEFAULT_DATABASE_TIMEOUTS;
@@ -148,7 +161,7 @@ export async function runWorkerProcess(
       httpServer = await startWorkerHttpServer({
         ...options.http,
         registry: metrics.registry,
-        readiness: () => workerReadiness(() => worker.getStatus(), pool, simulatedRails, identityGuard),
+        readiness: () => workerReadiness(() => worker.getStatus(), pool, simulatedRails ?? [], identityGuard),
         log: options.log,
       });
     } catch (error) {
@@ -156,5 +169,5 @@ export async function runWorkerProcess(
       throw error;
     }
   }
-  return { ...(httpServer ? { httpUrl: httpServer.url } : {}), simulatedRails, stop };
+  return { ...(httpServer ? { httpUrl: httpServer.url } : {}), simulatedRails: simulatedRails ?? [], stop };
 }

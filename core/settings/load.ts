@@ -106,6 +106,12 @@ function assembled(declared: Declared, projectRoot: string) {
   const { host, apiMetrics, workerObservability, codecEndpoint, evm, utxo, acceptedSimulatedRails, development, ...direct } = declared;
   const seedProblem = depositSeedDisagreement(declared.depositKeys);
   if (seedProblem) throw new InvalidSettingsError([seedProblem]);
+  // One queue for both would hand the sweeper's tasks to a worker without the keys, and the worker's to the sweeper.
+  if (direct.temporalSweeperTaskQueue === direct.temporalTaskQueue) {
+    throw new InvalidSettingsError([
+      `TEMPORAL_SWEEPER_TASK_QUEUE must differ from TEMPORAL_TASK_QUEUE (both ${direct.temporalTaskQueue}): only the sweeper serves its queue`,
+    ]);
+  }
   const hostsOr = (fallback: ListenHosts): ListenHosts => ({
     api: host ?? fallback.api,
     apiMetrics: apiMetrics.host ?? fallback.apiMetrics,

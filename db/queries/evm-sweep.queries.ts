@@ -90,6 +90,22 @@ export async function findDueSweeps(pool: pg.Pool, network: string, thresholds: 
   return result.rows;
 }
 
+/**
+ * The network's sweeps in flight, by address and currency: each round starts (or joins) their workflows too, so a sweep
+ * whose workflow ended early (terminated, or left on a task queue no sweeper serves) is taken up again.
+ */
+export async function findInFlightSweeps(
+  pool: pg.Pool,
+  network: string,
+  limit: number,
+): Promise<Array<Pick<DueSweep, 'address' | 'currency'>>> {
+  const result = await pool.query<Pick<DueSweep, 'address' | 'currency'>>(
+    `select address, currency from evm_sweep where network = $1 and status = 'IN_FLIGHT' order by created_at limit $2`,
+    [network, limit],
+  );
+  return result.rows;
+}
+
 export type SweepClaim =
   | { kind: 'claimed'; sweep: EvmSweepRecord; resumed: boolean }
   /** Another currency's sweep of the address is in flight: this one waits for the sweeper's next round. */

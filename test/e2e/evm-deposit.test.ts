@@ -36,6 +36,7 @@ import { ensureEvmDepositWatchers } from '../../worker/evm-deposit-watchers';
 import { ensureSweepers } from '../../worker/sweepers';
 import { startWorker } from '../../worker/worker';
 import { startSweeperWorker } from '../../worker/sweeper-worker';
+import { depositSigningKeys } from '../../core/deposit-seed';
 import type { RunningWorker } from '../../worker/worker';
 import { eventually } from '../support/eventually';
 import { createTestPartner } from '../support/fixtures';
@@ -140,10 +141,10 @@ async function startSweeper(): Promise<RunningWorker> {
     log: createLogger('evm-deposit-e2e-sweeper', 'error'),
     settings: {
       temporal: testTemporalAccess(),
-      depositKeys: { seeds: { evm: TEST_DEPOSIT_SEED } },
       sweeps: SWEEPS,
       ...chainSettings(),
     },
+    keys: depositSigningKeys({ evm: TEST_DEPOSIT_SEED }),
   });
 }
 
@@ -179,12 +180,7 @@ beforeAll(async () => {
   // And the sweeper apart, on its own task queue, as `npm run sweeper` starts it.
   sweeper = await startSweeper();
   ctx.defer(() => sweeper?.stop());
-  await ensureSweepers(
-    ctx.temporal,
-    { taskQueue: SWEEPER_TASK_QUEUE, pollIntervalMs: SWEEPS.pollIntervalMs },
-    ['ethereum'],
-    createLogger('evm-deposit-e2e', 'error'),
-  );
+  await ensureSweepers(ctx.temporal, SWEEPER_TASK_QUEUE, ['ethereum'], createLogger('evm-deposit-e2e', 'error'));
   ctx.defer(() => ctx.temporal.workflow.getHandle(evmSweeperContract.workflowId('ethereum')).terminate('test over'));
   // Deposits before the watcher's first batch would be before its start: wait for its cursor.
   await eventually(async () => {

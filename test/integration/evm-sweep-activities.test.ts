@@ -298,6 +298,24 @@ async function advanceAndCrash(sweepId: string, crashAt: CrashingSweepInput['cra
 }
 
 describe('sweeping a deposit address, activity by activity', () => {
+  it("signs nothing for a sweep row that pays another wallet than the sweeper's hot wallet (a row other processes may write)", async () => {
+    const partner = await newPartner();
+    const address = partner.accounts.pol.walletAddress!;
+    await chain.setBalance({ address: address as Address, value: parseEther('1.5') });
+    await creditedDeposit(partner, 'pol', '1.5');
+    const claimed = await claim({ network: 'polygon', address, currency: 'pol', pollIntervalMs: 100 });
+    if (claimed.kind !== 'claimed') throw new Error(`not claimed: ${claimed.kind}`);
+    const elsewhere = privateKeyToAccount(generatePrivateKey()).address.toLowerCase();
+    // As payments_app may: the API's or the worker's role, which the sweeper does not trust with its destination.
+    await pool.query('update evm_sweep set hot_wallet = $2 where id = $1', [claimed.sweepId, elsewhere]);
+    await expect(advance(claimed.sweepId)).rejects.toThrow(`pays ${elsewhere}, not the hot wallet of polygon: nothing is signed or sent`);
+    expect(await storedTransactions(claimed.sweepId)).toEqual([]);
+    expect(await nativeOf(address)).toBe(parseEther('1.5'));
+    // Put right, the same sweep goes on to the hot wallet.
+    await pool.query('update evm_sweep set hot_wallet = $2 where id = $1', [claimed.sweepId, node.hotWalletAddress.toLowerCase()]);
+    expect(await untilFinal(claimed.sweepId)).toMatchObject({ status: 'SWEPT' });
+  });
+
   it('sweeps credited pol to the hot wallet once, whatever claims and steps overlap or repeat; the partner keeps its balance', async () => {
     const partner = await newPartner();
     const address = partner.accounts.pol.walletAddress!;

@@ -11,13 +11,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createLogger } from '../../core/logger';
 import type { Logger } from '../../core/logger';
 import { loadSettings } from '../../core/settings';
 import { ensureWebhookDispatcher } from '../../worker/webhook-dispatcher';
 import { temporalDataConverter } from '../../core/temporal-connection';
-import { WORKFLOW_INTERCEPTOR_MODULES, startWorker, workflowsPath } from '../../worker/worker';
+import { startWorker } from '../../worker/worker';
+import { writeWorkflowBundle } from '../../worker/worker-process';
 import { killRecordedProcesses } from './processes';
 import { TEST_WORKER_SETTINGS } from './test-config';
 import { startTemporalOnly, startTestInfrastructure, testStackScope } from './test-infrastructure';
@@ -145,18 +146,6 @@ async function main(log: Logger): Promise<void> {
     workflowBundlePath,
     dataDir,
   });
-}
-
-/** The run's workflow code, bundled once with the production interceptors, for every worker a test starts. */
-async function writeWorkflowBundle(folder: string): Promise<string> {
-  const bundle = await bundleWorkflowCode({
-    workflowsPath: workflowsPath(),
-    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
-    logger: new DefaultLogger('WARN'),
-  });
-  const workflowBundlePath = path.join(folder, 'workflow-bundle.js');
-  fs.writeFileSync(workflowBundlePath, bundle.code);
-  return workflowBundlePath;
 }
 
 function announce(stack: TestStack): void {

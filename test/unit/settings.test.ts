@@ -43,6 +43,15 @@ describe('settings', () => {
     expect(DEFAULT_DATABASE_TIMEOUTS).toEqual(expected);
   });
 
+  it("gives the sweeper a task queue of its own, never the worker's", () => {
+    expect(loadSettings({}, '/').temporalSweeperTaskQueue).toBe('partner-payments-sweeper');
+    expect(loadSettings({ TEMPORAL_TASK_QUEUE: 'payments' }, '/').temporalSweeperTaskQueue).toBe('payments-sweeper');
+    expect(loadSettings({ TEMPORAL_SWEEPER_TASK_QUEUE: 'keys' }, '/').temporalSweeperTaskQueue).toBe('keys');
+    expect(() => loadSettings({ TEMPORAL_TASK_QUEUE: 'one', TEMPORAL_SWEEPER_TASK_QUEUE: 'one' }, '/')).toThrow(
+      'TEMPORAL_SWEEPER_TASK_QUEUE must differ from TEMPORAL_TASK_QUEUE (both one)',
+    );
+  });
+
   it('keeps development-only settings apart, with their defaults', () => {
     expect(loadSettings({}, '/srv/app').development).toEqual({
       // Loopback: npm start serves a funded demo partner.

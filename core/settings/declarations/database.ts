@@ -31,7 +31,7 @@ export const DATABASE_SETTINGS = {
   databaseUrl: setting(
     'DATABASE_URL',
     postgresUrl(),
-    '`postgres://` or `postgresql://` URL of the service, as `payments_app` (required for `npm run api`/`worker`; see "Database roles")',
+    '`postgres://` or `postgresql://` URL of the service, as `payments_app` (required for `npm run api`/`worker`/`sweeper`; see "Database roles")',
     { secret: true, shownDefault: 'embedded Postgres' },
   ),
   databaseMigratorUrl: setting(

@@ -14,11 +14,15 @@ export const PROCESS_SETTINGS = {
     sdkMetricsPort: setting(
       'WORKER_METRICS_PORT',
       portOrOff(9464),
-      "the worker's Temporal SDK Prometheus exporter (`WORKER_HOST:PORT/metrics`); `0` turns it off",
+      "the worker's (and the sweeper's, in its own environment) Temporal SDK Prometheus exporter (`WORKER_HOST:PORT/metrics`); `0` turns it off",
     ),
-    httpPort: setting('WORKER_HTTP_PORT', portOrOff(9465), "the worker's `/health/live`, `/health/ready` and `/metrics`; `0` turns it off"),
+    httpPort: setting(
+      'WORKER_HTTP_PORT',
+      portOrOff(9465),
+      "the worker's (and the sweeper's) `/health/live`, `/health/ready` and `/metrics`; `0` turns it off",
+    ),
     // No default here: unset, `npm run worker` binds every interface (Prometheus and the orchestrator's probes come from outside) and `npm start` HOST (load.ts).
-    host: setting('WORKER_HOST', optionalIpAddress(), "the interface of the worker's two listeners", {
+    host: setting('WORKER_HOST', optionalIpAddress(), "the interface of the worker's (and the sweeper's) two listeners", {
       shownDefault: '`0.0.0.0` (`npm start`, `npm run start:cluster`: `HOST`)',
     }),
   },

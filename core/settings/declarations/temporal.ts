@@ -3,9 +3,14 @@ import { flag, hostAndPort, list, name, optionalName, optionalSecretText, option
 
 /** Temporal: where it is, how this process reaches it (core/temporal-connection.ts) and how payloads are encrypted. */
 export const TEMPORAL_SETTINGS = {
-  temporalAddress: setting('TEMPORAL_ADDRESS', hostAndPort(), 'Temporal frontend `host:port` (required for `npm run api`/`worker`)', {
-    shownDefault: 'dev server',
-  }),
+  temporalAddress: setting(
+    'TEMPORAL_ADDRESS',
+    hostAndPort(),
+    'Temporal frontend `host:port` (required for `npm run api`/`worker`/`sweeper`)',
+    {
+      shownDefault: 'dev server',
+    },
+  ),
   temporalNamespace: setting('TEMPORAL_NAMESPACE', name('default'), 'Temporal namespace'),
   temporalTaskQueue: setting('TEMPORAL_TASK_QUEUE', name('partner-payments'), 'task queue of the workflows'),
   temporalSweeperTaskQueue: setting(
@@ -19,7 +24,7 @@ export const TEMPORAL_SETTINGS = {
       'PAYLOAD_ENCRYPTION_KEYS',
       payloadKeys(),
       '`id:base64key,…`, 32-byte AES-256-GCM keys; the first encrypts, all decrypt (see "Payload encryption"). `npm start` and `npm run start:cluster` keep a development key in `$DATA_DIR/payload-encryption-keys`',
-      { secret: true, shownDefault: '(none; required by `npm run api`/`worker`/`codec`)' },
+      { secret: true, shownDefault: '(none; required by `npm run api`/`worker`/`sweeper`/`codec`)' },
     ),
     tls: setting('TEMPORAL_TLS', flag(), 'TLS towards the Temporal frontend (implied by a client certificate, a CA file or an API key)'),
     tlsCertPath: setting('TEMPORAL_TLS_CERT_PATH', optionalText(), "PEM file of this client's certificate (mTLS, e.g. Temporal Cloud)"),

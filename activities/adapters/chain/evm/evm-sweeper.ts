@@ -253,9 +253,8 @@ export class EvmSweeper {
   private withRuntime<T>(network: EvmNetwork, action: string, work: (runtime: EvmNetworkRuntime) => Promise<T>): Promise<T> {
     return redactingRpcUrls(this.evmNetworks.rpcUrls, async () => {
       const runtime = this.evmNetworks.configured(network);
-      // Retryable: in a rolling deploy a worker that has the network's settings takes the next attempt.
-      if (!runtime)
-        throw new Error(`this worker does not sweep ${network} (no EVM_RPC_URL_${network.toUpperCase()} or no EVM_DEPOSIT_SEED)`);
+      // Retryable: in a rolling deploy a process that has the network's settings takes the next attempt.
+      if (!runtime) throw new Error(`this process has no node of ${network} (EVM_RPC_URL_${network.toUpperCase()})`);
       return work(await this.evmNetworks.checked(runtime, action));
     });
   }
