@@ -2,14 +2,21 @@ import pg from 'pg';
 
 /** Owns the schema and runs the migrations (`npm run migrate`); no process of the service connects as it. */
 export const MIGRATOR_ROLE = 'payments_migrator';
-/** The API, the worker and the operator CLI: DML on what they need (apply_payments_app_privileges()), no DDL. */
+/** The API, the worker and the sweeper: DML on what they need (apply_payments_app_privileges()), no DDL. */
 export const APP_ROLE = 'payments_app';
+/**
+ * The operator CLI (`npm run ops`): reads everything, writes no ledger table, and changes the ledger only through the
+ * `operator` schema's functions, which its search_path finds first (apply_payments_ops_privileges(), db/privileges.sql).
+ */
+export const OPS_ROLE = 'payments_ops';
 
 export interface DatabaseRoleUrls {
   /** Its user must be payments_migrator; its password becomes that role's. */
   migratorUrl: string;
   /** Its user must be payments_app; its password becomes that role's. */
   appUrl: string;
+  /** Its user must be payments_ops; its password becomes that role's. Without it, no operator role is made. */
+  opsUrl?: string | undefined;
 }
 
 /** Both roles may log in and nothing more: no superuser, no roles or databases, no replication, no way around row security. */
@@ -24,16 +31,19 @@ export async function ensureDatabaseRoles(adminUrl: string, urls: DatabaseRoleUr
   const database = databaseNameOf(adminUrl, 'DATABASE_ADMIN_URL');
   const migratorPassword = passwordFor(urls.migratorUrl, MIGRATOR_ROLE, database, 'DATABASE_MIGRATOR_URL');
   const appPassword = passwordFor(urls.appUrl, APP_ROLE, database, 'DATABASE_URL');
+  const opsPassword = urls.opsUrl === undefined ? undefined : passwordFor(urls.opsUrl, OPS_ROLE, database, 'DATABASE_OPS_URL');
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     await client.query('begin');
     // Two bootstraps at once (two deploys) take turns instead of racing on CREATE ROLE.
     await client.query('select pg_advisory_xact_lock(727002)');
-    for (const [role, password] of [
+    const roles: Array<readonly [string, string]> = [
       [MIGRATOR_ROLE, migratorPassword],
       [APP_ROLE, appPassword],
-    ] as const) {
+      ...(opsPassword === undefined ? [] : [[OPS_ROLE, opsPassword] as const]),
+    ];
+    for (const [role, password] of roles) {
       const exists = await client.query('select 1 from pg_roles where rolname = $1', [role]);
       if (exists.rowCount === 0) await client.query(`create role ${client.escapeIdentifier(role)}`);
       await client.query(`alter role ${client.escapeIdentifier(role)} ${LOGIN_ONLY} password ${client.escapeLiteral(password)}`);
@@ -42,6 +52,11 @@ export async function ensureDatabaseRoles(adminUrl: string, urls: DatabaseRoleUr
     // Only the service's roles connect (Temporal's role, on the same server, has databases of its own).
     await client.query(`revoke all on database ${client.escapeIdentifier(database)} from public`);
     await client.query(`grant connect, temporary on database ${client.escapeIdentifier(database)} to ${APP_ROLE}`);
+    if (opsPassword !== undefined) {
+      await client.query(`grant connect on database ${client.escapeIdentifier(database)} to ${OPS_ROLE}`);
+      // Its ledger calls resolve to the operator schema's narrowed functions (db/migrations, operator_role); public's are not its to run.
+      await client.query(`alter role ${OPS_ROLE} set search_path = operator, public`);
+    }
     await client.query(`alter schema public owner to ${MIGRATOR_ROLE}`);
     await client.query('revoke all on schema public from public');
     await client.query(`grant usage on schema public to ${APP_ROLE}`);

@@ -8,8 +8,10 @@ export interface DatabaseUrls {
   appUrl: string | undefined;
   /** payments_migrator: the schema's owner, for migrations only. */
   migratorUrl: string | undefined;
-  /** A role that may create roles; only to create the two above. */
+  /** A role that may create roles; only to create the others. */
   adminUrl: string | undefined;
+  /** payments_ops: the operator CLI's (`npm run ops`); made with the others when given. */
+  opsUrl?: string | undefined;
 }
 
 /**
@@ -20,7 +22,7 @@ export async function prepareDatabase(urls: DatabaseUrls): Promise<string[]> {
   if (urls.adminUrl) {
     if (!urls.migratorUrl || !urls.appUrl)
       throw new Error('DATABASE_ADMIN_URL creates the roles of DATABASE_MIGRATOR_URL and DATABASE_URL: set both');
-    await ensureDatabaseRoles(urls.adminUrl, { migratorUrl: urls.migratorUrl, appUrl: urls.appUrl });
+    await ensureDatabaseRoles(urls.adminUrl, { migratorUrl: urls.migratorUrl, appUrl: urls.appUrl, opsUrl: urls.opsUrl });
   }
   const applied = urls.migratorUrl ? await migrate(urls.migratorUrl) : [];
   if (urls.appUrl) await assertAppDatabaseReady(urls.appUrl);

@@ -49,6 +49,7 @@ begin
       ('refused_operation', 'update, delete'),
       ('simulated_bank_notification', 'update, delete'),
       ('bank_document_exception', 'update, delete'),
+      ('operator_transaction', 'insert, update, delete'),
       ('ledger_transfer', 'delete'),
       ('account', 'delete'),
       ('partner', 'delete'),
@@ -94,3 +95,86 @@ begin
 end $$;
 
 select apply_payments_app_privileges();
+
+-- What payments_ops, the operator CLI's role (`npm run ops`), may do: read everything; write what an operator's commands
+-- write (partners, keys, policies, users, webhooks, manual credits, incoming credits, resolutions, the audit trail) but
+-- no ledger table, no account's cached balances or addresses, and none of what the API, the worker or the sweeper keep
+-- (operations accepted, locks, exchanges, the chains' and the bank's records, reports); run no function of public's
+-- (the ledger's included): its search_path finds the operator schema's first (the migration operator_role). A role
+-- made only where `npm run migrate` was given DATABASE_OPS_URL; without it, nothing here is done.
+create or replace function apply_payments_ops_privileges() returns void language plpgsql as $$
+declare
+  v_table text;
+  v_function regprocedure;
+begin
+  if not exists (select 1 from pg_roles where rolname = 'payments_ops') then
+    return;
+  end if;
+  grant usage on schema public to payments_ops;
+  grant select, insert, update, delete on all tables in schema public to payments_ops;
+  grant usage, select on all sequences in schema public to payments_ops;
+  revoke truncate, references, trigger on all tables in schema public from payments_ops;
+  -- What payments_app may not change, payments_ops may not either.
+  for v_table in
+    select c.relname from pg_class c
+     where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p', 'v', 'm')
+  loop
+    if not has_table_privilege('payments_app', format('public.%I', v_table), 'UPDATE') then
+      execute format('revoke update on public.%I from payments_ops', v_table);
+    end if;
+    if not has_table_privilege('payments_app', format('public.%I', v_table), 'DELETE') then
+      execute format('revoke delete on public.%I from payments_ops', v_table);
+    end if;
+    if not has_table_privilege('payments_app', format('public.%I', v_table), 'INSERT') then
+      execute format('revoke insert on public.%I from payments_ops', v_table);
+    end if;
+  end loop;
+  for v_table in
+    select * from (values
+      ('ledger_transfer'), ('ledger_posting'), ('accepted_operation'), ('refused_operation'), ('idempotency_record'),
+      ('rate_lock'), ('exchange'), ('reconciliation_report'), ('operator_action_use'), ('operator_transaction'),
+      ('webhook_delivery_attempt'), ('evm_wallet_nonce'), ('evm_transaction'), ('evm_transaction_attempt'), ('evm_sweep'),
+      ('evm_deposit_cursor'), ('evm_scanned_block'), ('crypto_deposit'), ('utxo_wallet'), ('utxo_wallet_script'),
+      ('utxo_coin'), ('utxo_transaction'), ('utxo_transaction_attempt'), ('utxo_scanned_block'), ('utxo_sweep'),
+      ('bank_notification_cursor'), ('bank_document_exception')
+    ) as never_written(table_name)
+  loop
+    if to_regclass('public.' || v_table) is not null then
+      execute format('revoke insert, update, delete on public.%I from payments_ops', v_table);
+    end if;
+  end loop;
+  -- Whatever it may write, it writes with its command's audit row (operator_write_audited, deferred to the commit).
+  for v_table in
+    select c.relname from pg_class c
+     where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p')
+       and (has_table_privilege('payments_ops', c.oid, 'INSERT') or has_table_privilege('payments_ops', c.oid, 'UPDATE')
+            or has_table_privilege('payments_ops', c.oid, 'DELETE'))
+       and not exists (select 1 from pg_trigger t where t.tgrelid = c.oid and t.tgname = 'operator_write_audited')
+  loop
+    if to_regprocedure('public.operator_write_audited()') is not null then
+      execute format(
+        'create constraint trigger operator_write_audited after insert or update or delete on public.%I deferrable initially deferred '
+        'for each row when (session_user = ''payments_ops'') execute function operator_write_audited()', v_table);
+    end if;
+  end loop;
+  -- An account's cached balances and deposit address are the ledger's and the derivation's: only its status is the operator's.
+  revoke update on account from payments_ops;
+  grant update (fiat_status) on account to payments_ops;
+  -- No function of public's: the ledger's go through the operator schema's (PUBLIC's default EXECUTE taken back too).
+  revoke execute on all functions in schema public from public, payments_ops;
+  -- But these, which its commands call: a travel-rule completion's digest, a transfer's lock (neither moves money).
+  for v_function in
+    select p.oid::regprocedure from pg_proc p
+     where p.pronamespace = 'public'::regnamespace and p.proname in ('travel_rule_completion_digest', 'ledger_transfer_lock')
+  loop
+    execute format('grant execute on function %s to payments_ops', v_function);
+  end loop;
+  if to_regnamespace('operator') is not null then
+    grant usage on schema operator to payments_ops;
+    grant execute on all functions in schema operator to payments_ops;
+  end if;
+  alter default privileges for role payments_migrator in schema public revoke execute on functions from public;
+end $$;
+
+revoke execute on function apply_payments_ops_privileges() from public, payments_app;
+select apply_payments_ops_privileges();

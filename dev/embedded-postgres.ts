@@ -5,7 +5,7 @@ import { joinHostPort, reachableHost } from '../core/listen-address';
 import type { Logger } from '../core/logger';
 import type { Settings } from '../core/settings';
 import type { DatabaseUrls } from '../db/database-setup';
-import { APP_ROLE, MIGRATOR_ROLE } from '../db/database-roles';
+import { APP_ROLE, MIGRATOR_ROLE, OPS_ROLE } from '../db/database-roles';
 
 export interface RunningPostgres {
   /** The service's roles on it; for the embedded one all three, with development passwords. */
@@ -21,7 +21,11 @@ const EMBEDDED_PASSWORD = 'postgres';
  * The embedded Postgres listens on HOST (loopback unless told otherwise) and its passwords are no
  * secret: fixed passwords keep every process of the machine (the CLI included) able to log in.
  */
-const DEVELOPMENT_PASSWORDS = { [MIGRATOR_ROLE]: 'payments_migrator_dev', [APP_ROLE]: 'payments_app_dev' };
+const DEVELOPMENT_PASSWORDS = {
+  [MIGRATOR_ROLE]: 'payments_migrator_dev',
+  [APP_ROLE]: 'payments_app_dev',
+  [OPS_ROLE]: 'payments_ops_dev',
+};
 
 /**
  * The embedded Postgres's superuser (the bootstrap's admin), the migrator and the app, as `npm run
@@ -34,13 +38,19 @@ export function embeddedDatabaseUrls(port: number, host: string): { [Name in key
     adminUrl: as(EMBEDDED_USER, EMBEDDED_PASSWORD),
     migratorUrl: as(MIGRATOR_ROLE, DEVELOPMENT_PASSWORDS[MIGRATOR_ROLE]),
     appUrl: as(APP_ROLE, DEVELOPMENT_PASSWORDS[APP_ROLE]),
+    opsUrl: as(OPS_ROLE, DEVELOPMENT_PASSWORDS[OPS_ROLE]),
   };
 }
 
 /** The configured database (DATABASE_URL, with DATABASE_MIGRATOR_URL and DATABASE_ADMIN_URL when set), or undefined for the embedded one. */
 export function configuredDatabaseUrls(settings: Settings): (DatabaseUrls & { appUrl: string }) | undefined {
   if (!settings.databaseUrl) return undefined;
-  return { appUrl: settings.databaseUrl, migratorUrl: settings.databaseMigratorUrl, adminUrl: settings.databaseAdminUrl };
+  return {
+    appUrl: settings.databaseUrl,
+    migratorUrl: settings.databaseMigratorUrl,
+    adminUrl: settings.databaseAdminUrl,
+    opsUrl: settings.databaseOpsUrl,
+  };
 }
 
 /**

@@ -5,8 +5,10 @@ import { configuredDatabaseUrls, ensurePostgres } from './embedded-postgres';
 import { ensureTemporal } from './temporal-dev-server';
 
 export interface Infrastructure {
-  /** payments_app: what the API, the worker, the CLI (and the tests' fixtures) connect as. */
+  /** payments_app: what the API, the worker, the sweeper (and the tests' fixtures) connect as. */
   databaseUrl: string;
+  /** payments_ops: what `npm run ops` connects as; undefined on a configured database (the operator's DATABASE_URL says). */
+  opsDatabaseUrl: string | undefined;
   /** A role that may do anything (the embedded superuser), for what only a test or the bench does; undefined when configured without one. */
   databaseAdminUrl: string | undefined;
   temporalAddress: string;
@@ -72,6 +74,7 @@ export async function migratedInfrastructure(
   }
   return {
     databaseUrl: postgres.urls.appUrl,
+    opsDatabaseUrl: postgres.urls.opsUrl,
     databaseAdminUrl: postgres.urls.adminUrl,
     temporalAddress: temporal.address,
     temporalUiUrl: temporal.uiUrl,

@@ -1,7 +1,8 @@
 /**
  * Operator CLI: `npm run ops -- <command> [--flags]`. Prints one JSON object on stdout: the result; or {"error":…} with
  * exit code 1; or, for a usage mistake, {"error":"invalid-request",…,"usage"} with exit code 2. Logs go to stderr.
- * Without DATABASE_URL it uses `npm start`'s embedded Postgres. It connects as payments_app and never migrates.
+ * Without DATABASE_URL it uses `npm start`'s embedded Postgres, as payments_ops (the operators' role: no ledger table is
+ * its to write, and its ledger calls go through the operator schema's checked functions). It never migrates.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { z } from 'zod';
@@ -108,8 +109,10 @@ async function main(): Promise<number> {
   });
   let temporal: Promise<TemporalAccess> | undefined;
   try {
-    await assertAppDatabaseReady(postgres.urls.appUrl);
-    const orm = await openOrm(postgres.urls.appUrl, 2);
+    // The operator's DATABASE_URL (payments_ops in production), else npm start's embedded database as payments_ops.
+    const databaseUrl = configuredDatabaseUrls(settings) ? postgres.urls.appUrl : (postgres.urls.opsUrl ?? postgres.urls.appUrl);
+    await assertAppDatabaseReady(databaseUrl);
+    const orm = await openOrm(databaseUrl, 2);
     try {
       const result = Object.hasOwn(operatorCommands, name)
         ? await operatorCommands[name]!.run({ orm, args, temporal: () => (temporal ??= connectTemporal(settings)), ...changes })

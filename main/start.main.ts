@@ -185,7 +185,7 @@ async function main(): Promise<void> {
       '',
       `API:              ${api.url}`,
       `Temporal Web UI:  ${infrastructure.temporalUiUrl ?? '(configured Temporal: see its own UI)'}`,
-      `Database:         ${databaseRole(infrastructure.databaseUrl)}: the API, the worker and \`npm run ops\` connect as it, DML only; payments_migrator owns the schema`,
+      `Database:         ${databaseRole(infrastructure.databaseUrl)}: the API, the worker and the sweeper connect as it, DML only; \`npm run ops\` as payments_ops (no ledger table, no ledger function of its own); payments_migrator owns the schema`,
       `Metrics:          ${api.metricsUrl ? `${api.metricsUrl}/metrics (API)` : '(API: off)'}${worker.httpUrl ? `, ${worker.httpUrl}/metrics (worker)` : ''}${observability.sdkMetricsPort ? `, ${localUrl(listenHosts.worker, observability.sdkMetricsPort)}/metrics (Temporal SDK)` : ''}`,
       `Chain:            ${chainSettings.description}`,
       ...chainSettings.lines.map((line) => `                  ${line}`),

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { Currency } from '../../core/currencies';
 import { DomainError, assertInvariant, isDomainErrorKind } from '../../core/errors';
-import type { LedgerTransferKind } from '../entities/ledger-transfer.entity';
+import type { LedgerTransferKind, LedgerTransferState } from '../entities/ledger-transfer.entity';
 import { postgresErrorOf } from '../sql-errors';
 import type { SystemAccountCode } from './accounts';
 
@@ -102,6 +102,15 @@ export async function lockOperation(em: EntityManager, operationId: string): Pro
 
 function abandoned(): DomainError {
   return new DomainError('operation-abandoned', 'this operation was given up on before anything was moved; nothing was or will be moved');
+}
+
+/**
+ * The transfer's state, its row locked to the end of the transaction (undefined: no such transfer): through a function, so
+ * that a role which may not update the row (the operator's) can lock it too.
+ */
+export async function lockTransfer(executor: LedgerExecutor, transferId: string): Promise<LedgerTransferState | undefined> {
+  const state = await ledgerStatement(executor, 'ledger_transfer_lock', 'select ledger_transfer_lock(?) as outcome', [transferId]);
+  return (state ?? undefined) as LedgerTransferState | undefined;
 }
 
 export type TombstoneOutcome = 'TOMBSTONED' | 'MOVED';

@@ -7,6 +7,7 @@ import { Migration20261206000000_utxo_sweep } from './Migration20261206000000_ut
 import { Migration20261207000000_evm_sweep_network_fee } from './Migration20261207000000_evm_sweep_network_fee';
 import { Migration20261208000000_bank_document_exception } from './Migration20261208000000_bank_document_exception';
 import { Migration20261209000000_manual_credit_incoming } from './Migration20261209000000_manual_credit_incoming';
+import { Migration20261210000000_operator_role } from './Migration20261210000000_operator_role';
 
 /** Listed so they run the same from sources and compiled output; only ever appended to (docs/production.md, "Schema changes"). */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261207000000_evm_sweep_network_fee', class: Migration20261207000000_evm_sweep_network_fee },
   { name: 'Migration20261208000000_bank_document_exception', class: Migration20261208000000_bank_document_exception },
   { name: 'Migration20261209000000_manual_credit_incoming', class: Migration20261209000000_manual_credit_incoming },
+  { name: 'Migration20261210000000_operator_role', class: Migration20261210000000_operator_role },
 ];

@@ -1,10 +1,8 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../../core/errors';
-import { LedgerTransfer } from '../../db/entities/ledger-transfer.entity';
 import type { LedgerTransferState } from '../../db/entities/ledger-transfer.entity';
 import type { OperatorActionOperationType } from '../../db/entities/operator-action.entity';
-import { postTransfer, voidTransfer } from '../../db/ledger/ledger';
+import { lockTransfer, postTransfer, voidTransfer } from '../../db/ledger/ledger';
 import { postNetworkFeePaid } from '../../db/services/network-fee-paid.service';
 import { findOperation, isHandedOff, isOpen } from '../../db/services/operation-lookup';
 import type { OperationRecord, ResolutionAction } from '../../db/services/operation-lookup';
@@ -50,11 +48,11 @@ export async function resolveOperation(
   if (!isOpen(row.status)) {
     throw new OperatorActionRefused('not-open', `the ${operation.type} is already ${row.status} (stage ${row.stage}): nothing to resolve`);
   }
-  const transfer = await em.findOne(LedgerTransfer, { id: row.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-  if (transfer?.state !== 'PENDING') {
+  const transferState = await lockTransfer(em, row.id);
+  if (transferState !== 'PENDING') {
     throw new OperatorActionRefused(
       'transfer-not-pending',
-      `the ${operation.type} is ${row.status} but its ledger transfer is ${transfer ? transfer.state : 'missing'}, not PENDING: investigate before changing anything`,
+      `the ${operation.type} is ${row.status} but its ledger transfer is ${transferState ?? 'missing'}, not PENDING: investigate before changing anything`,
     );
   }
   const handedOff = isHandedOff(operation);
@@ -88,7 +86,7 @@ export async function resolveOperation(
   }
   const workflow = await confirmWorkflowClosed({ type: operation.type, id: row.id });
 
-  const before = { status: row.status, stage: row.stage, ledgerTransferState: transfer.state, handedOff, externalRejection: rejection };
+  const before = { status: row.status, stage: row.stage, ledgerTransferState: transferState, handedOff, externalRejection: rejection };
   if (request.action === 'release') {
     await voidHold(em, row.id, now);
     row.status = 'UNSUCCESSFUL';

@@ -39,6 +39,7 @@ const TABLES_WITHOUT_ENTITIES = [
   'crypto_withdrawal_network_fee',
   'utxo_sweep',
   'bank_document_exception',
+  'operator_transaction',
 ];
 const DROPS_OF_TABLES_WITHOUT_ENTITIES = TABLES_WITHOUT_ENTITIES.map((table) => `drop table if exists "${table}" cascade;`);
 

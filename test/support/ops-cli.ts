@@ -12,7 +12,8 @@ import { TEST_DEPOSIT_XPUBS } from './test-config';
 export async function runOpsCli(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number; output: any }> {
   const result = await runTsx(testStack().dataDir, 'main/ops.cli.ts', args, {
     ...process.env,
-    DATABASE_URL: testStack().databaseUrl,
+    // As operators connect: payments_ops, which writes no ledger table and runs no ledger function of public's.
+    DATABASE_URL: testStack().opsDatabaseUrl,
     // Like the run's worker: the tests' webhook receivers listen on 127.0.0.1.
     WEBHOOK_ALLOW_LOOPBACK: 'true',
     // As production's operator CLI: the extended public keys partners' addresses derive from, no seed.

@@ -27,6 +27,8 @@ import { freePort } from '../../dev/free-port';
 export interface TestStack {
   /** payments_app, as the service connects: what the tests' ORM, API and CLI use. Empty when only the workflow tier runs (no Postgres). */
   databaseUrl: string;
+  /** payments_ops, as the operator CLI connects; empty when only the workflow tier runs. */
+  opsDatabaseUrl: string;
   /** The embedded Postgres's superuser, for what only a test may do (asserting what payments_app cannot); undefined on a configured DATABASE_URL without DATABASE_ADMIN_URL. */
   databaseAdminUrl: string | undefined;
   temporalAddress: string;
@@ -100,6 +102,7 @@ async function main(log: Logger): Promise<void> {
     starting = false;
     announce({
       databaseUrl: '',
+      opsDatabaseUrl: '',
       databaseAdminUrl: undefined,
       temporalAddress: temporal.temporalAddress,
       namespace: settings.temporalNamespace,
@@ -139,6 +142,7 @@ async function main(log: Logger): Promise<void> {
   starting = false;
   announce({
     databaseUrl: infrastructure.databaseUrl,
+    opsDatabaseUrl: infrastructure.opsDatabaseUrl ?? infrastructure.databaseUrl,
     databaseAdminUrl: infrastructure.databaseAdminUrl,
     temporalAddress: infrastructure.temporalAddress,
     namespace: settings.temporalNamespace,

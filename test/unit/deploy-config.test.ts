@@ -277,6 +277,18 @@ describe('deploy/ and docker-compose.yml', () => {
     expect(holders).toEqual(['migrate']);
   });
 
+  it('run the operator CLI on demand as payments_ops, the role migrate makes for it, with the two-person rule by OS account', () => {
+    const { ops, migrate } = compose.services;
+    expect(ops.profiles).toEqual(['ops']);
+    expect(roleOf(ops.environment.DATABASE_URL)).toBe('payments_ops');
+    expect(roleOf(migrate.environment.DATABASE_OPS_URL)).toBe('payments_ops');
+    expect(ops.environment.MANUAL_CREDIT_APPROVAL_OS_USERS).toBe('distinct');
+    const operatorSettings = Object.entries(compose.services as Record<string, { environment?: Record<string, string> }>)
+      .filter(([, service]) => Object.keys(service.environment ?? {}).some((variable) => variable.startsWith('MANUAL_CREDIT_')))
+      .map(([name]) => name);
+    expect(operatorSettings).toEqual(['ops']);
+  });
+
   it('give Temporal a role and databases of its own, created by the init script the postgres image runs', () => {
     const { postgres, temporal } = compose.services;
     const role = temporal.environment.POSTGRES_USER as string;

@@ -31,7 +31,7 @@ export const DATABASE_SETTINGS = {
   databaseUrl: setting(
     'DATABASE_URL',
     postgresUrl(),
-    '`postgres://` or `postgresql://` URL of the service, as `payments_app` (required for `npm run api`/`worker`/`sweeper`; see "Database roles")',
+    '`postgres://` or `postgresql://` URL of the service, as `payments_app` (required for `npm run api`/`worker`/`sweeper`), and for `npm run ops` as `payments_ops`; see "Database roles"',
     { secret: true, shownDefault: 'embedded Postgres' },
   ),
   databaseMigratorUrl: setting(
@@ -44,6 +44,12 @@ export const DATABASE_SETTINGS = {
     'DATABASE_ADMIN_URL',
     postgresUrl(),
     '`npm run migrate` only, optional: a role that may create roles; then `migrate` creates `payments_migrator` and `payments_app` with the passwords of the two URLs above',
+    { secret: true },
+  ),
+  databaseOpsUrl: setting(
+    'DATABASE_OPS_URL',
+    postgresUrl(),
+    "`npm run migrate` only, optional, beside `DATABASE_ADMIN_URL`: the URL as `payments_ops`, which `migrate` then creates with its password: the role `npm run ops` connects as (its own `DATABASE_URL`), which writes no ledger table and may not run the ledger's functions",
     { secret: true },
   ),
   databaseReadUrl: setting('DATABASE_READ_URL', postgresUrl(), 'optional read replica for the read endpoints', {
