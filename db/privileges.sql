@@ -1,4 +1,4 @@
--- What payments_app, the role of the API, the worker and the operator CLI, may do: rows, and
+-- What payments_app, the role of the API, the worker and the sweeper, may do: rows, and
 -- nothing else (docs/production.md, "Database roles"). payments_migrator owns the schema.
 -- `npm run migrate` runs this file after every run of migrations (db/orm.ts), as payments_migrator,
 -- so every table that exists then is covered. Idempotent.
@@ -136,7 +136,9 @@ begin
       ('webhook_delivery_attempt'), ('evm_wallet_nonce'), ('evm_transaction'), ('evm_transaction_attempt'), ('evm_sweep'),
       ('evm_deposit_cursor'), ('evm_scanned_block'), ('crypto_deposit'), ('utxo_wallet'), ('utxo_wallet_script'),
       ('utxo_coin'), ('utxo_transaction'), ('utxo_transaction_attempt'), ('utxo_scanned_block'), ('utxo_sweep'),
-      ('bank_notification_cursor'), ('bank_document_exception')
+      ('bank_notification_cursor'), ('bank_document_exception'), ('network_config'), ('withdrawal_address'),
+      ('crypto_withdrawal_kept_fee'), ('crypto_withdrawal_network_fee'), ('incoming_sepa_credit'),
+      ('crypto_withdrawal'), ('sepa_transfer'), ('partner')
     ) as never_written(table_name)
   loop
     if to_regclass('public.' || v_table) is not null then
@@ -157,9 +159,20 @@ begin
         'for each row when (session_user = ''payments_ops'') execute function operator_write_audited()', v_table);
     end if;
   end loop;
-  -- An account's cached balances and deposit address are the ledger's and the derivation's: only its status is the operator's.
+  -- Of these, only the columns its commands change. An account's cached balances and deposit address are the ledger's and
+  -- the derivation's: only its status. A partner is created, then changed only through its policy.
   revoke update on account from payments_ops;
   grant update (fiat_status) on account to payments_ops;
+  grant insert on partner to payments_ops;
+  -- A withdrawal or SEPA transfer is only closed (operation resolve): never its destination, amount, hand-off or rejection.
+  grant update (status, stage, failure_reason, updated_at) on crypto_withdrawal, sepa_transfer to payments_ops;
+  -- An incoming credit is assigned or returned (bank assign, bank return), never made up.
+  grant update (status, partner_id, deposit_id, resolved_at, return_id, return_bank_reference, return_requested_at)
+    on incoming_sepa_credit to payments_ops;
+  -- Settling a withdrawal by hand records what its transaction paid the network, with its NETWORK_FEE transfer.
+  grant insert on crypto_withdrawal_network_fee to payments_ops;
+  -- chain adopt moves the hot wallet's next nonce forward to the adopted chain's count.
+  grant update (next_nonce) on evm_wallet_nonce to payments_ops;
   -- No function of public's: the ledger's go through the operator schema's (PUBLIC's default EXECUTE taken back too).
   revoke execute on all functions in schema public from public, payments_ops;
   -- But these, which its commands call: a travel-rule completion's digest, a transfer's lock (neither moves money).

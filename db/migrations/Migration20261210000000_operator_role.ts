@@ -48,6 +48,9 @@ begin
       join operator_action a on a.id = t.action_id
      where t.xact_id = pg_current_xact_id()
        and a.action = any (v_may)
+       -- The row names this transfer (a withdrawal's fee is named by the withdrawal it settles).
+       and (a.subject_id = new.id or a.operation_id = new.id or a.details->>'transactionId' = new.id::text
+            or (new.kind = 'NETWORK_FEE' and a.operation_id is not null))
        -- Approved by a second operator: the approval is recorded (manual_credit_guard: not by its requester).
        and (a.action <> 'deposit-approve'
             or exists (select 1 from manual_credit m where m.transaction_id = new.id and m.status = 'APPROVED'))
@@ -91,6 +94,18 @@ create function ledger_transfer_lock(p_id uuid) returns text language sql securi
   select state from ledger_transfer where id = p_id for update
 $$;
 
+-- A manual credit is requested, never made approved: its approval is a later update, by another operator (manual_credit_guard).
+create function manual_credit_starts_pending() returns trigger language plpgsql as $$
+begin
+  if new.status <> 'PENDING' or num_nonnulls(new.approved_by, new.approved_os_user, new.approved_at, new.transaction_id) > 0 then
+    raise exception 'manual credit %: it is requested PENDING and approved later', new.id using errcode = 'PP021';
+  end if;
+  return new;
+end $$;
+create trigger manual_credit_starts_pending before insert on manual_credit
+  for each row execute function manual_credit_starts_pending();
+alter table manual_credit enable always trigger manual_credit_starts_pending;
+
 create schema operator;
 
 create function operator.ledger_open(p_id uuid, p_kind text, p_state text, p_postings jsonb, p_now timestamptz)
@@ -98,6 +113,17 @@ returns text language plpgsql security definer set search_path = public, pg_temp
 begin
   if p_state <> 'POSTED' or p_kind not in ('DEPOSIT', 'NETWORK_FEE') then
     raise exception 'an operator posts a deposit or a network fee, final at once; not a % %', p_state, p_kind using errcode = 'PP040';
+  end if;
+  -- A deposit: money from outside (or suspense) to one partner account; a network fee: between house accounts only.
+  if p_kind = 'DEPOSIT' and not (
+       jsonb_array_length(p_postings) = 2
+       and exists (select 1 from jsonb_array_elements(p_postings) e
+                    where e->>'s' in ('EXTERNAL_DEPOSITS', 'SEPA_SUSPENSE') and (e->>'m')::numeric < 0)
+       and exists (select 1 from jsonb_array_elements(p_postings) e join account x on x.id = (e->>'a')::uuid
+                    where x.kind = 'PARTNER' and (e->>'m')::numeric > 0))
+     or p_kind = 'NETWORK_FEE' and exists (select 1 from jsonb_array_elements(p_postings) e
+                                           where e->>'s' not in ('FEE_INCOME', 'NETWORK_FEES') or e->>'s' is null) then
+    raise exception 'ledger transfer %: an operator''s % moves money only as its commands do', p_id, p_kind using errcode = 'PP040';
   end if;
   return public.ledger_open(p_id, p_kind, p_state, p_postings, p_now);
 end $$;

@@ -58,11 +58,12 @@ async function asOperator(statements: (client: pg.Client) => Promise<unknown>): 
   }
 }
 
-const auditRow = (client: pg.Client, action: string, partner: TestPartner) =>
+/** The audit row a command writes, naming what it changed (a deposit's id is its transfer's). */
+const auditRow = (client: pg.Client, action: string, partner: TestPartner, subjectId: string = randomUUID()) =>
   client.query(
     `insert into operator_action (id, action, actor, os_user, subject_type, subject_id, partner_id)
-     values ($1, $2, 'alice', 'alice', 'deposit', $1, $3)`,
-    [randomUUID(), action, partner.partnerId],
+     values ($1, $2, 'alice', 'alice', 'deposit', $3, $4)`,
+    [randomUUID(), action, subjectId, partner.partnerId],
   );
 
 describe('payments_ops, the operator CLI’s role', () => {
@@ -84,28 +85,38 @@ describe('payments_ops, the operator CLI’s role', () => {
 
   it('posts a deposit only with the audit row of a command that may, in the same transaction', async () => {
     const partner = await createTestPartner(ctx.orm);
-    const open = (client: pg.Client) =>
-      client.query(`select ledger_open($1, 'DEPOSIT', 'POSTED', $2::jsonb, now())`, [randomUUID(), depositPostings(partner)]);
+    let transferId = randomUUID();
+    const open = (client: pg.Client) => {
+      transferId = randomUUID();
+      return client.query(`select ledger_open($1, 'DEPOSIT', 'POSTED', $2::jsonb, now())`, [transferId, depositPostings(partner)]);
+    };
     // No audit row: refused at commit, nothing posted.
     await expect(asOperator(open)).rejects.toMatchObject({ code: 'PP040' });
     // An audit row of a command that moves no money does not do either.
     await expect(
       asOperator(async (client) => {
         await open(client);
-        await auditRow(client, 'webhook-set', partner);
+        await auditRow(client, 'webhook-set', partner, transferId);
       }),
     ).rejects.toMatchObject({ code: 'PP040' });
     // An approval with no approved credit behind it neither.
     await expect(
       asOperator(async (client) => {
         await open(client);
-        await auditRow(client, 'deposit-approve', partner);
+        await auditRow(client, 'deposit-approve', partner, transferId);
+      }),
+    ).rejects.toMatchObject({ code: 'PP040' });
+    // A deposit's audit row of another transfer neither.
+    await expect(
+      asOperator(async (client) => {
+        await open(client);
+        await auditRow(client, 'deposit', partner);
       }),
     ).rejects.toMatchObject({ code: 'PP040' });
     expect(await postedEur(partner)).toBe('0');
     await asOperator(async (client) => {
       await open(client);
-      await auditRow(client, 'deposit', partner);
+      await auditRow(client, 'deposit', partner, transferId);
     });
     expect(await postedEur(partner)).toBe('10');
   });
@@ -126,14 +137,85 @@ describe('payments_ops, the operator CLI’s role', () => {
 
   it('changes nothing else unrecorded either: any write of the role needs its command’s audit row', async () => {
     const partner = await createTestPartner(ctx.orm);
-    const rename = (client: pg.Client) => client.query(`update partner set name = 'renamed' where id = $1`, [partner.partnerId]);
-    await expect(asOperator(rename)).rejects.toMatchObject({ code: 'PP040' });
+    const deactivate = (client: pg.Client) =>
+      client.query(`update account set fiat_status = 'WAITING_TO_BE_ACTIVATED' where id = $1`, [partner.accounts.eur.id]);
+    await expect(asOperator(deactivate)).rejects.toMatchObject({ code: 'PP040' });
     await asOperator(async (client) => {
-      await rename(client);
-      await auditRow(client, 'partner-create', partner);
+      await deactivate(client);
+      await auditRow(client, 'account-set-status', partner);
     });
-    const named = await app.query<{ name: string }>('select name from partner where id = $1', [partner.partnerId]);
-    expect(named.rows[0]!.name).toBe('renamed');
+    const status = await app.query<{ status: string }>('select fiat_status as status from account where id = $1', [
+      partner.accounts.eur.id,
+    ]);
+    expect(status.rows[0]!.status).toBe('WAITING_TO_BE_ACTIVATED');
+    // Partners are created, then changed only through their policy.
+    await expect(ops.query(`update partner set name = 'renamed' where id = $1`, [partner.partnerId])).rejects.toMatchObject({
+      code: '42501',
+    });
+  });
+
+  it('moves money only as its commands do: a deposit from outside to one partner, a credit requested PENDING', async () => {
+    const [from, to] = [await createTestPartner(ctx.orm, { deposits: { eur: '50' } }), await createTestPartner(ctx.orm)];
+    const betweenPartners = ledgerPostings({
+      transferId: randomUUID(),
+      kind: 'DEPOSIT',
+      postings: [
+        { accountId: from.accounts.eur.id, amount: '-10' },
+        { accountId: to.accounts.eur.id, amount: '10' },
+      ],
+    });
+    await expect(
+      ops.query(`select ledger_open($1, 'DEPOSIT', 'POSTED', $2::jsonb, now())`, [randomUUID(), betweenPartners]),
+    ).rejects.toMatchObject({ code: 'PP040' });
+    await expect(
+      ops.query(
+        `insert into manual_credit (id, partner_id, currency, amount, amount_eur, type, requested_by, requested_os_user, requested_at,
+                                    status, approved_by, approved_os_user, approved_at, transaction_id)
+         values ($1, $2, 'eur', 10, 10, 'sepaDeposit', 'alice', 'alice', now(), 'APPROVED', 'bob', 'bob', now(), $1)`,
+        [randomUUID(), to.partnerId],
+      ),
+    ).rejects.toMatchObject({ code: 'PP021' });
+  });
+
+  it('writes only these tables, and of some only these columns: a new table fails this until it is decided whether the role may write it', async () => {
+    const rows = await app.query<{ name: string; writes: string; columns: string | null }>(
+      `select c.relname as name,
+              concat_ws(',', case when has_table_privilege('payments_ops', c.oid, 'INSERT') then 'insert' end,
+                             case when has_table_privilege('payments_ops', c.oid, 'UPDATE') then 'update' end,
+                             case when has_table_privilege('payments_ops', c.oid, 'DELETE') then 'delete' end) as writes,
+              (select string_agg(a.attname, ',' order by a.attname) from pg_attribute a
+                where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+                  and not has_table_privilege('payments_ops', c.oid, 'UPDATE')
+                  and has_column_privilege('payments_ops', c.oid, a.attnum, 'UPDATE')) as columns
+         from pg_class c
+        where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p')
+        order by 1`,
+    );
+    const writable = Object.fromEntries(
+      rows.rows
+        .filter((row) => row.writes !== '' || row.columns !== null)
+        .map((row) => [row.name, [row.writes, row.columns].filter((part) => part).join(' ')]),
+    );
+    expect(writable).toEqual({
+      account: 'insert fiat_status',
+      api_key: 'insert,update',
+      crypto_withdrawal: 'failure_reason,stage,status,updated_at',
+      crypto_withdrawal_network_fee: 'insert',
+      deposit: 'insert',
+      evm_chain_identity: 'insert,update',
+      evm_wallet_nonce: 'next_nonce',
+      incoming_sepa_credit: 'deposit_id,partner_id,resolved_at,return_bank_reference,return_id,return_requested_at,status',
+      manual_credit: 'insert,update',
+      operator_action: 'insert',
+      partner: 'insert',
+      partner_policy: 'insert,update',
+      partner_user: 'insert,update',
+      sepa_transfer: 'failure_reason,stage,status,updated_at',
+      simulated_bank_notification: 'insert',
+      simulated_bank_payment: 'insert,update',
+      webhook_endpoint: 'insert,update,delete',
+      webhook_event: 'insert,update',
+    });
   });
 
   it('opens an account only empty', async () => {
