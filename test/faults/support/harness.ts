@@ -446,7 +446,10 @@ async function waitForHttp(url: string, child: ChildProcess, logFile: string, do
   while (Date.now() < deadline) {
     if (done?.()) return;
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`process exited (${child.exitCode ?? child.signalCode}) before ${url} answered; see ${logFile}`);
+      // The campaign's folder goes when it ends: the failure carries the log's end, which says why.
+      throw new Error(
+        `process exited (${child.exitCode ?? child.signalCode}) before ${url} answered; the end of ${logFile}:\n${lastLines(logFile, 20)}`,
+      );
     }
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
@@ -459,6 +462,14 @@ async function waitForHttp(url: string, child: ChildProcess, logFile: string, do
   }
   await killProcessGroup(child);
   throw new Error(`${url} did not answer within ${READY_TIMEOUT_MS} ms; see ${logFile}`);
+}
+
+function lastLines(file: string, count: number): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-count).join('\n');
+  } catch (error) {
+    return `(unreadable: ${String(error)})`;
+  }
 }
 
 export function sleep(ms: number): Promise<void> {
