@@ -30,7 +30,7 @@ export function sweptNetworks(
 }
 
 /** How often each sweeper looks for what is due, and a sweep at its transactions. */
-export function sweepPollIntervalMs(settings: Pick<SweeperSettings, 'sweeps'>): number {
+function sweepPollIntervalMs(settings: Pick<SweeperSettings, 'sweeps'>): number {
   return settings.sweeps?.pollIntervalMs ?? 5_000;
 }
 
